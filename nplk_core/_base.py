@@ -1,0 +1,196 @@
+"""Conventions every solver shares: iteration history, callbacks, parameter checks,
+bias recovery.
+
+* **History.** Every solver records every iteration (never a subsample) in an
+  :class:`IterationLog`; estimators expose ``history_`` as a dict of equal-length
+  numpy arrays with at least ``"objective"``, ``"step_norm"``, ``"rank"`` and
+  ``"time"`` (seconds since the solve started) where those quantities exist.
+* **Callback.** ``callback(iteration, state, elapsed)`` is called after every
+  iteration with a small dict ``state`` (at least ``"objective"`` and the current
+  iterate). Returning ``True`` stops the solve early (then ``converged_`` is False and
+  no warning is emitted: the caller asked for it).
+* **Limits.** Hitting ``max_iter`` emits :class:`sklearn.exceptions.ConvergenceWarning`
+  and leaves ``converged_ = False``.
+* **Parameters.** Each estimator declares ``_param_rules``; :func:`check_params`
+  validates them in ``fit`` and raises ``ValueError`` saying which parameter, what
+  value and what to do.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections.abc import Callable, Mapping
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+Callback = Callable[[int, dict, float], Any]
+
+
+class IterationLog:
+    """Per-iteration record of a solve.
+
+    ``record(objective=..., step_norm=..., rank=...)`` appends one row (the wall time
+    since the log was created is added as ``"time"``) and calls the callback;
+    ``as_dict()`` returns equal-length float arrays, NaN where a row lacked a key.
+    """
+
+    def __init__(self, callback: Callback | None = None) -> None:
+        self._t0 = time.perf_counter()
+        self._rows: dict[str, list[float]] = {"time": []}
+        self._n = 0
+        self.callback = callback
+
+    @property
+    def elapsed(self) -> float:
+        return time.perf_counter() - self._t0
+
+    def __len__(self) -> int:
+        return self._n
+
+    def record(self, state: Mapping[str, Any] | None = None, **values: float) -> bool:
+        """Append one iteration; return True if the callback asked to stop.
+
+        ``values`` are scalars stored in the history; ``state`` holds extra objects
+        (e.g. the iterate) that are passed to the callback but not stored.
+        """
+        elapsed = self.elapsed
+        values["time"] = elapsed
+        for key in self._rows.keys() | values.keys():
+            col = self._rows.setdefault(key, [np.nan] * self._n)
+            col.append(float(values.get(key, np.nan)))
+        self._n += 1
+        if self.callback is None:
+            return False
+        info = dict(values)
+        if state:
+            info.update(state)
+        return bool(self.callback(self._n - 1, info, elapsed))
+
+    def as_dict(self) -> dict[str, np.ndarray]:
+        return {k: np.asarray(v, dtype=float) for k, v in self._rows.items()}
+
+
+def warn_not_converged(name: str, max_iter: int, hint: str = "") -> None:
+    msg = (f"{name} reached max_iter={max_iter} without meeting its tolerance; "
+           f"the result is the last iterate.")
+    if hint:
+        msg += " " + hint
+    warnings.warn(msg, ConvergenceWarning, stacklevel=3)
+
+
+# ---------------------------------------------------------------------------
+# parameter rules
+# ---------------------------------------------------------------------------
+
+def positive(name: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, Real) or not np.isfinite(value) \
+            or value <= 0:
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}.")
+
+
+def nonnegative(name: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, Real) or not np.isfinite(value) \
+            or value < 0:
+        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}.")
+
+
+def positive_int(name: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
+        raise ValueError(f"{name} must be an integer >= 1, got {value!r}.")
+
+
+def one_of(*options: Any) -> Callable[[str, Any], None]:
+    def rule(name: str, value: Any) -> None:
+        if value not in options:
+            raise ValueError(f"{name} must be one of {list(options)}, got {value!r}.")
+    return rule
+
+
+def positive_or(*options: Any) -> Callable[[str, Any], None]:
+    def rule(name: str, value: Any) -> None:
+        if isinstance(value, str) or value is None:
+            if value not in options:
+                raise ValueError(f"{name} must be a number > 0 or one of {list(options)}, "
+                                 f"got {value!r}.")
+            return
+        positive(name, value)
+    return rule
+
+
+def greater_than(bound: float) -> Callable[[str, Any], None]:
+    def rule(name: str, value: Any) -> None:
+        if isinstance(value, bool) or not isinstance(value, Real) or \
+                not np.isfinite(value) or value <= bound:
+            raise ValueError(f"{name} must be a finite number > {bound}, got {value!r}.")
+    return rule
+
+
+def optional(rule: Callable[[str, Any], None]) -> Callable[[str, Any], None]:
+    def wrapped(name: str, value: Any) -> None:
+        if value is not None:
+            rule(name, value)
+    return wrapped
+
+
+def any_value(name: str, value: Any) -> None:
+    return None
+
+
+def callable_or_none(name: str, value: Any) -> None:
+    if value is not None and not callable(value):
+        raise ValueError(f"{name} must be callable or None, got {value!r}.")
+
+
+def check_params(estimator: Any, rules: Mapping[str, Callable[[str, Any], None]]) -> None:
+    """Validate ``estimator``'s parameters against its declared rules."""
+    for name, rule in rules.items():
+        rule(name, getattr(estimator, name))
+
+
+def check_two_classes(y: np.ndarray) -> np.ndarray:
+    """Return the sorted classes; raise a clear error when fewer than two."""
+    classes = np.unique(y)
+    if classes.size < 2:
+        raise ValueError(
+            f"Classification needs at least two classes; y has only one ({classes[0]!r}). "
+            "Add points of another class or pick another dataset.")
+    return classes
+
+
+# ---------------------------------------------------------------------------
+# bias recovery
+# ---------------------------------------------------------------------------
+
+def recover_bias(alpha: np.ndarray, y: np.ndarray, Kt: np.ndarray, C: float,
+                 *, rtol: float = 1e-8) -> float:
+    r"""Bias of an SVM from its dual solution (SPEC §0).
+
+    ``b = mean_{i: 0<alpha_i<C} (y_i - sum_j alpha_j y_j Kt_ij)``; if no alpha is
+    strictly inside the box, the midpoint of the KKT interval.
+    """
+    alpha = np.asarray(alpha, dtype=float)
+    y = np.asarray(y, dtype=float)
+    g = y - Kt @ (alpha * y)  # y_i - f_noBias(x_i)
+    eps = rtol * max(C, 1.0)
+    free = (alpha > eps) & (alpha < C - eps)
+    if np.any(free):
+        return float(np.mean(g[free]))
+    # KKT: alpha_i = 0 -> y_i f(x_i) >= 1 ; alpha_i = C -> y_i f(x_i) <= 1 ; f = (y-g)... +b
+    # y_i (sum + b) >= 1 <=> b >= g_i for y=+1, b <= g_i for y=-1 (alpha=0); reversed at C.
+    at_zero = alpha <= eps
+    at_c = alpha >= C - eps
+    lower = np.concatenate([g[at_zero & (y > 0)], g[at_c & (y < 0)]])
+    upper = np.concatenate([g[at_zero & (y < 0)], g[at_c & (y > 0)]])
+    lo = float(lower.max()) if lower.size else -np.inf
+    hi = float(upper.min()) if upper.size else np.inf
+    if np.isfinite(lo) and np.isfinite(hi):
+        return 0.5 * (lo + hi)
+    if np.isfinite(lo):
+        return lo
+    if np.isfinite(hi):
+        return hi
+    return 0.0

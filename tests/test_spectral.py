@@ -1,0 +1,70 @@
+import numpy as np
+import pytest
+
+from nplk_core.kernels import gaussian_kernel
+from nplk_core.spectral import numerical_rank, psd_part, spectrum, svt, top_eigh
+
+
+def _random_psd(n, r, seed):
+    rng = np.random.default_rng(seed)
+    A = rng.normal(size=(n, r))
+    return A @ A.T
+
+
+def _dense_svt(M, s):
+    lam, V = np.linalg.eigh(M)
+    return (V * np.maximum(lam - s, 0)) @ V.T
+
+
+@pytest.mark.parametrize("s", [0.0, 0.1, 5.0])
+@pytest.mark.parametrize("max_rank", [None, 3, 40])
+def test_svt_matches_dense_eigh(s, max_rank):
+    M = _random_psd(60, 12, 0)
+    J, w, V = svt(M, s, max_rank=max_rank)
+    np.testing.assert_allclose(J, _dense_svt(M, s), atol=1e-9)
+    assert np.all(w > 0)
+    np.testing.assert_allclose(V.T @ V, np.eye(w.size), atol=1e-10)
+
+
+def test_svt_is_prox_of_nuclear_norm_on_psd():
+    """J_s(M) minimises 1/2||F - M||^2 + s tr(F) over PSD F: check the optimality
+    condition F - M + s I = Z with Z PSD and Z F = 0."""
+    M = _random_psd(30, 5, 1) - 0.5 * np.eye(30)
+    s = 0.3
+    F, _, _ = svt(M, s)
+    Z = F - M + s * np.eye(30)
+    assert np.linalg.eigvalsh(Z).min() > -1e-9
+    np.testing.assert_allclose(Z @ F, 0, atol=1e-8)
+
+
+def test_top_eigh_and_spectrum():
+    K = gaussian_kernel(np.random.default_rng(2).normal(size=(500, 2)), sigma=1.0)
+    w, V = top_eigh(K, 10)
+    ref = np.sort(np.linalg.eigvalsh(K))[::-1]
+    np.testing.assert_allclose(w, ref[:10], rtol=1e-8)
+    np.testing.assert_allclose(spectrum(K), ref, atol=1e-10)
+    assert numerical_rank(ref, rtol=1e-6) < 500
+
+
+def test_psd_part_is_projection():
+    rng = np.random.default_rng(4)
+    A = rng.normal(size=(20, 20))
+    A = A + A.T
+    P = psd_part(A)
+    assert np.linalg.eigvalsh(P).min() > -1e-10
+    # projection: A - P is negative semidefinite and orthogonal to P
+    assert np.linalg.eigvalsh(A - P).max() < 1e-10
+    assert abs(np.sum((A - P) * P)) < 1e-8
+
+
+def test_gaussian_kernel_matches_sklearn():
+    from sklearn.metrics.pairwise import rbf_kernel
+    rng = np.random.default_rng(0)
+    X, Z = rng.normal(size=(30, 3)), rng.normal(size=(7, 3))
+    np.testing.assert_allclose(gaussian_kernel(X, Z, sigma=0.7),
+                               rbf_kernel(X, Z, gamma=1 / (2 * 0.49)), atol=1e-12)
+    K = gaussian_kernel(X, sigma=2.0)
+    np.testing.assert_array_equal(K, K.T)
+    np.testing.assert_array_equal(np.diag(K), 1.0)
+    with pytest.raises(ValueError, match="sigma"):
+        gaussian_kernel(X, sigma=0)
