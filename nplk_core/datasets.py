@@ -1,0 +1,987 @@
+r"""Toy data sets of the seed papers, a registry for the app, and a checked CSV loader.
+
+Generators (SPEC §9) all read ``make_X(n_samples, *, <shape/noise>, random_state) -> (X, y)``
+with ``X`` a float64 array of shape ``(n, d)``; ``y`` holds int labels in ``{-1, +1}``
+(classification, the two classes balanced to within one point, rows shuffled) or floats
+(regression). An int ``random_state`` makes the output reproducible; ``None`` draws fresh
+entropy; a ``numpy.random.Generator`` is used as is.
+
+=============  ==============  ==================================================
+name           task            what it shows
+=============  ==============  ==================================================
+clowns         classification  seed 000 Fig. 1-2: a blob over a parabola
+sandwich       classification  seed 001 Fig. 2: Gaussian blobs between bands
+moons          classification  two interleaved half circles
+circles        classification  a disc inside a ring
+chessboard     classification  seed 002 Table 1: alternating square cells
+spiral         classification  seed 002 Table 1: two interleaved spirals
+step           regression      seed 000 §6.3.1: smoothed staircase, 1-D
+harmonic       regression      seed 000 §6.3.1: 2-D harmonic function
+chirp          regression      seed 004 Fig. 1: sine whose frequency rises, 1-D
+=============  ==============  ==================================================
+
+``DATASETS`` maps each name to a :class:`DatasetSpec` (display label, task, generator and
+slider ranges of its parameters); :func:`make_dataset` builds one by name.
+
+:func:`load_csv` reads a user's CSV (path, text, bytes or file-like such as Streamlit's
+``UploadedFile``) and raises one error type, :class:`DataError`, whose message names the
+spreadsheet row (1-based, header counted), the column, the bad value and the remedy.
+:func:`dataset_to_csv` writes what :func:`load_csv` reads back exactly.
+
+Class labels read from a CSV are kept as they are written: ints when every label is an
+integer (``1``, ``-1``, ``0``, ``2.0``), floats when every label is numeric, strings
+otherwise (``"red"``, ``"blue"``). :func:`to_pm1` maps two classes, sorted, to ``-1, +1``.
+
+Run ``python -m nplk_core.datasets [directory]`` to (re)write the sample CSVs
+(default: ``sample_data/`` next to the package).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+import sys
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from numbers import Integral, Real
+from pathlib import Path
+from typing import IO, Any, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ._base import nonnegative, positive
+
+__all__ = [
+    "DATASETS", "DEFAULT_DATASET", "SAMPLE_DATA_DIR", "DataError", "DatasetSpec", "LoadedData",
+    "ParamSpec", "chirp_function", "dataset_to_csv", "harmonic_function", "list_datasets",
+    "load_csv", "make_chessboard", "make_chirp", "make_circles", "make_clowns", "make_dataset",
+    "make_harmonic", "make_moons", "make_sandwich", "make_spiral", "make_step", "step_function",
+    "to_pm1", "write_sample_data",
+]
+
+Task = Literal["classification", "regression"]
+RandomState = int | np.random.Generator | None
+
+SAMPLE_DATA_DIR = Path(__file__).resolve().parent.parent / "sample_data"
+
+
+# ---------------------------------------------------------------------------
+# argument checks
+# ---------------------------------------------------------------------------
+
+def _check_n_samples(n_samples: Any) -> int:
+    if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 2:
+        raise ValueError(f"n_samples must be an integer >= 2, got {n_samples!r}.")
+    return int(n_samples)
+
+
+def _rng(random_state: RandomState) -> np.random.Generator:
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if random_state is None:
+        return np.random.default_rng()
+    if isinstance(random_state, bool) or not isinstance(random_state, Integral) \
+            or random_state < 0:
+        raise ValueError("random_state must be None, an integer >= 0 or a "
+                         f"numpy.random.Generator, got {random_state!r}.")
+    return np.random.default_rng(int(random_state))
+
+
+def _split(n: int) -> tuple[int, int]:
+    """(n_pos, n_neg): the two classes balanced, class +1 taking the odd point."""
+    return n - n // 2, n // 2
+
+
+def _labelled(Xp: NDArray, Xn: NDArray, rng: np.random.Generator
+              ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """Stack class +1 over class -1 and shuffle the rows."""
+    X = np.vstack([Xp, Xn]).astype(np.float64, copy=False)
+    y = np.concatenate([np.ones(len(Xp), np.int64), -np.ones(len(Xn), np.int64)])
+    order = rng.permutation(len(y))
+    return np.ascontiguousarray(X[order]), y[order]
+
+
+# ---------------------------------------------------------------------------
+# classification generators
+# ---------------------------------------------------------------------------
+
+def make_clowns(n_samples: int = 200, *, spread: float = 1.0, standardize: bool = True,
+                random_state: RandomState = None
+                ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    r"""Clowns (SPEC §9; SVM-KM toolbox recipe, seed 000 Fig. 1-2).
+
+    Class +1: :math:`x = s\,\mathcal N(0, I_2) + (0, 6)`; class -1:
+    :math:`x_1 \sim U(-3, 3)`, :math:`x_2 = x_1^2 + \mathcal N(0, 1)`; then each column is
+    standardised to mean 0 and standard deviation 1.
+
+    Parameters
+    ----------
+    n_samples : int >= 2
+        Half (rounded up) are class +1.
+    spread : float > 0
+        The ``s`` of SPEC: standard deviation of the class +1 blob (toolbox demos 0.5-1.3).
+    standardize : bool
+        Standardise the columns (the recipe); ``False`` returns raw coordinates.
+    random_state : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 2)
+    y : ndarray of shape (n_samples,), values in {-1, +1}
+    """
+    n = _check_n_samples(n_samples)
+    positive("spread", spread)
+    rng = _rng(random_state)
+    n_pos, n_neg = _split(n)
+    Xp = spread * rng.standard_normal((n_pos, 2)) + np.array([0.0, 6.0])
+    x1 = rng.uniform(-3.0, 3.0, n_neg)
+    Xn = np.column_stack([x1, x1 ** 2 + rng.standard_normal(n_neg)])
+    X, y = _labelled(Xp, Xn, rng)
+    if standardize:
+        X = (X - X.mean(axis=0)) / X.std(axis=0)
+    return X, y
+
+
+def make_sandwich(n_samples: int = 200, *, noise: float = 0.1,
+                  random_state: RandomState = None
+                  ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    r"""Sandwich (seed 001 Fig. 2): Gaussian blobs of class +1 between bands of class -1.
+
+    Class -1 lies on three horizontal bands :math:`x_2 \in \{-1, 0, 1\}` (thickness 0.05,
+    :math:`x_1 \sim U(-1.5, 1.5)`); class +1 is an equal mixture of six Gaussians
+    (standard deviation 0.12) centred at :math:`x_1 \in \{-1, 0, 1\}`,
+    :math:`x_2 \in \{-\tfrac12, \tfrac12\}`, i.e. sandwiched between the bands. Every point
+    then gets isotropic Gaussian noise of standard deviation ``noise``; with the default
+    a few points cross into the other class, the "outliers" of the figure.
+
+    Parameters
+    ----------
+    n_samples : int >= 2
+    noise : float >= 0
+    random_state : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 2)
+    y : ndarray of shape (n_samples,), values in {-1, +1}
+    """
+    n = _check_n_samples(n_samples)
+    nonnegative("noise", noise)
+    rng = _rng(random_state)
+    n_pos, n_neg = _split(n)
+    band = rng.integers(0, 3, n_neg) - 1.0
+    Xn = np.column_stack([rng.uniform(-1.5, 1.5, n_neg),
+                          band + 0.05 * rng.standard_normal(n_neg)])
+    comp = rng.integers(0, 6, n_pos)
+    centres = np.column_stack([comp % 3 - 1.0, comp // 3 - 0.5])
+    Xp = centres + 0.12 * rng.standard_normal((n_pos, 2))
+    X, y = _labelled(Xp, Xn, rng)
+    return X + noise * rng.standard_normal(X.shape), y
+
+
+def make_moons(n_samples: int = 200, *, noise: float = 0.1, random_state: RandomState = None
+               ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    r"""Two interleaved half circles.
+
+    Class +1: :math:`(\cos t, \sin t)`; class -1: :math:`(1 - \cos t, \tfrac12 - \sin t)`,
+    :math:`t \sim U(0, \pi)`; plus isotropic Gaussian noise of standard deviation ``noise``
+    (the layout of scikit-learn's ``make_moons``, with random angles and labels in ±1).
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 2)
+    y : ndarray of shape (n_samples,), values in {-1, +1}
+    """
+    n = _check_n_samples(n_samples)
+    nonnegative("noise", noise)
+    rng = _rng(random_state)
+    n_pos, n_neg = _split(n)
+    tp = rng.uniform(0.0, np.pi, n_pos)
+    tn = rng.uniform(0.0, np.pi, n_neg)
+    Xp = np.column_stack([np.cos(tp), np.sin(tp)])
+    Xn = np.column_stack([1.0 - np.cos(tn), 0.5 - np.sin(tn)])
+    X, y = _labelled(Xp, Xn, rng)
+    return X + noise * rng.standard_normal(X.shape), y
+
+
+def make_circles(n_samples: int = 200, *, factor: float = 0.5, noise: float = 0.1,
+                 random_state: RandomState = None
+                 ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    r"""A small circle (class +1, radius ``factor``) inside a unit circle (class -1).
+
+    Angles are uniform; isotropic Gaussian noise of standard deviation ``noise`` is added.
+
+    Parameters
+    ----------
+    factor : float in (0, 1)
+        Radius of the inner circle relative to the outer one.
+    """
+    n = _check_n_samples(n_samples)
+    nonnegative("noise", noise)
+    if isinstance(factor, bool) or not isinstance(factor, Real) or not 0 < factor < 1:
+        raise ValueError(f"factor must be a number in (0, 1), got {factor!r}.")
+    rng = _rng(random_state)
+    n_pos, n_neg = _split(n)
+    tp = rng.uniform(0.0, 2 * np.pi, n_pos)
+    tn = rng.uniform(0.0, 2 * np.pi, n_neg)
+    Xp = factor * np.column_stack([np.cos(tp), np.sin(tp)])
+    Xn = np.column_stack([np.cos(tn), np.sin(tn)])
+    X, y = _labelled(Xp, Xn, rng)
+    return X + noise * rng.standard_normal(X.shape), y
+
+
+def make_chessboard(n_samples: int = 200, *, n_cells: int = 4, noise: float = 0.0,
+                    random_state: RandomState = None
+                    ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    r"""Chessboard: the square :math:`[-1, 1]^2` cut into ``n_cells`` x ``n_cells`` cells.
+
+    Cell :math:`(i, j)` is class +1 when :math:`i + j` is even, else -1. Each class picks
+    its cells uniformly, then a uniform point inside the cell (so the classes are balanced
+    even for an odd board); isotropic Gaussian noise of standard deviation ``noise`` is
+    added afterwards (points near an edge may then cross it).
+
+    Parameters
+    ----------
+    n_cells : int >= 2
+        Cells per side.
+    noise : float >= 0
+    """
+    n = _check_n_samples(n_samples)
+    if isinstance(n_cells, bool) or not isinstance(n_cells, Integral) or n_cells < 2:
+        raise ValueError(f"n_cells must be an integer >= 2, got {n_cells!r}.")
+    nonnegative("noise", noise)
+    rng = _rng(random_state)
+    n_cells = int(n_cells)
+    i, j = np.divmod(np.arange(n_cells * n_cells), n_cells)
+    cells = np.column_stack([i, j])
+    white = cells[(i + j) % 2 == 0]
+    black = cells[(i + j) % 2 == 1]
+
+    def draw(pool: NDArray, m: int) -> NDArray:
+        picked = pool[rng.integers(0, len(pool), m)]
+        return (picked + rng.uniform(0.0, 1.0, (m, 2))) * (2.0 / n_cells) - 1.0
+
+    n_pos, n_neg = _split(n)
+    X, y = _labelled(draw(white, n_pos), draw(black, n_neg), rng)
+    return X + noise * rng.standard_normal(X.shape), y
+
+
+def make_spiral(n_samples: int = 200, *, n_turns: float = 1.5, noise: float = 0.05,
+                random_state: RandomState = None
+                ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    r"""Two interleaved spirals.
+
+    With :math:`t = \sqrt{u}`, :math:`u \sim U(0.01, 1)` (so points spread evenly along the
+    arms), class +1 sits at :math:`t(\cos\theta, \sin\theta)` and class -1 at
+    :math:`-t(\cos\theta, \sin\theta)`, :math:`\theta = 2\pi\,n_{turns}\,t`; then isotropic
+    Gaussian noise of standard deviation ``noise``. The arms are :math:`1/(2 n_{turns})`
+    apart radially.
+
+    Parameters
+    ----------
+    n_turns : float > 0
+        Turns of each arm between radius 0.1 and 1.
+    noise : float >= 0
+    """
+    n = _check_n_samples(n_samples)
+    positive("n_turns", n_turns)
+    nonnegative("noise", noise)
+    rng = _rng(random_state)
+
+    def arm(m: int, sign: float) -> NDArray:
+        t = np.sqrt(rng.uniform(0.01, 1.0, m))
+        theta = 2 * np.pi * n_turns * t
+        return sign * t[:, None] * np.column_stack([np.cos(theta), np.sin(theta)])
+
+    n_pos, n_neg = _split(n)
+    X, y = _labelled(arm(n_pos, 1.0), arm(n_neg, -1.0), rng)
+    return X + noise * rng.standard_normal(X.shape), y
+
+
+# ---------------------------------------------------------------------------
+# regression functions and generators
+# ---------------------------------------------------------------------------
+
+def step_function(x: ArrayLike, s: float = 3.0, w: float = 2.0, a: float = 0.05
+                  ) -> NDArray[np.float64]:
+    r"""Smoothed staircase of seed 000 §6.3.1 (SPEC §9).
+
+    .. math::
+        g(x) = s\Big(\lfloor x/w \rfloor
+               + \frac{\tanh\big((x/w - \lfloor x/w \rfloor - \tfrac12)/a\big)}
+                      {2\tanh\big(1/(2a)\big)} + \tfrac12\Big)
+
+    Steps of height ``s`` every ``w``; continuous, ``g(k w) = s k``; sharp steps for small
+    ``a`` and the line ``s x / w`` as ``a -> inf``.
+    """
+    if isinstance(s, bool) or not isinstance(s, Real) or not np.isfinite(s):
+        raise ValueError(f"s must be a finite number, got {s!r}.")
+    positive("w", w)
+    positive("a", a)
+    z = np.asarray(x, dtype=np.float64) / w
+    k = np.floor(z)
+    return s * (k + np.tanh((z - k - 0.5) / a) / (2.0 * np.tanh(0.5 / a)) + 0.5)
+
+
+def harmonic_function(u: ArrayLike, v: ArrayLike) -> NDArray[np.float64]:
+    r"""2-D harmonic function (Hwang et al. 1994; seed 000 §6.3.1; SPEC §9).
+
+    .. math::
+        g(u, v) = 42.659\,\big(0.1 + \bar u\,(0.05 + \bar u^4 - 10\bar u^2\bar v^2
+                  + 5\bar v^4)\big), \quad \bar u = u - \tfrac12,\ \bar v = v - \tfrac12
+
+    Defined on :math:`[0, 1]^2`, where it ranges over about ``[0, 8.53]``.
+    """
+    ub = np.asarray(u, dtype=np.float64) - 0.5
+    vb = np.asarray(v, dtype=np.float64) - 0.5
+    return 42.659 * (0.1 + ub * (0.05 + ub ** 4 - 10.0 * ub ** 2 * vb ** 2 + 5.0 * vb ** 4))
+
+
+def chirp_function(x: ArrayLike, f0: float = 1.0, f1: float = 10.0) -> NDArray[np.float64]:
+    r"""Linear chirp on :math:`[0, 1]` (seed 004 Fig. 1: smooth on the left, fast on the right).
+
+    .. math::
+        g(x) = \sin\big(2\pi (f_0 x + \tfrac12 (f_1 - f_0) x^2)\big)
+
+    The local frequency :math:`f_0 + (f_1 - f_0) x` (cycles per unit) rises from ``f0`` at
+    ``x = 0`` to ``f1`` at ``x = 1``.
+    """
+    positive("f0", f0)
+    positive("f1", f1)
+    x = np.asarray(x, dtype=np.float64)
+    return np.sin(2 * np.pi * (f0 * x + 0.5 * (f1 - f0) * x ** 2))
+
+
+def _check_range(x_range: Any) -> tuple[float, float]:
+    try:
+        lo, hi = (float(v) for v in x_range)
+    except (TypeError, ValueError):
+        raise ValueError(f"x_range must be a pair (low, high), got {x_range!r}.") from None
+    if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
+        raise ValueError(f"x_range must be finite with low < high, got {x_range!r}.")
+    return lo, hi
+
+
+def make_step(n_samples: int = 200, *, s: float = 3.0, w: float = 2.0, a: float = 0.05,
+              noise: float = 0.0, x_range: tuple[float, float] = (-5.0, 5.0),
+              random_state: RandomState = None
+              ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    r"""Step function data: :math:`x \sim U(x_{range})`, :math:`y = g(x) + \varepsilon`.
+
+    ``g`` is :func:`step_function` (seed 000 uses s = 3, w = 2, a = 0.05 on [-5, 5]);
+    :math:`\varepsilon \sim \mathcal N(0, \text{noise}^2)`.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 1)
+    y : ndarray of shape (n_samples,)
+    """
+    n = _check_n_samples(n_samples)
+    nonnegative("noise", noise)
+    lo, hi = _check_range(x_range)
+    step_function(0.0, s, w, a)  # validates s, w, a before drawing
+    rng = _rng(random_state)
+    x = rng.uniform(lo, hi, n)
+    y = step_function(x, s, w, a) + noise * rng.standard_normal(n)
+    return x[:, None], y
+
+
+def make_harmonic(n_samples: int = 400, *, noise: float = 0.0,
+                  random_state: RandomState = None
+                  ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    r"""2-D harmonic data: :math:`(u, v) \sim U[0, 1]^2`, :math:`y = g(u, v) + \varepsilon`.
+
+    ``g`` is :func:`harmonic_function`; :math:`\varepsilon \sim \mathcal N(0, \text{noise}^2)`
+    (the values of ``g`` have a standard deviation of about 0.93).
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 2), columns (u, v)
+    y : ndarray of shape (n_samples,)
+    """
+    n = _check_n_samples(n_samples)
+    nonnegative("noise", noise)
+    rng = _rng(random_state)
+    X = rng.uniform(0.0, 1.0, (n, 2))
+    y = harmonic_function(X[:, 0], X[:, 1]) + noise * rng.standard_normal(n)
+    return X, y
+
+
+def make_chirp(n_samples: int = 300, *, f0: float = 1.0, f1: float = 10.0, noise: float = 0.0,
+               random_state: RandomState = None
+               ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    r"""Chirp data: :math:`x \sim U(0, 1)`, :math:`y = g(x) + \varepsilon`.
+
+    ``g`` is :func:`chirp_function` (frequency rising from ``f0`` to ``f1``: one global
+    bandwidth either misses the fast right end or overfits the slow left end, seed 004
+    Fig. 1); :math:`\varepsilon \sim \mathcal N(0, \text{noise}^2)`.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 1)
+    y : ndarray of shape (n_samples,)
+    """
+    n = _check_n_samples(n_samples)
+    nonnegative("noise", noise)
+    chirp_function(0.0, f0, f1)  # validates f0, f1
+    rng = _rng(random_state)
+    x = rng.uniform(0.0, 1.0, n)
+    y = chirp_function(x, f0, f1) + noise * rng.standard_normal(n)
+    return x[:, None], y
+
+
+# ---------------------------------------------------------------------------
+# registry
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """Range of one generator parameter, for a UI slider.
+
+    ``default``, ``min``, ``max`` and ``step`` are ints for an integer parameter (then the
+    slider should be an int slider). For ``log=True`` the slider should move ``log10`` of
+    the value, and ``step`` is in decades.
+    """
+
+    default: float
+    min: float
+    max: float
+    step: float
+    log: bool = False
+    help: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.min <= self.default <= self.max:
+            raise ValueError(f"default {self.default} outside [{self.min}, {self.max}].")
+        if self.step <= 0 or (self.log and self.min <= 0):
+            raise ValueError("step must be > 0, and min > 0 for a log-scale parameter.")
+
+    @property
+    def integer(self) -> bool:
+        """Whether the parameter takes integer values."""
+        return isinstance(self.default, Integral)
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """One entry of :data:`DATASETS`.
+
+    Attributes
+    ----------
+    name : registry key.
+    label : display name.
+    task : "classification" or "regression".
+    make : generator ``make(n_samples, *, random_state, **params) -> (X, y)``.
+    params : slider parameters of ``make`` (keyword name -> :class:`ParamSpec`).
+    description : one line for the UI.
+    n_samples : default number of points.
+    n_features : columns of ``X``.
+    """
+
+    name: str
+    label: str
+    task: Task
+    make: Callable[..., tuple[NDArray[np.float64], NDArray]]
+    params: Mapping[str, ParamSpec] = field(hash=False)
+    description: str = ""
+    n_samples: int = 200
+    n_features: int = 2
+
+    @property
+    def defaults(self) -> dict[str, Any]:
+        """The default value of every slider parameter."""
+        return {k: p.default for k, p in self.params.items()}
+
+
+_NOISE = "Standard deviation of the Gaussian noise added to every point."
+
+DATASETS: dict[str, DatasetSpec] = {spec.name: spec for spec in [
+    DatasetSpec(
+        "clowns", "Clowns", "classification", make_clowns,
+        {"spread": ParamSpec(1.0, 0.2, 2.0, 0.1,
+                             help="s: standard deviation of the class +1 blob (demos 0.5-1.3).")},
+        "A Gaussian blob (+1) above a noisy parabola (-1), columns standardised "
+        "(seed 000 Fig. 1-2)."),
+    DatasetSpec(
+        "sandwich", "Sandwich", "classification", make_sandwich,
+        {"noise": ParamSpec(0.1, 0.0, 0.5, 0.01, help=_NOISE)},
+        "Gaussian blobs (+1) sandwiched between bands (-1) (seed 001 Fig. 2)."),
+    DatasetSpec(
+        "moons", "Moons", "classification", make_moons,
+        {"noise": ParamSpec(0.1, 0.0, 0.5, 0.01, help=_NOISE)},
+        "Two interleaved half circles."),
+    DatasetSpec(
+        "circles", "Circles", "classification", make_circles,
+        {"factor": ParamSpec(0.5, 0.1, 0.9, 0.05, help="Inner radius / outer radius."),
+         "noise": ParamSpec(0.1, 0.0, 0.5, 0.01, help=_NOISE)},
+        "A small circle (+1) inside a large one (-1)."),
+    DatasetSpec(
+        "chessboard", "Chessboard", "classification", make_chessboard,
+        {"n_cells": ParamSpec(4, 2, 8, 1, help="Cells per side of the board."),
+         "noise": ParamSpec(0.0, 0.0, 0.2, 0.01, help=_NOISE)},
+        "Alternating square cells on [-1, 1]^2 (seed 002 Table 1)."),
+    DatasetSpec(
+        "spiral", "Spiral", "classification", make_spiral,
+        {"n_turns": ParamSpec(1.5, 0.5, 3.0, 0.25, help="Turns of each spiral arm."),
+         "noise": ParamSpec(0.05, 0.0, 0.3, 0.01, help=_NOISE)},
+        "Two interleaved spirals (seed 002 Table 1)."),
+    DatasetSpec(
+        "step", "Step function", "regression", make_step,
+        {"s": ParamSpec(3.0, 0.5, 10.0, 0.5, help="Height of each step."),
+         "w": ParamSpec(2.0, 0.5, 5.0, 0.25, help="Width of each step."),
+         "a": ParamSpec(0.05, 0.005, 5.0, 0.1, log=True,
+                        help="Smoothness: sharp steps when small, a straight line when large."),
+         "noise": ParamSpec(0.0, 0.0, 1.0, 0.05, help=_NOISE)},
+        "A smoothed staircase on [-5, 5] (seed 000 §6.3.1).", n_features=1),
+    DatasetSpec(
+        "harmonic", "2-D harmonic", "regression", make_harmonic,
+        {"noise": ParamSpec(0.0, 0.0, 2.0, 0.05, help=_NOISE)},
+        "The 2-D harmonic function on [0, 1]^2 (seed 000 §6.3.1).", n_samples=400),
+    DatasetSpec(
+        "chirp", "Chirp", "regression", make_chirp,
+        {"f0": ParamSpec(1.0, 0.5, 5.0, 0.5, help="Frequency at x = 0 (cycles per unit)."),
+         "f1": ParamSpec(10.0, 2.0, 30.0, 1.0, help="Frequency at x = 1 (cycles per unit)."),
+         "noise": ParamSpec(0.0, 0.0, 0.5, 0.05, help=_NOISE)},
+        "A sine whose frequency rises along the axis (seed 004 Fig. 1).",
+        n_samples=300, n_features=1),
+]}
+
+DEFAULT_DATASET: dict[str, str] = {"classification": "clowns", "regression": "step"}
+
+
+def list_datasets(task: Task | None = None) -> list[str]:
+    """Registry names, optionally only those of one task, in display order."""
+    if task not in (None, "classification", "regression"):
+        raise ValueError(f"task must be None, 'classification' or 'regression', got {task!r}.")
+    return [k for k, spec in DATASETS.items() if task is None or spec.task == task]
+
+
+def make_dataset(name: str, n_samples: int | None = None, *,
+                 random_state: RandomState = None, **params: Any
+                 ) -> tuple[NDArray[np.float64], NDArray]:
+    """Generate the registry data set ``name``; unspecified parameters take their defaults.
+
+    ``n_samples=None`` uses the data set's default size.
+    """
+    try:
+        spec = DATASETS[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"Unknown data set {name!r}; choose one of {list(DATASETS)}.") \
+            from None
+    unknown = sorted(set(params) - set(spec.params))
+    if unknown:
+        raise ValueError(f"Data set {name!r} has no parameter(s) {unknown}; "
+                         f"its parameters are {list(spec.params)}.")
+    kwargs = {**spec.defaults, **params}
+    n = spec.n_samples if n_samples is None else n_samples
+    return spec.make(n, random_state=random_state, **kwargs)
+
+
+# ---------------------------------------------------------------------------
+# CSV in and out
+# ---------------------------------------------------------------------------
+
+class DataError(ValueError):
+    """A CSV that cannot be used, with a message a spreadsheet user can act on."""
+
+
+@dataclass(frozen=True)
+class LoadedData:
+    """A CSV read by :func:`load_csv`.
+
+    Attributes
+    ----------
+    X : float64 array of shape (n_samples, n_features)
+    y : array of shape (n_samples,): float64 for regression; for classification int64,
+        float64 or str as the labels were written.
+    feature_names, label_name : column names (``x1, x2, ...`` and ``label`` without header).
+    task : "classification" or "regression".
+    classes : sorted distinct labels (classification) or None.
+    has_header : whether the first row was read as a header.
+    """
+
+    X: NDArray[np.float64]
+    y: NDArray
+    feature_names: tuple[str, ...]
+    label_name: str
+    task: Task
+    classes: NDArray | None = None
+    has_header: bool = True
+
+    @property
+    def n_samples(self) -> int:
+        return self.X.shape[0]
+
+    @property
+    def n_features(self) -> int:
+        return self.X.shape[1]
+
+
+_LABEL_NAMES = ("label", "y", "target", "class")
+_MISSING = {"nan", "na", "n/a", "null", "none", "?", "-nan", "+nan"}
+
+
+def _number(text: str) -> float | None:
+    """The float written in ``text`` or None; '1_000' and similar Python-only forms refuse."""
+    if "_" in text:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def _looks_like_path(text: str) -> bool:
+    """A one-line string is a path unless it is empty or, not naming a file, has delimiters."""
+    if not text or "\n" in text or "\r" in text:
+        return False
+    return os.path.exists(text) or not any(d in text for d in ",;\t")
+
+
+def _read_text(file: Any) -> str:
+    if isinstance(file, os.PathLike) or (isinstance(file, str) and _looks_like_path(file)):
+        try:
+            with open(file, "rb") as fh:
+                data: str | bytes = fh.read()
+        except OSError as exc:
+            raise DataError(f"Cannot read the file {os.fspath(file)!r}: "
+                            f"{exc.strerror or exc}.") from exc
+    elif isinstance(file, str | bytes | bytearray | memoryview):
+        data = file if isinstance(file, str) else bytes(file)
+    elif hasattr(file, "read"):
+        if hasattr(file, "seek"):
+            try:
+                file.seek(0)  # Streamlit reruns re-read the same UploadedFile
+            except (OSError, ValueError):
+                pass
+        data = file.read()
+    else:
+        raise DataError(f"Expected a path, CSV text, bytes or a file object, got "
+                        f"{type(file).__name__}.")
+    if isinstance(data, str):
+        return data.lstrip("\ufeff")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")  # e.g. an old Excel export; never fails
+
+
+def _delimiter(text: str) -> str:
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    counts = {d: first.count(d) for d in (",", ";", "\t")}
+    best = max(counts, key=counts.__getitem__)
+    return best if counts[best] else ","
+
+
+def _rows(text: str, limit: int) -> list[tuple[int, list[str]]]:
+    """(spreadsheet row number, stripped cells) of the first ``limit`` non-blank rows."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=_delimiter(text))
+    out = []
+    start = 1
+    try:
+        for cells in reader:
+            cells = [c.strip() for c in cells]
+            if any(cells):
+                out.append((start, cells))
+                if len(out) >= limit:
+                    break
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        raise DataError(f"Row {start}: the file is not valid CSV ({exc}). Check the quotes "
+                        "on that row.") from exc
+    return out
+
+
+def _is_header(first: list[str], second: list[str] | None) -> bool:
+    """Header when every cell of the first row is text, or some text cell sits above a number."""
+    text = [_number(c) is None or c.lower() in _MISSING for c in first]
+    if not any(text):
+        return False
+    if all(text) or second is None:
+        return True
+    return any(t and j < len(second) and _number(second[j]) is not None
+               and second[j].lower() not in _MISSING
+               for j, t in enumerate(text))
+
+
+def _column_index(label_column: Any, names: list[str], has_header: bool) -> int:
+    d = len(names)
+    if label_column is None:
+        lowered = [nm.lower() for nm in names]
+        if has_header:
+            for cand in _LABEL_NAMES:
+                if cand in lowered:
+                    return lowered.index(cand)
+        return d - 1
+    if isinstance(label_column, Integral) and not isinstance(label_column, bool):
+        j = int(label_column)
+        if not -d <= j < d:
+            raise DataError(f"label_column={j} is out of range: the file has {d} columns "
+                            f"(use 0..{d - 1} or -1 for the last).")
+        return j % d
+    if isinstance(label_column, str):
+        lowered = [nm.lower() for nm in names]
+        if not has_header:
+            raise DataError(f"label_column={label_column!r} names a column, but the file has "
+                            "no header row; give the column's index instead (0 = first).")
+        if label_column.lower() not in lowered:
+            raise DataError(f"There is no column named {label_column!r}; the columns are "
+                            f"{names}.")
+        return lowered.index(label_column.lower())
+    raise DataError(f"label_column must be None, a column name or an index, got "
+                    f"{label_column!r}.")
+
+
+def _where(row: int, j: int, names: list[str]) -> str:
+    return f"Row {row}, column {j + 1} ('{names[j]}')"
+
+
+def _cell_value(text: str, row: int, j: int, names: list[str], what: str) -> float:
+    """Parse one numeric cell or raise a DataError saying where and what to do."""
+    where = _where(row, j, names)
+    if text == "":
+        raise DataError(f"{where}: the cell is empty. Fill it in or delete the row.")
+    if text.lower() in _MISSING:
+        raise DataError(f"{where}: missing value {text!r}. Fill it in or delete the row.")
+    value = _number(text)
+    if value is None:
+        hint = (" Use a dot as the decimal separator." if "," in text and
+                _number(text.replace(",", ".")) is not None else "")
+        raise DataError(f"{where}: {text!r} is not a number, but {what} must be numeric."
+                        f"{hint} Correct the cell or delete the row.")
+    if not math.isfinite(value):
+        raise DataError(f"{where}: {text!r} is not a finite number. Replace it with a finite "
+                        "value or delete the row.")
+    return value
+
+
+def load_csv(file: str | os.PathLike | bytes | IO[Any], *, task: Task = "classification",
+             label_column: str | int | None = None, header: bool | None = None,
+             max_rows: int = 20000, max_features: int = 50, max_classes: int = 20
+             ) -> LoadedData:
+    """Read a CSV of numeric features and one label column, checking everything.
+
+    Parameters
+    ----------
+    file : path, CSV text, bytes, or a file-like object (e.g. Streamlit's UploadedFile)
+        A one-line ``str`` is a path unless it is empty or has a delimiter and names no
+        file. Delimiter ``,``, ``;`` or tab
+        (whichever the first row uses most); blank rows are skipped.
+    task : "classification" or "regression"
+    label_column : column name (case-insensitive), 0-based index (negative from the end),
+        or None: the column named label, y, target or class, else the last column.
+    header : True / False, or None to detect: the first row is a header when all its
+        cells are text, or when one of its text cells sits above a number.
+    max_rows, max_features : size limits (data rows, feature columns).
+    max_classes : more distinct labels than this in a classification file is refused
+        (it is probably a regression target).
+
+    Returns
+    -------
+    LoadedData
+
+    Raises
+    ------
+    DataError
+        Naming the spreadsheet row (1-based, header counted), the column, the bad value and
+        what to do.
+    """
+    if task not in ("classification", "regression"):
+        raise ValueError(f"task must be 'classification' or 'regression', got {task!r}.")
+    for name, value, low in (("max_rows", max_rows, 2), ("max_features", max_features, 1),
+                             ("max_classes", max_classes, 2)):
+        if isinstance(value, bool) or not isinstance(value, Integral) or value < low:
+            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}.")
+    # header + max_rows data rows + one more to tell that the limit is exceeded
+    rows = _rows(_read_text(file), limit=max_rows + 2)
+    if not rows:
+        raise DataError("The file is empty. Upload a CSV with one row per point: feature "
+                        "columns and a label column.")
+    first = rows[0][1]
+    has_header = (_is_header(first, rows[1][1] if len(rows) > 1 else None)
+                  if header is None else bool(header))
+    d_all = len(first)
+    if has_header:
+        names = [c if c else f"column {j + 1}" for j, c in enumerate(first)]
+        data = rows[1:]
+    else:
+        names = [f"x{j + 1}" for j in range(d_all)]
+        data = rows
+    if d_all < 2:
+        raise DataError(f"Row {rows[0][0]} has a single column; the file needs at least one "
+                        "feature column and a label column, separated by commas.")
+    j_label = _column_index(label_column, names, has_header)
+    if not has_header:
+        names[j_label] = "label"
+        names[:j_label] = [f"x{j + 1}" for j in range(j_label)]
+        names[j_label + 1:] = [f"x{j}" for j in range(j_label + 1, d_all)]
+    if d_all - 1 > max_features:
+        raise DataError(f"The file has {d_all - 1} feature columns; the limit is {max_features}."
+                        " Keep fewer columns.")
+    if len(data) > max_rows:
+        raise DataError(f"The file has more than {max_rows} data rows (the limit). "
+                        "Upload a random subset.")
+    if len(data) < 2:
+        raise DataError(f"The file has {len(data)} data row(s); at least 2 are needed.")
+    feats = [j for j in range(d_all) if j != j_label]
+    X = np.empty((len(data), len(feats)))
+    labels: list[str] = []
+    for i, (row, cells) in enumerate(data):
+        if len(cells) != d_all:
+            ref = "the header" if has_header else f"row {rows[0][0]}"
+            raise DataError(f"Row {row} has {len(cells)} cells but {ref} has {d_all} "
+                            f"columns ({', '.join(names)}). Make every row the same length.")
+        for k, j in enumerate(feats):
+            X[i, k] = _cell_value(cells[j], row, j, names, "a feature")
+        labels.append(cells[j_label])
+    label_name = names[j_label]
+    feature_names = tuple(names[j] for j in feats)
+    rows_span = f"rows {data[0][0]}-{data[-1][0]}"
+
+    if task == "regression":
+        y = np.array([_cell_value(t, row, j_label, names, "a regression target")
+                      for (row, _), t in zip(data, labels, strict=True)])
+        return LoadedData(X, y, feature_names, label_name, task, None, has_header)
+
+    for (row, _), t in zip(data, labels, strict=True):
+        if t == "" or t.lower() in _MISSING:
+            raise DataError(f"{_where(row, j_label, names)}: the label is missing "
+                            f"({t!r}). Fill it in or delete the row.")
+    y = _typed_labels(labels)
+    classes = np.unique(y)
+    if classes.size < 2:
+        raise DataError(f"Column {j_label + 1} ('{label_name}') has only one class, "
+                        f"{str(classes[0])!r}, in all {len(y)} data rows ({rows_span}); a "
+                        "classifier needs points of at least two classes.")
+    if classes.size > max_classes:
+        raise DataError(f"Column {j_label + 1} ('{label_name}') has {classes.size} distinct "
+                        f"labels ({rows_span}); the limit is {max_classes}. This looks like a "
+                        "regression target: choose the regression task, or pick the right "
+                        "label column.")
+    return LoadedData(X, y, feature_names, label_name, task, classes, has_header)
+
+
+def _typed_labels(labels: list[str]) -> NDArray:
+    values = [_number(t) for t in labels]
+    if any(v is None or not math.isfinite(v) for v in values):
+        return np.array(labels, dtype=str)
+    arr = np.array(values, dtype=np.float64)
+    if np.all(arr == np.round(arr)) and np.all(np.abs(arr) < 2 ** 53):
+        return arr.astype(np.int64)
+    return arr
+
+
+def to_pm1(y: ArrayLike) -> tuple[NDArray[np.int64], NDArray]:
+    """Map two classes to -1 / +1: the smaller (sorted) class to -1, the other to +1.
+
+    Returns
+    -------
+    y_pm1 : int64 array of -1 and +1
+    classes : the two original classes, ``classes[0] -> -1``, ``classes[1] -> +1``
+    """
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise DataError(f"y must be one-dimensional, got shape {y.shape}.")
+    classes = np.unique(y)
+    if classes.size != 2:
+        shown = list(classes[:5]) + (["..."] if classes.size > 5 else [])
+        raise DataError(f"Mapping to -1/+1 needs exactly two classes, got {classes.size}: "
+                        f"{shown}. Pick a binary label column or keep two classes.")
+    return np.where(y == classes[1], 1, -1).astype(np.int64), classes
+
+
+def _fmt(value: Any, precision: int | None) -> str:
+    if isinstance(value, Integral):
+        return str(int(value))
+    if isinstance(value, Real):
+        v = float(value)
+        return repr(v) if precision is None else format(v, f".{precision}g")
+    return str(value)
+
+
+def dataset_to_csv(X: ArrayLike, y: ArrayLike, *, feature_names: Iterable[str] | None = None,
+                   label_name: str = "label", precision: int | None = None) -> str:
+    """CSV text (header row, then one row per point) that :func:`load_csv` reads back.
+
+    Parameters
+    ----------
+    X : array of shape (n_samples, n_features), finite
+    y : array of shape (n_samples,): numbers or class names
+    feature_names : defaults to ``x1, x2, ...``
+    label_name : header of the last column
+    precision : significant digits; None writes every float exactly (shortest round trip).
+    """
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim == 1:
+        X = X[:, None]
+    y = np.asarray(y)
+    if X.ndim != 2 or y.ndim != 1 or len(y) != len(X):
+        raise ValueError(f"X must be (n, d) and y (n,); got shapes {X.shape} and {y.shape}.")
+    if not np.all(np.isfinite(X)):
+        raise ValueError("X contains NaN or infinite values; a CSV of them would not load.")
+    names = [f"x{j + 1}" for j in range(X.shape[1])] if feature_names is None \
+        else [str(nm) for nm in feature_names]
+    if len(names) != X.shape[1]:
+        raise ValueError(f"{len(names)} feature names for {X.shape[1]} columns.")
+    if precision is not None and (isinstance(precision, bool) or
+                                  not isinstance(precision, Integral) or precision < 1):
+        raise ValueError(f"precision must be None or an integer >= 1, got {precision!r}.")
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([*names, label_name])
+    y_list = y.tolist()
+    for row, label in zip(X.tolist(), y_list, strict=True):
+        writer.writerow([*(_fmt(v, precision) for v in row), _fmt(label, precision)])
+    return out.getvalue()
+
+
+# ---------------------------------------------------------------------------
+# sample files
+# ---------------------------------------------------------------------------
+
+_SAMPLE_COLUMNS = {"step": (["x"], "y"), "chirp": (["x"], "y"), "harmonic": (["u", "v"], "y")}
+
+
+def write_sample_data(directory: str | os.PathLike | None = None) -> list[Path]:
+    """Write every registry data set (defaults, ``random_state=0``) and the bad examples.
+
+    Returns the paths written. Features get 8 significant digits.
+    """
+    out = Path(directory) if directory is not None else SAMPLE_DATA_DIR
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in DATASETS:
+        X, y = make_dataset(name, random_state=0)
+        cols, label = _SAMPLE_COLUMNS.get(name, (None, "label"))
+        path = out / f"{name}.csv"
+        path.write_text(dataset_to_csv(X, y, feature_names=cols, label_name=label,
+                                       precision=8))
+        written.append(path)
+
+    X, y = make_clowns(30, random_state=1)
+    good = dataset_to_csv(X, y, precision=6).splitlines()
+
+    def bad(fname: str, row: int, col: int, value: str, lines: list[str]) -> None:
+        lines = list(lines)
+        cells = lines[row - 1].split(",")
+        cells[col - 1] = value
+        lines[row - 1] = ",".join(cells)
+        path = out / fname
+        path.write_text("\n".join(lines) + "\n")
+        written.append(path)
+
+    bad("bad_nan.csv", 5, 2, "nan", good)        # row 5, column x2
+    bad("bad_text.csv", 8, 1, "two", good)       # row 8, column x1
+    one_class = [good[0]] + [ln.rsplit(",", 1)[0] + ",1" for ln in good[1:]]
+    path = out / "bad_one_class.csv"
+    path.write_text("\n".join(one_class) + "\n")
+    written.append(path)
+    return written
+
+
+if __name__ == "__main__":
+    for p in write_sample_data(sys.argv[1] if len(sys.argv) > 1 else None):
+        print(p)
