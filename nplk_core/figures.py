@@ -1,0 +1,796 @@
+r"""Plotly figure builders for the lab: pure functions from arrays to ``go.Figure``.
+
+Conventions (scikit-learn gallery, ``shared/STYLE.md``):
+
+* decision functions as a filled contour in a colour-blind-safe diverging palette
+  centred at 0, the 0 level solid, the ±1 levels dashed, the baseline SVM's 0 level
+  dotted on the same axes; support vectors as hollow circles; test points hollow;
+  the scores in a corner;
+* learned matrices (F, G) in a diverging palette centred at 1, points ordered by
+  class; the given kernel in a sequential palette;
+* spectra on a log-scale y axis;
+* one palette for classes and clusters across every figure (:data:`CLASS_COLORS`,
+  :data:`CLUSTER_COLORS`);
+* arrays go to Plotly as float32 numpy (sent base64-encoded), never as Python lists,
+  and a figure at default sizes stays under 0.5 MB.
+
+Every builder assembles plain trace and layout dicts and constructs the figure once
+(no ``make_subplots``/``add_hline``/templates: they cost tens of milliseconds per
+figure, and the app redraws on every slider move). Panels are laid out by axis
+domains (:func:`_stacked`, :func:`_side_by_side`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+
+# ---------------------------------------------------------------------------
+# palette (ColorBrewer RdBu ends and Okabe–Ito: both colour-blind safe)
+# ---------------------------------------------------------------------------
+
+CLASS_COLORS: dict[int, str] = {-1: "#2166AC", 1: "#B2182B"}
+CLASS_NAMES: dict[int, str] = {-1: "class −1", 1: "class +1"}
+CLASS_SYMBOLS: dict[int, str] = {-1: "circle", 1: "square"}
+CLUSTER_COLORS: tuple[str, ...] = ("#E69F00", "#56B4E9", "#009E73", "#CC79A7", "#0072B2",
+                                   "#D55E00", "#F0E442", "#000000")
+SERIES_COLORS: tuple[str, ...] = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00",
+                                  "#56B4E9", "#000000")
+#: diverging, blue (negative, class −1) → white (0) → red (positive, class +1)
+DIVERGING: list[list[Any]] = [[0.0, "#2166AC"], [0.2, "#4393C3"], [0.4, "#D1E5F0"],
+                              [0.5, "#F7F7F7"], [0.6, "#FDDBC7"], [0.8, "#D6604D"],
+                              [1.0, "#B2182B"]]
+SEQUENTIAL = "Viridis"
+BASELINE_COLOR = "#009E73"
+MUST_LINK_COLOR = "#009E73"
+CANNOT_LINK_COLOR = "#D55E00"
+
+_HISTORY_LABELS = {
+    "objective": ("Objective", False),
+    "step_norm": ("Step norm ‖Δ‖₂", True),
+    "residual": ("ADMM residual", True),
+    "admm_residual": ("ADMM residual", True),
+    "gap": ("Duality gap", True),
+    "rank": ("rank", False),
+    "loss": ("Loss", True),
+}
+
+
+def f32(a: Any) -> np.ndarray:
+    """``a`` as a contiguous float32 numpy array (what Plotly receives)."""
+    return np.ascontiguousarray(np.asarray(a, dtype=np.float32))
+
+
+def class_color(label: float) -> str:
+    return CLASS_COLORS[1 if label > 0 else -1]
+
+
+def cluster_color(k: int) -> str:
+    return CLUSTER_COLORS[int(k) % len(CLUSTER_COLORS)]
+
+
+def plot_config(filename: str = "nplk-lab") -> dict[str, Any]:
+    """Plotly ``config`` for ``st.plotly_chart``: PNG download at 2× scale."""
+    return {"displaylogo": False,
+            "toImageButtonOptions": {"format": "png", "filename": filename, "scale": 2},
+            "modeBarButtonsToRemove": ["lasso2d"]}
+
+
+def _layout(title: str = "", height: int = 480, **kw: Any) -> dict[str, Any]:
+    lay: dict[str, Any] = dict(
+        height=height, margin=dict(l=55, r=20, t=50 if title else 30, b=45),
+        legend=dict(orientation="h", yanchor="top", y=-0.14, x=0.0),
+        font=dict(size=12), plot_bgcolor="white", hovermode="closest")
+    if title:
+        lay["title"] = dict(text=title, x=0.01, xanchor="left")
+    lay.update(kw)
+    return lay
+
+
+def _axis(title: str = "", **kw: Any) -> dict[str, Any]:
+    ax = dict(showgrid=True, gridcolor="#E5E5E5", zeroline=False, showline=True,
+              linecolor="#888", mirror=True, ticks="outside")
+    if title:
+        ax["title"] = dict(text=title)
+    ax.update(kw)
+    return ax
+
+
+def _figure(traces: list[dict], layout: dict) -> go.Figure:
+    return go.Figure(data=traces, layout=layout)
+
+
+def _corner_note(text: str, *, x: float = 0.99, y: float = 0.99,
+                 xref: str = "paper", yref: str = "paper") -> list[dict]:
+    if not text:
+        return []
+    return [dict(text=text, xref=xref, yref=yref, x=x, y=y, xanchor="right",
+                 yanchor="top", showarrow=False, align="right",
+                 bgcolor="rgba(255,255,255,0.85)", bordercolor="#444", borderwidth=1,
+                 font=dict(size=12))]
+
+
+def _score_text(train: float | None, test: float | None, metric: str) -> str:
+    parts = [f"{name} {v:.3f}" for name, v in (("train", train), ("test", test))
+             if v is not None and np.isfinite(v)]
+    return (metric + ": " + " · ".join(parts)) if parts else ""
+
+
+def _suffix(i: int) -> str:
+    return "" if i == 1 else str(i)
+
+
+def _stacked(n: int, gap: float = 0.08, titles: Sequence[str] = ()) -> dict[str, Any]:
+    """Layout entries for ``n`` panels stacked vertically with a shared x axis
+    (panel ``r`` uses axes ``x{r}``/``y{r}``, 1-based, top to bottom)."""
+    h = (1.0 - gap * (n - 1)) / n
+    lay: dict[str, Any] = {}
+    notes = []
+    for r in range(1, n + 1):
+        top = 1.0 - (r - 1) * (h + gap)
+        s = _suffix(r)
+        lay[f"xaxis{s}"] = _axis(anchor=f"y{s}", showticklabels=(r == n),
+                                 **({"matches": "x"} if r > 1 else {}))
+        lay[f"yaxis{s}"] = _axis(domain=[max(top - h, 0.0), min(top, 1.0)], anchor=f"x{s}")
+        if r <= len(titles):
+            notes.append(dict(text=titles[r - 1], xref="paper", yref="paper", x=0.5,
+                              y=top, xanchor="center", yanchor="bottom", showarrow=False,
+                              font=dict(size=13)))
+    lay["annotations"] = notes
+    return lay
+
+
+def _side_by_side(k: int, gap: float = 0.08, titles: Sequence[str] = ()) -> dict[str, Any]:
+    """Layout entries for ``k`` panels side by side (axes ``x{c}``/``y{c}``)."""
+    w = (1.0 - gap * (k - 1)) / k
+    lay: dict[str, Any] = {}
+    notes = []
+    for c in range(1, k + 1):
+        left = (c - 1) * (w + gap)
+        s = _suffix(c)
+        lay[f"xaxis{s}"] = _axis(domain=[max(left, 0.0), min(left + w, 1.0)],
+                                 anchor=f"y{s}")
+        lay[f"yaxis{s}"] = _axis(anchor=f"x{s}")
+        if c <= len(titles):
+            notes.append(dict(text=titles[c - 1], xref="paper", yref="paper",
+                              x=left + w / 2, y=1.0, xanchor="center", yanchor="bottom",
+                              showarrow=False, font=dict(size=13)))
+    lay["annotations"] = notes
+    return lay
+
+
+# ---------------------------------------------------------------------------
+# classification: decision surface
+# ---------------------------------------------------------------------------
+
+def _class_traces(X: np.ndarray, y: np.ndarray, *, hollow: bool, name_suffix: str,
+                  size: int = 8, opacity: float = 1.0) -> list[dict]:
+    out = []
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    for lab in (-1, 1):
+        m = (y > 0) if lab > 0 else (y <= 0)
+        if not np.any(m):
+            continue
+        color = CLASS_COLORS[lab]
+        if hollow:
+            marker = dict(symbol=CLASS_SYMBOLS[lab] + "-open", size=size, color=color,
+                          line=dict(width=2, color=color))
+        else:
+            marker = dict(symbol=CLASS_SYMBOLS[lab], size=size, color=color,
+                          line=dict(width=1, color="white"))
+        out.append(dict(
+            type="scattergl", x=f32(X[m, 0]), y=f32(X[m, 1]), mode="markers", marker=marker,
+            opacity=opacity, name=f"{CLASS_NAMES[lab]} ({name_suffix})",
+            legendgroup=name_suffix,
+            hovertemplate=f"{CLASS_NAMES[lab]}<br>x1=%{{x:.3f}}<br>x2=%{{y:.3f}}"
+                          f"<extra>{name_suffix}</extra>"))
+    return out
+
+
+def _level_trace(xs: np.ndarray, ys: np.ndarray, z: np.ndarray, *, start: float, end: float,
+                 size: float, color: str, width: float, dash: str, name: str) -> dict:
+    return dict(type="contour", x=xs, y=ys, z=z, showscale=False, hoverinfo="skip",
+                contours=dict(coloring="none", start=start, end=end, size=size),
+                line=dict(color=color, width=width, dash=dash), name=name,
+                showlegend=True)
+
+
+def decision_surface(xs: np.ndarray, ys: np.ndarray, Z: np.ndarray | None,
+                     X_train: np.ndarray, y_train: np.ndarray,
+                     X_test: np.ndarray | None = None, y_test: np.ndarray | None = None, *,
+                     support: np.ndarray | None = None, baseline: np.ndarray | None = None,
+                     baseline_name: str = "SVM boundary", train_score: float | None = None,
+                     test_score: float | None = None, metric: str = "accuracy",
+                     title: str = "", click_targets: np.ndarray | None = None,
+                     height: int = 540) -> go.Figure:
+    """Decision function on a grid with the data (scikit-learn gallery conventions).
+
+    Parameters
+    ----------
+    xs, ys : grid coordinates (``Z`` has shape ``(len(ys), len(xs))``)
+    Z : decision values on the grid, or None to draw only the data
+    X_train, y_train, X_test, y_test : points; labels in {−1, +1}
+    support : support vectors (rows of points), drawn as hollow circles
+    baseline : the baseline model's decision values on the same grid; its 0 level is
+        drawn dotted
+    click_targets : points of an invisible scatter layer the page can select to add
+        points (Plotly gives no click events on empty canvas); it is the last trace
+    """
+    traces: list[dict] = []
+    xs32, ys32 = f32(xs), f32(ys)
+    if Z is not None:
+        Z = np.asarray(Z, dtype=float)
+        m = float(np.nanpercentile(np.abs(Z), 99)) if Z.size else 1.0
+        m = max(1.25, min(m, 50.0))
+        z32 = f32(np.clip(Z, -m, m))
+        traces.append(dict(
+            type="contour", x=xs32, y=ys32, z=z32, colorscale=DIVERGING, zmin=-m, zmax=m,
+            contours=dict(coloring="fill", showlines=False, start=-m, end=m, size=m / 10),
+            line=dict(width=0), opacity=0.8, name="decision function",
+            colorbar=dict(title=dict(text="f(x)"), thickness=12, len=0.8),
+            hovertemplate="x1=%{x:.2f}<br>x2=%{y:.2f}<br>f=%{z:.3f}<extra></extra>"))
+        traces.append(_level_trace(xs32, ys32, z32, start=0.0, end=0.0, size=1.0,
+                                   color="black", width=2.5, dash="solid", name="f(x) = 0"))
+        traces.append(_level_trace(xs32, ys32, z32, start=-1.0, end=1.0, size=2.0,
+                                   color="black", width=1.2, dash="dash", name="f(x) = ±1"))
+    if baseline is not None:
+        traces.append(_level_trace(xs32, ys32, f32(np.clip(baseline, -50, 50)), start=0.0,
+                                   end=0.0, size=1.0, color=BASELINE_COLOR, width=2.5,
+                                   dash="dot", name=baseline_name))
+    traces += _class_traces(X_train, y_train, hollow=False, name_suffix="train")
+    if X_test is not None and y_test is not None and len(y_test):
+        traces += _class_traces(X_test, y_test, hollow=True, name_suffix="test")
+    if support is not None and len(support):
+        S = np.asarray(support)
+        traces.append(dict(
+            type="scattergl", x=f32(S[:, 0]), y=f32(S[:, 1]), mode="markers",
+            name="support vectors", hoverinfo="skip",
+            marker=dict(symbol="circle-open", size=15, color="black", line=dict(width=1.5))))
+    if click_targets is not None and len(click_targets):
+        T = np.asarray(click_targets)
+        traces.append(dict(
+            type="scatter", x=f32(T[:, 0]), y=f32(T[:, 1]), mode="markers",
+            name="click to add", showlegend=False,
+            marker=dict(size=14, color="rgba(0,0,0,0)"),
+            selected=dict(marker=dict(opacity=0.0)), unselected=dict(marker=dict(opacity=0.0)),
+            hovertemplate="add a point at (%{x:.2f}, %{y:.2f})<extra></extra>"))
+    layout = _layout(
+        title, height,
+        xaxis=_axis("x1", range=[float(xs[0]), float(xs[-1])], constrain="domain"),
+        yaxis=_axis("x2", range=[float(ys[0]), float(ys[-1])], scaleanchor="x",
+                    scaleratio=1, constrain="domain"),
+        annotations=_corner_note(_score_text(train_score, test_score, metric)))
+    if click_targets is not None:
+        layout["dragmode"] = "select"
+        layout["clickmode"] = "event+select"
+    return _figure(traces, layout)
+
+
+# ---------------------------------------------------------------------------
+# matrices
+# ---------------------------------------------------------------------------
+
+def class_order(y: np.ndarray | None, n: int) -> np.ndarray:
+    """Point order for matrix views: grouped by class (stable within a class)."""
+    if y is None:
+        return np.arange(n)
+    return np.argsort(np.asarray(y), kind="stable")
+
+
+def _pool(M: np.ndarray, max_side: int) -> tuple[np.ndarray, np.ndarray]:
+    """Block-average a square matrix down to at most ``max_side`` rows (blocks of
+    nearly equal size); return the pooled matrix and the start index of every block."""
+    n = M.shape[0]
+    if n <= max_side:
+        return M, np.arange(n)
+    starts = np.unique(np.floor(np.linspace(0, n, max_side + 1)).astype(int)[:-1])
+    sums = np.add.reduceat(np.add.reduceat(M, starts, axis=0), starts, axis=1)
+    sizes = np.diff(np.append(starts, n))
+    return sums / np.outer(sizes, sizes), starts
+
+
+def _heatmap(M: np.ndarray, order: np.ndarray, *, name: str, colorscale: Any,
+             zmid: float | None, zmin: float | None = None, zmax: float | None = None,
+             max_side: int = 180, colorbar: dict | None = None, axes: int = 1
+             ) -> tuple[dict, np.ndarray]:
+    """Heatmap trace of ``M`` in ``order`` (block-averaged beyond ``max_side``); hover
+    shows the original indices i, j and the value."""
+    Mo = np.asarray(M, dtype=float)[np.ix_(order, order)]
+    P, starts = _pool(Mo, max_side)
+    n = Mo.shape[0]
+    if P.shape[0] == n:
+        labels = np.array([str(i) for i in order])
+    else:
+        ends = np.append(starts[1:], n) - 1
+        labels = np.array([f"sorted {a}–{b}" for a, b in zip(starts, ends, strict=True)])
+    s = _suffix(axes)
+    tr = dict(type="heatmap", z=f32(P), x=labels, y=labels, colorscale=colorscale,
+              name=name, colorbar=colorbar or dict(thickness=12), xaxis=f"x{s}",
+              yaxis=f"y{s}",
+              hovertemplate=f"i=%{{y}}<br>j=%{{x}}<br>{name}=%{{z:.4g}}<extra></extra>")
+    for k, v in (("zmid", zmid), ("zmin", zmin), ("zmax", zmax)):
+        if v is not None:
+            tr[k] = v
+    return tr, starts
+
+
+def _class_lines(y: np.ndarray | None, starts: np.ndarray, axes: int = 1) -> list[dict]:
+    """Thin lines between the class blocks of a class-ordered matrix view."""
+    if y is None:
+        return []
+    ys = np.sort(np.asarray(y))
+    cuts = np.flatnonzero(np.diff(ys) != 0) + 1
+    s = _suffix(axes)
+    out = []
+    for c in cuts:
+        pos = float(np.searchsorted(starts, c)) - 0.5
+        line = dict(color="black", width=1)
+        out.append(dict(type="line", xref=f"x{s}", yref=f"y{s} domain", x0=pos, x1=pos,
+                        y0=0, y1=1, line=line))
+        out.append(dict(type="line", yref=f"y{s}", xref=f"x{s} domain", y0=pos, y1=pos,
+                        x0=0, x1=1, line=line))
+    return out
+
+
+def _matrix_axes(s: str, **kw: Any) -> tuple[dict, dict]:
+    x = dict(showticklabels=False, type="category", showgrid=False, ticks="", **kw)
+    y = dict(showticklabels=False, type="category", autorange="reversed", showgrid=False,
+             ticks="", scaleanchor=f"x{s}", constrain="domain")
+    return x, y
+
+
+def matrix_heatmap(M: np.ndarray, y: np.ndarray | None = None, *, name: str = "F",
+                   center: float | None = 1.0, max_side: int = 180, title: str = "",
+                   height: int = 480) -> go.Figure:
+    """Heatmap of one matrix, points ordered by class; diverging palette centred at
+    ``center`` (1 for F and G), or sequential with ``center=None`` (a kernel K)."""
+    M = np.asarray(M, dtype=float)
+    order = class_order(y, M.shape[0])
+    cs = DIVERGING if center is not None else SEQUENTIAL
+    tr, starts = _heatmap(M, order, name=name, colorscale=cs, zmid=center, max_side=max_side)
+    xa, ya = _matrix_axes("")
+    layout = _layout(title or f"{name} (points ordered by class)", height, xaxis=xa,
+                     yaxis=ya, shapes=_class_lines(y, starts))
+    return _figure([tr], layout)
+
+
+def matrix_triptych(K: np.ndarray, F: np.ndarray, y: np.ndarray | None = None, *,
+                    name: str = "F", product: bool = True, max_side: int = 120,
+                    title: str = "", height: int = 400) -> go.Figure:
+    """``K | F | F∘K`` side by side (K and F∘K sequential, F diverging centred at 1).
+
+    With ``product=False`` the third panel is omitted (ONK's G is itself a kernel).
+    Matrices larger than ``max_side`` are block-averaged so the figure stays small.
+    """
+    K = np.asarray(K, dtype=float)
+    F = np.asarray(F, dtype=float)
+    order = class_order(y, K.shape[0])
+    panels = [("K", K, SEQUENTIAL, None), (name, F, DIVERGING, 1.0)]
+    if product:
+        panels.append((f"{name}∘K", F * K, SEQUENTIAL, None))
+    k = len(panels)
+    gap = 0.1
+    layout = _side_by_side(k, gap, [p[0] for p in panels])
+    w = (1.0 - gap * (k - 1)) / k
+    traces, shapes = [], []
+    for c, (nm, M, cs, mid) in enumerate(panels, start=1):
+        cb = dict(thickness=10, len=0.9, x=c * w + (c - 1) * gap + 0.005, xanchor="left")
+        zmin, zmax = (0.0, 1.0) if nm == "K" else (None, None)
+        tr, starts = _heatmap(M, order, name=nm, colorscale=cs, zmid=mid, zmin=zmin,
+                              zmax=zmax, max_side=max_side, colorbar=cb, axes=c)
+        traces.append(tr)
+        shapes += _class_lines(y, starts, axes=c)
+        s = _suffix(c)
+        xa, ya = _matrix_axes(s, domain=layout[f"xaxis{s}"]["domain"], anchor=f"y{s}")
+        ya["anchor"] = f"x{s}"
+        layout[f"xaxis{s}"], layout[f"yaxis{s}"] = xa, ya
+    pooled = K.shape[0] > max_side
+    note = f" — block-averaged to {max_side}×{max_side}" if pooled else ""
+    lay = _layout(title + note if title or pooled else "", height, shapes=shapes, **layout)
+    lay["margin"]["r"] = 60
+    return _figure(traces, lay)
+
+
+# ---------------------------------------------------------------------------
+# spectra and convergence
+# ---------------------------------------------------------------------------
+
+def spectra_figure(spectra: Mapping[str, np.ndarray], *, rank: int | None = None,
+                   rank_label: str = "rank(F)", title: str = "Eigen-decay",
+                   height: int = 420, rel_floor: float = 1e-12) -> go.Figure:
+    """Sorted eigenvalues on a log-scale y axis (one line per matrix); values below
+    ``rel_floor`` times the largest are left out (they are numerically zero)."""
+    traces = []
+    for i, (name, lam) in enumerate(spectra.items()):
+        lam = np.sort(np.asarray(lam, dtype=float))[::-1]
+        if lam.size == 0:
+            continue
+        top = float(np.max(np.abs(lam))) or 1.0
+        shown = np.where(lam > rel_floor * top, lam, np.nan)
+        traces.append(dict(
+            type="scatter", x=f32(np.arange(1, lam.size + 1)), y=f32(shown),
+            mode="lines+markers", marker=dict(size=4),
+            line=dict(color=SERIES_COLORS[i % len(SERIES_COLORS)]), name=name,
+            hovertemplate=f"{name}: λ_%{{x}} = %{{y:.3g}}<extra></extra>"))
+    note = _corner_note(f"{rank_label} = {rank}") if rank is not None else []
+    layout = _layout(title, height, xaxis=_axis("index (descending)"),
+                     yaxis=_axis("eigenvalue", type="log", exponentformat="power"),
+                     annotations=note)
+    return _figure(traces, layout)
+
+
+def convergence_figure(histories: Mapping[str, Mapping[str, np.ndarray]], *,
+                       panels: Sequence[str] | None = None, x: str = "iteration",
+                       title: str = "Convergence", height: int | None = None) -> go.Figure:
+    """Per-iteration histories (one line per solver) in stacked panels.
+
+    ``histories`` maps a solver label to its ``history_`` dict; ``panels`` the keys to
+    plot (default: those of objective, step_norm, residual, gap, loss present). Log y
+    for norms, residuals and gaps. ``x="time"`` plots against wall time.
+    """
+    if panels is None:
+        present = {k for h in histories.values() for k, v in h.items()
+                   if np.size(v) and np.any(np.isfinite(np.asarray(v, dtype=float)))}
+        panels = [k for k in ("objective", "step_norm", "residual", "admm_residual", "gap",
+                              "loss") if k in present]
+    panels = list(panels) or ["objective"]
+    layout = _stacked(len(panels), 0.09, [_HISTORY_LABELS.get(p, (p, False))[0]
+                                          for p in panels])
+    traces = []
+    for i, (label, h) in enumerate(histories.items()):
+        color = SERIES_COLORS[i % len(SERIES_COLORS)]
+        for r, key in enumerate(panels, start=1):
+            v = h.get(key)
+            if v is None or not np.size(v):
+                continue
+            v = np.asarray(v, dtype=float)
+            log = _HISTORY_LABELS.get(key, ("", False))[1]
+            if log:
+                v = np.where(v > 0, v, np.nan)
+            xv = np.asarray(h["time"], dtype=float) if x == "time" and "time" in h \
+                else np.arange(v.size, dtype=float)
+            s = _suffix(r)
+            traces.append(dict(
+                type="scattergl", x=f32(xv), y=f32(v), mode="lines+markers" if v.size < 30
+                else "lines", line=dict(color=color, width=2), marker=dict(size=5),
+                name=label, legendgroup=label, showlegend=(r == 1), xaxis=f"x{s}",
+                yaxis=f"y{s}",
+                hovertemplate=f"{label}<br>{x}=%{{x:.4g}}<br>{key}=%{{y:.6g}}<extra></extra>"))
+            if log:
+                layout[f"yaxis{s}"].update(type="log", exponentformat="power")
+    last = _suffix(len(panels))
+    layout[f"xaxis{last}"]["title"] = dict(text="wall time (s)" if x == "time"
+                                           else "iteration")
+    lay = _layout(title, height or 200 + 170 * len(panels), **layout)
+    return _figure(traces, lay)
+
+
+# ---------------------------------------------------------------------------
+# regression
+# ---------------------------------------------------------------------------
+
+def regression_curve(X_train: np.ndarray, y_train: np.ndarray, x_line: np.ndarray,
+                     y_line: np.ndarray, *, X_test: np.ndarray | None = None,
+                     y_test: np.ndarray | None = None, support: np.ndarray | None = None,
+                     support_y: np.ndarray | None = None,
+                     others: Mapping[str, np.ndarray] | None = None, name: str = "fit",
+                     train_score: float | None = None, test_score: float | None = None,
+                     metric: str = "relative error", title: str = "",
+                     height: int = 480) -> go.Figure:
+    """1-D regression: data, the fitted curve, support points (hollow), and other
+    curves on the same ``x_line`` (e.g. a baseline or the noiseless function)."""
+    traces = [dict(type="scattergl", x=f32(np.ravel(X_train)), y=f32(y_train),
+                   mode="markers", name="train", marker=dict(size=6, color="#555555"))]
+    if X_test is not None and y_test is not None and len(y_test):
+        traces.append(dict(type="scattergl", x=f32(np.ravel(X_test)), y=f32(y_test),
+                           mode="markers", name="test",
+                           marker=dict(size=7, symbol="circle-open", color="#555555")))
+    for i, (nm, yy) in enumerate((others or {}).items(), start=1):
+        traces.append(dict(type="scatter", x=f32(x_line), y=f32(yy), mode="lines", name=nm,
+                           line=dict(color=SERIES_COLORS[i % len(SERIES_COLORS)], width=1.5,
+                                     dash="dot")))
+    traces.append(dict(type="scatter", x=f32(x_line), y=f32(y_line), mode="lines",
+                       name=name, line=dict(color=SERIES_COLORS[0], width=2.5)))
+    if support is not None and len(support):
+        sx = np.ravel(np.asarray(support)[:, 0] if np.ndim(support) == 2 else support)
+        sy = support_y if support_y is not None else np.interp(
+            sx, np.ravel(x_line), np.ravel(y_line))
+        traces.append(dict(type="scattergl", x=f32(sx), y=f32(sy), mode="markers",
+                           name="support points",
+                           marker=dict(symbol="circle-open", size=13, color="black",
+                                       line=dict(width=1.5))))
+    layout = _layout(title, height, xaxis=_axis("x"), yaxis=_axis("y"),
+                     annotations=_corner_note(_score_text(train_score, test_score, metric)))
+    return _figure(traces, layout)
+
+
+def regression_surface(xs: np.ndarray, ys: np.ndarray, Z: np.ndarray, X_train: np.ndarray,
+                       y_train: np.ndarray, *, X_test: np.ndarray | None = None,
+                       y_test: np.ndarray | None = None, support: np.ndarray | None = None,
+                       train_score: float | None = None, test_score: float | None = None,
+                       metric: str = "relative error", title: str = "",
+                       height: int = 540) -> go.Figure:
+    """2-D regression: the fitted surface as a filled contour, points coloured by
+    their target on the same colour scale, support points hollow."""
+    y_all = np.concatenate([np.ravel(y_train), np.ravel(y_test) if y_test is not None
+                            else np.zeros(0)])
+    lo = float(min(np.nanmin(Z), np.nanmin(y_all)))
+    hi = float(max(np.nanmax(Z), np.nanmax(y_all)))
+    traces = [dict(
+        type="contour", x=f32(xs), y=f32(ys), z=f32(Z), colorscale=SEQUENTIAL, zmin=lo,
+        zmax=hi, contours=dict(coloring="fill", showlines=False), line=dict(width=0),
+        opacity=0.85, name="fit", colorbar=dict(title=dict(text="ŷ"), thickness=12),
+        hovertemplate="x1=%{x:.2f}<br>x2=%{y:.2f}<br>ŷ=%{z:.3f}<extra></extra>")]
+    traces.append(dict(
+        type="scattergl", x=f32(X_train[:, 0]), y=f32(X_train[:, 1]), mode="markers",
+        name="train", marker=dict(size=7, color=f32(y_train), colorscale=SEQUENTIAL, cmin=lo,
+                                  cmax=hi, line=dict(width=1, color="white")),
+        hovertemplate="y=%{marker.color:.3f}<extra>train</extra>"))
+    if X_test is not None and y_test is not None and len(y_test):
+        traces.append(dict(
+            type="scattergl", x=f32(X_test[:, 0]), y=f32(X_test[:, 1]), mode="markers",
+            name="test", marker=dict(size=8, symbol="circle-open", color=f32(y_test),
+                                     colorscale=SEQUENTIAL, cmin=lo, cmax=hi,
+                                     line=dict(width=2))))
+    if support is not None and len(support):
+        S = np.asarray(support)
+        traces.append(dict(
+            type="scattergl", x=f32(S[:, 0]), y=f32(S[:, 1]), mode="markers",
+            name="support points", hoverinfo="skip",
+            marker=dict(symbol="circle-open", size=14, color="black", line=dict(width=1.5))))
+    layout = _layout(title, height,
+                     xaxis=_axis("x1", range=[float(xs[0]), float(xs[-1])]),
+                     yaxis=_axis("x2", range=[float(ys[0]), float(ys[-1])], scaleanchor="x"),
+                     annotations=_corner_note(_score_text(train_score, test_score, metric)))
+    return _figure(traces, layout)
+
+
+def parity_figure(y_true: np.ndarray, y_pred: np.ndarray, *, title: str = "Predicted vs true",
+                  height: int = 440) -> go.Figure:
+    """Predicted against true targets (for regression data with more than 2 features)."""
+    y_true, y_pred = np.asarray(y_true, float), np.asarray(y_pred, float)
+    lo = float(min(y_true.min(), y_pred.min()))
+    hi = float(max(y_true.max(), y_pred.max()))
+    traces = [dict(type="scattergl", x=f32(y_true), y=f32(y_pred), mode="markers",
+                   name="points", marker=dict(size=6, color=SERIES_COLORS[0])),
+              dict(type="scatter", x=f32([lo, hi]), y=f32([lo, hi]), mode="lines",
+                   name="y = ŷ", line=dict(color="black", dash="dash", width=1))]
+    return _figure(traces, _layout(title, height, xaxis=_axis("true y"),
+                                   yaxis=_axis("predicted ŷ", scaleanchor="x")))
+
+
+def bandwidth_figure(support: np.ndarray, bandwidths: np.ndarray, *,
+                     X: np.ndarray | None = None, y: np.ndarray | None = None,
+                     title: str = "Learned bandwidths (LAB RBF)", height: int = 460,
+                     n_ellipse: int = 40) -> go.Figure:
+    """LAB RBF's bandwidth per support point.
+
+    1-D: the kernel width ``1/θ_i`` at each support point (log y). 2-D: one ellipse
+    per support point with semi-axes ``1/θ_i1`` and ``1/θ_i2`` (where the kernel has
+    dropped to ``e^{-1}``), over the data.
+    """
+    S = np.asarray(support, dtype=float)
+    T = np.abs(np.asarray(bandwidths, dtype=float))
+    if S.ndim == 1:
+        S = S[:, None]
+    if T.ndim == 1:
+        T = T[:, None]
+    with np.errstate(divide="ignore"):
+        W = np.where(T > 0, 1.0 / np.where(T > 0, T, 1.0), np.nan)
+    if S.shape[1] == 1:
+        order = np.argsort(S[:, 0])
+        traces = [dict(
+            type="scatter", x=f32(S[order, 0]), y=f32(W[order, 0]), mode="markers+lines",
+            marker=dict(size=8, color=SERIES_COLORS[1]), line=dict(width=1, dash="dot"),
+            name="width 1/θᵢ", hovertemplate="x=%{x:.3f}<br>1/θ=%{y:.3g}<extra></extra>")]
+        layout = _layout(title, height, xaxis=_axis("support point x"),
+                         yaxis=_axis("kernel width 1/θᵢ", type="log"))
+        return _figure(traces, layout)
+    traces: list[dict] = []
+    if X is not None and len(X):
+        X = np.asarray(X, dtype=float)
+        if y is not None and np.all(np.isin(np.unique(y), (-1, 1))):
+            traces += _class_traces(X, np.asarray(y), hollow=False, name_suffix="data",
+                                    size=6, opacity=0.5)
+        else:
+            traces.append(dict(
+                type="scattergl", x=f32(X[:, 0]), y=f32(X[:, 1]), mode="markers",
+                name="data", marker=dict(size=5, color=f32(y) if y is not None else "#888",
+                                         colorscale=SEQUENTIAL, opacity=0.6)))
+    t = np.linspace(0, 2 * np.pi, n_ellipse)
+    ex = S[:, :1] + W[:, :1] * np.cos(t)[None, :]
+    ey = S[:, 1:2] + W[:, 1:2] * np.sin(t)[None, :]
+    nan = np.full((S.shape[0], 1), np.nan)
+    traces.append(dict(
+        type="scatter", x=f32(np.hstack([ex, nan]).ravel()),
+        y=f32(np.hstack([ey, nan]).ravel()), mode="lines",
+        line=dict(color=SERIES_COLORS[1], width=1.2), name="1/θ ellipses", hoverinfo="skip"))
+    traces.append(dict(
+        type="scatter", x=f32(S[:, 0]), y=f32(S[:, 1]), mode="markers", name="support points",
+        marker=dict(symbol="circle-open", size=10, color="black", line=dict(width=1.5)),
+        customdata=f32(W[:, :2]),
+        hovertemplate="width (%{customdata[0]:.3g}, %{customdata[1]:.3g})<extra></extra>"))
+    xa, ya = _axis("x1"), _axis("x2", scaleanchor="x")
+    if X is not None and len(X):
+        lo, hi = X[:, :2].min(axis=0), X[:, :2].max(axis=0)
+        pad = 0.1 * (hi - lo)
+        xa["range"] = [float(lo[0] - pad[0]), float(hi[0] + pad[0])]
+        ya["range"] = [float(lo[1] - pad[1]), float(hi[1] + pad[1])]
+    return _figure(traces, _layout(title, height, xaxis=xa, yaxis=ya))
+
+
+# ---------------------------------------------------------------------------
+# pairwise constraints (SimpleNPKL)
+# ---------------------------------------------------------------------------
+
+def _segments(X: np.ndarray, pairs: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray]:
+    pairs = np.asarray(pairs, dtype=int).reshape(-1, 2)[:limit]
+    if pairs.size == 0:
+        return np.zeros(0), np.zeros(0)
+    a, b = X[pairs[:, 0], :2], X[pairs[:, 1], :2]
+    nan = np.full(len(pairs), np.nan)
+    xs = np.column_stack([a[:, 0], b[:, 0], nan]).ravel()
+    ys = np.column_stack([a[:, 1], b[:, 1], nan]).ravel()
+    return xs, ys
+
+
+def _cluster_traces(X: np.ndarray, labels: np.ndarray, y_true: np.ndarray | None
+                    ) -> list[dict]:
+    labels = np.asarray(labels)
+    out = []
+    for k in np.unique(labels):
+        m = labels == k
+        marker = dict(size=8, color=cluster_color(k), line=dict(width=1, color="white"))
+        if y_true is not None:
+            marker["symbol"] = np.where(np.asarray(y_true)[m] > 0, "square", "circle")
+        out.append(dict(
+            type="scattergl", x=f32(X[m, 0]), y=f32(X[m, 1]), mode="markers",
+            name=f"cluster {int(k)}", marker=marker,
+            hovertemplate=f"cluster {int(k)}<br>(%{{x:.2f}}, %{{y:.2f}})<extra></extra>"))
+    return out
+
+
+def constraints_figure(X: np.ndarray, labels: np.ndarray, must_link: np.ndarray,
+                       cannot_link: np.ndarray, *, y_true: np.ndarray | None = None,
+                       max_lines: int = 600, title: str = "", score_text: str = "",
+                       height: int = 540) -> go.Figure:
+    """Points coloured by cluster (symbol = true class); must-link pairs as solid green
+    lines, cannot-link pairs as dashed orange lines (at most ``max_lines`` each)."""
+    X = np.asarray(X, dtype=float)
+    traces = []
+    for pairs, name, color, dash in ((must_link, "must-link", MUST_LINK_COLOR, "solid"),
+                                     (cannot_link, "cannot-link", CANNOT_LINK_COLOR, "dash")):
+        xs, ys = _segments(X, pairs, max_lines)
+        n_pairs = len(np.asarray(pairs).reshape(-1, 2))
+        shown = min(n_pairs, max_lines)
+        label = f"{name} ({n_pairs})" if shown == n_pairs else f"{name} ({shown} of {n_pairs})"
+        # plain scatter (not WebGL): WebGL lines cannot be dashed
+        traces.append(dict(type="scatter", x=f32(xs), y=f32(ys), mode="lines", name=label,
+                           line=dict(color=color, width=1.2, dash=dash), opacity=0.75,
+                           hoverinfo="skip"))
+    traces += _cluster_traces(X, labels, y_true)
+    layout = _layout(title, height, xaxis=_axis("x1"), yaxis=_axis("x2", scaleanchor="x"),
+                     annotations=_corner_note(score_text))
+    return _figure(traces, layout)
+
+
+def embedding_figure(E: np.ndarray, labels: np.ndarray, *, y_true: np.ndarray | None = None,
+                     title: str = "2-D embedding from the learned kernel",
+                     height: int = 460) -> go.Figure:
+    """Points in the top two eigen-directions of the learned kernel, by cluster."""
+    E = np.asarray(E, dtype=float)
+    if E.ndim == 1 or E.shape[1] == 1:
+        E = np.column_stack([np.ravel(E), np.zeros(len(E))])
+    layout = _layout(title, height, xaxis=_axis("√λ₁ v₁"), yaxis=_axis("√λ₂ v₂"))
+    return _figure(_cluster_traces(E[:, :2], labels, y_true), layout)
+
+
+# ---------------------------------------------------------------------------
+# sensitivity
+# ---------------------------------------------------------------------------
+
+def sensitivity_figure(values: np.ndarray, scores: np.ndarray, *,
+                       ranks: np.ndarray | None = None, times: np.ndarray | None = None,
+                       param_label: str = "τ", log_x: bool = True,
+                       metric: str = "test accuracy", title: str = "",
+                       baseline: float | None = None, baseline_name: str = "plain SVM",
+                       height: int | None = None) -> go.Figure:
+    """Metric (mean ± std over repeats), rank and fit time against the swept value."""
+    values = np.asarray(values, dtype=float)
+    rows = [("metric", scores, metric)]
+    if ranks is not None and np.any(np.isfinite(ranks)):
+        rows.append(("rank", ranks, "rank"))
+    if times is not None and np.any(np.isfinite(times)):
+        rows.append(("time", times, "fit time (s)"))
+    layout = _stacked(len(rows), 0.08, [r[2] for r in rows])
+    traces, shapes = [], []
+    for r, (key, A, label) in enumerate(rows, start=1):
+        A = np.asarray(A, dtype=float).reshape(values.size, -1)
+        ok = np.isfinite(A).any(axis=1)
+        mean = np.full(values.size, np.nan)
+        sd = np.zeros(values.size)
+        mean[ok] = np.nanmean(A[ok], axis=1)
+        sd[ok] = np.nanstd(A[ok], axis=1)
+        s = _suffix(r)
+        traces.append(dict(
+            type="scatter", x=f32(values), y=f32(mean), mode="lines+markers", name=label,
+            line=dict(color=SERIES_COLORS[r - 1], width=2), showlegend=False,
+            xaxis=f"x{s}", yaxis=f"y{s}",
+            error_y=dict(type="data", array=f32(sd), visible=A.shape[1] > 1),
+            hovertemplate=f"{param_label}=%{{x:.4g}}<br>{label}=%{{y:.4g}}<extra></extra>"))
+        if key == "time":
+            layout[f"yaxis{s}"]["type"] = "log"
+        layout[f"xaxis{s}"]["type"] = "log" if log_x else "linear"
+    if baseline is not None and np.isfinite(baseline):
+        shapes.append(dict(type="line", xref="x domain", yref="y", x0=0, x1=1, y0=baseline,
+                           y1=baseline, line=dict(color=BASELINE_COLOR, dash="dot")))
+        layout["annotations"].append(dict(text=baseline_name, xref="x domain", yref="y",
+                                          x=1, y=baseline, xanchor="right",
+                                          yanchor="bottom", showarrow=False,
+                                          font=dict(color=BASELINE_COLOR)))
+    last = _suffix(len(rows))
+    layout[f"xaxis{last}"]["title"] = dict(text=param_label)
+    return _figure(traces, _layout(title, height or 200 + 170 * len(rows), shapes=shapes,
+                                   **layout))
+
+
+# ---------------------------------------------------------------------------
+# scaling (DANK §4)
+# ---------------------------------------------------------------------------
+
+def partition_figure(X: np.ndarray, labels: np.ndarray, centers: np.ndarray | None = None, *,
+                     y: np.ndarray | None = None, screened: np.ndarray | None = None,
+                     title: str = "k-means partition", height: int = 480) -> go.Figure:
+    """The data coloured by cluster (symbol = class), centres as crosses; points
+    certified as non-support vectors (Theorem 7) as hollow black diamonds."""
+    X = np.asarray(X, dtype=float)
+    traces = _cluster_traces(X, labels, y)
+    if centers is not None and len(centers):
+        C = np.asarray(centers, dtype=float)
+        traces.append(dict(type="scatter", x=f32(C[:, 0]), y=f32(C[:, 1]), mode="markers",
+                           name="centres", marker=dict(symbol="x", size=13, color="black")))
+    if screened is not None:
+        m = np.asarray(screened, dtype=bool)
+        if m.any():
+            traces.append(dict(
+                type="scattergl", x=f32(X[m, 0]), y=f32(X[m, 1]), mode="markers",
+                name=f"screened non-SVs ({int(m.sum())})",
+                marker=dict(symbol="diamond-open", size=12, color="black",
+                            line=dict(width=1.5))))
+    layout = _layout(title, height, xaxis=_axis("x1"), yaxis=_axis("x2", scaleanchor="x"))
+    return _figure(traces, layout)
+
+
+def lines_figure(x: np.ndarray, series: Mapping[str, np.ndarray], *, x_title: str,
+                 y_title: str, title: str = "", log_x: bool = False, log_y: bool = False,
+                 height: int = 380, dashes: Mapping[str, str] | None = None) -> go.Figure:
+    """Several named series against a common x (Q(π) vs v, bound vs gap, time vs n)."""
+    traces = []
+    for i, (name, v) in enumerate(series.items()):
+        v = np.asarray(v, dtype=float)
+        if log_y:
+            v = np.where(v > 0, v, np.nan)
+        traces.append(dict(
+            type="scatter", x=f32(x), y=f32(v), mode="lines+markers", name=name,
+            line=dict(color=SERIES_COLORS[i % len(SERIES_COLORS)], width=2,
+                      dash=(dashes or {}).get(name, "solid")),
+            hovertemplate=f"{name}<br>{x_title}=%{{x:.4g}}<br>%{{y:.4g}}<extra></extra>"))
+    ya = _axis(y_title, type="log" if log_y else "linear")
+    if log_y:
+        ya["exponentformat"] = "power"
+    layout = _layout(title, height, xaxis=_axis(x_title, type="log" if log_x else "linear"),
+                     yaxis=ya)
+    return _figure(traces, layout)
+
+
+def figure_nbytes(fig: go.Figure) -> int:
+    """Bytes of the JSON the browser receives for ``fig`` (Streamlit re-validates the
+    figure and serialises it with ``plotly.io.to_json``, escaping ``/``)."""
+    import plotly.io as pio
+    from plotly.tools import return_figure_from_figure_or_data
+    checked = return_figure_from_figure_or_data(fig, validate_figure=True)
+    return len(pio.to_json(checked, validate=False).encode())

@@ -1,0 +1,1358 @@
+r"""The lab's state and plumbing: one declared table of every setting, URL and JSON
+round trips, the method registry, and a fit that never raises.
+
+Pure Python/numpy (no Streamlit): the pages only draw widgets from :data:`SETTINGS`,
+collect one ``params`` dict and call :func:`prepare_data` and :func:`fit_method`; what
+comes back is a :class:`LabResult` that the figure builders in
+:mod:`nplk_core.figures` turn into plots.
+
+Modelled on TensorFlow Playground's ``state.ts``: every setting has a name (its URL
+key), a type, a default, a range, a log-scale flag, the methods and pages it applies
+to, and a label with the paper's symbol. :func:`encode_query` / :func:`decode_query`
+turn a ``params`` dict into URL query values and back; bad values fall back to the
+defaults with a message instead of an exception.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import importlib
+import inspect
+import json
+import math
+import time
+import warnings
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+PAGES = ("classification", "regression", "pairwise", "sensitivity", "scaling")
+CLASSIFICATION, REGRESSION = "classification", "regression"
+
+#: Query keys written by Streamlit itself; silently ignored when decoding.
+_FOREIGN_KEYS = frozenset({"embed", "embed_options"})
+
+MAX_POINTS = 300  # user-added points kept in the state (and the URL)
+
+
+# ---------------------------------------------------------------------------
+# messages
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Message:
+    """A short note for the page: ``level`` is "error", "warning" or "info"."""
+
+    level: str
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _msg(level: str, text: str) -> Message:
+    return Message(level, text)
+
+
+# ---------------------------------------------------------------------------
+# the settings table
+# ---------------------------------------------------------------------------
+
+def log_options(lo: float, hi: float, mantissas: Sequence[float] = (1, 1.5, 2, 3, 5, 7)
+                ) -> tuple[float, ...]:
+    """Round values from ``lo`` to ``hi`` spaced evenly on a log scale (1-1.5-2-3-5-7)."""
+    out = []
+    for e in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1):
+        for m in mantissas:
+            v = float(f"{m * 10.0 ** e:.6g}")
+            if lo * (1 - 1e-9) <= v <= hi * (1 + 1e-9):
+                out.append(v)
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One user-facing setting.
+
+    ``kind`` is one of ``"float"``, ``"int"``, ``"choice"``, ``"bool"``,
+    ``"float_auto"`` (a float or the string ``"auto"``), ``"range"`` (a pair of
+    floats) or ``"points"`` (user-added points, rows ``(x1, x2, label)``).
+    ``methods`` lists the methods the setting applies to (``None``: not method
+    specific); ``pages`` the pages that show it; ``param`` the estimator parameter it
+    feeds (defaults to ``name``); ``continuous`` whether a change allows a warm start.
+    """
+
+    name: str
+    kind: str
+    default: Any
+    label: str
+    help: str = ""
+    min: float | None = None
+    max: float | None = None
+    step: float | None = None
+    log: bool = False
+    options: tuple = ()
+    option_labels: tuple[tuple[Any, str], ...] = ()
+    methods: tuple[str, ...] | None = None
+    pages: tuple[str, ...] = ()
+    group: str = "method"
+    param: str | None = None
+    continuous: bool = False
+    datasets: tuple[str, ...] | None = None
+
+    @property
+    def estimator_param(self) -> str:
+        return self.param or self.name
+
+    def grid(self) -> tuple:
+        """The discrete values a slider offers (log-spaced for log settings)."""
+        if self.options:
+            return self.options
+        if self.kind in ("float", "float_auto", "range") and self.log:
+            return log_options(self.min, self.max)
+        if self.kind == "int" and self.log:
+            vals = sorted({int(round(v)) for v in log_options(self.min, self.max)})
+            return tuple(v for v in vals if self.min <= v <= self.max)
+        return ()
+
+    def format(self, value: Any) -> str:
+        """Human-readable value for labels and option lists."""
+        for opt, lab in self.option_labels:
+            if opt == value:
+                return lab
+        if value == "auto":
+            return "auto"
+        if isinstance(value, float):
+            return f"{value:g}"
+        return str(value)
+
+    def applies(self, method: str | None = None, page: str | None = None,
+                dataset: str | None = None) -> bool:
+        if page is not None and self.pages and page not in self.pages:
+            return False
+        if method is not None and self.methods is not None and method not in self.methods:
+            return False
+        if self.datasets is not None and dataset is not None and dataset not in self.datasets:
+            return False
+        return True
+
+
+# method groups used in the table
+_DANK = ("dank", "dank_svr")
+_SVM_LIKE = ("dank", "knpl", "onk", "svm", "dank_svr", "svr")
+_SIGMA = ("dank", "knpl", "onk", "svm", "dank_svr", "svr", "krr")
+_LAB = ("lab_rbf", "lab_rbf_reg")
+
+_C_PAGES = ("classification", "sensitivity", "scaling")
+_R_PAGES = ("regression", "sensitivity")
+_ALL_FIT_PAGES = ("classification", "regression", "sensitivity")
+
+CLASSIFICATION_METHODS = ("dank", "knpl", "onk", "lab_rbf", "svm", "svm_cv", "mkl_uniform")
+REGRESSION_METHODS = ("dank_svr", "lab_rbf_reg", "svr", "svr_cv", "krr")
+
+CLASSIFICATION_DATASETS = ("clowns", "sandwich", "moons", "circles", "chessboard", "spiral",
+                           "csv", "drawn")
+REGRESSION_DATASETS = ("step", "harmonic", "chirp", "csv")
+
+_STATIC_SETTINGS: tuple[Setting, ...] = (
+    # ---- data -------------------------------------------------------------------------
+    Setting("dataset", "choice", "clowns", "Dataset", group="data",
+            options=CLASSIFICATION_DATASETS,
+            option_labels=(("csv", "CSV upload"), ("drawn", "your points (click to add)")),
+            pages=("classification", "pairwise", "sensitivity", "scaling"),
+            help="Toy data from the papers' figures, your own CSV, or points you add by "
+                 "clicking the plot."),
+    Setting("reg_dataset", "choice", "step", "Dataset", group="data",
+            options=REGRESSION_DATASETS, option_labels=(("csv", "CSV upload"),),
+            pages=_R_PAGES, help="Regression data: step function, 2-D harmonic surface, "
+                                 "chirp, or your own CSV."),
+    Setting("n_samples", "int", 200, "Sample size n", group="data", min=20, max=1000,
+            step=10, pages=PAGES, help="Number of points drawn (train + test)."),
+    Setting("test_size", "float", 0.3, "Test fraction", group="data", min=0.1, max=0.7,
+            step=0.05, pages=_ALL_FIT_PAGES,
+            help="Share of the points held out for the test score."),
+    Setting("seed", "int", 0, "Seed", group="data", min=0, max=9999, step=1, pages=PAGES,
+            help="Random seed for the data draw and the train/test split."),
+    Setting("points", "points", (), "Added points", group="data",
+            pages=("classification",),
+            help="Points you added by clicking (x1, x2, class)."),
+    # ---- method choice ------------------------------------------------------------------
+    Setting("method", "choice", "dank", "Method", group="method",
+            options=CLASSIFICATION_METHODS,
+            option_labels=(("dank", "DANK"), ("knpl", "KNPL"), ("onk", "ONK"),
+                           ("lab_rbf", "LAB RBF"), ("svm", "SVM"), ("svm_cv", "SVM-CV"),
+                           ("mkl_uniform", "MKL-uniform")),
+            pages=("classification",), help="The classifier to fit."),
+    Setting("reg_method", "choice", "dank_svr", "Method", group="method",
+            options=REGRESSION_METHODS,
+            option_labels=(("dank_svr", "DANK-SVR"), ("lab_rbf_reg", "LAB RBF"),
+                           ("svr", "SVR"), ("svr_cv", "SVR-CV"), ("krr", "Kernel ridge")),
+            pages=("regression",), help="The regressor to fit."),
+    # ---- method parameters ----------------------------------------------------------------
+    Setting("solver", "choice", "auto", "Solver", methods=_DANK, pages=_ALL_FIT_PAGES,
+            options=("auto", "nesterov", "nesterov-monotone", "pg", "apg"),
+            option_labels=(("auto", "auto (fastest)"), ("nesterov", "Nesterov (Alg. 1)"),
+                           ("nesterov-monotone", "Nesterov, monotone"),
+                           ("pg", "projected gradient"), ("apg", "accelerated PG")),
+            help="DANK's solver for the concave dual h(α); all reach the same optimum."),
+    Setting("C", "float", 1.0, "C (box constraint)", min=0.01, max=1000.0, log=True,
+            methods=("dank", "knpl", "onk", "svm", "dank_svr", "svr", "mkl_uniform"),
+            pages=PAGES, continuous=True,
+            help="Upper bound on the dual variables α: larger C fits the training data "
+                 "harder."),
+    Setting("sigma", "float", 1.0, "σ (Gaussian kernel width)", min=0.05, max=20.0, log=True,
+            methods=_SIGMA, pages=PAGES, continuous=True,
+            help="k(x, x′) = exp(−‖x − x′‖² / (2σ²)). Small σ: wiggly boundary; large σ: "
+                 "nearly linear."),
+    Setting("tau", "float", 0.01, "τ (nuclear-norm weight)", min=1e-4, max=10.0, log=True,
+            methods=_DANK, pages=_ALL_FIT_PAGES, continuous=True,
+            help="Weight of τη‖F‖*: larger τ gives a lower-rank F (DANK eq. 4)."),
+    Setting("eta", "float_auto", "auto", "η (closeness of F to 11ᵀ)", min=1e-3, max=1e5,
+            log=True, methods=_DANK, pages=_ALL_FIT_PAGES, continuous=True,
+            help="Weight of η‖F − 11ᵀ‖²: large η keeps F near all-ones (plain SVM); "
+                 "auto = ‖α_SVM‖² as in the paper."),
+    Setting("max_iter", "int", 2000, "Max iterations", min=10, max=5000, log=False,
+            options=(10, 20, 50, 100, 200, 500, 1000, 2000, 5000),
+            methods=_DANK, pages=_ALL_FIT_PAGES,
+            help="Iteration cap (the paper uses 2000)."),
+    Setting("extension", "choice", "reciprocal", "Out-of-sample rule", group="view",
+            options=("reciprocal", "nearest"),
+            option_labels=(("reciprocal", "reciprocal neighbours (DANK §2.3)"),
+                           ("nearest", "nearest training point (KNPL eq. 23)")),
+            methods=_DANK, pages=("classification", "regression"),
+            help="How F is extended to new points. The reciprocal rule depends on the whole "
+                 "set of new points, so the drawn surface depends on the grid."),
+    Setting("epsilon", "float", 0.1, "ε (tube width)", min=1e-3, max=2.0, log=True,
+            methods=("dank_svr", "svr"), pages=_R_PAGES, continuous=True,
+            help="Errors smaller than ε cost nothing (ε-insensitive loss)."),
+    Setting("gamma", "float", 1.0, "γ (KNPL regulariser)", min=1e-3, max=1e3, log=True,
+            methods=("knpl",), pages=("classification", "sensitivity"), continuous=True,
+            help="Weight of γ‖G‖²_F in KNPL: large γ keeps G near the all-ones matrix."),
+    Setting("admm_rho", "float", 1.1, "ρ (ADMM penalty growth)", min=1.01, max=3.0,
+            step=0.01, methods=("knpl",), pages=("classification", "sensitivity"),
+            param="rho",
+            help="β ← min(ρβ, 1e8) after every ADMM step (KNPL Alg. 1). Not ONK's ρ."),
+    Setting("n_outer", "int", 10, "Outer rounds T", min=1, max=30, step=1,
+            methods=("knpl",), pages=("classification", "sensitivity"),
+            help="Rounds of 'G by ADMM, then α by SMO' (KNPL Alg. 2)."),
+    Setting("onk_rho", "float", 1.0, "ρ (neighbourhood radius)", min=1e-3, max=1e4,
+            log=True, methods=("onk",), pages=("classification", "sensitivity"),
+            param="rho", continuous=True,
+            help="How far the learned kernel G may move from K: ρ → ∞ gives the plain SVM."),
+    Setting("onk_solver", "choice", "cgd", "ONK solver", options=("cgd", "level"),
+            option_labels=(("cgd", "constrained gradient descent"),
+                           ("level", "level method")),
+            methods=("onk",), pages=("classification", "sensitivity"), param="solver",
+            help="Constrained gradient descent (ONK Alg. 2) or the level method (Alg. 1)."),
+    Setting("n_support", "int", 30, "Support count N", min=2, max=200, step=1,
+            methods=_LAB, pages=_ALL_FIT_PAGES,
+            help="Number of support points whose bandwidths LAB RBF learns."),
+    Setting("lam", "float", 1e-3, "λ (ridge)", min=1e-6, max=10.0, log=True,
+            methods=("lab_rbf", "lab_rbf_reg", "krr"), pages=_ALL_FIT_PAGES, continuous=True,
+            help="Ridge regularisation of the kernel solve."),
+    # ---- views --------------------------------------------------------------------------
+    Setting("show_baseline", "bool", True, "Show the plain SVM boundary", group="view",
+            pages=("classification",),
+            help="Dotted line: the 0-level of an SVC with the same σ and C."),
+    Setting("compare_solvers", "bool", False, "Overlay all solvers", group="view",
+            methods=_DANK + ("onk",), pages=("classification", "regression"),
+            help="Fit with every solver and overlay their convergence: DANK's Nesterov vs "
+                 "projected gradient (seed 000 Fig. 4), ONK's CGD vs level method."),
+    Setting("view", "choice", "matrix", "View", group="view",
+            options=("matrix", "spectra", "convergence", "bandwidth"),
+            option_labels=(("matrix", "Learned matrix"), ("spectra", "Eigen-decay"),
+                           ("convergence", "Convergence"), ("bandwidth", "Bandwidths")),
+            pages=("classification",), help="What the right-hand figure shows."),
+    Setting("reg_view", "choice", "bandwidth", "View", group="view",
+            options=("bandwidth", "matrix", "spectra", "convergence"),
+            option_labels=(("bandwidth", "Bandwidths"), ("matrix", "Learned matrix"),
+                           ("spectra", "Eigen-decay"), ("convergence", "Convergence")),
+            pages=("regression",), help="What the second figure shows."),
+    # ---- pairwise constraints (SimpleNPKL) -----------------------------------------------
+    Setting("npkl_loss", "choice", "linear", "Loss", options=("linear", "square_hinge",
+                                                              "hinge", "square"),
+            option_labels=(("linear", "linear (closed form)"), ("square_hinge",
+                                                                 "square hinge"),
+                           ("hinge", "hinge"), ("square", "square")),
+            pages=("pairwise",), group="pairwise", param="loss",
+            help="Loss on the pairwise constraints (SimpleNPKL §4–5)."),
+    Setting("npkl_C", "float", 1.0, "C (constraint weight)", min=1e-3, max=1e3, log=True,
+            pages=("pairwise",), group="pairwise", param="C",
+            help="Weight of the constraint loss against the Laplacian smoothness."),
+    Setting("B", "float", 100.0, "B (trace bound)", min=1.0, max=1e4, log=True,
+            pages=("pairwise",), group="pairwise",
+            help="tr(K^p) ≤ B bounds the learned kernel's size."),
+    Setting("p", "float", 2.0, "p (Schatten power)", min=1.1, max=5.0, step=0.1,
+            pages=("pairwise",), group="pairwise",
+            help="The power p > 1 of the trace constraint; p = 2 gives K* ∝ A₊."),
+    Setting("n_neighbors", "int", 5, "k (graph neighbours)", min=2, max=20, step=1,
+            pages=("pairwise",), group="pairwise",
+            help="Neighbours in the k-NN graph of the Laplacian L."),
+    Setting("constraint_fraction", "float", 0.05, "Constraint fraction", min=0.005, max=0.5,
+            log=True, pages=("pairwise",), group="pairwise",
+            help="Share of all pairs turned into must-link / cannot-link constraints."),
+    Setting("active_selection", "bool", False, "Active constraint selection",
+            pages=("pairwise",), group="pairwise",
+            help="Keep only the constraints around the least certain points (§5.3)."),
+    Setting("n_clusters_npkl", "int", 2, "Clusters", min=2, max=8, step=1,
+            pages=("pairwise",), group="pairwise", param="n_clusters",
+            help="Number of clusters for kernel k-means on the learned kernel."),
+    Setting("pair_view", "choice", "embedding", "View", group="view",
+            options=("embedding", "spectrum", "objective"),
+            option_labels=(("embedding", "2-D embedding"), ("spectrum", "Spectrum"),
+                           ("objective", "Objective")),
+            pages=("pairwise",), help="What the second figure shows."),
+    # ---- sensitivity ---------------------------------------------------------------------
+    Setting("sweep_method", "choice", "dank", "Method", group="sweep",
+            options=CLASSIFICATION_METHODS + REGRESSION_METHODS,
+            option_labels=(("dank", "DANK"), ("knpl", "KNPL"), ("onk", "ONK"),
+                           ("lab_rbf", "LAB RBF"), ("svm", "SVM"), ("svm_cv", "SVM-CV"),
+                           ("mkl_uniform", "MKL-uniform"), ("dank_svr", "DANK-SVR"),
+                           ("lab_rbf_reg", "LAB RBF (regression)"), ("svr", "SVR"),
+                           ("svr_cv", "SVR-CV"), ("krr", "Kernel ridge")),
+            pages=("sensitivity",), help="The method whose parameter is swept."),
+    Setting("sweep_param", "choice", "tau", "Swept parameter", group="sweep",
+            options=("tau", "eta", "onk_rho", "C", "sigma", "n_support", "lam", "epsilon",
+                     "gamma"),
+            pages=("sensitivity",), help="The parameter to vary; the others stay fixed."),
+    Setting("sweep_range", "range", (), "Range", group="sweep", pages=("sensitivity",),
+            help="Smallest and largest swept value (empty: the parameter's full range)."),
+    Setting("sweep_points", "int", 7, "Points", min=3, max=15, step=1, group="sweep",
+            pages=("sensitivity",), help="Number of values in the sweep."),
+    Setting("sweep_repeats", "int", 3, "Repeats (seeds)", min=1, max=10, step=1,
+            group="sweep", pages=("sensitivity",),
+            help="Each value is fitted on this many seeds; the plot shows mean ± std."),
+    # ---- scaling ---------------------------------------------------------------------------
+    Setting("scale_clusters", "int", 4, "Clusters v", min=1, max=16, step=1, group="scaling",
+            pages=("scaling",),
+            help="Number of k-means clusters for the decomposition (seed 000 §4)."),
+    Setting("scale_max_clusters", "int", 10, "Largest v in the sweep", min=2, max=20,
+            step=1, group="scaling", pages=("scaling",),
+            help="Q(π) and the Theorem 6 bound are drawn for v = 1 … this value."),
+    Setting("scale_max_n", "choice", 800, "Largest n for timing",
+            options=(200, 400, 800, 1600, 3200), group="scaling", pages=("scaling",),
+            help="Fit time is measured for n = 100, 200, … up to this value."),
+)
+
+
+@lru_cache(maxsize=1)
+def _dataset_settings() -> tuple[Setting, ...]:
+    """Settings generated from the dataset registry (one per dataset parameter)."""
+    try:
+        datasets = importlib.import_module("nplk_core.datasets")
+        registry = datasets.DATASETS
+    except (ImportError, AttributeError):
+        return ()
+    out = []
+    for name, spec in registry.items():
+        for pname, ps in getattr(spec, "params", {}).items():
+            default = getattr(ps, "default", None)
+            kind = "int" if isinstance(default, (int, np.integer)) and \
+                not isinstance(default, bool) else "float"
+            pages = ("regression", "sensitivity") if getattr(spec, "task", "") == REGRESSION \
+                else ("classification", "pairwise", "sensitivity", "scaling")
+            out.append(Setting(
+                f"{name}_{pname}", kind, default,
+                getattr(ps, "label", None) or (pname if len(pname) <= 2 else
+                                               pname.replace("_", " ").capitalize()),
+                help=getattr(ps, "help", "") or "", min=getattr(ps, "min", None),
+                max=getattr(ps, "max", None), step=getattr(ps, "step", None),
+                log=bool(getattr(ps, "log", False)), group="data", pages=pages,
+                param=pname, datasets=(name,)))
+    return tuple(out)
+
+
+def settings() -> dict[str, Setting]:
+    """Every setting by name: the static table plus one per dataset parameter."""
+    table = {s.name: s for s in _STATIC_SETTINGS}
+    for s in _dataset_settings():
+        table.setdefault(s.name, s)
+    return table
+
+
+def setting(name: str) -> Setting:
+    return settings()[name]
+
+
+def defaults() -> dict[str, Any]:
+    """The default value of every setting."""
+    return {name: s.default for name, s in settings().items()}
+
+
+# ---------------------------------------------------------------------------
+# value validation and (de)serialisation
+# ---------------------------------------------------------------------------
+
+def _finite_float(value: Any) -> float:
+    if isinstance(value, bool):
+        raise ValueError("not a number")
+    v = float(value)
+    if not math.isfinite(v):
+        raise ValueError("not finite")
+    return v
+
+
+def _in_range(s: Setting, v: float) -> None:
+    if s.min is not None and v < s.min - 1e-12 * max(1.0, abs(s.min)):
+        raise ValueError(f"below the minimum {s.min:g}")
+    if s.max is not None and v > s.max + 1e-12 * max(1.0, abs(s.max)):
+        raise ValueError(f"above the maximum {s.max:g}")
+
+
+def coerce(name: str, value: Any) -> Any:
+    """Return ``value`` converted to the setting's type; raise ValueError if invalid.
+
+    Accepts the native type or the URL string form.
+    """
+    s = setting(name)
+    kind = s.kind
+    if kind == "float":
+        v = _finite_float(value)
+        _in_range(s, v)
+        return v
+    if kind == "float_auto":
+        if isinstance(value, str) and value.strip().lower() == "auto":
+            return "auto"
+        v = _finite_float(value)
+        _in_range(s, v)
+        return v
+    if kind == "int":
+        if isinstance(value, bool):
+            raise ValueError("not an integer")
+        v = float(value)
+        if not math.isfinite(v) or v != int(v):
+            raise ValueError("not an integer")
+        v = int(v)
+        _in_range(s, v)
+        return v
+    if kind == "bool":
+        if isinstance(value, (bool, np.bool_)):
+            return bool(value)
+        text = str(value).strip().lower()
+        if text in ("1", "true", "yes", "on"):
+            return True
+        if text in ("0", "false", "no", "off"):
+            return False
+        raise ValueError("not a yes/no value")
+    if kind == "choice":
+        for opt in s.options:
+            if value == opt or str(value) == str(opt):
+                return opt
+        raise ValueError(f"not one of {', '.join(map(str, s.options))}")
+    if kind == "range":
+        if value is None or value == "" or (isinstance(value, Sequence) and len(value) == 0):
+            return ()
+        parts = value.split("~") if isinstance(value, str) else list(value)
+        if len(parts) != 2:
+            raise ValueError("a range needs two values 'lo~hi'")
+        lo, hi = (_finite_float(p) for p in parts)
+        if not lo < hi:
+            raise ValueError("the range needs lo < hi")
+        return (lo, hi)
+    if kind == "points":
+        return _coerce_points(value)
+    raise ValueError(f"unknown setting kind {kind!r}")
+
+
+def _coerce_points(value: Any) -> tuple[tuple[float, float, int], ...]:
+    if value is None or value == "":
+        return ()
+    if isinstance(value, str):
+        rows = [r.split(",") for r in value.split(";") if r.strip()]
+    else:
+        rows = [list(r) for r in value]
+    out = []
+    for r in rows:
+        if len(r) != 3:
+            raise ValueError("each point needs x1, x2 and a class")
+        x1, x2 = _finite_float(r[0]), _finite_float(r[1])
+        lab = int(float(r[2]))
+        if lab not in (-1, 1):
+            raise ValueError("a point's class must be -1 or +1")
+        out.append((x1, x2, lab))
+    if len(out) > MAX_POINTS:
+        raise ValueError(f"more than {MAX_POINTS} points")
+    return tuple(out)
+
+
+def to_text(name: str, value: Any) -> str:
+    """The URL form of a value (exact: floats use their shortest round-trip repr)."""
+    kind = setting(name).kind
+    if kind == "bool":
+        return "1" if value else "0"
+    if kind in ("float", "float_auto"):
+        return "auto" if value == "auto" else repr(float(value))
+    if kind == "int":
+        return str(int(value))
+    if kind == "range":
+        return "" if not value else f"{float(value[0])!r}~{float(value[1])!r}"
+    if kind == "points":
+        return ";".join(f"{x1:.4g},{x2:.4g},{int(c)}" for x1, x2, c in value)
+    return str(value)
+
+
+def relevant_names(page: str, params: Mapping[str, Any] | None = None) -> list[str]:
+    """Names of the settings that matter on ``page`` given the current choices.
+
+    Method parameters are kept only for the selected method; dataset parameters
+    only for the selected dataset.
+    """
+    params = {**defaults(), **(params or {})}
+    method = {"classification": params.get("method"), "regression": params.get("reg_method"),
+              "sensitivity": params.get("sweep_method")}.get(page)
+    dataset = params.get("reg_dataset") if page == "regression" or (
+        page == "sensitivity" and method in REGRESSION_METHODS) else params.get("dataset")
+    names = []
+    for name, s in settings().items():
+        if not s.applies(page=page):
+            continue
+        if s.group in ("method", "view") and s.methods is not None and method is not None \
+                and method not in s.methods:
+            continue
+        if s.datasets is not None and dataset not in s.datasets:
+            continue
+        names.append(name)
+    return names
+
+
+def encode_query(params: Mapping[str, Any], names: Iterable[str] | None = None
+                 ) -> dict[str, str]:
+    """URL query values for ``params`` (all of them, or only ``names``)."""
+    table = settings()
+    keys = list(names) if names is not None else list(params)
+    out = {}
+    for k in keys:
+        if k in table and k in params:
+            out[k] = to_text(k, params[k])
+    return out
+
+
+def decode_query(query: Mapping[str, Any], base: Mapping[str, Any] | None = None
+                 ) -> tuple[dict[str, Any], list[Message]]:
+    """Parameters from URL query values, starting from ``base`` (default: defaults).
+
+    Unknown keys and invalid values are ignored with a message; the setting keeps
+    its value from ``base``. Never raises.
+    """
+    params = dict(defaults() if base is None else base)
+    messages: list[Message] = []
+    table = settings()
+    for key, raw in query.items():
+        if key in _FOREIGN_KEYS:
+            continue
+        if isinstance(raw, (list, tuple)) and table.get(key) is not None \
+                and table[key].kind != "points":
+            raw = raw[-1] if raw else ""
+        if key not in table:
+            messages.append(_msg("warning", f"Ignored unknown link parameter “{key}”."))
+            continue
+        try:
+            params[key] = coerce(key, raw)
+        except (ValueError, TypeError, OverflowError) as exc:
+            shown = str(raw)[:40]
+            messages.append(_msg(
+                "warning", f"Link parameter {key}={shown!r} is invalid ({exc}); using "
+                           f"{table[key].format(params[key])} instead."))
+    return params, messages
+
+
+CONFIG_FORMAT = "nplk-lab-config"
+
+
+def params_to_json(params: Mapping[str, Any], names: Iterable[str] | None = None) -> str:
+    """A downloadable JSON configuration (re-loadable with :func:`params_from_json`)."""
+    table = settings()
+    keys = list(names) if names is not None else [k for k in params if k in table]
+    body = {}
+    for k in keys:
+        if k not in table or k not in params:
+            continue
+        v = params[k]
+        if table[k].kind == "points":
+            v = [list(p) for p in v]
+        elif table[k].kind == "range":
+            v = list(v)
+        elif isinstance(v, np.generic):
+            v = v.item()
+        body[k] = v
+    return json.dumps({"format": CONFIG_FORMAT, "version": 1, "params": body}, indent=2)
+
+
+def params_from_json(text: str | bytes, base: Mapping[str, Any] | None = None
+                     ) -> tuple[dict[str, Any], list[Message]]:
+    """Parameters from a JSON configuration; invalid entries fall back with a message."""
+    params = dict(defaults() if base is None else base)
+    try:
+        doc = json.loads(text)
+    except (ValueError, UnicodeDecodeError) as exc:
+        return params, [_msg("error", f"The configuration is not valid JSON ({exc}).")]
+    if not isinstance(doc, dict) or not isinstance(doc.get("params"), dict):
+        return params, [_msg("error", "The configuration has no “params” object; was it "
+                                      "saved by NPLK Lab?")]
+    messages = []
+    table = settings()
+    for key, raw in doc["params"].items():
+        if key not in table:
+            messages.append(_msg("warning", f"Ignored unknown setting “{key}”."))
+            continue
+        try:
+            params[key] = coerce(key, raw)
+        except (ValueError, TypeError, OverflowError) as exc:
+            messages.append(_msg("warning", f"Setting {key}={str(raw)[:40]!r} is invalid "
+                                            f"({exc}); kept {table[key].format(params[key])}."))
+    return params, messages
+
+
+# ---------------------------------------------------------------------------
+# the method registry
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """A method of the lab: how to build it from ``params`` and what it can show.
+
+    ``target`` is ``"module:Class"`` (imported lazily, so a solver that has not
+    landed just reports itself unavailable); ``params`` are the lab settings that
+    apply; ``fixed`` extra keyword arguments; ``views`` the figures it supports;
+    ``matrix`` the fitted attribute holding the learned matrix.
+    """
+
+    name: str
+    label: str
+    task: str
+    target: str
+    params: tuple[str, ...]
+    views: tuple[str, ...]
+    matrix: str | None = None
+    description: str = ""
+    fixed: tuple[tuple[str, Any], ...] = ()
+
+    def load(self) -> type:
+        module, cls = self.target.split(":")
+        return getattr(importlib.import_module(module), cls)
+
+
+_SV = ("surface",)
+METHODS: dict[str, MethodSpec] = {m.name: m for m in (
+    MethodSpec("dank", "DANK", CLASSIFICATION, "nplk_core.dank:DANKClassifier",
+               ("C", "sigma", "tau", "eta", "solver", "max_iter"),
+               _SV + ("matrix", "spectra", "convergence"), "F_",
+               "Learns a PSD matrix F that reweights the Gaussian kernel entry by entry "
+               "(seed 000)."),
+    MethodSpec("knpl", "KNPL", CLASSIFICATION, "nplk_core.knpl:KNPLClassifier",
+               ("C", "sigma", "gamma", "admm_rho", "n_outer"),
+               _SV + ("matrix", "spectra", "convergence"), "G_",
+               "Nonlinear pairwise layer: G ⪰ 0 with rows summing to n, by ADMM (seed 001)."),
+    MethodSpec("onk", "ONK", CLASSIFICATION, "nplk_core.onk:ONKClassifier",
+               ("C", "sigma", "onk_rho", "onk_solver"),
+               _SV + ("matrix", "spectra", "convergence"), "G_",
+               "Optimal neighbourhood kernel: the best kernel within ρ of K (seed 003)."),
+    MethodSpec("lab_rbf", "LAB RBF", CLASSIFICATION, "nplk_core.lab_rbf:LABRBFClassifier",
+               ("n_support", "lam"), _SV + ("bandwidth", "convergence"), None,
+               "A bandwidth vector per support point, learned by gradient (seed 004)."),
+    MethodSpec("svm", "SVM", CLASSIFICATION, "sklearn.svm:SVC", ("C", "sigma"),
+               _SV + ("matrix", "spectra"), None, "Plain SVC with the Gaussian kernel."),
+    MethodSpec("svm_cv", "SVM-CV", CLASSIFICATION, "nplk_core.baselines:SVMCVClassifier", (),
+               _SV, None, "SVC with σ and C chosen by 5-fold CV on 2^−5…2^5."),
+    MethodSpec("mkl_uniform", "MKL-uniform", CLASSIFICATION,
+               "nplk_core.baselines:MKLUniformClassifier", (), _SV, None,
+               "SVC on the average of 11 Gaussian kernels, σ = 2^−5…2^5."),
+    MethodSpec("dank_svr", "DANK-SVR", REGRESSION, "nplk_core.dank:DANKRegressor",
+               ("C", "epsilon", "sigma", "tau", "eta", "solver", "max_iter"),
+               ("curve", "matrix", "spectra", "convergence"), "F_",
+               "DANK in ε-SVR (seed 000 §5)."),
+    MethodSpec("lab_rbf_reg", "LAB RBF", REGRESSION, "nplk_core.lab_rbf:LABRBFRegressor",
+               ("n_support", "lam"), ("curve", "bandwidth", "convergence"), None,
+               "Locally adaptive bandwidths per support point (seed 004)."),
+    MethodSpec("svr", "SVR", REGRESSION, "sklearn.svm:SVR", ("C", "epsilon", "sigma"),
+               ("curve", "matrix", "spectra"), None, "Plain ε-SVR with the Gaussian kernel."),
+    MethodSpec("svr_cv", "SVR-CV", REGRESSION, "nplk_core.baselines:SVRCVRegressor", (),
+               ("curve",), None, "SVR with σ and C chosen by 5-fold CV."),
+    MethodSpec("krr", "Kernel ridge", REGRESSION, "nplk_core.baselines:KernelRidgeBaseline",
+               ("sigma", "lam"), ("curve",), None, "Kernel ridge regression."),
+)}
+
+
+def available(method: str) -> tuple[bool, str]:
+    """Whether ``method``'s estimator can be imported now, and why not."""
+    spec = METHODS.get(method)
+    if spec is None:
+        return False, f"Unknown method “{method}”."
+    try:
+        spec.load()
+    except (ImportError, AttributeError):
+        return False, f"{spec.label} is not available yet (its solver has not landed)."
+    return True, ""
+
+
+def methods_for(task: str) -> list[str]:
+    return [m for m, s in METHODS.items() if s.task == task]
+
+
+def _estimator_kwargs(spec: MethodSpec, params: Mapping[str, Any]) -> dict[str, Any]:
+    table = settings()
+    kw: dict[str, Any] = {}
+    for name in spec.params:
+        kw[table[name].estimator_param] = params.get(name, table[name].default)
+    kw.update(dict(spec.fixed))
+    if spec.target.startswith("sklearn.svm:"):
+        from .kernels import sigma_to_gamma
+        kw["gamma"] = sigma_to_gamma(kw.pop("sigma"))
+    return kw
+
+
+def make_estimator(method: str, params: Mapping[str, Any], *,
+                   callback: Callable | None = None, random_state: int | None = None
+                   ) -> tuple[Any, list[Message]]:
+    """Build ``method``'s estimator from lab ``params``.
+
+    Parameters the estimator does not accept are dropped with a message (so the lab
+    keeps working if a solver's signature drifts). Raises ImportError if the solver
+    is not available.
+    """
+    spec = METHODS[method]
+    cls = spec.load()
+    kw = _estimator_kwargs(spec, params)
+    accepted = set(cls().get_params())
+    messages = [_msg("info", f"{spec.label} does not take “{k}”; ignored.")
+                for k in kw if k not in accepted]
+    kw = {k: v for k, v in kw.items() if k in accepted}
+    if callback is not None and "callback" in accepted:
+        kw["callback"] = callback
+    if "random_state" in accepted and "random_state" not in kw:
+        kw["random_state"] = params.get("seed", 0) if random_state is None else random_state
+    return cls(**kw), messages
+
+
+def method_params(method: str) -> tuple[str, ...]:
+    """Lab settings that apply to ``method``."""
+    return METHODS[method].params
+
+
+def can_warm_start(old: Mapping[str, Any], new: Mapping[str, Any], method: str) -> bool:
+    """True when only continuous parameters of ``method`` changed (TF Playground rule)."""
+    table = settings()
+    changed = [n for n in METHODS[method].params if old.get(n) != new.get(n)]
+    return bool(changed) and all(table[n].continuous for n in changed)
+
+
+# ---------------------------------------------------------------------------
+# data
+# ---------------------------------------------------------------------------
+
+@dataclass
+class LabData:
+    """Train/test arrays plus a key that identifies them for caching."""
+
+    X_train: np.ndarray
+    y_train: np.ndarray
+    X_test: np.ndarray
+    y_test: np.ndarray
+    task: str
+    key: str
+    feature_names: tuple[str, ...] = ("x1", "x2")
+    label_name: str = "y"
+    messages: list[Message] = field(default_factory=list)
+
+    @property
+    def X(self) -> np.ndarray:
+        return np.vstack([self.X_train, self.X_test])
+
+    @property
+    def y(self) -> np.ndarray:
+        return np.concatenate([self.y_train, self.y_test])
+
+    @property
+    def n_features(self) -> int:
+        return int(self.X_train.shape[1])
+
+
+def array_key(*arrays: np.ndarray) -> str:
+    """A short content hash of arrays (for cache keys)."""
+    h = hashlib.blake2b(digest_size=10)
+    for a in arrays:
+        a = np.ascontiguousarray(a)
+        h.update(str(a.shape).encode())
+        h.update(str(a.dtype).encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def datasets_available() -> tuple[bool, str]:
+    try:
+        mod = importlib.import_module("nplk_core.datasets")
+        mod.make_dataset  # noqa: B018
+    except (ImportError, AttributeError):
+        return False, "The toy datasets are not available yet (nplk_core.datasets has not landed)."
+    return True, ""
+
+
+def dataset_params(name: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """The dataset's own parameters (noise, scale, …) from the lab params."""
+    out = {}
+    for s in _dataset_settings():
+        if s.datasets == (name,):
+            out[s.estimator_param] = params.get(s.name, s.default)
+    return out
+
+
+def split(X: np.ndarray, y: np.ndarray, *, task: str, test_size: float, seed: int
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Train/test split, stratified for classification when every class has 2+ points."""
+    from sklearn.model_selection import train_test_split
+    n = len(y)
+    n_test = int(round(test_size * n))
+    if n < 4 or n_test < 1 or n - n_test < 2:
+        return X, y, X[:0], y[:0]
+    strat = None
+    if task == CLASSIFICATION:
+        _, counts = np.unique(y, return_counts=True)
+        if counts.size > 1 and counts.min() >= 2:
+            strat = y
+    try:
+        return tuple(train_test_split(X, y, test_size=n_test, random_state=seed,
+                                      stratify=strat))
+    except ValueError:
+        return tuple(train_test_split(X, y, test_size=n_test, random_state=seed))
+
+
+def prepare_data(params: Mapping[str, Any], task: str = CLASSIFICATION, *,
+                 seed: int | None = None, csv: Any = None, label_column: str | None = None
+                 ) -> tuple[LabData | None, list[Message]]:
+    """Draw (or load) the data the params describe, split into train and test.
+
+    ``csv`` is the uploaded file (bytes or text) when the dataset is ``"csv"``. User
+    points (``params["points"]``) are appended to the training set. Returns
+    ``(data, messages)``; ``data`` is None (and a message says why) when no data can
+    be made. Never raises.
+    """
+    p = {**defaults(), **params}
+    seed = int(p["seed"] if seed is None else seed)
+    name = p["reg_dataset"] if task == REGRESSION else p["dataset"]
+    n = int(p["n_samples"])
+    test_size = float(p["test_size"])
+    messages: list[Message] = []
+    feature_names: tuple[str, ...] = ("x1", "x2")
+    label_name = "y"
+    if name == "csv":
+        if csv is None:
+            return None, [_msg("info", "Upload a CSV file (features in columns, the label in "
+                                       "the last column or a column named “y”/“label”).")]
+        ok, why = datasets_available()
+        if not ok:
+            return None, [_msg("error", why)]
+        ds = importlib.import_module("nplk_core.datasets")
+        try:
+            loaded = ds.load_csv(csv, task=task, label_column=label_column)
+        except ValueError as exc:
+            return None, [_msg("error", f"Could not read the CSV: {exc}")]
+        X = np.asarray(loaded.X, dtype=float)
+        if task == CLASSIFICATION:
+            try:
+                y_pm, classes = ds.to_pm1(loaded.y)
+            except ValueError as exc:
+                return None, [_msg("error", f"The lab's classifiers need two classes: {exc}")]
+            y = y_pm.astype(float)
+            if not (classes[0] == -1 and classes[1] == 1):
+                messages.append(_msg("info", f"Classes mapped: {classes[0]} → −1, "
+                                             f"{classes[1]} → +1."))
+        else:
+            y = np.asarray(loaded.y, dtype=float)
+        feature_names = tuple(getattr(loaded, "feature_names", ()) or
+                              (f"x{i + 1}" for i in range(X.shape[1])))
+        label_name = getattr(loaded, "label_name", "y") or "y"
+        key = "csv-" + array_key(X, y)
+    elif name == "drawn":
+        X = np.zeros((0, 2))
+        y = np.zeros(0)
+        key = "drawn"
+    else:
+        ok, why = datasets_available()
+        if not ok:
+            return None, [_msg("error", why)]
+        ds = importlib.import_module("nplk_core.datasets")
+        dparams = dataset_params(name, p)
+        try:
+            X, y = ds.make_dataset(name, n, random_state=seed, **dparams)[:2]
+        except (ValueError, TypeError, KeyError) as exc:
+            return None, [_msg("error", f"Could not make the {name} data: {exc}")]
+        X = np.asarray(X, dtype=float)
+        y = np.asarray(y, dtype=float)
+        key = f"{name}-n{n}-s{seed}-" + "-".join(f"{k}{v!r}" for k, v in
+                                                   sorted(dparams.items()))
+    if task == CLASSIFICATION and y.size:
+        y = np.where(y > 0, 1.0, -1.0) if set(np.unique(y)) <= {-1.0, 0.0, 1.0} else y
+    Xtr, Xte, ytr, yte = split(X, y, task=task, test_size=test_size, seed=seed) \
+        if y.size else (X, X, y, y)
+    key += f"-t{test_size!r}"
+    points = p.get("points", ()) if task == CLASSIFICATION else ()
+    if points:
+        if X.shape[1] != 2:
+            messages.append(_msg("warning", "Added points need 2-D data; they are ignored."))
+        else:
+            P = np.asarray(points, dtype=float).reshape(-1, 3)
+            Xtr = np.vstack([Xtr, P[:, :2]])
+            ytr = np.concatenate([ytr, P[:, 2]])
+            key += "-p" + array_key(P)
+    if ytr.size == 0:
+        return None, [_msg("info", "No points yet: click the plot to add points of both "
+                                   "classes.")]
+    if not (np.all(np.isfinite(Xtr)) and np.all(np.isfinite(ytr))):
+        return None, [_msg("error", "The data contain NaN or infinite values; clean them "
+                                    "and upload again.")]
+    return LabData(Xtr, ytr, Xte, yte, task, key, feature_names, label_name,
+                   messages), messages
+
+
+# ---------------------------------------------------------------------------
+# fitting
+# ---------------------------------------------------------------------------
+
+@dataclass
+class LabResult:
+    """Everything a page needs from one fit; ``estimator`` is None when it failed."""
+
+    method: str
+    task: str
+    params: dict[str, Any]
+    estimator: Any = None
+    train_score: float = float("nan")
+    test_score: float = float("nan")
+    metric: str = "accuracy"
+    fit_time: float = float("nan")
+    matrix: np.ndarray | None = None
+    matrix_name: str | None = None
+    kernel: np.ndarray | None = None
+    spectra: dict[str, np.ndarray] = field(default_factory=dict)
+    history: dict[str, np.ndarray] = field(default_factory=dict)
+    messages: list[Message] = field(default_factory=list)
+    n_iter: int | None = None
+    converged: bool | None = None
+    rank: int | None = None
+    support_points: np.ndarray | None = None
+    warm_started: bool = False
+    data_key: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.estimator is not None
+
+    @property
+    def errors(self) -> list[Message]:
+        return [m for m in self.messages if m.level == "error"]
+
+
+def relative_error(y_true: np.ndarray, y_pred: np.ndarray) -> float:
+    r"""Relative squared error :math:`\sum(\hat g - y)^2 / \sum(y - \bar y)^2` (seed 000 §6.3)."""
+    y_true = np.asarray(y_true, dtype=float)
+    if y_true.size == 0:
+        return float("nan")
+    den = float(np.sum((y_true - y_true.mean()) ** 2))
+    num = float(np.sum((np.asarray(y_pred, dtype=float) - y_true) ** 2))
+    return num / den if den > 0 else float("nan")
+
+
+def score(estimator: Any, X: np.ndarray, y: np.ndarray, task: str) -> float:
+    if len(y) == 0:
+        return float("nan")
+    pred = np.asarray(estimator.predict(X), dtype=float)
+    if task == CLASSIFICATION:
+        return float(np.mean(pred == y))
+    return relative_error(y, pred)
+
+
+def _support_points(est: Any, X_train: np.ndarray) -> np.ndarray | None:
+    sv = getattr(est, "support_vectors_", None)
+    if sv is not None and np.ndim(sv) == 2:
+        return np.asarray(sv, dtype=float)
+    idx = getattr(est, "support_", None)
+    if idx is not None:
+        idx = np.asarray(idx)
+        if idx.dtype == bool:
+            idx = np.flatnonzero(idx)
+        if idx.size and idx.max() < len(X_train):
+            return X_train[idx]
+        return X_train[:0]
+    return None
+
+
+def _spectra_of(est: Any, spec: MethodSpec, X_train: np.ndarray, params: Mapping[str, Any]
+                ) -> tuple[dict[str, np.ndarray], np.ndarray | None]:
+    from .kernels import gaussian_kernel
+    from .spectral import spectrum
+    if hasattr(est, "spectra"):
+        sp = est.spectra()
+        return {k: np.asarray(v, dtype=float) for k, v in sp.items()}, \
+            getattr(est, "K_", None)
+    if "sigma" not in spec.params:
+        return {}, None
+    K = getattr(est, "K_", None)
+    if K is None:
+        K = gaussian_kernel(X_train, sigma=float(params.get("sigma", 1.0)))
+    out = {"K": spectrum(K)}
+    if spec.matrix is not None and getattr(est, spec.matrix, None) is not None:
+        G = np.asarray(getattr(est, spec.matrix), dtype=float)
+        name = spec.matrix.rstrip("_")
+        out[name] = spectrum(G)
+        if spec.name == "knpl":
+            out[f"{name}∘K"] = spectrum(G * K)
+    return out, K
+
+
+def fit_method(params: Mapping[str, Any], X_train: np.ndarray, y_train: np.ndarray,
+               X_test: np.ndarray, y_test: np.ndarray, *, method: str | None = None,
+               warm_from: LabResult | None = None, callback: Callable | None = None,
+               data_key: str = "") -> LabResult:
+    """Fit ``method`` (default ``params["method"]``) and collect what the views need.
+
+    Never raises for bad data or solver trouble: errors, ConvergenceWarning and
+    non-finite outputs become :class:`Message` entries, and ``estimator`` stays None
+    when nothing usable came out. ``warm_from`` (a previous result of the same
+    method on the same data) warm-starts estimators that support ``warm_start``.
+    """
+    method = method or params.get("method", "dank")
+    spec = METHODS.get(method)
+    p = {**defaults(), **params}
+    task = spec.task if spec else CLASSIFICATION
+    res = LabResult(method=method, task=task, params=dict(p),
+                    metric="accuracy" if task == CLASSIFICATION else "relative error",
+                    data_key=data_key)
+    if spec is None:
+        res.messages.append(_msg("error", f"Unknown method “{method}”."))
+        return res
+    ok, why = available(method)
+    if not ok:
+        res.messages.append(_msg("info", why))
+        return res
+    X_train = np.asarray(X_train, dtype=float)
+    y_train = np.asarray(y_train, dtype=float)
+    X_test = np.asarray(X_test, dtype=float)
+    y_test = np.asarray(y_test, dtype=float)
+    if task == CLASSIFICATION:
+        classes, counts = np.unique(y_train, return_counts=True)
+        if classes.size < 2:
+            res.messages.append(_msg(
+                "error", "The training data have only one class; add points of the other "
+                         "class or pick another dataset."))
+            return res
+        if counts.min() < 2 and method in ("svm_cv", "mkl_uniform"):
+            res.messages.append(_msg("error", "Cross-validation needs at least 2 points of "
+                                              "each class (better: 5)."))
+            return res
+    if len(y_train) < 3:
+        res.messages.append(_msg("error", "Too few training points: add more."))
+        return res
+    try:
+        est, msgs = make_estimator(method, p, callback=callback)
+    except (ImportError, AttributeError, TypeError, ValueError) as exc:
+        res.messages.append(_msg("error", f"Could not build {spec.label}: {exc}"))
+        return res
+    res.messages.extend(msgs)
+    if warm_from is not None and warm_from.ok and warm_from.method == method and \
+            "warm_start" in est.get_params() and \
+            getattr(warm_from.estimator, "n_features_in_", None) == X_train.shape[1] and \
+            (not data_key or warm_from.data_key == data_key):
+        warm = copy.deepcopy(warm_from.estimator)
+        warm.set_params(**{k: v for k, v in est.get_params().items() if k != "warm_start"},
+                        warm_start=True)
+        est = warm
+        res.warm_started = True
+    t0 = time.perf_counter()
+    try:
+        with warnings.catch_warnings(record=True) as caught, \
+                np.errstate(all="ignore"):
+            warnings.simplefilter("always")
+            est.fit(X_train, y_train)
+    except (ValueError, ArithmeticError, np.linalg.LinAlgError, RuntimeError, TypeError,
+            IndexError, KeyError) as exc:
+        text = str(exc).strip().split("\n")[0][:300] or type(exc).__name__
+        res.messages.append(_msg("error", f"{spec.label} failed: {text}"))
+        return res
+    res.fit_time = time.perf_counter() - t0
+    res.messages.extend(_warning_messages(caught, spec.label))
+    res.estimator = est
+    try:
+        res.train_score = score(est, X_train, y_train, task)
+        res.test_score = score(est, X_test, y_test, task)
+    except (ValueError, ArithmeticError, np.linalg.LinAlgError) as exc:
+        res.messages.append(_msg("error", f"{spec.label} could not predict: {exc}"))
+        res.estimator = None
+        return res
+    if not np.isfinite(res.train_score):
+        res.messages.append(_msg("error", f"{spec.label} produced non-finite predictions; "
+                                          "try a larger σ or η, or a smaller C."))
+        res.estimator = None
+        return res
+    res.n_iter = _as_int(getattr(est, "n_iter_", None))
+    conv = getattr(est, "converged_", None)
+    res.converged = None if conv is None else bool(conv)
+    res.history = {k: np.asarray(v, dtype=float) for k, v in
+                   (getattr(est, "history_", None) or {}).items()
+                   if np.ndim(v) == 1}
+    if spec.matrix is not None and getattr(est, spec.matrix, None) is not None:
+        res.matrix = np.asarray(getattr(est, spec.matrix), dtype=float)
+        res.matrix_name = spec.matrix.rstrip("_")
+    try:
+        res.spectra, res.kernel = _spectra_of(est, spec, X_train, p)
+    except (ValueError, np.linalg.LinAlgError) as exc:
+        res.messages.append(_msg("warning", f"Spectra unavailable: {exc}"))
+    rank = getattr(est, "rank_", None)
+    if rank is None and res.matrix is not None and res.matrix.shape[0] <= 2000:
+        from .spectral import numerical_rank
+        rank = numerical_rank(res.matrix)
+    res.rank = _as_int(rank)
+    res.support_points = _support_points(est, X_train)
+    return res
+
+
+def _as_int(v: Any) -> int | None:
+    try:
+        return None if v is None else int(np.max(v))
+    except (TypeError, ValueError):
+        return None
+
+
+def _warning_messages(caught: list, label: str) -> list[Message]:
+    from sklearn.exceptions import ConvergenceWarning
+    out, seen = [], set()
+    for w in caught:
+        text = str(w.message).strip().split("\n")[0][:300]
+        if text in seen:
+            continue
+        seen.add(text)
+        if issubclass(w.category, ConvergenceWarning):
+            out.append(_msg("warning", f"{label} did not converge: {text}"))
+        elif issubclass(w.category, (RuntimeWarning, UserWarning)):
+            out.append(_msg("warning", f"{label}: {text}"))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# decision functions on a grid
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Grid:
+    """A ``resolution × resolution`` grid over the data's padded bounding box."""
+
+    xs: np.ndarray
+    ys: np.ndarray
+
+    @property
+    def points(self) -> np.ndarray:
+        xx, yy = np.meshgrid(self.xs, self.ys)
+        return np.column_stack([xx.ravel(), yy.ravel()])
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.ys.size, self.xs.size)
+
+
+def make_grid(X: np.ndarray, resolution: int = 100, pad: float = 0.1) -> Grid:
+    """Grid over the bounding box of the first two columns of ``X``, padded by ``pad``."""
+    X = np.asarray(X, dtype=float)
+    if X.size == 0:
+        lo, hi = np.array([-3.0, -3.0]), np.array([3.0, 3.0])
+    else:
+        lo, hi = X[:, :2].min(axis=0), X[:, :2].max(axis=0)
+    span = np.maximum(hi - lo, 1e-6)
+    lo, hi = lo - pad * span, hi + pad * span
+    return Grid(np.linspace(lo[0], hi[0], resolution), np.linspace(lo[1], hi[1], resolution))
+
+
+def decision_values(estimator: Any, X: np.ndarray, *, extension: str | None = None
+                    ) -> np.ndarray:
+    """The decision function (or prediction) of a fitted estimator at ``X``."""
+    fn = getattr(estimator, "decision_function", None)
+    if fn is None:
+        fn = estimator.predict
+    if extension is not None:
+        try:
+            if "extension" in inspect.signature(fn).parameters:
+                return np.asarray(fn(X, extension=extension), dtype=float)
+        except (TypeError, ValueError):
+            pass
+    out = np.asarray(fn(X), dtype=float)
+    return out.ravel() if out.ndim > 1 and out.shape[1] == 1 else out
+
+
+def grid_values(estimator: Any, grid: Grid, *, extension: str | None = None
+                ) -> tuple[np.ndarray | None, list[Message]]:
+    """Decision values on ``grid`` as a ``grid.shape`` array; messages instead of errors."""
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            z = decision_values(estimator, grid.points, extension=extension)
+    except (ValueError, ArithmeticError, np.linalg.LinAlgError, TypeError, MemoryError) as exc:
+        return None, [_msg("warning", f"Could not evaluate the model on the grid: {exc}")]
+    if z.ndim != 1:
+        return None, [_msg("info", "The decision surface needs a two-class model.")]
+    Z = z.reshape(grid.shape)
+    if not np.all(np.isfinite(Z)):
+        return None, [_msg("warning", "The model gave non-finite values on the grid.")]
+    return Z, []
+
+
+def fit_baseline_svm(X_train: np.ndarray, y_train: np.ndarray, *, C: float, sigma: float
+                     ) -> Any | None:
+    """Plain SVC with the same σ and C (the gallery's reference boundary)."""
+    from sklearn.svm import SVC
+
+    from .kernels import sigma_to_gamma
+    if np.unique(y_train).size < 2:
+        return None
+    try:
+        return SVC(C=float(C), gamma=sigma_to_gamma(float(sigma))).fit(X_train, y_train)
+    except ValueError:
+        return None
+
+
+# ---------------------------------------------------------------------------
+# user-added points
+# ---------------------------------------------------------------------------
+
+def click_grid(grid: Grid, step: int = 4) -> np.ndarray:
+    """The (sub-sampled) grid nodes offered as click targets for adding points."""
+    xs, ys = grid.xs[::step], grid.ys[::step]
+    xx, yy = np.meshgrid(xs, ys)
+    return np.column_stack([xx.ravel(), yy.ravel()])
+
+
+def points_from_selection(selection: Mapping[str, Any] | None, targets: np.ndarray,
+                          label: int, *, curve: int | None = None, limit: int = 50
+                          ) -> list[tuple[float, float, int]]:
+    """New points from a Plotly selection event over the click-target trace.
+
+    ``selection`` is Streamlit's ``event["selection"]`` dict; only points of trace
+    ``curve`` (if given) are used; their indices address ``targets``. Box selections
+    add every target inside (capped at ``limit``).
+    """
+    if not selection:
+        return []
+    pts = selection.get("points") or []
+    out = []
+    for pt in pts:
+        if curve is not None and pt.get("curve_number") != curve:
+            continue
+        idx = pt.get("point_index", pt.get("point_number"))
+        if idx is None or not 0 <= int(idx) < len(targets):
+            continue
+        x1, x2 = targets[int(idx)]
+        out.append((round(float(x1), 4), round(float(x2), 4), int(label)))
+        if len(out) >= limit:
+            break
+    return out
+
+
+def add_points(points: Sequence, new: Sequence) -> tuple[tuple[float, float, int], ...]:
+    """Append new points, keeping at most :data:`MAX_POINTS`."""
+    return tuple(tuple(p) for p in (list(points) + list(new))[-MAX_POINTS:])
+
+
+# ---------------------------------------------------------------------------
+# sensitivity sweeps
+# ---------------------------------------------------------------------------
+
+def sweep_values(name: str, lo: float | None = None, hi: float | None = None,
+                 n_points: int = 7) -> np.ndarray:
+    """``n_points`` values of setting ``name`` between ``lo`` and ``hi`` (log-spaced if
+    the setting is on a log scale; integers rounded and de-duplicated)."""
+    s = setting(name)
+    lo = float(s.min if lo is None else lo)
+    hi = float(s.max if hi is None else hi)
+    if s.log and lo > 0:
+        vals = np.geomspace(lo, hi, n_points)
+    else:
+        vals = np.linspace(lo, hi, n_points)
+    if s.kind == "int":
+        vals = np.unique(np.round(vals).astype(int))
+    else:
+        vals = np.array([float(f"{v:.4g}") for v in vals])
+    return vals
+
+
+@dataclass
+class SweepResult:
+    """Metric, rank and fit time per swept value, over repeated seeds."""
+
+    method: str
+    param: str
+    values: np.ndarray
+    metric: str
+    scores: np.ndarray      # (n_values, n_repeats) test metric
+    train_scores: np.ndarray
+    ranks: np.ndarray       # (n_values, n_repeats), NaN when the method has no rank
+    times: np.ndarray       # (n_values, n_repeats) seconds
+    messages: list[Message] = field(default_factory=list)
+
+    @property
+    def log(self) -> bool:
+        return setting(self.param).log
+
+
+def run_sweep(params: Mapping[str, Any], method: str, param: str, values: Sequence[float],
+              *, repeats: int = 1, progress: Callable[[int, int], Any] | None = None,
+              csv: Any = None) -> SweepResult:
+    """Fit ``method`` for every value of ``param`` and every seed ``seed … seed+repeats-1``.
+
+    Each seed draws its own data and split. ``progress(done, total)`` is called after
+    every fit (returning True stops the sweep early).
+    """
+    spec = METHODS[method]
+    values = np.asarray(values)
+    shape = (values.size, max(int(repeats), 1))
+    scores = np.full(shape, np.nan)
+    train = np.full(shape, np.nan)
+    ranks = np.full(shape, np.nan)
+    times = np.full(shape, np.nan)
+    messages: list[Message] = []
+    seen: set[str] = set()
+    base_seed = int(params.get("seed", 0))
+    total, done = shape[0] * shape[1], 0
+    for r in range(shape[1]):
+        data, msgs = prepare_data(params, spec.task, seed=base_seed + r, csv=csv)
+        if data is None:
+            messages.extend(msgs)
+            break
+        for i, v in enumerate(values):
+            p = {**params, param: v.item() if hasattr(v, "item") else v}
+            res = fit_method(p, data.X_train, data.y_train, data.X_test, data.y_test,
+                             method=method, data_key=data.key)
+            for m in res.messages:
+                if m.text not in seen and m.level != "info":
+                    seen.add(m.text)
+                    messages.append(_msg(m.level, f"{setting(param).format(p[param])}: {m}"))
+            if res.ok:
+                scores[i, r] = res.test_score
+                train[i, r] = res.train_score
+                ranks[i, r] = np.nan if res.rank is None else res.rank
+                times[i, r] = res.fit_time
+            done += 1
+            if progress is not None and progress(done, total):
+                return SweepResult(method, param, values, res.metric, scores, train, ranks,
+                                   times, messages)
+    metric = "accuracy" if spec.task == CLASSIFICATION else "relative error"
+    return SweepResult(method, param, values, metric, scores, train, ranks, times, messages)
+
+
+def sweep_table(sweep: SweepResult):
+    """A Table-5-like summary: value, test metric mean ± std, rank, fit time."""
+    import pandas as pd
+    s = setting(sweep.param)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        m, sd = np.nanmean(sweep.scores, axis=1), np.nanstd(sweep.scores, axis=1)
+        rk = np.nanmean(sweep.ranks, axis=1)
+        t = np.nanmean(sweep.times, axis=1)
+    rows = {
+        s.label: [s.format(v.item() if hasattr(v, "item") else v) for v in sweep.values],
+        f"test {sweep.metric}": [f"{a:.3f} ± {b:.3f}" if np.isfinite(a) else "—"
+                                 for a, b in zip(m, sd, strict=True)],
+        "rank": [f"{a:.1f}" if np.isfinite(a) else "—" for a in rk],
+        "fit time (s)": [f"{a:.3f}" if np.isfinite(a) else "—" for a in t],
+    }
+    return pd.DataFrame(rows)
