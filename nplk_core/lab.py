@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 PAGES = ("classification", "regression", "pairwise", "sensitivity", "scaling")
-CLASSIFICATION, REGRESSION = "classification", "regression"
+CLASSIFICATION, REGRESSION, CLUSTERING = "classification", "regression", "clustering"
 
 #: Query keys written by Streamlit itself; silently ignored when decoding.
 _FOREIGN_KEYS = frozenset({"embed", "embed_options"})
@@ -239,7 +239,7 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
     Setting("n_outer", "int", 10, "Outer rounds T", min=1, max=30, step=1,
             methods=("knpl",), pages=("classification", "sensitivity"),
             help="Rounds of 'G by ADMM, then α by SMO' (KNPL Alg. 2)."),
-    Setting("onk_rho", "float", 1.0, "ρ (neighbourhood radius)", min=1e-3, max=1e4,
+    Setting("onk_rho", "float", 100.0, "ρ (neighbourhood radius)", min=1e-3, max=1e4,
             log=True, methods=("onk",), pages=("classification", "sensitivity"),
             param="rho", continuous=True,
             help="How far the learned kernel G may move from K: ρ → ∞ gives the plain SVM."),
@@ -255,9 +255,10 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
             methods=("lab_rbf", "lab_rbf_reg", "krr"), pages=_ALL_FIT_PAGES, continuous=True,
             help="Ridge regularisation of the kernel solve."),
     # ---- views --------------------------------------------------------------------------
-    Setting("show_baseline", "bool", True, "Show the plain SVM boundary", group="view",
-            pages=("classification",),
-            help="Dotted line: the 0-level of an SVC with the same σ and C."),
+    Setting("show_baseline", "bool", True, "Show the plain SVM / SVR", group="view",
+            pages=("classification", "regression"),
+            help="Dotted: the plain SVM's boundary (or the plain SVR's curve) with the same "
+                 "σ and C."),
     Setting("compare_solvers", "bool", False, "Overlay all solvers", group="view",
             methods=_DANK + ("onk",), pages=("classification", "regression"),
             help="Fit with every solver and overlay their convergence: DANK's Nesterov vs "
@@ -278,33 +279,38 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
             option_labels=(("linear", "linear (closed form)"), ("square_hinge",
                                                                  "square hinge"),
                            ("hinge", "hinge"), ("square", "square")),
-            pages=("pairwise",), group="pairwise", param="loss",
+            methods=("simple_npkl",), pages=("pairwise",), group="method", param="loss",
             help="Loss on the pairwise constraints (SimpleNPKL §4–5)."),
     Setting("npkl_C", "float", 1.0, "C (constraint weight)", min=1e-3, max=1e3, log=True,
-            pages=("pairwise",), group="pairwise", param="C",
-            help="Weight of the constraint loss against the Laplacian smoothness."),
-    Setting("B", "float", 100.0, "B (trace bound)", min=1.0, max=1e4, log=True,
-            pages=("pairwise",), group="pairwise",
-            help="tr(K^p) ≤ B bounds the learned kernel's size."),
-    Setting("p", "float", 2.0, "p (Schatten power)", min=1.1, max=5.0, step=0.1,
-            pages=("pairwise",), group="pairwise",
-            help="The power p > 1 of the trace constraint; p = 2 gives K* ∝ A₊."),
+            methods=("simple_npkl",), pages=("pairwise",), group="method", param="C",
+            continuous=True,
+            help="Weight of the constraint loss against the Laplacian smoothness tr(LK)."),
+    Setting("B", "float", 1.0, "B (capacity)", min=0.01, max=1e4, log=True,
+            methods=("simple_npkl",), pages=("pairwise",), group="method", continuous=True,
+            help="tr(K^p) ≤ B bounds the learned kernel's size (the seed uses 1 on small "
+                 "data)."),
+    Setting("p", "float", 2.0, "p (capacity power)", min=1.1, max=5.0, step=0.1,
+            methods=("simple_npkl",), pages=("pairwise",), group="method", continuous=True,
+            help="The power p > 1 of the capacity term; p = 2 gives K* ∝ A₊."),
     Setting("n_neighbors", "int", 5, "k (graph neighbours)", min=2, max=20, step=1,
-            pages=("pairwise",), group="pairwise",
-            help="Neighbours in the k-NN graph of the Laplacian L."),
-    Setting("constraint_fraction", "float", 0.05, "Constraint fraction", min=0.005, max=0.5,
-            log=True, pages=("pairwise",), group="pairwise",
-            help="Share of all pairs turned into must-link / cannot-link constraints."),
-    Setting("active_selection", "bool", False, "Active constraint selection",
-            pages=("pairwise",), group="pairwise",
-            help="Keep only the constraints around the least certain points (§5.3)."),
+            methods=("simple_npkl",), pages=("pairwise",), group="method",
+            help="Neighbours in the mutual k-NN graph of the Laplacian L (seed: 5)."),
+    Setting("constraint_fraction", "float", 0.1, "Constraint fraction", min=0.01, max=1.0,
+            step=0.01, methods=("simple_npkl",), pages=("pairwise",), group="method",
+            help="Random pairs are drawn from the labels until the must-link graph has "
+                 "(1 − fraction)·n components (the seed uses 0.3)."),
+    Setting("active_selection", "int", 0, "Active selection (points)", min=0, max=200,
+            step=5, methods=("simple_npkl",), pages=("pairwise",), group="method",
+            help="Keep only the constraints touching this many least-certain points (§5.3); "
+                 "0 = use every constraint."),
     Setting("n_clusters_npkl", "int", 2, "Clusters", min=2, max=8, step=1,
-            pages=("pairwise",), group="pairwise", param="n_clusters",
+            methods=("simple_npkl",), pages=("pairwise",), group="method",
+            param="n_clusters",
             help="Number of clusters for kernel k-means on the learned kernel."),
     Setting("pair_view", "choice", "embedding", "View", group="view",
-            options=("embedding", "spectrum", "objective"),
-            option_labels=(("embedding", "2-D embedding"), ("spectrum", "Spectrum"),
-                           ("objective", "Objective")),
+            options=("embedding", "spectra", "convergence"),
+            option_labels=(("embedding", "2-D embedding"), ("spectra", "Spectrum"),
+                           ("convergence", "Objective")),
             pages=("pairwise",), help="What the second figure shows."),
     # ---- sensitivity ---------------------------------------------------------------------
     Setting("sweep_method", "choice", "dank", "Method", group="sweep",
@@ -674,6 +680,11 @@ METHODS: dict[str, MethodSpec] = {m.name: m for m in (
                ("curve",), None, "SVR with σ and C chosen by 5-fold CV."),
     MethodSpec("krr", "Kernel ridge", REGRESSION, "nplk_core.baselines:KernelRidgeBaseline",
                ("sigma", "lam"), ("curve",), None, "Kernel ridge regression."),
+    MethodSpec("simple_npkl", "SimpleNPKL", CLUSTERING, "nplk_core.simple_npkl:SimpleNPKL",
+               ("npkl_loss", "npkl_C", "B", "p", "n_neighbors", "constraint_fraction",
+                "active_selection", "n_clusters_npkl"),
+               ("constraints", "embedding", "spectra", "convergence"), "kernel_",
+               "A kernel from must-link / cannot-link pairs and a k-NN graph (seed 002)."),
 )}
 
 
@@ -699,6 +710,8 @@ def _estimator_kwargs(spec: MethodSpec, params: Mapping[str, Any]) -> dict[str, 
     for name in spec.params:
         kw[table[name].estimator_param] = params.get(name, table[name].default)
     kw.update(dict(spec.fixed))
+    if kw.get("active_selection") == 0:
+        kw["active_selection"] = None  # 0 in the UI = every constraint
     if spec.target.startswith("sklearn.svm:"):
         from .kernels import sigma_to_gamma
         kw["gamma"] = sigma_to_gamma(kw.pop("sigma"))
@@ -1101,10 +1114,13 @@ def fit_method(params: Mapping[str, Any], X_train: np.ndarray, y_train: np.ndarr
     except (ValueError, np.linalg.LinAlgError) as exc:
         res.messages.append(_msg("warning", f"Spectra unavailable: {exc}"))
     rank = getattr(est, "rank_", None)
-    if rank is None and res.matrix is not None and res.matrix.shape[0] <= 2000:
-        from .spectral import numerical_rank
-        rank = numerical_rank(res.matrix)
-    res.rank = _as_int(rank)
+    if rank is None and res.matrix is not None:
+        from .spectral import numerical_rank, spectrum
+        lam = res.spectra.get(res.matrix_name)
+        if lam is None and res.matrix.shape[0] <= 2000:
+            lam = spectrum(res.matrix)
+        rank = None if lam is None else numerical_rank(lam)
+    res.rank = None if rank is None or np.ndim(rank) else int(rank)
     res.support_points = _support_points(est, X_train)
     return res
 
@@ -1296,12 +1312,17 @@ class SweepResult:
 
 def run_sweep(params: Mapping[str, Any], method: str, param: str, values: Sequence[float],
               *, repeats: int = 1, progress: Callable[[int, int], Any] | None = None,
-              csv: Any = None) -> SweepResult:
+              csv: Any = None, fit: Callable[..., LabResult] | None = None,
+              data_fn: Callable[[int], tuple[LabData | None, list[Message]]] | None = None
+              ) -> SweepResult:
     """Fit ``method`` for every value of ``param`` and every seed ``seed … seed+repeats-1``.
 
     Each seed draws its own data and split. ``progress(done, total)`` is called after
-    every fit (returning True stops the sweep early).
+    every fit (returning True stops the sweep early). ``fit`` (default
+    :func:`fit_method`, same signature) and ``data_fn(seed)`` let a caller cache the
+    individual fits and draws.
     """
+    fit = fit or fit_method
     spec = METHODS[method]
     values = np.asarray(values)
     shape = (values.size, max(int(repeats), 1))
@@ -1314,14 +1335,15 @@ def run_sweep(params: Mapping[str, Any], method: str, param: str, values: Sequen
     base_seed = int(params.get("seed", 0))
     total, done = shape[0] * shape[1], 0
     for r in range(shape[1]):
-        data, msgs = prepare_data(params, spec.task, seed=base_seed + r, csv=csv)
+        data, msgs = data_fn(base_seed + r) if data_fn is not None else \
+            prepare_data(params, spec.task, seed=base_seed + r, csv=csv)
         if data is None:
             messages.extend(msgs)
             break
         for i, v in enumerate(values):
             p = {**params, param: v.item() if hasattr(v, "item") else v}
-            res = fit_method(p, data.X_train, data.y_train, data.X_test, data.y_test,
-                             method=method, data_key=data.key)
+            res = fit(p, data.X_train, data.y_train, data.X_test, data.y_test,
+                      method=method, data_key=data.key)
             for m in res.messages:
                 if m.text not in seen and m.level != "info":
                     seen.add(m.text)
@@ -1356,3 +1378,244 @@ def sweep_table(sweep: SweepResult):
         "fit time (s)": [f"{a:.3f}" if np.isfinite(a) else "—" for a in t],
     }
     return pd.DataFrame(rows)
+
+
+def sweepable(method: str) -> list[str]:
+    """The swept-parameter choices that apply to ``method``."""
+    return [p for p in setting("sweep_param").options if p in METHODS[method].params]
+
+
+# ---------------------------------------------------------------------------
+# regression helpers
+# ---------------------------------------------------------------------------
+
+def true_function(name: str, params: Mapping[str, Any]
+                  ) -> Callable[[np.ndarray], np.ndarray] | None:
+    """The noiseless function behind a regression dataset (None for CSV data)."""
+    try:
+        ds = importlib.import_module("nplk_core.datasets")
+    except ImportError:
+        return None
+    p = {**defaults(), **params}
+    if name == "step" and hasattr(ds, "step_function"):
+        return lambda X: ds.step_function(np.asarray(X)[:, 0], p.get("step_s", 3.0),
+                                          p.get("step_w", 2.0), p.get("step_a", 0.05))
+    if name == "chirp" and hasattr(ds, "chirp_function"):
+        return lambda X: ds.chirp_function(np.asarray(X)[:, 0], p.get("chirp_f0", 1.0),
+                                           p.get("chirp_f1", 10.0))
+    if name == "harmonic" and hasattr(ds, "harmonic_function"):
+        return lambda X: ds.harmonic_function(np.asarray(X)[:, 0], np.asarray(X)[:, 1])
+    return None
+
+
+def line_points(X: np.ndarray, n: int = 400, pad: float = 0.02) -> np.ndarray:
+    """``n`` evenly spaced points (as a column) over the padded range of 1-D data."""
+    x = np.asarray(X, dtype=float)[:, 0]
+    lo, hi = float(x.min()), float(x.max())
+    span = max(hi - lo, 1e-6)
+    return np.linspace(lo - pad * span, hi + pad * span, n)[:, None]
+
+
+def fit_baseline_svr(X_train: np.ndarray, y_train: np.ndarray, *, C: float, sigma: float,
+                     epsilon: float) -> Any | None:
+    """Plain ε-SVR with the same σ, C and ε (the regression baseline curve)."""
+    from sklearn.svm import SVR
+
+    from .kernels import sigma_to_gamma
+    try:
+        return SVR(C=float(C), epsilon=float(epsilon),
+                   gamma=sigma_to_gamma(float(sigma))).fit(X_train, y_train)
+    except ValueError:
+        return None
+
+
+def predict_values(estimator: Any, X: np.ndarray, *, extension: str | None = None
+                   ) -> tuple[np.ndarray | None, list[Message]]:
+    """``estimator.predict`` (with the out-of-sample rule when it takes one); messages
+    instead of errors, None on non-finite output."""
+    fn = estimator.predict
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            if extension is not None and "extension" in inspect.signature(fn).parameters:
+                out = np.asarray(fn(X, extension=extension), dtype=float)
+            else:
+                out = np.asarray(fn(X), dtype=float)
+    except (ValueError, ArithmeticError, np.linalg.LinAlgError, TypeError, MemoryError) as exc:
+        return None, [_msg("warning", f"Could not evaluate the model: {exc}")]
+    if not np.all(np.isfinite(out)):
+        return None, [_msg("warning", "The model gave non-finite values.")]
+    return out, []
+
+
+# ---------------------------------------------------------------------------
+# pairwise constraints (SimpleNPKL)
+# ---------------------------------------------------------------------------
+
+@dataclass
+class PairwiseResult:
+    """SimpleNPKL fitted on all points, with plain k-means for comparison."""
+
+    estimator: Any = None
+    rand: float = float("nan")
+    rand_kmeans: float = float("nan")
+    kmeans_labels: np.ndarray | None = None
+    fit_time: float = float("nan")
+    messages: list[Message] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.estimator is not None
+
+
+def fit_pairwise(params: Mapping[str, Any], X: np.ndarray, y: np.ndarray, *,
+                 callback: Callable | None = None) -> PairwiseResult:
+    """SimpleNPKL with constraints drawn from ``y``; Rand index of its clusters and of
+    plain k-means (same number of clusters) against ``y``. Never raises."""
+    from sklearn.cluster import KMeans
+    from sklearn.metrics import rand_score
+    res = PairwiseResult()
+    ok, why = available("simple_npkl")
+    if not ok:
+        res.messages.append(_msg("info", why))
+        return res
+    p = {**defaults(), **params}
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y)
+    if np.unique(y).size < 2:
+        res.messages.append(_msg("error", "The data have only one class, so no cannot-link "
+                                          "pairs can be drawn; pick other data."))
+        return res
+    try:
+        est, msgs = make_estimator("simple_npkl", p, callback=callback)
+    except (ImportError, TypeError, ValueError) as exc:
+        res.messages.append(_msg("error", f"Could not build SimpleNPKL: {exc}"))
+        return res
+    res.messages.extend(msgs)
+    t0 = time.perf_counter()
+    try:
+        with warnings.catch_warnings(record=True) as caught, np.errstate(all="ignore"):
+            warnings.simplefilter("always")
+            est.fit(X, y)
+    except (ValueError, ArithmeticError, np.linalg.LinAlgError, RuntimeError, TypeError,
+            IndexError) as exc:
+        text = str(exc).strip().split("\n")[0][:300] or type(exc).__name__
+        res.messages.append(_msg("error", f"SimpleNPKL failed: {text}"))
+        return res
+    res.fit_time = time.perf_counter() - t0
+    res.messages.extend(_warning_messages(caught, "SimpleNPKL"))
+    if not np.all(np.isfinite(est.kernel_)):
+        res.messages.append(_msg("error", "SimpleNPKL produced a non-finite kernel; try a "
+                                          "smaller C or a larger B."))
+        return res
+    res.estimator = est
+    res.rand = float(rand_score(y, est.labels_))
+    km = KMeans(n_clusters=int(p["n_clusters_npkl"]), n_init=10,
+                random_state=int(p["seed"])).fit(X)
+    res.kmeans_labels = km.labels_
+    res.rand_kmeans = float(rand_score(y, km.labels_))
+    return res
+
+
+# ---------------------------------------------------------------------------
+# scaling (DANK §4)
+# ---------------------------------------------------------------------------
+
+@dataclass
+class ScalingStudy:
+    """Q(π), the Theorem 6 bound and the actual gap for v = 1 … max_v, and the
+    partition, screening and solution for the chosen v."""
+
+    vs: np.ndarray
+    q: np.ndarray
+    bound: np.ndarray
+    gap: np.ndarray
+    labels: np.ndarray
+    centers: np.ndarray
+    screened: np.ndarray
+    support: np.ndarray
+    eta: float
+    messages: list[Message] = field(default_factory=list)
+
+
+def scaling_study(X: np.ndarray, y: np.ndarray, *, C: float, sigma: float, v: int,
+                  max_v: int, seed: int = 0,
+                  progress: Callable[[int, int], Any] | None = None) -> ScalingStudy | None:
+    """Solve the ``tau = 0`` box problem exactly and by v-cluster decomposition for
+    v = 1 … max_v (one η for all, from the exact solve) and collect Q(π), the bound
+    ``½ B C² Q(π)``, the actual gap ``h(α*) − h̄(ᾱ)`` and the Theorem 7 screening."""
+    try:
+        sc = importlib.import_module("nplk_core.scalable")
+        from .kernels import gaussian_kernel
+    except ImportError:
+        return None
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    messages: list[Message] = []
+    K = gaussian_kernel(X, sigma=sigma)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        exact = sc.fit_scalable(X, y, n_clusters=1, C=C, sigma=sigma, eta="auto",
+                                random_state=seed)
+        eta = exact.eta
+        F_exact = sc.block_F(exact.alpha, y, K, eta)
+        vs = np.arange(1, max(int(max_v), int(v)) + 1)
+        q, bound, gap = (np.zeros(vs.size) for _ in range(3))
+        chosen = exact
+        for i, vv in enumerate(vs):
+            r = exact if vv == 1 else sc.fit_scalable(X, y, n_clusters=int(vv), C=C,
+                                                      sigma=sigma, eta=eta,
+                                                      random_state=seed)
+            F_bar = sc.block_F(r.alpha, y, K, eta, r.labels)
+            b = sc.theorem6_bound(K, r.labels, C, F_exact, F_bar)
+            q[i], bound[i] = b["Q"], b["bound"]
+            gap[i] = exact.objective - r.objective
+            if vv == v:
+                chosen = r
+            if progress is not None:
+                progress(i + 1, vs.size)
+        screened = sc.screen_non_support(chosen)
+    messages.extend(_warning_messages(caught, "Scalable DANK"))
+    return ScalingStudy(vs, q, bound, gap, chosen.labels, chosen.centers, screened,
+                        chosen.alpha > 0, eta, messages)
+
+
+def timing_study(params: Mapping[str, Any], ns: Sequence[int], *, v: int,
+                 progress: Callable[[int, int], Any] | None = None
+                 ) -> tuple[dict[str, np.ndarray], list[Message]]:
+    """Fit time against n for exact DANK, scalable DANK (v clusters) and SVC."""
+    from sklearn.svm import SVC
+
+    from .kernels import sigma_to_gamma
+    p = {**defaults(), **params}
+    ok, why = available("dank")
+    names = ["exact DANK", f"scalable DANK (v={v})", "SVC"]
+    times = {k: np.full(len(ns), np.nan) for k in names}
+    if not ok:
+        return times, [_msg("info", why)]
+    dank_cls = METHODS["dank"].load()
+    messages: list[Message] = []
+    total, done = 3 * len(ns), 0
+    for i, n in enumerate(ns):
+        data, msgs = prepare_data({**p, "n_samples": int(n), "test_size": 0.1,
+                                   "points": ()}, CLASSIFICATION)
+        if data is None:
+            return times, msgs
+        X, y = data.X_train, data.y_train
+        models = {names[0]: dank_cls(C=p["C"], sigma=p["sigma"], tau=p["tau"]),
+                  names[1]: dank_cls(C=p["C"], sigma=p["sigma"], n_clusters=int(v),
+                                     random_state=int(p["seed"])),
+                  names[2]: SVC(C=p["C"], gamma=sigma_to_gamma(p["sigma"]))}
+        for name, model in models.items():
+            t0 = time.perf_counter()
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    model.fit(X, y)
+                times[name][i] = time.perf_counter() - t0
+            except (ValueError, ArithmeticError, np.linalg.LinAlgError) as exc:
+                messages.append(_msg("warning", f"{name} at n={n}: {exc}"))
+            done += 1
+            if progress is not None and progress(done, total):
+                return times, messages
+    return times, messages

@@ -1,0 +1,947 @@
+"""Streamlit glue shared by the NPLK Lab pages.
+
+Everything numeric lives in :mod:`nplk_core` (``lab`` for state, data and fits,
+``figures`` for plots); this module only turns the settings table into widgets,
+keeps the state (session + URL), caches fits, shows messages and offers exports.
+
+State protocol. ``st.session_state[STORE]`` is the one ``params`` dict of the
+session. Widgets use keys ``"w_<setting>"``; each is seeded from the store before it
+is drawn and written back after, so values survive page switches (Streamlit drops
+the state of widgets that are not drawn) and programmatic changes (config upload,
+reset) only have to edit the store and drop the widget keys. The URL is read once
+per session (a pasted link) and rewritten at the end of every run.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import streamlit as st
+
+from nplk_core import figures as fg
+from nplk_core import lab
+
+STORE = "lab_params"
+PREFIX = "w_"
+_LAST_GOOD = "lab_last_good"
+_PREV_FIT = "lab_prev_fit"
+_CSV = "lab_csv"
+
+PAGE_FILES = {
+    "classification": "pages/1_Classification.py",
+    "regression": "pages/2_Regression.py",
+    "pairwise": "pages/3_Pairwise_constraints.py",
+    "sensitivity": "pages/4_Sensitivity.py",
+    "scaling": "pages/5_Scaling.py",
+}
+
+
+# ---------------------------------------------------------------------------
+# caches (one LRU per kind, shared by the sessions of this server)
+# ---------------------------------------------------------------------------
+
+class LRU:
+    """A small thread-safe least-recently-used map."""
+
+    def __init__(self, maxsize: int = 64) -> None:
+        self.maxsize = maxsize
+        self._d: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        with self._lock:
+            if key in self._d:
+                self._d.move_to_end(key)
+                return self._d[key]
+        return default
+
+    def put(self, key: Any, value: Any) -> Any:
+        with self._lock:
+            self._d[key] = value
+            self._d.move_to_end(key)
+            while len(self._d) > self.maxsize:
+                self._d.popitem(last=False)
+        return value
+
+    def __len__(self) -> int:
+        return len(self._d)
+
+
+@st.cache_resource(show_spinner=False)
+def cache(name: str) -> LRU:
+    """The LRU store ``name`` ("data", "fits", "grids", "figs", ...)."""
+    return LRU(128 if name == "figs" else 64)
+
+
+def cached(kind: str, key: Any, compute: Callable[[], Any]) -> Any:
+    """``compute()`` once per ``key`` in the store ``kind``."""
+    store = cache(kind)
+    hit = store.get(key, _MISS)
+    if hit is not _MISS:
+        return hit
+    return store.put(key, compute())
+
+
+_MISS = object()
+
+
+# ---------------------------------------------------------------------------
+# page set-up, state and URL
+# ---------------------------------------------------------------------------
+
+def page_setup(page: str, title: str, icon: str = "🧪") -> dict[str, Any]:
+    """Configure the page and load the state (applying the URL when it carries a state
+    this session did not write); return the live ``params`` dict."""
+    st.set_page_config(page_title=f"{title} · NPLK Lab", page_icon=icon, layout="wide")
+    ss = st.session_state
+    if STORE not in ss:
+        ss[STORE] = lab.defaults()
+    _read_url(ss)
+    ss["lab_page"] = page
+    return ss[STORE]
+
+
+def _read_url(ss: Any) -> None:
+    """Apply the URL's state when it is not the one this session last wrote (a pasted
+    link, a browser refresh, a "try this" link); invalid values become notes."""
+    query = {k: st.query_params.get_all(k) for k in st.query_params.keys()}
+    flat = {k: v[-1] if v else "" for k, v in query.items()}
+    if not query or flat == ss.get("lab_url_written"):
+        return
+    old = ss[STORE]
+    new, msgs = lab.decode_query(query, old)
+    ss[STORE] = new
+    for name in [k for k in new if new[k] != old.get(k)]:
+        for key in [k for k in ss.keys() if isinstance(k, str) and
+                    (k == PREFIX + name or k.startswith(f"{PREFIX}{name}_"))]:
+            del ss[key]
+    ss["lab_url_written"] = flat
+    notes = ss.setdefault("lab_notes", [])
+    notes += msgs
+    for task in (lab.CLASSIFICATION, lab.REGRESSION):
+        name = "dataset" if task == lab.CLASSIFICATION else "reg_dataset"
+        if new.get(name) == "csv" and f"{_CSV}_{task}" not in ss:
+            notes.append(lab.Message("info", "Links cannot carry uploaded files: upload "
+                                             "the CSV again."))
+
+
+def params() -> dict[str, Any]:
+    return st.session_state[STORE]
+
+
+def apply_params(new: Mapping[str, Any]) -> None:
+    """Replace the state (config upload, reset) and re-seed every widget from it."""
+    ss = st.session_state
+    ss[STORE] = dict(new)
+    for k in [k for k in ss.keys() if isinstance(k, str) and k.startswith(PREFIX)]:
+        del ss[k]
+
+
+def sync_url(page: str) -> None:
+    """Write the page's full state into the URL (so a pasted link reproduces it)."""
+    P = params()
+    q = lab.encode_query(P, lab.relevant_names(page, P))
+    current = {k: st.query_params.get(k) for k in st.query_params.keys()}
+    if current != q:
+        st.query_params.from_dict(q)
+    st.session_state["lab_url_written"] = q
+
+
+def show_messages(messages: Iterable[lab.Message], container: Any = None) -> None:
+    """Short, deduplicated messages (never a traceback)."""
+    c = container or st
+    seen = set()
+    for m in messages:
+        if m.text in seen:
+            continue
+        seen.add(m.text)
+        {"error": c.error, "warning": c.warning}.get(m.level, c.info)(m.text)
+
+
+def show_notes() -> None:
+    """Messages queued for this run (e.g. invalid link parameters)."""
+    show_messages(st.session_state.pop("lab_notes", []))
+
+
+# ---------------------------------------------------------------------------
+# widgets from the settings table
+# ---------------------------------------------------------------------------
+
+def _with_value(options: Sequence, value: Any) -> list:
+    opts = list(options)
+    if value in opts:
+        return opts
+    nums = [o for o in opts if isinstance(o, (int, float)) and not isinstance(o, bool)]
+    if isinstance(value, (int, float)) and len(nums) == len(opts):
+        return sorted(opts + [value])
+    return opts
+
+
+def control(name: str, container: Any = None, *, options: Sequence | None = None,
+            label: str | None = None, disabled: bool = False) -> Any:
+    """Draw the widget of setting ``name`` (kind, range, log scale from the table),
+    seeded from and written back to the store. Returns the value."""
+    s = lab.setting(name)
+    ss = st.session_state
+    P = params()
+    c = container or st
+    key = PREFIX + name
+    value = P.get(name, s.default)
+    label = label or s.label
+    kw = dict(key=key, help=s.help or None, disabled=disabled)
+    if s.kind == "choice":
+        opts = list(options if options is not None else s.options)
+        if value not in opts:
+            value = opts[0]
+        if ss.get(key) not in opts:
+            ss[key] = value
+        if len(opts) <= 4 and all(isinstance(o, str) for o in opts) and name.endswith("view"):
+            out = c.radio(label, opts, format_func=s.format, horizontal=True, **kw)
+        else:
+            out = c.selectbox(label, opts, format_func=s.format, **kw)
+    elif s.kind == "bool":
+        if key not in ss:
+            ss[key] = bool(value)
+        out = c.toggle(label, **kw)
+    elif s.kind == "int" and not s.grid():
+        if key not in ss or not isinstance(ss[key], int):
+            ss[key] = int(value)
+        out = c.slider(label, min_value=int(s.min), max_value=int(s.max),
+                       step=int(s.step or 1), **kw)
+    elif s.kind == "float" and not s.log:
+        if key not in ss or not isinstance(ss[key], float):
+            ss[key] = float(value)
+        out = c.slider(label, min_value=float(s.min), max_value=float(s.max),
+                       step=float(s.step) if s.step else None, **kw)
+    elif s.kind in ("float", "float_auto", "int"):
+        grid = list(s.grid())
+        opts = (["auto"] if s.kind == "float_auto" else []) + _with_value(
+            grid, value if value != "auto" else grid[0])
+        if value not in opts:
+            value = opts[0]
+        if ss.get(key) not in opts:
+            ss[key] = value
+        out = c.select_slider(label, options=opts, format_func=s.format, **kw)
+    else:
+        raise ValueError(f"setting {name!r} of kind {s.kind!r} has no generic widget")
+    P[name] = out
+    return out
+
+
+def controls(names: Iterable[str], container: Any = None) -> None:
+    for n in names:
+        control(n, container)
+
+
+def range_control(name: str, param: str, container: Any = None) -> tuple[float, float]:
+    """A range slider over the grid of setting ``param`` (the sweep range)."""
+    s = lab.setting(param)
+    ss = st.session_state
+    P = params()
+    c = container or st
+    key = f"{PREFIX}{name}_{param}"
+    if s.kind == "int":
+        grid = sorted({int(v) for v in np.linspace(s.min, s.max, 25).round()})
+    else:
+        grid = list(s.grid()) or [float(f"{v:.4g}") for v in np.linspace(s.min, s.max, 25)]
+    value = tuple(P.get(name) or ())
+    if len(value) != 2 or value[0] not in grid or value[1] not in grid:
+        value = (grid[0], grid[-1])
+    cur = ss.get(key)
+    if cur is not None and not (isinstance(cur, (tuple, list)) and len(cur) == 2 and
+                                cur[0] in grid and cur[1] in grid):
+        del ss[key]
+    # a range slider must get its default through value= (Streamlit decides range vs
+    # single from it); the state, once the widget exists, wins over value=
+    lo, hi = c.select_slider(f"Range of {s.label}", options=grid, value=value,
+                             format_func=s.format, key=key, help=lab.setting(name).help)
+    if lo == hi:
+        i = grid.index(lo)
+        lo, hi = (grid[i - 1], hi) if i > 0 else (lo, grid[i + 1])
+    P[name] = (lo, hi)
+    return lo, hi
+
+
+# ---------------------------------------------------------------------------
+# data
+# ---------------------------------------------------------------------------
+
+def dataset_controls(page: str, task: str, container: Any = None,
+                     options: Sequence[str] | None = None) -> None:
+    """Dataset choice, its own parameters, size, test fraction, seed and CSV upload."""
+    c = container or st
+    name = "reg_dataset" if task == lab.REGRESSION else "dataset"
+    s = lab.setting(name)
+    opts = list(options or s.options)
+    ds_labels = _dataset_labels()
+
+    def label_of(v: str) -> str:
+        return ds_labels.get(v, s.format(v))
+
+    ss = st.session_state
+    key = PREFIX + name
+    P = params()
+    if P.get(name) not in opts:
+        P[name] = opts[0]
+    if ss.get(key) not in opts:
+        ss[key] = P[name]
+    P[name] = c.selectbox(s.label, opts, format_func=label_of, key=key, help=s.help)
+    chosen = P[name]
+    if chosen == "csv":
+        _csv_uploader(task, c)
+    elif chosen != "drawn":
+        for st_ in lab.settings().values():
+            if st_.datasets == (chosen,):
+                control(st_.name, c)
+        control("n_samples", c)
+    if page in ("classification", "regression", "sensitivity"):
+        control("test_size", c)
+    control("seed", c)
+
+
+def _dataset_labels() -> dict[str, str]:
+    try:
+        from nplk_core import datasets
+        return {k: v.label for k, v in datasets.DATASETS.items()}
+    except (ImportError, AttributeError):
+        return {}
+
+
+def _csv_uploader(task: str, container: Any) -> None:
+    ss = st.session_state
+    up = container.file_uploader("CSV file (features…, label)", type=["csv", "txt"],
+                                 key=f"{PREFIX}csv_{task}",
+                                 help="One row per point; the label column is the one named "
+                                      "label / y / target / class, else the last column.")
+    if up is not None:
+        ss[f"{_CSV}_{task}"] = (up.name, up.getvalue())
+    held = ss.get(f"{_CSV}_{task}")
+    if up is None and held is not None:
+        container.caption(f"Using the earlier upload “{held[0]}”.")
+
+
+def uploaded_csv(task: str) -> bytes | None:
+    held = st.session_state.get(f"{_CSV}_{task}")
+    return None if held is None else held[1]
+
+
+def get_data(task: str, *, seed: int | None = None) -> tuple[lab.LabData | None,
+                                                            list[lab.Message]]:
+    """The current data (cached on every setting that shapes it)."""
+    P = params()
+    name = P["reg_dataset"] if task == lab.REGRESSION else P["dataset"]
+    csv = uploaded_csv(task) if name == "csv" else None
+    dkeys = tuple((s.name, P.get(s.name)) for s in lab.settings().values()
+                  if s.datasets == (name,))
+    key = (task, name, P["n_samples"], P["test_size"], P["seed"] if seed is None else seed,
+           dkeys, P.get("points", ()) if task == lab.CLASSIFICATION else (),
+           None if csv is None else lab.array_key(np.frombuffer(csv, dtype=np.uint8)))
+    return cached("data", key, lambda: lab.prepare_data(P, task, seed=seed, csv=csv))
+
+
+# ---------------------------------------------------------------------------
+# methods and fits
+# ---------------------------------------------------------------------------
+
+def method_controls(name: str, container: Any = None,
+                    options: Sequence[str] | None = None) -> str:
+    """Method choice (unavailable solvers marked) and the parameters that apply to it."""
+    c = container or st
+    s = lab.setting(name)
+
+    def fmt(m: str) -> str:
+        ok, _ = lab.available(m)
+        return s.format(m) + ("" if ok else " — not available yet")
+
+    opts = list(options or s.options)
+    ss = st.session_state
+    key = PREFIX + name
+    P = params()
+    if P.get(name) not in opts:
+        P[name] = opts[0]
+    if ss.get(key) not in opts:
+        ss[key] = P[name]
+    method = c.selectbox(s.label, opts, format_func=fmt, key=key, help=s.help)
+    P[name] = method
+    spec = lab.METHODS[method]
+    c.caption(spec.description)
+    for p in spec.params:
+        control(p, c)
+    return method
+
+
+def fit_key(P: Mapping[str, Any], data: lab.LabData, method: str) -> tuple:
+    spec = lab.METHODS[method]
+    return (method, data.key, tuple((p, P.get(p)) for p in spec.params), P.get("seed"))
+
+
+def _progress_callback(label: str, max_iter: int | None) -> tuple[Callable, Callable]:
+    """A solver callback that shows a progress bar once the fit runs > 0.5 s.
+
+    Reaching a Streamlit call also lets a newer widget change interrupt the fit.
+    """
+    t0 = time.perf_counter()
+    state = {"ph": None, "last": 0.0}
+
+    def callback(iteration: int, info: Mapping[str, Any], elapsed: float) -> bool:
+        now = time.perf_counter() - t0
+        if now < 0.5 or now - state["last"] < 0.2:
+            return False
+        state["last"] = now
+        if state["ph"] is None:
+            state["ph"] = st.empty()
+        frac = (iteration + 1) / max_iter if max_iter else ((iteration % 50) + 1) / 50
+        obj = info.get("objective")
+        txt = f"{label}: iteration {iteration + 1}"
+        if isinstance(obj, (int, float)) and np.isfinite(obj):
+            txt += f", objective {obj:.6g}"
+        state["ph"].progress(min(max(frac, 0.0), 1.0), text=f"{txt} ({now:.1f} s)")
+        return False
+
+    def done() -> None:
+        if state["ph"] is not None:
+            state["ph"].empty()
+
+    return callback, done
+
+
+def fit(P: Mapping[str, Any], data: lab.LabData, method: str, *, page: str
+        ) -> lab.LabResult:
+    """Cached fit; warm-starts from this page's previous fit when only a continuous
+    parameter moved; shows progress for long fits."""
+    key = fit_key(P, data, method)
+    store = cache("fits")
+    res = store.get(key)
+    ss = st.session_state
+    prev = ss.setdefault(_PREV_FIT, {})
+    if res is None:
+        warm = prev.get((page, method))
+        if warm is not None and not (warm.data_key == data.key and
+                                     lab.can_warm_start(warm.params, P, method)):
+            warm = None
+        spec = lab.METHODS[method]
+        max_iter = P.get("max_iter") if "max_iter" in spec.params else None
+        cb, done = _progress_callback(f"Fitting {spec.label}", max_iter)
+        res = lab.fit_method(P, data.X_train, data.y_train, data.X_test, data.y_test,
+                             method=method, warm_from=warm, callback=cb, data_key=data.key)
+        done()
+        store.put(key, res)
+    if res.ok:
+        prev[(page, method)] = res
+    return res
+
+
+def keep_good(page: str, data: lab.LabData | None, res: Any,
+              messages: Iterable[lab.Message] = ()) -> tuple[lab.LabData, Any] | None:
+    """Return (data, res) when usable and remember it. After an error (bad CSV, one
+    class, failed solve) return the last good pair of this page, with a caption, so
+    the previous result stays on screen; when there is simply nothing yet (no upload,
+    no points) return None."""
+    ss = st.session_state
+    good = ss.setdefault(_LAST_GOOD, {})
+    if data is not None and res is not None and getattr(res, "ok", True):
+        good[page] = (data, res)
+        return data, res
+    msgs = list(messages) + list(getattr(res, "messages", []) or [])
+    if not any(m.level == "error" for m in msgs):
+        return None
+    last = good.get(page)
+    if last is not None:
+        st.caption("Showing the last good result until the problem above is fixed.")
+    return last
+
+
+def grid_for(data: lab.LabData, resolution: int = 100) -> lab.Grid:
+    return cached("grids", ("grid", data.key, resolution),
+                  lambda: lab.make_grid(data.X, resolution))
+
+
+def grid_values(res: lab.LabResult, data: lab.LabData, P: Mapping[str, Any],
+                extension: str | None = None) -> tuple[np.ndarray | None, list]:
+    """The fitted model on the 100×100 grid, once per fit (and out-of-sample rule)."""
+    grid = grid_for(data)
+    key = ("z", fit_key(res.params, data, res.method), extension)
+    return cached("grids", key, lambda: lab.grid_values(res.estimator, grid,
+                                                        extension=extension))
+
+
+def baseline_values(data: lab.LabData, C: float, sigma: float) -> np.ndarray | None:
+    """The plain SVM's decision values on the grid (independent of DANK's parameters)."""
+    def compute():
+        svm = lab.fit_baseline_svm(data.X_train, data.y_train, C=C, sigma=sigma)
+        return None if svm is None else lab.grid_values(svm, grid_for(data))[0]
+    return cached("grids", ("svm", data.key, float(C), float(sigma)), compute)
+
+
+def solver_histories(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult, *,
+                     page: str) -> dict[str, dict]:
+    """Convergence histories to overlay: the current fit, plus every other solver of
+    the method when "compare_solvers" is on."""
+    spec = lab.METHODS[res.method]
+    param = "solver" if "solver" in spec.params else (
+        "onk_solver" if "onk_solver" in spec.params else None)
+    label = lab.setting(param).format(P.get(param)) if param else spec.label
+    hist = {label: res.history}
+    if not (P.get("compare_solvers") and param):
+        return hist
+    for s in lab.setting(param).options:
+        if s in ("auto", P.get(param)):
+            continue
+        other = fit({**P, param: s}, data, res.method, page=page)
+        if other.ok:
+            hist[lab.setting(param).format(s)] = other.history
+    return hist
+
+
+# ---------------------------------------------------------------------------
+# output
+# ---------------------------------------------------------------------------
+
+def chart(fig: Any, key: str, filename: str, **kw: Any) -> Any:
+    """``st.plotly_chart`` with the lab's PNG export settings."""
+    return st.plotly_chart(fig, key=key, config=fg.plot_config(filename), **kw)
+
+
+def metrics(res: lab.LabResult, container: Any = None) -> None:
+    c = container or st
+    cols = c.columns(5)
+    lower = res.metric == "relative error"
+    name = "rel. error" if lower else "accuracy"
+    cols[0].metric(f"Train {name}", _fmt(res.train_score))
+    cols[1].metric(f"Test {name}", _fmt(res.test_score))
+    cols[2].metric("Fit time", f"{res.fit_time * 1000:.0f} ms" if res.fit_time < 1
+                   else f"{res.fit_time:.2f} s")
+    if res.rank is not None:
+        cols[3].metric(f"rank({res.matrix_name or 'F'})", str(res.rank))
+    if res.n_iter is not None:
+        conv = "" if res.converged in (None, True) else " (not converged)"
+        cols[4].metric("Iterations", f"{res.n_iter}{conv}",
+                       help="Warm-started from the previous fit." if res.warm_started
+                       else None)
+
+
+def _fmt(v: float) -> str:
+    return "—" if v is None or not np.isfinite(v) else f"{v:.3f}"
+
+
+def _npy(M: np.ndarray) -> bytes:
+    buf = io.BytesIO()
+    np.save(buf, np.asarray(M))
+    return buf.getvalue()
+
+
+def exports(page: str, data: lab.LabData | None, res: lab.LabResult | None = None,
+            container: Any = None) -> None:
+    """Download buttons: data CSV, configuration JSON, learned matrix .npy."""
+    c = container or st
+    P = params()
+    cols = c.columns(3)
+    if data is not None:
+        def csv_text() -> str:
+            from nplk_core.datasets import dataset_to_csv
+            return dataset_to_csv(data.X, data.y, feature_names=data.feature_names,
+                                  label_name="label" if data.task == lab.CLASSIFICATION
+                                  else data.label_name)
+        cols[0].download_button("Data (CSV)", csv_text, file_name=f"nplk-{page}-data.csv",
+                                mime="text/csv", key=f"dl_data_{page}", on_click="ignore")
+    cols[1].download_button(
+        "Configuration (JSON)", lambda: lab.params_to_json(P, lab.relevant_names(page, P)),
+        file_name=f"nplk-{page}-config.json", mime="application/json",
+        key=f"dl_cfg_{page}", on_click="ignore")
+    if res is not None and res.matrix is not None:
+        M = res.matrix
+        cols[2].download_button(f"Learned {res.matrix_name} (.npy)", lambda: _npy(M),
+                                file_name=f"nplk-{res.method}-{res.matrix_name}.npy",
+                                mime="application/octet-stream", key=f"dl_mat_{page}",
+                                on_click="ignore")
+    c.caption("Figures: use the camera icon of each plot to save a PNG.")
+
+
+def state_controls(page: str) -> None:
+    """Sidebar footer: load a configuration, reset to defaults."""
+    ss = st.session_state
+    with st.sidebar.expander("Load / reset", expanded=False):
+        up = st.file_uploader("Load a configuration (JSON)", type=["json"],
+                              key=f"cfg_upload_{page}")
+        if up is not None and ss.get("lab_cfg_applied") != up.file_id:
+            ss["lab_cfg_applied"] = up.file_id
+            new, msgs = lab.params_from_json(up.getvalue(), params())
+            if not any(m.level == "error" for m in msgs):
+                apply_params(new)
+                ss["lab_notes"] = msgs + [lab.Message("info", "Configuration loaded.")]
+                st.rerun()
+            show_messages(msgs)
+        if st.button("Reset to defaults", key=f"reset_{page}"):
+            apply_params(lab.defaults())
+            ss.pop("lab_points_undo", None)
+            st.rerun()
+        st.caption("The URL always holds the full state: copy it to share this view.")
+
+
+# ---------------------------------------------------------------------------
+# classification: the decision surface with click-to-add points
+# ---------------------------------------------------------------------------
+
+_UNDO = "lab_points_undo"
+_GEN = "lab_click_gen"
+
+
+def points_panel(force: bool = False) -> tuple[bool, int]:
+    """Controls for adding points by clicking: on/off, class, undo, clear.
+
+    Returns (add mode on, class to add)."""
+    ss = st.session_state
+    P = params()
+    n = len(P.get("points", ()))
+    with st.expander(f"Add points by clicking ({n} added)", expanded=force or n > 0):
+        cols = st.columns([1.3, 1, 0.8, 0.8])
+        on = cols[0].toggle("Click to add", value=True, key=f"{PREFIX}add_mode",
+                            disabled=force) or force
+        label = cols[1].radio("Class", (1, -1), format_func=lambda v: "+1" if v > 0 else "−1",
+                              horizontal=True, key=f"{PREFIX}add_class",
+                              label_visibility="collapsed")
+        if cols[2].button("Undo", key="points_undo", disabled=not ss.get(_UNDO)):
+            P["points"] = ss[_UNDO].pop()
+            st.rerun()
+        if cols[3].button("Clear", key="points_clear", disabled=n == 0):
+            ss.setdefault(_UNDO, []).append(P.get("points", ()))
+            P["points"] = ()
+            st.rerun()
+        st.caption("Click the plot (or drag a box) to add points of the chosen class; the "
+                   "model refits at once.")
+    return bool(on), int(label)
+
+
+def surface_chart(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabResult | None,
+                  *, add_mode: bool, add_label: int, page: str = "classification") -> None:
+    """The decision surface (or the bare data) with the baseline SVM boundary; in add
+    mode an invisible grid of click targets turns selections into new points."""
+    ss = st.session_state
+    if data is not None and data.n_features != 2:
+        st.info(f"The decision surface needs 2 features; these data have {data.n_features}. "
+                "The other views still work.")
+        return
+    grid = grid_for(data) if data is not None else lab.make_grid(np.zeros((0, 2)))
+    Z = base = None
+    ext = P.get("extension") if res is not None and "extension" in _view_settings(res) \
+        else None
+    if res is not None:
+        Z, msgs = grid_values(res, data, P, ext)
+        show_messages(msgs)
+        if P.get("show_baseline") and res.method != "svm":
+            base = baseline_values(data, P["C"], P["sigma"])
+    targets = lab.click_grid(grid) if add_mode else None
+    title = lab.METHODS[res.method].label if res is not None else "Data"
+    if ext:
+        title += f" — {lab.setting('extension').format(ext).split(' (')[0]} rule"
+    key = ("surface", None if res is None else fit_key(res.params, data, res.method), ext,
+           None if data is None else data.key, base is not None, add_mode,
+           float(P["C"]), float(P["sigma"]))
+
+    def build():
+        return fg.decision_surface(
+            grid.xs, grid.ys, Z, data.X_train if data else np.zeros((0, 2)),
+            data.y_train if data else np.zeros(0), data.X_test if data else None,
+            data.y_test if data else None,
+            support=None if res is None else res.support_points, baseline=base,
+            baseline_name=f"SVM boundary (σ={P['sigma']:g}, C={P['C']:g})",
+            train_score=None if res is None else res.train_score,
+            test_score=None if res is None else res.test_score, title=title,
+            click_targets=targets)
+    fig = cached("figs", key, build)
+    if not add_mode:
+        chart(fig, "surface", f"nplk-{page}-surface")
+        return
+    gen = ss.setdefault(_GEN, 0)
+    event = chart(fig, f"surface_{gen}", f"nplk-{page}-surface", on_select="rerun",
+                  selection_mode=("points", "box"))
+    selection = getattr(event, "selection", None) if event is not None else None
+    new = lab.points_from_selection(selection, targets, add_label, curve=len(fig.data) - 1)
+    if new:
+        P = params()
+        ss.setdefault(_UNDO, []).append(P.get("points", ()))
+        P["points"] = lab.add_points(P.get("points", ()), new)
+        ss[_GEN] = gen + 1
+        st.rerun()
+
+
+def _view_settings(res: lab.LabResult) -> set[str]:
+    return {s.name for s in lab.settings().values()
+            if s.methods is not None and res.method in s.methods}
+
+
+def matrix_figure(res: lab.LabResult, data: lab.LabData):
+    """K | F | F∘K for DANK and KNPL, K | G for ONK, K alone for plain kernels."""
+    key = ("matrix", fit_key(res.params, data, res.method))
+
+    def build():
+        if res.matrix is not None and res.kernel is not None and \
+                res.matrix.shape == res.kernel.shape:
+            return fg.matrix_triptych(res.kernel, res.matrix, data.y_train,
+                                      name=res.matrix_name, product=res.method != "onk")
+        if res.matrix is not None:
+            return fg.matrix_heatmap(res.matrix, data.y_train, name=res.matrix_name)
+        if res.kernel is not None:
+            return fg.matrix_heatmap(res.kernel, data.y_train, name="K", center=None,
+                                     title="Gaussian kernel K (points ordered by class)")
+        return None
+    return cached("figs", key, build)
+
+
+def spectra_chart_figure(res: lab.LabResult, data: lab.LabData):
+    key = ("spectra", fit_key(res.params, data, res.method))
+    return cached("figs", key, lambda: fg.spectra_figure(
+        res.spectra, rank=res.rank, rank_label=f"rank({res.matrix_name or 'F'})")
+        if res.spectra else None)
+
+
+def convergence_chart_figure(P: Mapping[str, Any], res: lab.LabResult, data: lab.LabData,
+                             page: str):
+    hist = solver_histories(P, data, res, page=page)
+    extra = {k: v for k, v in _extra_histories(res).items()}
+    key = ("conv", fit_key(res.params, data, res.method), tuple(hist), tuple(extra))
+    if not any(h for h in hist.values()):
+        return None
+
+    def build():
+        label = lab.METHODS[res.method].label
+        figs = [fg.convergence_figure(hist, title=f"Convergence of {label}")]
+        for name, h in extra.items():
+            figs.append(fg.convergence_figure({name: h}, title=name))
+        return figs
+    return cached("figs", key, build)
+
+
+def _extra_histories(res: lab.LabResult) -> dict[str, dict]:
+    """Secondary histories some solvers keep (KNPL's ADMM residuals)."""
+    est = res.estimator
+    out = {}
+    for attr in ("admm_history_", "inner_history_"):
+        h = getattr(est, attr, None)
+        if isinstance(h, dict) and h:
+            out["ADMM (inner solver)"] = {k: np.asarray(v, dtype=float) for k, v in h.items()
+                                          if np.ndim(v) == 1}
+    return out
+
+
+def bandwidth_chart_figure(res: lab.LabResult, data: lab.LabData):
+    est = res.estimator
+    if getattr(est, "bandwidths_", None) is None:
+        return None
+    key = ("bandwidth", fit_key(res.params, data, res.method))
+    return cached("figs", key, lambda: fg.bandwidth_figure(
+        est.support_vectors_, est.bandwidths_, X=data.X_train, y=data.y_train))
+
+
+# ---------------------------------------------------------------------------
+# regression: the fit over the data
+# ---------------------------------------------------------------------------
+
+def regression_chart(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult,
+                     page: str = "regression") -> None:
+    """Curve (1-D), surface (2-D) or predicted-vs-true (more features) with the plain
+    SVR and the noiseless function for comparison."""
+    spec = lab.METHODS[res.method]
+    ext = P.get("extension") if res.method == "dank_svr" else None
+    fkey = fit_key(res.params, data, res.method)
+    d = data.n_features
+    base_on = bool(P.get("show_baseline")) and res.method != "svr"
+    key = ("regfig", fkey, ext, base_on, float(P["C"]), float(P["sigma"]),
+           float(P["epsilon"]))
+
+    def build():
+        msgs: list[lab.Message] = []
+        if d == 1:
+            xl = lab.line_points(data.X)
+            yl, m = lab.predict_values(res.estimator, xl, extension=ext)
+            msgs += m
+            if yl is None:
+                return None, msgs
+            others = {}
+            truth = lab.true_function(P["reg_dataset"], P) if P["reg_dataset"] != "csv" \
+                else None
+            if truth is not None:
+                others["noiseless function"] = truth(xl)
+            if base_on:
+                svr = lab.fit_baseline_svr(data.X_train, data.y_train, C=P["C"],
+                                           sigma=P["sigma"], epsilon=P["epsilon"])
+                if svr is not None:
+                    others[f"SVR (σ={P['sigma']:g}, C={P['C']:g})"] = svr.predict(xl)
+            sup = res.support_points
+            sup_y = None
+            if sup is not None and len(sup):
+                sup_y, _ = lab.predict_values(res.estimator, sup, extension=ext)
+            fig = fg.regression_curve(
+                data.X_train, data.y_train, xl[:, 0], yl, X_test=data.X_test,
+                y_test=data.y_test, support=sup, support_y=sup_y, others=others,
+                name=spec.label, train_score=res.train_score, test_score=res.test_score,
+                title=f"{spec.label} fit")
+            return fig, msgs
+        if d == 2:
+            grid = grid_for(data)
+            z, m = lab.predict_values(res.estimator, grid.points, extension=ext)
+            msgs += m
+            if z is None:
+                return None, msgs
+            fig = fg.regression_surface(
+                grid.xs, grid.ys, z.reshape(grid.shape), data.X_train, data.y_train,
+                X_test=data.X_test, y_test=data.y_test, support=res.support_points,
+                train_score=res.train_score, test_score=res.test_score,
+                title=f"{spec.label} fit")
+            return fig, msgs
+        yp, m = lab.predict_values(res.estimator, data.X_test if len(data.y_test)
+                                   else data.X_train, extension=ext)
+        if yp is None:
+            return None, m
+        yt = data.y_test if len(data.y_test) else data.y_train
+        return fg.parity_figure(yt, yp, title=f"{spec.label}: predicted vs true (test)"), m
+
+    fig, msgs = cached("figs", key, build)
+    show_messages(msgs)
+    if fig is not None:
+        chart(fig, "regression_fit", f"nplk-{res.method}-fit")
+
+
+def view_panel(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult, *,
+               setting: str, page: str) -> None:
+    """The selectable second figure: learned matrix, eigen-decay, convergence or
+    bandwidths — only the views the method supports are offered."""
+    spec = lab.METHODS[res.method]
+    views = [v for v in lab.setting(setting).options if v in spec.views]
+    if not views:
+        st.info(f"{spec.label} has no learned matrix or history to show; the fit says it "
+                "all.")
+        return
+    view = control(setting, options=views)
+    if view == "matrix":
+        fig = matrix_figure(res, data)
+        if fig is not None:
+            chart(fig, f"{page}_matrix", f"nplk-{res.method}-matrix")
+            st.caption("Points ordered by class (or by target); hover for i, j and the "
+                       "value. F and G use a diverging palette centred at 1 (= the plain "
+                       "kernel).")
+    elif view == "spectra":
+        fig = spectra_chart_figure(res, data)
+        if fig is not None:
+            chart(fig, f"{page}_spectra", f"nplk-{res.method}-spectra")
+    elif view == "convergence":
+        if "compare_solvers" in _view_settings(res):
+            control("compare_solvers")
+        figs = convergence_chart_figure(P, res, data, page)
+        for i, fig in enumerate(figs or []):
+            chart(fig, f"{page}_convergence_{i}", f"nplk-{res.method}-convergence")
+        if not figs:
+            st.info("This method keeps no per-iteration history.")
+    elif view == "bandwidth":
+        fig = bandwidth_chart_figure(res, data)
+        if fig is not None:
+            chart(fig, f"{page}_bandwidth", "nplk-lab-rbf-bandwidths")
+
+
+# ---------------------------------------------------------------------------
+# pairwise constraints, sensitivity, scaling
+# ---------------------------------------------------------------------------
+
+def pairwise_fit(P: Mapping[str, Any], data: lab.LabData) -> lab.PairwiseResult:
+    """SimpleNPKL on all points (cached on its parameters and the data)."""
+    spec = lab.METHODS["simple_npkl"]
+    key = ("npkl", data.key, tuple((p, P.get(p)) for p in spec.params), P.get("seed"))
+
+    def compute():
+        cb, done = _progress_callback("Fitting SimpleNPKL", None)
+        out = lab.fit_pairwise(P, data.X, data.y, callback=cb)
+        done()
+        return out
+    return cached("fits", key, compute)
+
+
+def _sweep_fit(p: Mapping[str, Any], X_train, y_train, X_test, y_test, *, method: str,
+               data_key: str) -> lab.LabResult:
+    key = ("sweep-fit", method, data_key,
+           tuple((n, p.get(n)) for n in lab.METHODS[method].params), p.get("seed"))
+    return cached("fits", key, lambda: lab.fit_method(
+        p, X_train, y_train, X_test, y_test, method=method, data_key=data_key))
+
+
+def sweep(P: Mapping[str, Any], method: str, param: str, values: np.ndarray,
+          repeats: int) -> lab.SweepResult:
+    """A cached sensitivity sweep with a progress bar; every fit is cached on its own,
+    so an interrupted sweep resumes where it stopped."""
+    spec = lab.METHODS[method]
+    task = spec.task
+    name = P["reg_dataset"] if task == lab.REGRESSION else P["dataset"]
+    dkeys = tuple((s.name, P.get(s.name)) for s in lab.settings().values()
+                  if s.datasets == (name,))
+    key = ("sweep", method, param, tuple(np.asarray(values).tolist()), int(repeats), name,
+           dkeys, P["n_samples"], P["test_size"], P["seed"],
+           tuple((n, P.get(n)) for n in spec.params if n != param),
+           P.get("points", ()) if task == lab.CLASSIFICATION else ())
+
+    def compute():
+        bar = st.progress(0.0, text="Sweeping…")
+
+        def progress(done: int, total: int) -> bool:
+            bar.progress(done / total, text=f"Sweeping {lab.setting(param).label}: "
+                                            f"fit {done} of {total}")
+            return False
+
+        def data_fn(seed: int):
+            return get_data(task, seed=seed)
+
+        out = lab.run_sweep(P, method, param, values, repeats=repeats, progress=progress,
+                            fit=_sweep_fit, data_fn=data_fn)
+        bar.empty()
+        return out
+    return cached("sweeps", key, compute)
+
+
+def scaling(P: Mapping[str, Any], data: lab.LabData) -> lab.ScalingStudy | None:
+    key = ("scaling", data.key, float(P["C"]), float(P["sigma"]), int(P["scale_clusters"]),
+           int(P["scale_max_clusters"]), int(P["seed"]))
+
+    def compute():
+        bar = st.progress(0.0, text="Solving the decompositions…")
+        study = lab.scaling_study(
+            data.X, data.y, C=P["C"], sigma=P["sigma"], v=int(P["scale_clusters"]),
+            max_v=int(P["scale_max_clusters"]), seed=int(P["seed"]),
+            progress=lambda d, t: bar.progress(d / t, text=f"v = {d} of {t}"))
+        bar.empty()
+        return study
+    return cached("sweeps", key, compute)
+
+
+# ---------------------------------------------------------------------------
+# home page picture
+# ---------------------------------------------------------------------------
+
+def home_figure():
+    """DANK against the plain SVM on the clowns at σ = 1 (cached for the server)."""
+    def build():
+        P = {**lab.defaults(), "n_samples": 150, "dataset": "clowns", "method": "dank"}
+        data, msgs = lab.prepare_data(P, lab.CLASSIFICATION)
+        if data is None:
+            return None
+        grid = lab.make_grid(data.X)
+        svm = lab.fit_baseline_svm(data.X_train, data.y_train, C=1.0, sigma=1.0)
+        base = lab.grid_values(svm, grid)[0] if svm is not None else None
+        ok, _ = lab.available("dank")
+        res = lab.fit_method(P, data.X_train, data.y_train, data.X_test, data.y_test,
+                             method="dank") if ok else None
+        if res is not None and res.ok:
+            Z = lab.grid_values(res.estimator, grid, extension="nearest")[0]
+            return fg.decision_surface(
+                grid.xs, grid.ys, Z, data.X_train, data.y_train, data.X_test, data.y_test,
+                support=res.support_points, baseline=base,
+                baseline_name="plain SVM boundary (σ = 1, C = 1)",
+                train_score=res.train_score, test_score=res.test_score,
+                title="DANK on the clowns (σ = 1, C = 1)", height=480)
+        return fg.decision_surface(grid.xs, grid.ys, base, data.X_train, data.y_train,
+                                   data.X_test, data.y_test, title="Plain SVM on the clowns",
+                                   height=480)
+    return cached("figs", ("home",), build)

@@ -1,0 +1,52 @@
+"""Classification: the learned model's decision surface against the plain SVM, the
+learned matrix (F or G) beside K, eigen-decay and convergence."""
+
+import streamlit as st
+
+import lab_ui as ui
+from nplk_core import lab
+
+PAGE = "classification"
+P = ui.page_setup(PAGE, "Classification")
+
+with st.sidebar:
+    st.header("Data")
+    ui.dataset_controls(PAGE, lab.CLASSIFICATION)
+    st.header("Method")
+    method = ui.method_controls("method", options=lab.CLASSIFICATION_METHODS)
+ui.state_controls(PAGE)
+
+st.title("Classification")
+st.caption("Learned kernels on 2-D toy data. Filled: the decision function f; solid line "
+           "f = 0, dashed f = ±1, dotted green: the plain SVM with the same σ and C. "
+           "Hollow markers: test points; rings: support vectors.")
+ui.show_notes()
+
+data, data_msgs = ui.get_data(lab.CLASSIFICATION)
+ui.show_messages(data_msgs)
+ok, why = lab.available(method)
+res = None
+if not ok:
+    st.info(why)
+elif data is not None:
+    res = ui.fit(P, data, method, page=PAGE)
+    ui.show_messages(res.messages)
+shown = ui.keep_good(PAGE, data, res, data_msgs) if ok else None
+s_data, s_res = shown if shown else (data, None)
+
+left, right = st.columns([1.1, 1], gap="medium")
+with left:
+    add_mode, add_label = ui.points_panel(force=P["dataset"] == "drawn")
+    ui.surface_chart(P, s_data, s_res, add_mode=add_mode, add_label=add_label)
+    c1, c2 = st.columns(2)
+    ui.control("show_baseline", c1)
+    if s_res is not None and s_res.method == "dank":
+        ui.control("extension", c2)
+with right:
+    if s_res is not None:
+        ui.view_panel(P, s_data, s_res, setting="view", page=PAGE)
+
+if s_res is not None:
+    ui.metrics(s_res)
+ui.exports(PAGE, s_data, s_res)
+ui.sync_url(PAGE)

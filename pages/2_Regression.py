@@ -1,0 +1,49 @@
+"""Regression: DANK-SVR, LAB RBF and the baselines on the step function, the 2-D
+harmonic surface and the chirp; support points, learned bandwidths, relative error."""
+
+import streamlit as st
+
+import lab_ui as ui
+from nplk_core import lab
+
+PAGE = "regression"
+P = ui.page_setup(PAGE, "Regression")
+
+with st.sidebar:
+    st.header("Data")
+    ui.dataset_controls(PAGE, lab.REGRESSION)
+    st.header("Method")
+    method = ui.method_controls("reg_method", options=lab.REGRESSION_METHODS)
+ui.state_controls(PAGE)
+
+st.title("Regression")
+st.caption("The fitted curve (or surface) over the data, support points as rings, the plain "
+           "SVR and the noiseless function dotted. Scores are the relative squared error "
+           "Σ(ŷ − y)² / Σ(y − ȳ)² (lower is better; seed 000 §6.3).")
+ui.show_notes()
+
+data, data_msgs = ui.get_data(lab.REGRESSION)
+ui.show_messages(data_msgs)
+ok, why = lab.available(method)
+res = None
+if not ok:
+    st.info(why)
+elif data is not None:
+    res = ui.fit(P, data, method, page=PAGE)
+    ui.show_messages(res.messages)
+shown = ui.keep_good(PAGE, data, res, data_msgs) if ok else None
+s_data, s_res = shown if shown else (data, None)
+
+if s_res is not None:
+    left, right = st.columns([1.1, 1], gap="medium")
+    with left:
+        ui.regression_chart(P, s_data, s_res)
+        c1, c2 = st.columns(2)
+        ui.control("show_baseline", c1)
+        if s_res.method == "dank_svr":
+            ui.control("extension", c2)
+    with right:
+        ui.view_panel(P, s_data, s_res, setting="reg_view", page=PAGE)
+    ui.metrics(s_res)
+ui.exports(PAGE, s_data, s_res)
+ui.sync_url(PAGE)

@@ -1,0 +1,73 @@
+"""Pairwise constraints: SimpleNPKL learns a kernel from must-link / cannot-link pairs
+and a k-NN graph; its clusters against plain k-means (Rand index)."""
+
+import numpy as np
+import streamlit as st
+
+import lab_ui as ui
+from nplk_core import figures as fg
+from nplk_core import lab
+
+PAGE = "pairwise"
+P = ui.page_setup(PAGE, "Pairwise constraints")
+
+with st.sidebar:
+    st.header("Data")
+    ui.dataset_controls(PAGE, lab.CLASSIFICATION,
+                        options=[d for d in lab.CLASSIFICATION_DATASETS if d != "drawn"])
+    st.header("SimpleNPKL")
+    st.caption(lab.METHODS["simple_npkl"].description)
+    ui.controls(lab.method_params("simple_npkl"))
+ui.state_controls(PAGE)
+
+st.title("Pairwise constraints")
+st.caption("Constraints are drawn from the labels: green lines must-link, dashed orange "
+           "cannot-link. Colours are the clusters kernel k-means finds on the learned "
+           "kernel; marker shapes are the true classes.")
+ui.show_notes()
+
+data, data_msgs = ui.get_data(lab.CLASSIFICATION)
+ui.show_messages(data_msgs)
+ok, why = lab.available("simple_npkl")
+res = None
+if not ok:
+    st.info(why)
+elif data is not None:
+    res = ui.pairwise_fit(P, data)
+    ui.show_messages(res.messages)
+shown = ui.keep_good(PAGE, data, res, data_msgs) if ok else None
+
+if shown:
+    s_data, s_res = shown
+    est = s_res.estimator
+    X, y = s_data.X, s_data.y
+    cols = st.columns(5)
+    cols[0].metric("Rand index (SimpleNPKL)", f"{s_res.rand:.3f}")
+    cols[1].metric("Rand index (k-means)", f"{s_res.rand_kmeans:.3f}")
+    cols[2].metric("must-link / cannot-link", f"{len(est.must_link_)} / {len(est.cannot_link_)}")
+    cols[3].metric("rank(K*)", str(int(np.size(est.eigenvalues_))))
+    cols[4].metric("Fit time", f"{s_res.fit_time * 1000:.0f} ms")
+    left, right = st.columns([1.1, 1], gap="medium")
+    with left:
+        fig = fg.constraints_figure(
+            X, est.labels_, est.must_link_, est.cannot_link_, y_true=y,
+            title="Clusters of the learned kernel",
+            score_text=f"Rand index {s_res.rand:.3f} (k-means {s_res.rand_kmeans:.3f})")
+        ui.chart(fig, "constraints", "nplk-simplenpkl-constraints")
+    with right:
+        view = ui.control("pair_view")
+        if view == "embedding":
+            fig = fg.embedding_figure(est.embedding_, est.labels_, y_true=y)
+        elif view == "spectra":
+            fig = fg.spectra_figure({"K*": est.eigenvalues_}, rank=int(np.size(est.eigenvalues_)),
+                                    rank_label="rank(K*)", title="Spectrum of the learned kernel")
+        else:
+            fig = fg.convergence_figure({lab.setting("npkl_loss").format(P["npkl_loss"]):
+                                         est.history_}, title="SimpleNPKL objective")
+        ui.chart(fig, f"pair_{view}", f"nplk-simplenpkl-{view}")
+    ui.exports(PAGE, s_data, lab.LabResult("simple_npkl", lab.CLUSTERING, dict(P),
+                                           estimator=est, matrix=est.kernel_,
+                                           matrix_name="K"))
+else:
+    ui.exports(PAGE, data)
+ui.sync_url(PAGE)

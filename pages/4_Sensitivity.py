@@ -1,0 +1,68 @@
+"""Sensitivity: sweep one parameter of one method; test score, rank and fit time
+against it, mean ± std over repeated seeds, and a table like seed 000 Table 5."""
+
+import numpy as np
+import streamlit as st
+
+import lab_ui as ui
+from nplk_core import figures as fg
+from nplk_core import lab
+
+PAGE = "sensitivity"
+P = ui.page_setup(PAGE, "Sensitivity")
+
+with st.sidebar:
+    st.header("Sweep")
+    method = ui.method_controls("sweep_method")
+    task = lab.METHODS[method].task
+    choices = lab.sweepable(method)
+    if choices:
+        param = ui.control("sweep_param", options=choices)
+        lo, hi = ui.range_control("sweep_range", param)
+        ui.control("sweep_points")
+    ui.control("sweep_repeats")
+    st.header("Data")
+    ui.dataset_controls(PAGE, task)
+ui.state_controls(PAGE)
+
+st.title("Sensitivity")
+st.caption("One parameter varies over the range; the others keep their values (set them on "
+           "this page or on the Classification / Regression pages). Each value is fitted on "
+           "several seeds (new data draw and split): the plots show mean ± std.")
+ui.show_notes()
+
+ok, why = lab.available(method)
+if not ok:
+    st.info(why)
+elif not choices:
+    st.info(f"{lab.METHODS[method].label} chooses its parameters by cross-validation: there "
+            "is nothing to sweep. Pick another method.")
+else:
+    data, data_msgs = ui.get_data(task)
+    ui.show_messages(data_msgs)
+    res = None
+    if data is not None:
+        values = lab.sweep_values(param, lo, hi, int(P["sweep_points"]))
+        res = ui.sweep(P, method, param, values, int(P["sweep_repeats"]))
+        ui.show_messages(res.messages)
+    ok_sweep = res is not None and np.isfinite(res.scores).any()
+    shown = ui.keep_good(PAGE, data, res if ok_sweep else None,
+                         data_msgs + (res.messages if res is not None else []))
+    if shown:
+        s_data, s_res = shown
+        s = lab.setting(s_res.param)
+        baseline, base_name = None, ""
+        if task == lab.CLASSIFICATION and s_res.param in ("onk_rho", "gamma", "tau", "eta"):
+            base = ui.sweep(P, "svm", "C", np.array([P["C"]]), int(P["sweep_repeats"]))
+            baseline = float(np.nanmean(base.scores))
+            base_name = f"plain SVM (σ={P['sigma']:g}, C={P['C']:g})"
+        fig = fg.sensitivity_figure(
+            s_res.values, s_res.scores, ranks=s_res.ranks, times=s_res.times,
+            param_label=s.label, log_x=s.log, metric=f"test {s_res.metric}",
+            baseline=baseline, baseline_name=base_name,
+            title=f"{lab.METHODS[s_res.method].label}: sensitivity to {s.label}")
+        ui.chart(fig, "sensitivity", f"nplk-sensitivity-{s_res.method}-{s_res.param}")
+        st.subheader("Table (cf. seed 000 Table 5)")
+        st.dataframe(lab.sweep_table(s_res), hide_index=True)
+        ui.exports(PAGE, s_data)
+ui.sync_url(PAGE)

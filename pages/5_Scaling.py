@@ -1,0 +1,90 @@
+"""Scaling: DANK's k-means decomposition (seed 000 §4) — the partition, Q(π) against
+the number of clusters, the Theorem 6 bound against the actual gap, the Theorem 7
+screened points, and fit time against n."""
+
+import numpy as np
+import streamlit as st
+
+import lab_ui as ui
+from nplk_core import figures as fg
+from nplk_core import lab
+
+PAGE = "scaling"
+P = ui.page_setup(PAGE, "Scaling")
+
+with st.sidebar:
+    st.header("Data")
+    ui.dataset_controls(PAGE, lab.CLASSIFICATION,
+                        options=[d for d in lab.CLASSIFICATION_DATASETS if d != "drawn"])
+    st.header("Decomposition")
+    ui.controls(["C", "sigma", "scale_clusters", "scale_max_clusters"])
+ui.state_controls(PAGE)
+
+st.title("Scaling DANK")
+st.caption("Without the nuclear norm (τ = 0) and the bias, DANK splits into independent "
+           "problems on k-means clusters (solved in parallel). The price is bounded by "
+           "Theorem 6: the gap h(α*) − h̄(ᾱ) ≤ ½ B C² Q(π), with Q(π) the kernel mass "
+           "between clusters.")
+ui.show_notes()
+
+data, data_msgs = ui.get_data(lab.CLASSIFICATION)
+ui.show_messages(data_msgs)
+ok, why = lab.available("dank")
+study = None
+if not ok:
+    st.info(why)
+elif data is not None:
+    study = ui.scaling(P, data)
+    if study is None:
+        st.info("The scalable DANK module is not available yet.")
+    else:
+        ui.show_messages(study.messages)
+shown = ui.keep_good(PAGE, data, study, data_msgs)
+
+if shown:
+    s_data, s = shown
+    v = int(P["scale_clusters"])
+    c = st.columns(4)
+    c[0].metric("Clusters v", str(v))
+    c[1].metric("Q(π)", f"{s.q[min(v, s.vs.size) - 1]:.3g}")
+    c[2].metric("support vectors", str(int(s.support.sum())))
+    c[3].metric("screened non-SVs (Thm 7)", str(int(s.screened.sum())))
+    left, right = st.columns(2, gap="medium")
+    with left:
+        ui.chart(fg.partition_figure(s_data.X, s.labels, s.centers, y=s_data.y,
+                                     screened=s.screened,
+                                     title=f"k-means partition, v = {v}"),
+                 "partition", "nplk-scaling-partition")
+    with right:
+        ui.chart(fg.lines_figure(s.vs, {"Q(π)": s.q}, x_title="clusters v",
+                                 y_title="Q(π) = Σ_{π(i)≠π(j)} |K_ij|",
+                                 title="Kernel mass between clusters"),
+                 "q_pi", "nplk-scaling-q")
+        ui.chart(fg.lines_figure(s.vs[1:], {"bound ½ B C² Q(π)": s.bound[1:],
+                                            "actual gap": np.maximum(s.gap[1:], 0.0)},
+                                 x_title="clusters v", y_title="objective gap", log_y=True,
+                                 title="Theorem 6: bound vs actual gap",
+                                 dashes={"bound ½ B C² Q(π)": "dash"}),
+                 "bound", "nplk-scaling-bound")
+    ui.exports(PAGE, s_data)
+
+st.subheader("Fit time against n")
+ui.control("scale_max_n")
+ns = [n for n in (100, 200, 400, 800, 1600, 3200) if n <= int(P["scale_max_n"])]
+run = st.button(f"Measure (n = {', '.join(map(str, ns))})", key="run_timing",
+                disabled=not ok, help="Fits exact DANK, scalable DANK and SVC at each n; "
+                                      "large n take a while.")
+if run:
+    bar = st.progress(0.0, text="Timing…")
+    times, msgs = lab.timing_study(P, ns, v=max(int(P["scale_clusters"]), 2),
+                                   progress=lambda d, t: bar.progress(d / t,
+                                                                      text=f"fit {d} of {t}"))
+    bar.empty()
+    st.session_state["lab_timing"] = (ns, times)
+    ui.show_messages(msgs)
+if "lab_timing" in st.session_state:
+    t_ns, times = st.session_state["lab_timing"]
+    ui.chart(fg.lines_figure(np.asarray(t_ns), times, x_title="n", y_title="fit time (s)",
+                             log_x=True, log_y=True, title="Fit time against n"),
+             "timing", "nplk-scaling-timing")
+ui.sync_url(PAGE)
