@@ -1,0 +1,283 @@
+"""Figure builders, tested without Streamlit: traces, contour levels, markers, colour
+scales, axis types, float32 arrays and the size the browser receives."""
+
+import numpy as np
+import pytest
+
+from nplk_core import figures as fg
+from nplk_core.lab import click_grid, make_grid
+
+MB = 0.5 * 1024 * 1024
+
+
+@pytest.fixture(scope="module")
+def toy():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 2))
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=200) > 0, 1.0, -1.0)
+    grid = make_grid(X)
+    P = grid.points
+    Z = (P[:, 0] + 0.5 * np.sin(3 * P[:, 1])).reshape(grid.shape)
+    return X[:140], y[:140], X[140:], y[140:], grid, Z
+
+
+def _traces(fig, kind):
+    return [t for t in fig.data if t.type == kind]
+
+
+def _arrays(fig):
+    for t in fig.data:
+        for name in ("x", "y", "z"):
+            v = getattr(t, name, None)
+            if v is not None and not isinstance(v, str):
+                yield t, name, v
+
+
+def test_decision_surface_follows_the_gallery_conventions(toy):
+    Xtr, ytr, Xte, yte, grid, Z = toy
+    fig = fg.decision_surface(grid.xs, grid.ys, Z, Xtr, ytr, Xte, yte, support=Xtr[:25],
+                              baseline=Z - 0.3, train_score=0.97, test_score=0.9,
+                              click_targets=click_grid(grid))
+    contours = _traces(fig, "contour")
+    filled = [c for c in contours if c.contours.coloring == "fill"]
+    lines = [c for c in contours if c.contours.coloring == "none"]
+    assert len(filled) == 1
+    f = filled[0]
+    assert f.zmin == -f.zmax and f.zmax >= 1.0  # diverging scale centred at 0
+    assert f.colorscale[0][1].lower() == fg.CLASS_COLORS[-1].lower()
+    assert f.colorscale[-1][1].lower() == fg.CLASS_COLORS[1].lower()
+    by_name = {c.name: c for c in lines}
+    zero, pm1 = by_name["f(x) = 0"], by_name["f(x) = ±1"]
+    assert (zero.contours.start, zero.contours.end) == (0.0, 0.0)
+    assert zero.line.dash == "solid"
+    assert (pm1.contours.start, pm1.contours.end, pm1.contours.size) == (-1.0, 1.0, 2.0)
+    assert pm1.line.dash == "dash"
+    base = [c for c in lines if c.name.startswith("SVM")]
+    assert len(base) == 1 and base[0].line.dash == "dot"
+    assert base[0].contours.start == base[0].contours.end == 0.0
+    # baseline values are the ones given, not the model's
+    np.testing.assert_allclose(base[0].z, np.clip(Z - 0.3, -50, 50), atol=1e-5)
+    # train points filled, test points hollow, support vectors hollow circles
+    scat = {t.name: t for t in fig.data if t.type in ("scatter", "scattergl")}
+    assert not scat["class +1 (train)"].marker.symbol.endswith("-open")
+    assert scat["class +1 (test)"].marker.symbol.endswith("-open")
+    assert scat["class −1 (test)"].marker.symbol.endswith("-open")
+    assert scat["support vectors"].marker.symbol == "circle-open"
+    assert len(scat["support vectors"].x) == 25
+    assert scat["class +1 (train)"].marker.color == fg.CLASS_COLORS[1]
+    assert scat["class −1 (train)"].marker.color == fg.CLASS_COLORS[-1]
+    n_test = len(scat["class +1 (test)"].x) + len(scat["class −1 (test)"].x)
+    assert n_test == len(yte)
+    # the click layer is the last trace, invisible, covering the grid
+    last = fig.data[-1]
+    assert last.name == "click to add" and "rgba(0,0,0,0)" in last.marker.color.replace(" ", "")
+    assert len(last.x) == len(click_grid(grid))
+    # the score sits in a corner
+    note = fig.layout.annotations[0]
+    assert "0.970" in note.text and "0.900" in note.text
+    assert note.xref == "paper" and note.x > 0.9 and note.y > 0.9
+    assert fig.layout.yaxis.scaleanchor == "x"
+
+
+def test_decision_surface_without_a_model_draws_the_data(toy):
+    Xtr, ytr, *_ = toy
+    grid = make_grid(np.zeros((0, 2)))
+    fig = fg.decision_surface(grid.xs, grid.ys, None, Xtr, ytr)
+    assert not _traces(fig, "contour")
+    assert len(fig.data) == 2
+
+
+def test_every_array_is_float32_and_no_python_lists(toy):
+    Xtr, ytr, Xte, yte, grid, Z = toy
+    K = np.exp(-((Xtr[:, None] - Xtr[None]) ** 2).sum(-1))
+    figs = [
+        fg.decision_surface(grid.xs, grid.ys, Z, Xtr, ytr, Xte, yte, support=Xtr[:5],
+                            baseline=Z),
+        fg.spectra_figure({"K": np.linalg.eigvalsh(K)}),
+        fg.convergence_figure({"a": {"objective": np.arange(5.0),
+                                     "step_norm": np.ones(5)}}),
+        fg.regression_curve(Xtr[:, :1], ytr, np.linspace(-2, 2, 50), np.zeros(50)),
+        fg.regression_surface(grid.xs, grid.ys, Z, Xtr, ytr),
+        fg.sensitivity_figure(np.geomspace(1e-3, 1, 4), np.ones((4, 2))),
+        fg.constraints_figure(Xtr, (ytr > 0).astype(int), np.array([[0, 1]]),
+                              np.array([[2, 3]])),
+        fg.lines_figure(np.arange(4), {"a": np.arange(4.0)}, x_title="v", y_title="q"),
+    ]
+    n = 0
+    for fig in figs:
+        for t, name, v in _arrays(fig):
+            assert isinstance(v, np.ndarray), (t.type, name, type(v))
+            assert v.dtype == np.float32, (t.type, name, v.dtype)
+            n += 1
+    assert n > 20
+    hm = fg.matrix_heatmap(K, ytr)
+    assert hm.data[0].z.dtype == np.float32
+
+
+def test_matrix_heatmap_orders_by_class_and_centres_at_one():
+    rng = np.random.default_rng(1)
+    n = 30
+    y = rng.choice([-1.0, 1.0], size=n)
+    A = rng.normal(size=(n, n))
+    F = 1.0 + 0.05 * (A + A.T)
+    fig = fg.matrix_heatmap(F, y, name="F")
+    hm = fig.data[0]
+    assert hm.zmid == 1.0
+    assert hm.colorscale[0][1].lower() == fg.DIVERGING[0][1].lower()
+    order = np.argsort(y, kind="stable")
+    assert list(hm.x) == [str(i) for i in order]
+    np.testing.assert_allclose(hm.z, F[np.ix_(order, order)], rtol=1e-6)
+    # hovering names i, j and the value
+    assert "i=%{y}" in hm.hovertemplate and "j=%{x}" in hm.hovertemplate
+    assert "F=%{z" in hm.hovertemplate
+    # one line pair at the class boundary
+    n_neg = int((y < 0).sum())
+    xs = [s.x0 for s in fig.layout.shapes if s.xref == "x"]
+    assert xs == [n_neg - 0.5]
+    assert fig.layout.yaxis.autorange == "reversed"
+
+
+def test_large_matrices_are_block_averaged_exactly():
+    rng = np.random.default_rng(2)
+    n = 301
+    M = rng.random((n, n))
+    P, starts = fg._pool(M, 120)
+    assert P.shape == (120, 120)
+    sizes = np.diff(np.append(starts, n))
+    assert sizes.min() >= 2 and sizes.max() <= 3
+    np.testing.assert_allclose((P * np.outer(sizes, sizes)).sum(), M.sum())
+    np.testing.assert_allclose(P[0, 0], M[:sizes[0], :sizes[0]].mean())
+
+
+def test_triptych_panels_and_scales():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, 2))
+    y = np.sign(X[:, 0])
+    K = np.exp(-((X[:, None] - X[None]) ** 2).sum(-1) / 2)
+    F = 1.0 + 0.1 * np.outer(y, y) * K
+    fig = fg.matrix_triptych(K, F, y, name="F")
+    names = [t.name for t in fig.data]
+    assert names == ["K", "F", "F∘K"]
+    k, f, fk = fig.data
+    assert (k.zmin, k.zmax) == (0.0, 1.0) and k.zmid is None
+    assert f.zmid == 1.0
+    order = np.argsort(y, kind="stable")
+    np.testing.assert_allclose(fk.z, (F * K)[np.ix_(order, order)], rtol=1e-5)
+    assert {t.xaxis for t in fig.data} == {"x", "x2", "x3"}
+    two = fg.matrix_triptych(K, F, y, name="G", product=False)
+    assert [t.name for t in two.data] == ["K", "G"]
+
+
+def test_spectra_on_log_axis_with_rank():
+    lam = np.array([5.0, 1.0, 0.1, 1e-20, -1e-12])
+    fig = fg.spectra_figure({"F": lam, "K": lam * 2}, rank=3)
+    assert fig.layout.yaxis.type == "log"
+    y = fig.data[0].y
+    assert np.isfinite(y[:3]).all() and np.isnan(y[3:]).all()
+    assert "rank(F) = 3" in fig.layout.annotations[0].text
+    np.testing.assert_array_equal(fig.data[0].x, np.arange(1, 6))
+
+
+def test_convergence_overlays_solvers_with_log_step_norm():
+    h1 = {"objective": np.linspace(0, 1, 50), "step_norm": np.geomspace(1, 1e-5, 50),
+          "time": np.linspace(0, 0.1, 50)}
+    h2 = {"objective": np.linspace(0, 1, 200), "step_norm": np.geomspace(1, 1e-5, 200),
+          "time": np.linspace(0, 0.2, 200)}
+    fig = fg.convergence_figure({"Nesterov": h1, "projected gradient": h2})
+    assert len(fig.data) == 4
+    assert [t.showlegend for t in fig.data] == [True, False, True, False]
+    assert fig.layout.yaxis2.type == "log" and fig.layout.yaxis.type != "log"
+    assert fig.layout.xaxis2.matches == "x"
+    by = {(t.name, t.yaxis): t for t in fig.data}
+    assert len(by[("projected gradient", "y")].y) == 200
+    t = fg.convergence_figure({"a": h1}, x="time")
+    np.testing.assert_allclose(t.data[0].x, h1["time"], rtol=1e-6)
+    # ADMM residual panel when present
+    r = fg.convergence_figure({"ADMM": {"residual": np.geomspace(1, 1e-4, 10)}})
+    assert r.layout.yaxis.type == "log"
+
+
+def test_sensitivity_mean_and_std():
+    v = np.geomspace(1e-4, 10, 5)
+    scores = np.array([[0.9, 0.8], [0.95, 0.85], [0.9, 0.9], [0.7, 0.8], [np.nan, np.nan]])
+    fig = fg.sensitivity_figure(v, scores, ranks=np.ones((5, 2)) * 3,
+                                times=np.ones((5, 2)), param_label="τ", baseline=0.85)
+    acc = fig.data[0]
+    np.testing.assert_allclose(acc.y[:4], scores[:4].mean(axis=1), rtol=1e-6)
+    assert np.isnan(acc.y[4])
+    np.testing.assert_allclose(acc.error_y.array[:4], scores[:4].std(axis=1),
+                               rtol=1e-6)
+    assert fig.layout.xaxis.type == "log" and fig.layout.yaxis3.type == "log"
+    assert fig.layout.shapes[0].y0 == 0.85
+
+
+def test_bandwidth_figure_widths_and_ellipses():
+    S = np.array([[0.0, 0.0], [1.0, 2.0]])
+    theta = np.array([[2.0, 0.5], [1.0, 4.0]])
+    fig = fg.bandwidth_figure(S, theta)
+    ell = fig.data[0]
+    x, y = np.asarray(ell.x, float), np.asarray(ell.y, float)
+    pts = np.column_stack([x, y])
+    first = pts[:40]
+    # every ellipse point satisfies ||theta o (x - s)|| = 1 (kernel at e^-1)
+    np.testing.assert_allclose(np.linalg.norm((first - S[0]) * theta[0], axis=1), 1.0,
+                               rtol=1e-5)
+    assert np.isnan(x[40])  # separator between ellipses
+    one_d = fg.bandwidth_figure(np.array([0.3, -1.0, 2.0]), np.array([2.0, 4.0, 0.5]))
+    np.testing.assert_allclose(one_d.data[0].x, [-1.0, 0.3, 2.0])
+    np.testing.assert_allclose(one_d.data[0].y, [0.25, 0.5, 2.0])
+    assert one_d.layout.yaxis.type == "log"
+
+
+def test_constraints_figure_styles_must_and_cannot_links():
+    X = np.arange(12, dtype=float).reshape(6, 2)
+    fig = fg.constraints_figure(X, np.array([0, 0, 1, 1, 2, 2]),
+                                np.array([[0, 1], [2, 3]]), np.array([[4, 5]]),
+                                y_true=np.array([1, 1, -1, -1, 1, 1]))
+    ml, cl = fig.data[0], fig.data[1]
+    assert ml.line.dash == "solid" and ml.line.color == fg.MUST_LINK_COLOR
+    assert cl.line.dash == "dash" and cl.line.color == fg.CANNOT_LINK_COLOR
+    assert len(ml.x) == 6 and np.isnan(ml.x[2]) and np.isnan(ml.x[5])
+    assert ml.x[0] == X[0, 0] and ml.x[1] == X[1, 0]
+    clusters = fig.data[2:]
+    assert [t.marker.color for t in clusters] == list(fg.CLUSTER_COLORS[:3])
+
+
+def test_regression_curve_and_surface():
+    x = np.linspace(0, 1, 30)[:, None]
+    y = np.sin(6 * x[:, 0])
+    xl = np.linspace(0, 1, 100)
+    fig = fg.regression_curve(x, y, xl, np.sin(6 * xl), support=x[::5],
+                              others={"SVR": np.zeros(100)}, name="DANK-SVR",
+                              train_score=0.01, test_score=0.02)
+    names = [t.name for t in fig.data]
+    assert names[-1] == "support points" and "DANK-SVR" in names and "SVR" in names
+    sv = fig.data[-1]
+    assert sv.marker.symbol == "circle-open"
+    np.testing.assert_allclose(sv.y, np.sin(6 * x[::5, 0]), atol=1e-2)
+    assert "relative error" in fig.layout.annotations[0].text
+
+
+def test_figures_stay_under_half_a_megabyte_at_defaults(toy):
+    Xtr, ytr, Xte, yte, grid, Z = toy
+    K = np.exp(-((Xtr[:, None] - Xtr[None]) ** 2).sum(-1) / 2)
+    # F close to 1 is the worst case for base64 + escaped "/" in the JSON
+    F = 1.0 + 1e-3 * np.outer(ytr, ytr) * K
+    surface = fg.decision_surface(grid.xs, grid.ys, Z, Xtr, ytr, Xte, yte, support=Xtr[:40],
+                                  baseline=Z * 0.9, click_targets=click_grid(grid),
+                                  train_score=1.0, test_score=1.0)
+    for fig in (surface, fg.matrix_triptych(K, F, ytr), fg.matrix_heatmap(F, ytr),
+                fg.spectra_figure({"K": np.linalg.eigvalsh(K), "F": np.linalg.eigvalsh(F),
+                                   "F∘K": np.linalg.eigvalsh(F * K)}),
+                fg.convergence_figure({s: {"objective": np.arange(2000.0),
+                                           "step_norm": np.ones(2000)}
+                                       for s in ("a", "b", "c")})):
+        assert fg.figure_nbytes(fig) <= MB
+    big = np.random.default_rng(0).random((700, 700))
+    assert fg.figure_nbytes(fg.matrix_triptych(big, big + 1, np.ones(700))) <= MB
+
+
+def test_plot_config_exports_png():
+    cfg = fg.plot_config("x")
+    assert cfg["toImageButtonOptions"]["format"] == "png"
+    assert cfg["toImageButtonOptions"]["filename"] == "x"
