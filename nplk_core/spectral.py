@@ -106,3 +106,39 @@ def numerical_rank(w: ArrayLike, *, rtol: float = 1e-10) -> int:
     if top == 0.0:
         return 0
     return int(np.count_nonzero(w > rtol * top))
+
+
+def pivoted_cholesky(K: ArrayLike, *, tol: float = 1e-10, max_rank: int | None = None
+                     ) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
+    r"""Low-rank factor ``K ~= Phi Phi^T`` of a PSD matrix by greedy pivoted Cholesky.
+
+    Stops when the largest remaining diagonal of ``K - Phi Phi^T`` is ``<= tol`` (so
+    every entry of the residual is below ``tol`` in absolute value, the residual being
+    PSD) or at ``max_rank`` columns. Costs ``O(n r^2)``.
+
+    Returns
+    -------
+    Phi : ndarray (n, r)
+    pivots : ndarray (r,) the pivot order
+    """
+    K = np.asarray(K, dtype=float)
+    n = K.shape[0]
+    r_max = n if max_rank is None else min(int(max_rank), n)
+    d = np.diag(K).copy()
+    Phi = np.zeros((n, min(r_max, 64)))
+    pivots = []
+    r = 0
+    while r < r_max:
+        j = int(np.argmax(d))
+        if d[j] <= tol:
+            break
+        if r == Phi.shape[1]:
+            Phi = np.hstack([Phi, np.zeros((n, min(Phi.shape[1], r_max - r)))])
+        col = K[:, j] - Phi[:, :r] @ Phi[j, :r]
+        col /= np.sqrt(d[j])
+        Phi[:, r] = col
+        d -= col * col
+        d[j] = 0.0
+        pivots.append(j)
+        r += 1
+    return Phi[:, :r].copy(), np.asarray(pivots, dtype=np.intp)

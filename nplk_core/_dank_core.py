@@ -1,0 +1,421 @@
+r"""Numerical core of DANK (seed 000): the inner solution F(alpha), the objective
+h(alpha) = H(alpha, F(alpha)), its gradient, and the solvers that maximise h.
+
+The saddle problem is
+
+.. math::
+
+    \max_{\beta \in A} \min_{F \succeq 0}\; c^\top\beta - \tfrac12 u^\top (F\circ K) u
+    + \eta \|F - 11^\top\|_F^2 + \tau\eta \|F\|_*,\qquad u = A_u \beta,
+
+which covers SVM (``beta = alpha``, ``u = y * alpha``, ``c = 1``) and SVR
+(``beta = [a_hat; a_check]``, ``u = a_hat - a_check``, ``c = [y - eps; -y - eps]``).
+
+**The support trick.** ``F(u) = J_{tau/2}(11^T + Gamma)`` with
+``Gamma = diag(u) K diag(u) / (4 eta)``. ``Gamma`` vanishes outside the rows and
+columns of the support ``S = {i : u_i != 0}``, so ``11^T + Gamma = P M P^T`` exactly,
+where ``P = [e_S, 1_{S^c}/sqrt(c)]`` has orthonormal columns (``c = n - |S|``) and
+``M = p p^T + blkdiag(Gamma_SS, 0)`` with ``p = P^T 1 = [1_S; sqrt(c)]`` is only
+``(|S|+1) x (|S|+1)``. Hence ``F = P J_{tau/2}(M) P^T``: one small dense
+eigendecomposition per evaluation instead of an ``n x n`` one, with no approximation.
+``F`` is constant on the ``S^c x S^c`` block and constant along each row of the
+``S x S^c`` block, which gives the objective and gradient in ``O(n |S| + |S|^3)``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+
+from ._base import IterationLog
+from .projection import project_box, project_dual
+
+
+@dataclass
+class InnerSolution:
+    """``F(u)`` in support-restricted form (see module docstring)."""
+
+    S: np.ndarray        # support indices, u[S] != 0
+    W: np.ndarray        # J_{tau/2}(M), (m+1)x(m+1) or (n x n) when c == 0
+    eigvals: np.ndarray  # nonzero eigenvalues of F, descending
+    n: int
+
+    @property
+    def c(self) -> int:
+        return self.n - self.S.size
+
+    @property
+    def rank(self) -> int:
+        return int(self.eigvals.size)
+
+    def dense(self) -> np.ndarray:
+        """The full ``n x n`` matrix F."""
+        n, S, W, c = self.n, self.S, self.W, self.c
+        m = S.size
+        if c == 0:
+            return W.copy()
+        F = np.empty((n, n))
+        rest = np.ones(n, dtype=bool)
+        rest[S] = False
+        Sc = np.flatnonzero(rest)
+        F[np.ix_(Sc, Sc)] = W[m, m] / c
+        cross = W[:m, m] / math.sqrt(c)
+        F[np.ix_(S, Sc)] = cross[:, None]
+        F[np.ix_(Sc, S)] = cross[None, :]
+        F[np.ix_(S, S)] = W[:m, :m]
+        return F
+
+
+def inner_F(u: np.ndarray, K: np.ndarray, eta: float, tau: float,
+            K_S: np.ndarray | None = None) -> InnerSolution:
+    r"""``F(u) = J_{tau/2}(11^T + diag(u) K diag(u)/(4 eta))``, exactly, via the support trick."""
+    n = u.size
+    S = np.flatnonzero(u)
+    m = S.size
+    c = n - m
+    uS = u[S]
+    KSS = K[np.ix_(S, S)] if K_S is None else K_S[S]
+    G = KSS * np.outer(uS, uS)
+    G *= 1.0 / (4.0 * eta)
+    if c > 0:
+        p = np.ones(m + 1)
+        p[m] = math.sqrt(c)
+        M = np.outer(p, p)
+        M[:m, :m] += G
+    else:
+        M = G + 1.0
+    lam, V = scipy.linalg.eigh(M, check_finite=False, driver="evr")
+    s = 0.5 * tau
+    keep = lam > s
+    w = lam[keep] - s
+    V = V[:, keep]
+    W = (V * w) @ V.T
+    return InnerSolution(S=S, W=W, eigvals=w[::-1].copy(), n=n)
+
+
+def penalty_terms(inner: InnerSolution) -> tuple[float, float]:
+    """``(||F - 11^T||_F^2, ||F||_*)`` from the compact form."""
+    W, c = inner.W, inner.c
+    m = inner.S.size
+    trace = float(inner.eigvals.sum())
+    if c == 0:
+        return float(np.sum((W - 1.0) ** 2)), trace
+    rc = math.sqrt(c)
+    fro = float(np.sum((W[:m, :m] - 1.0) ** 2))
+    fro += 2.0 * c * float(np.sum((W[:m, m] / rc - 1.0) ** 2))
+    fro += c * c * (W[m, m] / c - 1.0) ** 2
+    return fro, trace
+
+
+def quad_grad(inner: InnerSolution, u: np.ndarray, K: np.ndarray,
+              K_S: np.ndarray | None = None) -> np.ndarray:
+    """``(F o K) u`` for the F of ``inner`` (u must vanish outside ``inner.S``)."""
+    S, W, c = inner.S, inner.W, inner.c
+    m = S.size
+    if m == 0:
+        return np.zeros(inner.n)
+    if K_S is None:
+        K_S = K[:, S]
+    uS = u[S]
+    if c > 0:
+        out = K_S @ (W[m, :m] * (uS / math.sqrt(c)))
+    else:
+        out = np.empty(inner.n)
+    out[S] = (W[:m, :m] * K_S[S]) @ uS
+    return out
+
+
+class LowRankInner:
+    r"""``F(u)`` through an exact-to-``tol`` factor ``K ~= Phi Phi^T``.
+
+    ``11^T + Gamma = B B^T`` with ``B = [1 | diag(u) Phi / (2 sqrt(eta))]`` (SPEC §1), so
+    with ``B^T B = U diag(lambda) U^T``, ``F = J_{tau/2}(B B^T) = B Omega B^T`` where
+    ``Omega = U diag((lambda - tau/2)_+ / lambda) U^T``: one ``(r+1) x (r+1)``
+    eigendecomposition whatever the support size.
+    """
+
+    def __init__(self, u, Phi, eta, tau):
+        n = u.size
+        self.n = n
+        self.S = np.flatnonzero(u)
+        scale = 1.0 / (2.0 * math.sqrt(eta))
+        BS = np.empty((self.S.size, Phi.shape[1] + 1))
+        BS[:, 0] = 1.0
+        np.multiply(Phi[self.S], (u[self.S] * scale)[:, None], out=BS[:, 1:])
+        G = BS.T @ BS
+        G[0, 0] = float(n)  # rows outside S contribute [1, 0, ..., 0]
+        lam, U = scipy.linalg.eigh(G, check_finite=False, driver="evr")
+        s = 0.5 * tau
+        keep = lam > s
+        lam_k = lam[keep]
+        Uk = U[:, keep]
+        self.eigvals = (lam_k - s)[::-1].copy()
+        self.Omega = (Uk * ((lam_k - s) / lam_k)) @ Uk.T
+        self.BS = BS
+        self.G0 = G[:, 0].copy()
+        self.Gcols = G[:, 1:]
+        self.Phi = Phi
+        self.scale = scale
+        self.u = u
+
+    @property
+    def rank(self) -> int:
+        return int(self.eigvals.size)
+
+    def B(self) -> np.ndarray:
+        B = np.zeros((self.n, self.BS.shape[1]))
+        B[:, 0] = 1.0
+        B[self.S] = self.BS
+        return B
+
+    def dense(self) -> np.ndarray:
+        B = self.B()
+        F = B @ self.Omega @ B.T
+        return 0.5 * (F + F.T)
+
+    def penalty_terms(self) -> tuple[float, float]:
+        w = self.eigvals
+        one_F_one = float(self.G0 @ self.Omega @ self.G0)
+        fro = float(w @ w) - 2.0 * one_F_one + float(self.n) ** 2
+        return max(fro, 0.0), float(w.sum())
+
+    def quad_grad(self, u, K_S=None) -> np.ndarray:
+        r"""``(F o K) u`` with ``K ~= Phi Phi^T`` in the Hadamard product too:
+        ``out_i = sum_{a,c} B_ia Phi_ic Z_ac`` with ``Z = Omega B^T diag(u) Phi``, and
+        ``B^T diag(u) Phi = G[:, 1:] / scale`` is already known: ``O(|S| r^2 + n r)``."""
+        if self.S.size == 0:
+            return np.zeros(self.n)
+        Z = self.Omega @ (self.Gcols / self.scale)      # (r+1, r)
+        out = self.Phi @ Z[0]                           # rows outside S: B_i = [1, 0, ...]
+        out[self.S] = np.einsum("ij,ij->i", self.BS @ Z, self.Phi[self.S])
+        return out
+
+
+class DankProblem:
+    r"""One instance of the DANK saddle problem, evaluated through :func:`inner_F`.
+
+    Parameters
+    ----------
+    K : (n, n) training kernel
+    labels : (n,) array of +-1 for SVM; ``None`` for SVR (then the variable is the
+        stacked ``[a_hat; a_check]`` of length 2n).
+    linear : the linear coefficient ``c`` of the objective (length of the variable)
+    C, eta, tau : model parameters
+    bias : if False the equality constraint is dropped (box only, scalable DANK)
+    factor : optional ``(n, r)`` factor with ``K ~= Phi Phi^T``; evaluations whose
+        support exceeds ``r`` use :class:`LowRankInner` (the exact support trick otherwise)
+    """
+
+    def __init__(self, K, labels, linear, C, eta, tau, *, bias=True, factor=None):
+        self.K = K
+        self.factor = factor
+        self.n = K.shape[0]
+        self.labels = labels
+        self.svr = labels is None
+        self.linear = np.asarray(linear, dtype=float)
+        self.C = float(C)
+        self.eta = float(eta)
+        self.tau = float(tau)
+        self.bias = bias
+        if self.svr:
+            self.proj_labels = np.concatenate([np.ones(self.n), -np.ones(self.n)])
+        else:
+            self.proj_labels = np.asarray(labels, dtype=float)
+        self.n_evals = 0
+
+    # variable <-> u
+    def u_of(self, beta: np.ndarray) -> np.ndarray:
+        if self.svr:
+            return beta[: self.n] - beta[self.n:]
+        return self.labels * beta
+
+    def grad_from_u(self, gu: np.ndarray) -> np.ndarray:
+        """Chain rule: the gradient of ``-1/2 u^T Q u`` w.r.t. beta from ``Q u``."""
+        if self.svr:
+            return self.linear - np.concatenate([gu, -gu])
+        return self.linear - self.labels * gu
+
+    def project(self, v: np.ndarray) -> np.ndarray:
+        if not self.bias:
+            return project_box(v, self.C)
+        return project_dual(v, self.proj_labels, self.C)
+
+    def evaluate(self, beta: np.ndarray, *, gradient: bool = True):
+        """Return ``(h, grad, inner)`` at ``beta``."""
+        self.n_evals += 1
+        u = self.u_of(beta)
+        S = np.flatnonzero(u)
+        if self.factor is not None and S.size > self.factor.shape[1]:
+            inner = LowRankInner(u, self.factor, self.eta, self.tau)
+            Qu = inner.quad_grad(u)
+            fro, nuc = inner.penalty_terms()
+        else:
+            K_S = self.K[:, S]
+            inner = inner_F(u, self.K, self.eta, self.tau, K_S=K_S)
+            Qu = quad_grad(inner, u, self.K, K_S=K_S)
+            fro, nuc = penalty_terms(inner)
+        h = float(self.linear @ beta - 0.5 * (u @ Qu) + self.eta * fro
+                  + self.tau * self.eta * nuc)
+        g = self.grad_from_u(Qu) if gradient else None
+        return h, g, inner
+
+    def lipschitz(self, lam_max_K: float) -> float:
+        """``L = n - tau/2 + n C^2 lambda_max(K) / (4 eta)`` (after Lemma 1); 2L for SVR."""
+        L = self.n - 0.5 * self.tau + self.n * self.C ** 2 * lam_max_K / (4.0 * self.eta)
+        return 2.0 * L if self.svr else L
+
+
+@dataclass
+class SolveResult:
+    beta: np.ndarray
+    objective: float
+    inner: InnerSolution | LowRankInner
+    n_iter: int
+    converged: bool
+    stopped: bool
+    log: IterationLog
+
+
+# ---------------------------------------------------------------------------
+# solvers: each maximises h over the feasible set and records every iteration
+# ---------------------------------------------------------------------------
+
+def solve_nesterov(problem: DankProblem, beta0: np.ndarray, L: float, *, max_iter: int,
+                   tol: float, callback=None, monotone: bool = False) -> SolveResult:
+    r"""Algorithm 1 of seed 000 (Nesterov's smooth method, ascent form).
+
+    ``theta_t = P(a_t + g_t/L)``, ``beta_t = P(a_0 + (1/2L) sum_{i<=t} (i+1) g_i)``,
+    ``a_{t+1} = (t+1)/(t+3) theta_t + 2/(t+3) beta_t``; stop when
+    ``||a_{t+1} - a_t|| <= tol``. With ``monotone=True`` (§3.2) ``theta_t`` is the best
+    of ``{theta_{t-1}, P(a_t + g_t/L), a_t}`` and the recorded objective is ``h(theta_t)``,
+    which then never decreases; the returned point is ``theta``.
+    """
+    log = IterationLog(callback)
+    a0 = problem.project(beta0)
+    a = a0
+    h, g, inner = problem.evaluate(a)
+    gsum = np.zeros_like(a)
+    best = (h, a, inner)  # theta_{t-1} for the monotone variant
+    converged = stopped = False
+    t = 0
+    for t in range(max_iter):  # noqa: B007 (t is the iteration count after the loop)
+        theta = problem.project(a + g / L)
+        if monotone:
+            h_th, _, inner_th = problem.evaluate(theta, gradient=False)
+            cands = [best, (h_th, theta, inner_th), (h, a, inner)]
+            best = max(cands, key=lambda z: z[0])
+            theta = best[1]
+        gsum += (t + 1) * g
+        bt = problem.project(a0 + gsum / (2.0 * L))
+        a_new = ((t + 1) * theta + 2.0 * bt) / (t + 3)
+        step = float(np.linalg.norm(a_new - a))
+        a = a_new
+        h, g, inner = problem.evaluate(a)
+        rec_h, rec_inner = (best[0], best[2]) if monotone else (h, inner)
+        stopped = log.record({"alpha": best[1] if monotone else a}, objective=rec_h,
+                             step_norm=step, rank=rec_inner.rank)
+        if not np.isfinite(h):
+            break
+        if step <= tol:
+            converged = True
+            break
+        if stopped:
+            break
+    if monotone:
+        h, a, inner = best
+    return SolveResult(a, h, inner, t + 1, converged, stopped, log)
+
+
+def solve_pg(problem: DankProblem, beta0: np.ndarray, L: float, *, max_iter: int,
+             tol: float, callback=None) -> SolveResult:
+    """Projected gradient, eq. (17): ``a_{t+1} = P(a_t + g_t / L)``."""
+    log = IterationLog(callback)
+    a = problem.project(beta0)
+    h, g, inner = problem.evaluate(a)
+    converged = stopped = False
+    t = 0
+    for t in range(max_iter):  # noqa: B007 (t is the iteration count after the loop)
+        a_new = problem.project(a + g / L)
+        step = float(np.linalg.norm(a_new - a))
+        a = a_new
+        h, g, inner = problem.evaluate(a)
+        stopped = log.record({"alpha": a}, objective=h, step_norm=step, rank=inner.rank)
+        if not np.isfinite(h):
+            break
+        if step <= tol:
+            converged = True
+            break
+        if stopped:
+            break
+    return SolveResult(a, h, inner, t + 1, converged, stopped, log)
+
+
+def solve_apg(problem: DankProblem, beta0: np.ndarray, L: float, *, max_iter: int,
+              tol: float, callback=None) -> SolveResult:
+    r"""Accelerated projected gradient with backtracking and adaptive restart.
+
+    FISTA in ascent form: ``x_{k+1} = P(z_k + grad h(z_k)/L_k)`` with ``L_k`` found by
+    backtracking on the quadratic lower model
+    ``h(x) >= h(z) + <g, x - z> - (L/2)||x - z||^2`` (so ``L_k`` adapts to the *local*
+    curvature, typically several times below the global bound of Lemma 1, and may shrink
+    again by 10% per iteration), momentum ``z = x_{k+1} + (t_k - 1)/t_{k+1} (x_{k+1} - x_k)``
+    and a restart of the momentum whenever ``h`` decreases (O'Donoghue & Candes). The
+    objective recorded is ``h(x_k)``; the stop rule is Algorithm 1's
+    ``||x_{k+1} - x_k|| <= tol``.
+    """
+    log = IterationLog(callback)
+    x = problem.project(beta0)
+    hx, gx, inner = problem.evaluate(x)
+    z, hz, gz = x, hx, gx
+    t = 1.0
+    L_max = L
+    L = min(L, max(1e-8, 0.05 * L))  # start optimistic; backtracking raises it
+    converged = stopped = False
+    k = 0
+    for k in range(max_iter):  # noqa: B007 (k is the iteration count after the loop)
+        while True:
+            xn = problem.project(z + gz / L)
+            hn, gn, inn = problem.evaluate(xn)
+            d = xn - z
+            if hn >= hz + gz @ d - 0.5 * L * (d @ d) - 1e-13 * abs(hz) or L >= L_max:
+                break
+            L = min(2.0 * L, L_max)
+        step = float(np.linalg.norm(xn - x))
+        if hn < hx:  # momentum overshot: restart from the better point
+            t = 1.0
+            if step > tol:
+                z, hz, gz = x, hx, gx
+                stopped = log.record({"alpha": x}, objective=hx, step_norm=0.0,
+                                     rank=inner.rank)
+                if stopped:
+                    break
+                continue
+        t_new = 0.5 * (1.0 + math.sqrt(1.0 + 4.0 * t * t))
+        z = xn + ((t - 1.0) / t_new) * (xn - x)
+        x, hx, gx, inner = xn, hn, gn, inn
+        t = t_new
+        stopped = log.record({"alpha": x}, objective=hx, step_norm=step, rank=inner.rank)
+        if not np.isfinite(hx):
+            break
+        if step <= tol:
+            converged = True
+            break
+        if stopped:
+            break
+        if t > 1.0 and np.any(z != x):
+            hz, gz, _ = problem.evaluate(z)
+        else:
+            hz, gz = hx, gx
+        L = max(0.9 * L, 1e-12)
+    return SolveResult(x, hx, inner, k + 1, converged, stopped, log)
+
+
+SOLVERS = {
+    "nesterov": solve_nesterov,
+    "nesterov-monotone": lambda *a, **k: solve_nesterov(*a, monotone=True, **k),
+    "pg": solve_pg,
+    "apg": solve_apg,
+}
