@@ -102,6 +102,12 @@ def page_setup(page: str, title: str, icon: str = "🧪") -> dict[str, Any]:
     ss = st.session_state
     if STORE not in ss:
         ss[STORE] = lab.defaults()
+    if ss.get("lab_page") != page:
+        # A widget of another page keeps its state under the same key, but the new
+        # page's widget is a different element and would start from its own default:
+        # drop the keys so every widget re-seeds from the store.
+        for key in [k for k in ss.keys() if isinstance(k, str) and k.startswith(PREFIX)]:
+            del ss[key]
     _read_url(ss)
     ss["lab_page"] = page
     return ss[STORE]

@@ -550,9 +550,8 @@ def decode_query(query: Mapping[str, Any], base: Mapping[str, Any] | None = None
     for key, raw in query.items():
         if key in _FOREIGN_KEYS:
             continue
-        if isinstance(raw, (list, tuple)) and table.get(key) is not None \
-                and table[key].kind != "points":
-            raw = raw[-1] if raw else ""
+        if isinstance(raw, (list, tuple)) and all(isinstance(r, str) for r in raw):
+            raw = raw[-1] if raw else ""  # a repeated URL key: the last one wins
         if key not in table:
             messages.append(_msg("warning", f"Ignored unknown link parameter “{key}”."))
             continue

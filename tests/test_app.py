@@ -1,0 +1,374 @@
+"""Streamlit AppTest for every page: defaults render, every parameter re-renders,
+data and method switch, the URL round-trips, bad input gives a message (never a
+traceback) and the previous good result stays on screen.
+
+Small data (``n_samples`` 40-60 through the URL) keep the file fast on 2 cores.
+"""
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from nplk_core import lab
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # lab_ui.py sits next to app.py (as with `streamlit run`)
+    sys.path.insert(0, str(ROOT))
+
+PAGES = ["app.py", "pages/1_Classification.py", "pages/2_Regression.py",
+         "pages/3_Pairwise_constraints.py", "pages/4_Sensitivity.py", "pages/5_Scaling.py"]
+TIMEOUT = 180
+SMALL = {"n_samples": "60"}
+
+
+def open_page(page: str, **query) -> AppTest:
+    at = AppTest.from_file(str(ROOT / page), default_timeout=TIMEOUT)
+    for k, v in query.items():
+        at.query_params[k] = str(v)
+    at.run()
+    assert_clean(at)
+    return at
+
+
+def assert_clean(at: AppTest) -> None:
+    """No exception element (no traceback reached the page)."""
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def texts(elements) -> list[str]:
+    return [e.value for e in elements]
+
+
+def metric(at: AppTest, label: str) -> str:
+    for m in at.metric:
+        if m.label == label:
+            return m.value
+    raise AssertionError(f"no metric {label!r} in {[m.label for m in at.metric]}")
+
+
+def widget(at: AppTest, name: str):
+    key = "w_" + name
+    for kind in ("selectbox", "select_slider", "slider", "toggle", "radio"):
+        for w in getattr(at, kind):
+            if w.key == key:
+                return w
+    raise AssertionError(f"no widget {key}")
+
+
+def wiggle(at: AppTest, name: str):
+    """Give setting ``name``'s widget another valid value; return the value set."""
+    w = widget(at, name)
+    s = lab.setting(name)
+    if w.type == "toggle":
+        new = not w.value
+    elif w.type in ("selectbox", "radio"):
+        opts = [o for o in (s.options if s.options else []) if s.format(o) in w.options]
+        opts = opts or list(s.options)
+        new = next(o for o in opts if o != w.value)
+    elif w.type == "select_slider":
+        grid = (["auto"] if s.kind == "float_auto" else []) + list(s.grid())
+        i = grid.index(w.value) if w.value in grid else 0
+        new = grid[i + 1] if i + 1 < len(grid) else grid[i - 1]
+    else:  # slider: one step up (or down at the top)
+        step = s.step or 1
+        new = w.value + step if w.value + step <= s.max else w.value - step
+        new = type(w.value)(round(new, 10))
+    w.set_value(new)
+    at.run()
+    assert_clean(at)
+    assert widget(at, name).value == new
+    assert at.query_params[name] in (lab.to_text(name, new), [lab.to_text(name, new)])
+    return new
+
+
+# ---------------------------------------------------------------------------
+# every page renders
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_renders_with_defaults(page):
+    query = {} if page == "app.py" else dict(SMALL)
+    if page.endswith("Scaling.py"):
+        query["scale_max_clusters"] = "4"  # each v is one more decomposed solve
+    at = open_page(page, **query)
+    assert not at.error
+    assert len(at.get("plotly_chart")) >= 1
+    if page == "app.py":
+        assert len(at.get("page_link")) == 7
+    else:
+        # the URL now holds the page's full state
+        q = {k: (v[-1] if isinstance(v, list) else v) for k, v in at.query_params.items()}
+        assert q["n_samples"] == "60" and "seed" in q
+
+
+# ---------------------------------------------------------------------------
+# classification
+# ---------------------------------------------------------------------------
+
+def test_classification_every_parameter_rerenders():
+    at = open_page("pages/1_Classification.py", n_samples=40, method="svm")
+    for name in ("seed", "test_size", "clowns_spread", "n_samples", "C", "sigma",
+                 "show_baseline"):
+        wiggle(at, name)
+    wiggle(at, "view")
+    assert metric(at, "Train accuracy") != "—"
+    # DANK's own parameters, at a small iteration cap
+    widget(at, "method").set_value("dank").run()
+    widget(at, "max_iter").set_value(100).run()
+    for name in ("tau", "eta", "extension", "solver"):
+        wiggle(at, name)
+    for view in ("matrix", "spectra", "convergence"):
+        widget(at, "view").set_value(view).run()
+        assert_clean(at)
+        assert len(at.get("plotly_chart")) >= 2
+    wiggle(at, "compare_solvers")
+    assert len(at.get("plotly_chart")) >= 2
+
+
+@pytest.mark.parametrize("method", ["knpl", "onk", "lab_rbf", "svm_cv", "mkl_uniform"])
+def test_classification_other_methods_and_their_parameters(method):
+    at = open_page("pages/1_Classification.py", n_samples=60, method=method)
+    ok, why = lab.available(method)
+    if not ok:
+        assert why in texts(at.info)
+        return
+    assert metric(at, "Train accuracy") != "—"
+    for name in lab.method_params(method):
+        if name in ("n_outer", "n_support"):
+            continue  # sliders over wide ranges: covered by the URL test below
+        wiggle(at, name)
+    for view in [v for v in lab.METHODS[method].views if v != "surface"]:
+        widget(at, "view").set_value(view).run()
+        assert_clean(at)
+
+
+def test_classification_switching_datasets():
+    at = open_page("pages/1_Classification.py", n_samples=40, method="svm")
+    before = None
+    for name in ("sandwich", "moons", "circles", "chessboard", "spiral", "clowns"):
+        widget(at, "dataset").set_value(name).run()
+        assert_clean(at)
+        assert not at.error
+        assert at.query_params["dataset"] in (name, [name])
+        # the dataset's own sliders appear
+        for s in lab.settings().values():
+            if s.datasets == (name,):
+                assert widget(at, s.name).value == s.default
+        now = metric(at, "Test accuracy")
+        assert now != "—"
+        before = now
+    assert before is not None
+
+
+def test_classification_url_round_trip():
+    query = {"dataset": "moons", "method": "svm", "sigma": "0.5", "C": "7.0", "seed": "3",
+             "moons_noise": "0.2", "n_samples": "80", "view": "spectra",
+             "show_baseline": "0", "test_size": "0.25"}
+    at = open_page("pages/1_Classification.py", **query)
+    assert widget(at, "dataset").value == "moons"
+    assert widget(at, "method").value == "svm"
+    assert widget(at, "sigma").value == 0.5 and widget(at, "C").value == 7.0
+    assert widget(at, "seed").value == 3 and widget(at, "moons_noise").value == 0.2
+    assert widget(at, "view").value == "spectra" and widget(at, "show_baseline").value is False
+    url = {k: (v[-1] if isinstance(v, list) else v) for k, v in at.query_params.items()}
+    for k, v in query.items():
+        assert url[k] == v, k
+    # a pasted link reproduces the same result in a fresh session
+    again = open_page("pages/1_Classification.py", **url)
+    for label in ("Train accuracy", "Test accuracy"):
+        assert metric(again, label) == metric(at, label)
+
+
+def test_classification_garbage_url_is_a_message():
+    at = open_page("pages/1_Classification.py", n_samples="60", method="svm", sigma="abc",
+                   C="-4", dataset="nowhere", bogus="1")
+    warn = " ".join(texts(at.warning))
+    assert "sigma" in warn and "C=" in warn and "dataset" in warn and "bogus" in warn
+    assert widget(at, "sigma").value == 1.0 and widget(at, "dataset").value == "clowns"
+    assert metric(at, "Train accuracy") != "—"
+
+
+def test_classification_bad_csv_keeps_the_last_good_result():
+    at = open_page("pages/1_Classification.py", n_samples=60, method="svm")
+    good = metric(at, "Test accuracy")
+    widget(at, "dataset").set_value("csv").run()
+    assert_clean(at)
+    assert any("Upload a CSV" in t for t in texts(at.info))
+    up = at.file_uploader(key="w_csv_classification")
+    up.set_value(("bad.csv", b"a,b,label\n1,2,x\n3,,y\n", "text/csv")).run()
+    assert_clean(at)
+    assert any("Row 3" in t for t in texts(at.error))
+    assert metric(at, "Test accuracy") == good  # the previous result stays on screen
+    assert any("last good result" in c.value for c in at.caption)
+    one = (ROOT / "sample_data" / "bad_one_class.csv").read_bytes()
+    at.file_uploader(key="w_csv_classification").set_value(("one.csv", one, "text/csv"))
+    at.run()
+    assert_clean(at)
+    assert any("one class" in t for t in texts(at.error))
+    moons = (ROOT / "sample_data" / "moons.csv").read_bytes()
+    at.file_uploader(key="w_csv_classification").set_value(("moons.csv", moons, "text/csv"))
+    at.run()
+    assert_clean(at)
+    assert not at.error and metric(at, "Test accuracy") != "—"
+
+
+def test_drawn_points_one_class_then_two_then_undo_and_clear():
+    at = open_page("pages/1_Classification.py", dataset="drawn", method="svm",
+                   points="0,0,1;1,1,1;2,0,1;0,2,1")
+    assert any("only one class" in t for t in texts(at.error))
+    at2 = open_page("pages/1_Classification.py", dataset="drawn", method="svm",
+                    points="0,0,1;1,1,1;0,1,1;3,3,-1;4,3,-1;3,4,-1")
+    assert not at2.error and metric(at2, "Train accuracy") == "1.000"
+    at2.button(key="points_clear").click().run()
+    assert_clean(at2)
+    assert at2.query_params["points"] in ("", [""])
+    assert any("No points yet" in t for t in texts(at2.info))
+    at2.button(key="points_undo").click().run()
+    assert_clean(at2)
+    q = at2.query_params["points"]
+    assert len(lab.coerce("points", q[-1] if isinstance(q, list) else q)) == 6
+
+
+# ---------------------------------------------------------------------------
+# regression
+# ---------------------------------------------------------------------------
+
+def test_regression_methods_datasets_and_parameters():
+    at = open_page("pages/2_Regression.py", n_samples=50, reg_method="svr")
+    assert metric(at, "Train rel. error") != "—"
+    for name in ("C", "sigma", "epsilon", "show_baseline", "step_a"):
+        wiggle(at, name)
+    for name in ("harmonic", "chirp", "step"):
+        widget(at, "reg_dataset").set_value(name).run()
+        assert_clean(at)
+        assert metric(at, "Test rel. error") != "—"
+    for method in ("dank_svr", "lab_rbf_reg", "svr_cv", "krr"):
+        widget(at, "reg_method").set_value(method).run()
+        assert_clean(at)
+        ok, why = lab.available(method)
+        if ok:
+            assert metric(at, "Train rel. error") != "—"
+            for view in [v for v in lab.METHODS[method].views if v != "curve"]:
+                widget(at, "reg_view").set_value(view).run()
+                assert_clean(at)
+        else:
+            assert why in texts(at.info)
+
+
+def test_regression_bad_csv_is_a_message():
+    at = open_page("pages/2_Regression.py", n_samples=50, reg_method="svr",
+                   reg_dataset="csv")
+    at.file_uploader(key="w_csv_regression").set_value(
+        ("r.csv", b"x,y\n1,2\n2,oops\n3,4\n", "text/csv")).run()
+    assert_clean(at)
+    assert any("Row 3" in t for t in texts(at.error))
+
+
+# ---------------------------------------------------------------------------
+# state across pages, configuration files
+# ---------------------------------------------------------------------------
+
+def test_state_survives_a_page_switch():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    assert_clean(at)
+    at.switch_page("pages/1_Classification.py")
+    at.query_params.update(n_samples="40", method="svm")
+    at.run()
+    assert_clean(at)
+    widget(at, "sigma").set_value(2.0).run()
+    widget(at, "seed").set_value(5).run()
+    at.switch_page("pages/2_Regression.py")
+    at.query_params.clear()  # page navigation starts from a clean URL
+    at.run()
+    assert_clean(at)
+    assert widget(at, "seed").value == 5
+    widget(at, "reg_method").set_value("svr").run()
+    assert widget(at, "sigma").value == 2.0
+    at.switch_page("pages/1_Classification.py")
+    at.query_params.clear()
+    at.run()
+    assert_clean(at)
+    assert widget(at, "sigma").value == 2.0 and widget(at, "method").value == "svm"
+
+
+def test_configuration_download_and_reload():
+    at = open_page("pages/1_Classification.py", n_samples=40, method="svm", sigma="3.0")
+    config = lab.params_to_json({**lab.defaults(), "n_samples": 40, "method": "svm",
+                                 "sigma": 0.5, "seed": 9})
+    at.file_uploader(key="cfg_upload_classification").set_value(
+        ("config.json", config.encode(), "application/json")).run()
+    assert_clean(at)
+    assert widget(at, "sigma").value == 0.5 and widget(at, "seed").value == 9
+    assert any("Configuration loaded" in t for t in texts(at.info))
+    at.file_uploader(key="cfg_upload_classification").set_value(
+        ("bad.json", b"{oops", "application/json")).run()
+    assert_clean(at)
+    assert any("not valid JSON" in t for t in texts(at.error))
+    assert widget(at, "sigma").value == 0.5
+    at.button(key="reset_classification").click().run()
+    assert_clean(at)
+    assert widget(at, "sigma").value == 1.0 and widget(at, "method").value == "dank"
+    assert json.loads(config)["params"]["sigma"] == 0.5
+
+
+# ---------------------------------------------------------------------------
+# pairwise, sensitivity, scaling
+# ---------------------------------------------------------------------------
+
+def test_pairwise_parameters_and_views():
+    at = open_page("pages/3_Pairwise_constraints.py", n_samples=60)
+    rand = float(metric(at, "Rand index (SimpleNPKL)"))
+    assert 0.0 <= rand <= 1.0
+    for name in ("npkl_C", "B", "p", "n_neighbors", "constraint_fraction", "n_clusters_npkl"):
+        wiggle(at, name)
+    widget(at, "active_selection").set_value(20).run()
+    assert_clean(at)
+    for loss in ("square_hinge", "hinge", "square"):
+        widget(at, "npkl_loss").set_value(loss).run()
+        assert_clean(at)
+    for view in ("spectra", "convergence", "embedding"):
+        widget(at, "pair_view").set_value(view).run()
+        assert_clean(at)
+        assert len(at.get("plotly_chart")) == 2
+    widget(at, "dataset").set_value("spiral").run()
+    assert_clean(at)
+
+
+def test_sensitivity_sweep_controls_and_table():
+    at = open_page("pages/4_Sensitivity.py", n_samples=40, sweep_method="svm",
+                   sweep_param="C", sweep_points=3, sweep_repeats=2)
+    assert len(at.dataframe) == 1 and len(at.dataframe[0].value) == 3
+    wiggle(at, "sweep_param")
+    wiggle(at, "sweep_repeats")
+    at.select_slider(key="w_sweep_range_sigma").set_range(0.5, 5.0).run()
+    assert_clean(at)
+    assert at.query_params["sweep_range"] in ("0.5~5.0", ["0.5~5.0"])
+    assert at.dataframe[0].value.iloc[0, 0] == "0.5"
+    widget(at, "sweep_method").set_value("svm_cv").run()
+    assert_clean(at)
+    if lab.available("svm_cv")[0]:
+        assert any("nothing to sweep" in t for t in texts(at.info))
+
+
+def test_scaling_controls_and_timing_button():
+    at = open_page("pages/5_Scaling.py", n_samples=60, scale_max_clusters=4,
+                   scale_max_n=200)
+    assert metric(at, "Clusters v") == "4"
+    wiggle(at, "scale_clusters")
+    at.button(key="run_timing").click().run()
+    assert_clean(at)
+    assert len(at.get("plotly_chart")) == 4
+
+
+def test_sidebar_never_shows_unknown_widgets():
+    """Every widget key maps to a setting (so every control is in the URL table)."""
+    at = open_page("pages/1_Classification.py", n_samples=40, method="dank")
+    keys = {w.key for kind in ("selectbox", "select_slider", "slider", "toggle", "radio")
+            for w in getattr(at.sidebar, kind)}
+    names = {k[2:] for k in keys if k and k.startswith("w_")}
+    assert names and names <= set(lab.settings())
+    assert np.all([lab.setting(n).applies(page="classification") for n in names])
