@@ -27,7 +27,6 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import linprog, minimize
 from sklearn.base import BaseEstimator, ClassifierMixin
-from threadpoolctl import threadpool_limits
 
 from ._base import (
     Callback,
@@ -41,7 +40,7 @@ from ._base import (
     warn_not_converged,
 )
 from .kernels import gaussian_kernel
-from .knpl import _OneVsRestMixin
+from .knpl import _OneVsRestMixin, _single_thread_blas
 from .projection import project_dual
 
 _GAMMA_MAX = 1e300  # the Armijo search gives up beyond this (non-finite objective)
@@ -225,7 +224,7 @@ def onk_level(Q: ArrayLike, y: ArrayLike, C: float, rho: float, *,
         raise ValueError(f"level must lie in (0, 1), got {level!r}.")
     # the LP, the QP and L-BFGS-B work on small matrices: threaded BLAS only adds
     # contention (measured 10x slower on a busy 2-core machine)
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _single_thread_blas():
         return _level(np.asarray(Q, dtype=float), np.asarray(y, dtype=float), C, rho,
                       alpha0, max_iter, tol, level, callback)
 
