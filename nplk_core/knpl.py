@@ -31,6 +31,7 @@ Two facts used below (both checked by the tests):
 from __future__ import annotations
 
 import threading
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from numbers import Real
@@ -39,6 +40,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -53,7 +55,6 @@ from ._base import (
     one_of,
     positive,
     positive_int,
-    warn_not_converged,
 )
 from .kernels import sigma_to_gamma, squared_distances
 from .spectral import psd_part
@@ -225,13 +226,14 @@ def knpl_admm(Gamma: ArrayLike, *, rho: float = 1.1, max_iter: int = 15,
     tol : float
         Stopping threshold on the residual (paper: 1e-4).
     G0 : array of shape (n, n), optional
-        Starting value of ``G`` and ``Q`` (default :math:`11^\top`, the paper's);
-        ``Z`` always starts at :math:`11^\top`.
+        Starting value of ``Q`` (the first ``G`` is computed from it; default
+        :math:`11^\top`, the paper's); ``Z`` always starts at :math:`11^\top`.
 
     Returns
     -------
     G : ndarray of shape (n, n)
-        The last ``G`` iterate (exactly PSD).
+        The last ``G`` iterate: PSD up to rounding (an eigen-reconstruction, or a
+        matrix whose Cholesky with a ``p eps max|M|`` shift succeeded).
     residuals : ndarray of shape (n_iterations,)
         :math:`\max(\|\Delta Q\|_F, \|\Delta Z\|_F)` per iteration (Fig. 3a).
 
@@ -569,11 +571,14 @@ class KNPLClassifier(_OneVsRestMixin, ClassifierMixin, BaseEstimator):
             if stopped or settled:
                 break
         if not (stopped or settled):
-            warn_not_converged(
-                "KNPLClassifier", self.n_outer,
-                "Algorithm 2 alternates G and alpha and can oscillate (see "
-                "history_['alpha_change']); a larger gamma makes it contract, more "
-                "n_outer rounds help when alpha_change is still falling.")
+            # warn_not_converged would say "max_iter"; the parameter here is n_outer
+            warnings.warn(
+                f"KNPLClassifier ran all n_outer={self.n_outer} rounds without alpha "
+                f"settling (tol={self.tol}); the result is the last round. Algorithm 2 "
+                "alternates G and alpha and can oscillate (see "
+                "history_['alpha_change']): a larger gamma makes it contract, more "
+                "rounds help only while alpha_change is still falling.",
+                ConvergenceWarning, stacklevel=3)
         return {
             "G_": G, "alpha_": alpha, "dual_coef_": alpha * y,
             "intercept_": float(svc.intercept_[0]), "support_": svc.support_.copy(),

@@ -7,11 +7,13 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
+from threadpoolctl import threadpool_info
 
 from nplk_core.datasets import make_clowns
 from nplk_core.kernels import gaussian_kernel, sigma_to_gamma
 from nplk_core.knpl import (
     KNPLClassifier,
+    _single_thread_blas,
     knpl_admm,
     knpl_gamma_matrix,
     knpl_objective,
@@ -194,6 +196,23 @@ def test_admm_rejects_non_finite_target():
     Gamma[0, 1] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         knpl_admm(Gamma)
+
+
+def _blas_threads():
+    return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+
+
+def test_single_thread_blas_is_reference_counted():
+    """Overlapping users (threads) leave in any order; the last one restores."""
+    before = _blas_threads()
+    first, second = _single_thread_blas(), _single_thread_blas()
+    first.__enter__()
+    second.__enter__()
+    assert all(t == 1 for t in _blas_threads())
+    first.__exit__(None, None, None)  # the first user leaves while the second works
+    assert all(t == 1 for t in _blas_threads())
+    second.__exit__(None, None, None)
+    assert _blas_threads() == before
 
 
 # ---------------------------------------------------------------------------
