@@ -868,11 +868,12 @@ def pairwise_fit(P: Mapping[str, Any], data: lab.LabData) -> lab.PairwiseResult:
 
 
 def _sweep_fit(p: Mapping[str, Any], X_train, y_train, X_test, y_test, *, method: str,
-               data_key: str) -> lab.LabResult:
+               data_key: str, warm_from: lab.LabResult | None = None) -> lab.LabResult:
     key = ("sweep-fit", method, data_key,
            tuple((n, p.get(n)) for n in lab.METHODS[method].params), p.get("seed"))
     return cached("fits", key, lambda: lab.fit_method(
-        p, X_train, y_train, X_test, y_test, method=method, data_key=data_key))
+        p, X_train, y_train, X_test, y_test, method=method, data_key=data_key,
+        warm_from=warm_from))
 
 
 def sweep(P: Mapping[str, Any], method: str, param: str, values: np.ndarray,

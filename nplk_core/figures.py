@@ -698,14 +698,15 @@ def sensitivity_figure(values: np.ndarray, scores: np.ndarray, *,
                        param_label: str = "τ", log_x: bool = True,
                        metric: str = "test accuracy", title: str = "",
                        baseline: float | None = None, baseline_name: str = "plain SVM",
-                       height: int | None = None) -> go.Figure:
+                       time_label: str = "fit time (s)", height: int | None = None
+                       ) -> go.Figure:
     """Metric (mean ± std over repeats), rank and fit time against the swept value."""
     values = np.asarray(values, dtype=float)
     rows = [("metric", scores, metric)]
     if ranks is not None and np.any(np.isfinite(ranks)):
         rows.append(("rank", ranks, "rank"))
     if times is not None and np.any(np.isfinite(times)):
-        rows.append(("time", times, "fit time (s)"))
+        rows.append(("time", times, time_label))
     layout = _stacked(len(rows), 0.08, [r[2] for r in rows])
     traces, shapes = [], []
     for r, (key, A, label) in enumerate(rows, start=1):

@@ -219,15 +219,17 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
             options=(10, 20, 50, 100, 200, 500, 1000, 2000, 5000),
             methods=_DANK, pages=_ALL_FIT_PAGES,
             help="Iteration cap (the paper uses 2000)."),
-    Setting("extension", "choice", "reciprocal", "Out-of-sample rule", group="view",
-            options=("reciprocal", "nearest"),
+    Setting("extension", "choice", "nearest", "Out-of-sample rule (drawn surface)",
+            group="view", options=("nearest", "reciprocal"),
             option_labels=(("reciprocal", "reciprocal neighbours (DANK §2.3)"),
                            ("nearest", "nearest training point (KNPL eq. 23)")),
             methods=_DANK, pages=("classification", "regression"),
-            help="How F is extended to new points. The reciprocal rule depends on the whole "
-                 "set of new points, so the drawn surface depends on the grid."),
+            help="How F is extended to the grid the surface is drawn on. The paper's "
+                 "reciprocal rule depends on the whole set of new points (here: the 10,000 "
+                 "grid points, so the picture depends on the grid, and it is slower); the "
+                 "nearest-point rule does not. Test scores always use the paper's rule."),
     Setting("epsilon", "float", 0.1, "ε (tube width)", min=1e-3, max=2.0, log=True,
-            methods=("dank_svr", "svr"), pages=_R_PAGES, continuous=True,
+            methods=("dank_svr", "svr", "svr_cv"), pages=_R_PAGES, continuous=True,
             help="Errors smaller than ε cost nothing (ε-insensitive loss)."),
     Setting("gamma", "float", 1.0, "γ (KNPL regulariser)", min=1e-3, max=1e3, log=True,
             methods=("knpl",), pages=("classification", "sensitivity"), continuous=True,
@@ -635,6 +637,7 @@ class MethodSpec:
     matrix: str | None = None
     description: str = ""
     fixed: tuple[tuple[str, Any], ...] = ()
+    rename: tuple[tuple[str, str], ...] = ()  # (setting, estimator parameter) overrides
 
     def load(self) -> type:
         module, cls = self.target.split(":")
@@ -675,10 +678,11 @@ METHODS: dict[str, MethodSpec] = {m.name: m for m in (
                "Locally adaptive bandwidths per support point (seed 004)."),
     MethodSpec("svr", "SVR", REGRESSION, "sklearn.svm:SVR", ("C", "epsilon", "sigma"),
                ("curve", "matrix", "spectra"), None, "Plain ε-SVR with the Gaussian kernel."),
-    MethodSpec("svr_cv", "SVR-CV", REGRESSION, "nplk_core.baselines:SVRCVRegressor", (),
-               ("curve",), None, "SVR with σ and C chosen by 5-fold CV."),
+    MethodSpec("svr_cv", "SVR-CV", REGRESSION, "nplk_core.baselines:SVRCVRegressor",
+               ("epsilon",), ("curve",), None, "SVR with σ and C chosen by 5-fold CV."),
     MethodSpec("krr", "Kernel ridge", REGRESSION, "nplk_core.baselines:KernelRidgeBaseline",
-               ("sigma", "lam"), ("curve",), None, "Kernel ridge regression."),
+               ("sigma", "lam"), ("curve",), None, "Kernel ridge regression (λ = ridge α).",
+               rename=(("lam", "alpha"),)),
     MethodSpec("simple_npkl", "SimpleNPKL", CLUSTERING, "nplk_core.simple_npkl:SimpleNPKL",
                ("npkl_loss", "npkl_C", "B", "p", "n_neighbors", "constraint_fraction",
                 "active_selection", "n_clusters_npkl"),
@@ -706,8 +710,10 @@ def methods_for(task: str) -> list[str]:
 def _estimator_kwargs(spec: MethodSpec, params: Mapping[str, Any]) -> dict[str, Any]:
     table = settings()
     kw: dict[str, Any] = {}
+    rename = dict(spec.rename)
     for name in spec.params:
-        kw[table[name].estimator_param] = params.get(name, table[name].default)
+        kw[rename.get(name, table[name].estimator_param)] = params.get(name,
+                                                                     table[name].default)
     kw.update(dict(spec.fixed))
     if kw.get("active_selection") == 0:
         kw["active_selection"] = None  # 0 in the UI = every constraint
@@ -938,20 +944,58 @@ class LabResult:
     fit_time: float = float("nan")
     matrix: np.ndarray | None = None
     matrix_name: str | None = None
-    kernel: np.ndarray | None = None
-    spectra: dict[str, np.ndarray] = field(default_factory=dict)
     history: dict[str, np.ndarray] = field(default_factory=dict)
     messages: list[Message] = field(default_factory=list)
     n_iter: int | None = None
     converged: bool | None = None
-    rank: int | None = None
     support_points: np.ndarray | None = None
     warm_started: bool = False
     data_key: str = ""
+    X_train: np.ndarray | None = field(default=None, repr=False)
+    _lazy: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
     def ok(self) -> bool:
         return self.estimator is not None
+
+    # Spectra, the training kernel and the rank cost eigendecompositions that only the
+    # matrix and spectra views need: computed on first use, then kept.
+    def _views(self, what: str) -> Any:
+        if what not in self._lazy:
+            value = {} if what == "spectra" else None
+            if self.ok and self.X_train is not None:
+                spec = METHODS[self.method]
+                try:
+                    if what == "kernel":
+                        value = _kernel_of(self.estimator, spec, self.X_train, self.params)
+                    else:
+                        value = _spectra_of(self.estimator, spec, self.kernel)
+                except (ValueError, np.linalg.LinAlgError) as exc:
+                    self.messages.append(_msg("warning", f"{what} unavailable: {exc}"))
+            self._lazy[what] = value
+        return self._lazy[what]
+
+    @property
+    def spectra(self) -> dict[str, np.ndarray]:
+        """Descending eigenvalues of K, the learned matrix and their product."""
+        return self._views("spectra")
+
+    @property
+    def kernel(self) -> np.ndarray | None:
+        """The given (training) kernel K."""
+        return self._views("kernel")
+
+    @property
+    def rank(self) -> int | None:
+        """rank of the learned matrix (the estimator's ``rank_`` when it has one)."""
+        if "rank" not in self._lazy:
+            rank = getattr(self.estimator, "rank_", None)
+            if rank is None and self.matrix is not None:
+                from .spectral import numerical_rank
+                lam = self.spectra.get(self.matrix_name)
+                rank = None if lam is None else numerical_rank(lam)
+            self._lazy["rank"] = None if rank is None or np.ndim(rank) else int(rank)
+        return self._lazy["rank"]
 
     @property
     def errors(self) -> list[Message]:
@@ -992,27 +1036,34 @@ def _support_points(est: Any, X_train: np.ndarray) -> np.ndarray | None:
     return None
 
 
-def _spectra_of(est: Any, spec: MethodSpec, X_train: np.ndarray, params: Mapping[str, Any]
-                ) -> tuple[dict[str, np.ndarray], np.ndarray | None]:
+def _kernel_of(est: Any, spec: MethodSpec, X_train: np.ndarray, params: Mapping[str, Any]
+               ) -> np.ndarray | None:
+    """The training kernel K the method started from (None without a single σ)."""
+    K = getattr(est, "K_", None)
+    if K is not None:
+        return np.asarray(K, dtype=float)
+    if "sigma" not in spec.params:
+        return None
     from .kernels import gaussian_kernel
+    return gaussian_kernel(X_train, sigma=float(params.get("sigma", 1.0)))
+
+
+def _spectra_of(est: Any, spec: MethodSpec, K: np.ndarray | None) -> dict[str, np.ndarray]:
+    """Descending spectra of K, the learned matrix and (KNPL, DANK) their product."""
     from .spectral import spectrum
     if hasattr(est, "spectra"):
-        sp = est.spectra()
-        return {k: np.asarray(v, dtype=float) for k, v in sp.items()}, \
-            getattr(est, "K_", None)
-    if "sigma" not in spec.params:
-        return {}, None
-    K = getattr(est, "K_", None)
+        return {k: np.asarray(v, dtype=float) for k, v in est.spectra().items()}
     if K is None:
-        K = gaussian_kernel(X_train, sigma=float(params.get("sigma", 1.0)))
+        return {}
     out = {"K": spectrum(K)}
-    if spec.matrix is not None and getattr(est, spec.matrix, None) is not None:
-        G = np.asarray(getattr(est, spec.matrix), dtype=float)
+    M = getattr(est, spec.matrix, None) if spec.matrix is not None else None
+    if M is not None and np.shape(M) == K.shape:
+        G = np.asarray(M, dtype=float)
         name = spec.matrix.rstrip("_")
         out[name] = spectrum(G)
         if spec.name == "knpl":
             out[f"{name}∘K"] = spectrum(G * K)
-    return out, K
+    return out
 
 
 def fit_method(params: Mapping[str, Any], X_train: np.ndarray, y_train: np.ndarray,
@@ -1108,18 +1159,7 @@ def fit_method(params: Mapping[str, Any], X_train: np.ndarray, y_train: np.ndarr
     if spec.matrix is not None and getattr(est, spec.matrix, None) is not None:
         res.matrix = np.asarray(getattr(est, spec.matrix), dtype=float)
         res.matrix_name = spec.matrix.rstrip("_")
-    try:
-        res.spectra, res.kernel = _spectra_of(est, spec, X_train, p)
-    except (ValueError, np.linalg.LinAlgError) as exc:
-        res.messages.append(_msg("warning", f"Spectra unavailable: {exc}"))
-    rank = getattr(est, "rank_", None)
-    if rank is None and res.matrix is not None:
-        from .spectral import numerical_rank, spectrum
-        lam = res.spectra.get(res.matrix_name)
-        if lam is None and res.matrix.shape[0] <= 2000:
-            lam = spectrum(res.matrix)
-        rank = None if lam is None else numerical_rank(lam)
-    res.rank = None if rank is None or np.ndim(rank) else int(rank)
+    res.X_train = X_train
     res.support_points = _support_points(est, X_train)
     return res
 
@@ -1317,7 +1357,8 @@ def run_sweep(params: Mapping[str, Any], method: str, param: str, values: Sequen
     """Fit ``method`` for every value of ``param`` and every seed ``seed … seed+repeats-1``.
 
     Each seed draws its own data and split. ``progress(done, total)`` is called after
-    every fit (returning True stops the sweep early). ``fit`` (default
+    every fit (returning True stops the sweep early). Each value warm-starts from the
+    previous one when the swept parameter is continuous. ``fit`` (default
     :func:`fit_method`, same signature) and ``data_fn(seed)`` let a caller cache the
     individual fits and draws.
     """
@@ -1339,10 +1380,15 @@ def run_sweep(params: Mapping[str, Any], method: str, param: str, values: Sequen
         if data is None:
             messages.extend(msgs)
             break
+        prev = None
         for i, v in enumerate(values):
             p = {**params, param: v.item() if hasattr(v, "item") else v}
+            # neighbouring values warm-start each other (only continuous parameters)
+            warm = prev if prev is not None and prev.ok and \
+                can_warm_start(prev.params, p, method) else None
             res = fit(p, data.X_train, data.y_train, data.X_test, data.y_test,
-                      method=method, data_key=data.key)
+                      method=method, data_key=data.key, warm_from=warm)
+            prev = res
             for m in res.messages:
                 if m.text not in seen and m.level != "info":
                     seen.add(m.text)

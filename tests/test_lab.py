@@ -182,7 +182,7 @@ def test_every_available_estimator_accepts_its_parameters():
         assert msgs == [], (name, [m.text for m in msgs])
         params = est.get_params()
         for p in spec.params:
-            assert lab.setting(p).estimator_param in params or \
+            assert dict(spec.rename).get(p, lab.setting(p).estimator_param) in params or \
                 spec.target.startswith("sklearn.svm:"), (name, p)
 
 
@@ -198,9 +198,11 @@ def test_unavailable_method_reports_itself(monkeypatch):
     assert not res.ok and res.messages[0].level == "info"
 
 
-def test_svm_uses_gamma_from_sigma():
+def test_svm_uses_gamma_from_sigma_and_krr_the_ridge():
     est, _ = lab.make_estimator("svm", {**lab.defaults(), "sigma": 0.5, "C": 3.0})
     assert est.gamma == pytest.approx(2.0) and est.C == 3.0
+    krr, msgs = lab.make_estimator("krr", {**lab.defaults(), "sigma": 0.5, "lam": 0.1})
+    assert msgs == [] and krr.alpha == 0.1 and krr.sigma == 0.5
 
 
 # ---------------------------------------------------------------------------
