@@ -519,8 +519,9 @@ def metrics(res: lab.LabResult, container: Any = None) -> None:
     cols = c.columns(5)
     lower = res.metric == "relative error"
     name = "rel. error" if lower else "accuracy"
-    cols[0].metric(f"Train {name}", _fmt(res.train_score))
-    cols[1].metric(f"Test {name}", _fmt(res.test_score))
+    fmt = "{:.3g}" if lower else "{:.3f}"
+    cols[0].metric(f"Train {name}", _fmt(res.train_score, fmt))
+    cols[1].metric(f"Test {name}", _fmt(res.test_score, fmt))
     cols[2].metric("Fit time", f"{res.fit_time * 1000:.0f} ms" if res.fit_time < 1
                    else f"{res.fit_time:.2f} s")
     if res.rank is not None:
@@ -532,8 +533,8 @@ def metrics(res: lab.LabResult, container: Any = None) -> None:
                        else None)
 
 
-def _fmt(v: float) -> str:
-    return "—" if v is None or not np.isfinite(v) else f"{v:.3f}"
+def _fmt(v: float, fmt: str = "{:.3f}") -> str:
+    return "—" if v is None or not np.isfinite(v) else fmt.format(v)
 
 
 def _npy(M: np.ndarray) -> bytes:

@@ -319,8 +319,9 @@ def _heatmap(M: np.ndarray, order: np.ndarray, *, name: str, colorscale: Any,
 
 
 def _class_lines(y: np.ndarray | None, starts: np.ndarray, axes: int = 1) -> list[dict]:
-    """Thin lines between the class blocks of a class-ordered matrix view."""
-    if y is None:
+    """Thin lines between the class blocks of a class-ordered matrix view (none when
+    ``y`` is a continuous target: more than 10 distinct values)."""
+    if y is None or np.unique(y).size > 10:
         return []
     ys = np.sort(np.asarray(y))
     cuts = np.flatnonzero(np.diff(ys) != 0) + 1

@@ -511,7 +511,7 @@ def relevant_names(page: str, params: Mapping[str, Any] | None = None) -> list[s
     """
     params = {**defaults(), **(params or {})}
     method = {"classification": params.get("method"), "regression": params.get("reg_method"),
-              "sensitivity": params.get("sweep_method")}.get(page)
+              "sensitivity": params.get("sweep_method"), "pairwise": "simple_npkl"}.get(page)
     dataset = params.get("reg_dataset") if page == "regression" or (
         page == "sensitivity" and method in REGRESSION_METHODS) else params.get("dataset")
     names = []

@@ -135,6 +135,11 @@ def test_matrix_heatmap_orders_by_class_and_centres_at_one():
     xs = [s.x0 for s in fig.layout.shapes if s.xref == "x"]
     assert xs == [n_neg - 0.5]
     assert fig.layout.yaxis.autorange == "reversed"
+    # a regression target orders the points but draws no class lines
+    t = rng.normal(size=n)
+    reg = fg.matrix_heatmap(F, t)
+    assert not reg.layout.shapes
+    assert list(reg.data[0].x) == [str(i) for i in np.argsort(t, kind="stable")]
 
 
 def test_large_matrices_are_block_averaged_exactly():
