@@ -46,12 +46,28 @@ PAGE_FILES = {
 # caches (one LRU per kind, shared by the sessions of this server)
 # ---------------------------------------------------------------------------
 
-class LRU:
-    """A small thread-safe least-recently-used map."""
+def nbytes(obj: Any, depth: int = 4) -> int:
+    """Rough memory of a cached value: the numpy arrays reachable in a few hops."""
+    if isinstance(obj, np.ndarray):
+        return int(obj.nbytes)
+    if depth == 0 or isinstance(obj, (str, bytes, int, float, type(None))):
+        return 0
+    if isinstance(obj, dict):
+        return sum(nbytes(v, depth - 1) for v in obj.values())
+    if isinstance(obj, (list, tuple)):
+        return sum(nbytes(v, depth - 1) for v in obj[:64])
+    d = getattr(obj, "__dict__", None)
+    return nbytes(d, depth - 1) if isinstance(d, dict) else 0
 
-    def __init__(self, maxsize: int = 64) -> None:
+
+class LRU:
+    """A small thread-safe least-recently-used map bounded by entries and bytes."""
+
+    def __init__(self, maxsize: int = 64, max_bytes: int = 200 * 2 ** 20) -> None:
         self.maxsize = maxsize
+        self.max_bytes = max_bytes
         self._d: OrderedDict = OrderedDict()
+        self._sizes: dict = {}
         self._lock = threading.Lock()
 
     def get(self, key: Any, default: Any = None) -> Any:
@@ -62,11 +78,15 @@ class LRU:
         return default
 
     def put(self, key: Any, value: Any) -> Any:
+        size = nbytes(value)
         with self._lock:
             self._d[key] = value
+            self._sizes[key] = size
             self._d.move_to_end(key)
-            while len(self._d) > self.maxsize:
-                self._d.popitem(last=False)
+            while len(self._d) > 1 and (len(self._d) > self.maxsize or
+                                        sum(self._sizes.values()) > self.max_bytes):
+                old, _ = self._d.popitem(last=False)
+                self._sizes.pop(old, None)
         return value
 
     def __len__(self) -> int:
@@ -75,8 +95,9 @@ class LRU:
 
 @st.cache_resource(show_spinner=False)
 def cache(name: str) -> LRU:
-    """The LRU store ``name`` ("data", "fits", "grids", "figs", ...)."""
-    return LRU(128 if name == "figs" else 64)
+    """The LRU store ``name`` ("data", "fits", "grids", "figs", "sweeps")."""
+    return LRU(128 if name == "figs" else 64,
+               max_bytes=(300 if name == "fits" else 100) * 2 ** 20)
 
 
 def cached(kind: str, key: Any, compute: Callable[[], Any]) -> Any:

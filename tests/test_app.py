@@ -372,3 +372,16 @@ def test_sidebar_never_shows_unknown_widgets():
     names = {k[2:] for k in keys if k and k.startswith("w_")}
     assert names and names <= set(lab.settings())
     assert np.all([lab.setting(n).applies(page="classification") for n in names])
+
+
+def test_caches_are_bounded_by_entries_and_bytes():
+    import lab_ui
+    lru = lab_ui.LRU(maxsize=3, max_bytes=10_000)
+    for i in range(5):
+        lru.put(i, np.zeros(10))
+    assert len(lru) == 3 and lru.get(0) is None and lru.get(4) is not None
+    lru.put("big", {"a": np.zeros(1000)})  # 8 kB: pushes the small ones out by bytes
+    lru.put("big2", np.zeros(1000))
+    assert lru.get("big") is None and lru.get("big2") is not None
+    res = lab.LabResult("svm", lab.CLASSIFICATION, {}, matrix=np.zeros((50, 50)))
+    assert lab_ui.nbytes(res) >= 50 * 50 * 8
