@@ -742,6 +742,13 @@ def convergence_chart_figure(P: Mapping[str, Any], res: lab.LabResult, data: lab
         figs = [fg.convergence_figure(hist, title=f"Convergence of {label}")]
         for name, h in extra.items():
             figs.append(fg.convergence_figure({name: h}, title=name))
+        stages = getattr(res.estimator, "stages_", None)
+        if isinstance(stages, dict) and len(stages.get("support_size", ())) > 1:
+            figs.append(fg.lines_figure(
+                np.asarray(stages["support_size"]),
+                {"training loss (share of var y)": np.asarray(stages["loss"])},
+                x_title="support points N", y_title="loss", log_y=True,
+                title="LAB RBF: loss after each support stage (Alg. 1)"))
         return figs
     return cached("figs", key, build)
 

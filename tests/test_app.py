@@ -138,8 +138,6 @@ def test_classification_other_methods_and_their_parameters(method):
         return
     assert metric(at, "Train accuracy") != "—"
     for name in lab.method_params(method):
-        if name in ("n_outer", "n_support"):
-            continue  # sliders over wide ranges: covered by the URL test below
         wiggle(at, name)
     for view in [v for v in lab.METHODS[method].views if v != "surface"]:
         widget(at, "view").set_value(view).run()
@@ -154,10 +152,11 @@ def test_classification_switching_datasets():
         assert_clean(at)
         assert not at.error
         assert at.query_params["dataset"] in (name, [name])
-        # the dataset's own sliders appear
+        # the dataset's own sliders appear and move
         for s in lab.settings().values():
             if s.datasets == (name,):
                 assert widget(at, s.name).value == s.default
+                wiggle(at, s.name)
         now = metric(at, "Test accuracy")
         assert now != "—"
         before = now
@@ -344,6 +343,7 @@ def test_sensitivity_sweep_controls_and_table():
     assert len(at.dataframe) == 1 and len(at.dataframe[0].value) == 3
     wiggle(at, "sweep_param")
     wiggle(at, "sweep_repeats")
+    wiggle(at, "sweep_points")
     at.select_slider(key="w_sweep_range_sigma").set_range(0.5, 5.0).run()
     assert_clean(at)
     assert at.query_params["sweep_range"] in ("0.5~5.0", ["0.5~5.0"])
@@ -359,6 +359,8 @@ def test_scaling_controls_and_timing_button():
                    scale_max_n=200)
     assert metric(at, "Clusters v") == "4"
     wiggle(at, "scale_clusters")
+    wiggle(at, "scale_max_clusters")
+    widget(at, "scale_max_n").set_value(200).run()
     at.button(key="run_timing").click().run()
     assert_clean(at)
     assert len(at.get("plotly_chart")) == 4
