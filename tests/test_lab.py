@@ -404,3 +404,12 @@ def test_scaling_study_respects_theorem_6(clowns):
     assert np.all(s.bound[1:] > 0)
     assert s.labels.shape == (len(clowns.y),) and np.unique(s.labels).size == 3
     assert s.screened.dtype == bool and not np.any(s.screened & s.support)
+
+
+def test_choice_settings_match_the_solver_registries():
+    from nplk_core._dank_core import SOLVERS
+    from nplk_core.onk import ONK_SOLVERS
+    from nplk_core.simple_npkl import LOSSES
+    assert set(lab.setting("solver").options) == {"auto", *SOLVERS}
+    assert set(lab.setting("onk_solver").options) == set(ONK_SOLVERS)
+    assert set(lab.setting("npkl_loss").options) == set(LOSSES)
