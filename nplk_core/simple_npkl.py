@@ -61,9 +61,14 @@ from ._base import IterationLog, check_params, warn_not_converged
 LOSSES = ("linear", "square_hinge", "hinge", "square")
 EIGEN_SOLVERS = ("auto", "arpack", "dense")
 
-#: ``eigen_solver="auto"`` uses a dense ``eigh`` up to this many points, Lanczos above
-#: (measured in benchmarks/bench_simple_npkl.py)
-_DENSE_BELOW = 500
+#: ``eigen_solver="auto"`` uses a dense ``eigh`` up to this many points, Lanczos above.
+#: Measured (benchmarks/bench_simple_npkl.py, one thread): dense is 2-8x faster up to
+#: n = 2000, because the wanted eigenvalues of ``A`` sit next to the dense cluster of small
+#: Laplacian eigenvalues, which makes Lanczos restart many times.
+_DENSE_BELOW = 2000
+#: fits up to this size run with one BLAS/OpenMP thread (faster, and immune to
+#: oversubscription when the machine is busy)
+_SINGLE_THREAD_BELOW = 500
 #: eigenvalues of ``A`` at or below ``_EIG_RTOL * max |sigma|`` count as zero
 _EIG_RTOL = 1e-10
 
@@ -189,7 +194,7 @@ def _positive_eigs(A: sp.sparray, k0: int, v0: NDArray | None = None,
     the smallest computed eigenvalue is still positive (then more positive ones may
     exist); dense when ``k`` grows past ``n/3`` or ARPACK fails. ``"dense"``: LAPACK
     ``evr`` restricted to the eigenvalues in :math:`(0, \infty)`. ``"auto"``: dense for
-    ``n <= 500`` (faster there: see benchmarks/bench_simple_npkl.py), else Lanczos.
+    ``n <= 2000`` (faster there: see benchmarks/bench_simple_npkl.py), else Lanczos.
     Eigenvalues at or below ``1e-10 * max|sigma|`` count as zero.
     """
     n = A.shape[0]
@@ -334,7 +339,7 @@ def simple_npkl_closed_form(T: ArrayLike | sp.sparray, L: ArrayLike | sp.sparray
         Lanczos start vector (warm start).
     eigen_solver : {"arpack", "dense", "auto"}
         How the positive part of ``A`` is found: Lanczos (default here), LAPACK, or
-        dense for ``n <= 500`` and Lanczos above.
+        dense for ``n <= 2000`` and Lanczos above.
 
     Returns
     -------
@@ -496,27 +501,27 @@ def simple_npkl_solve(L: sp.sparray, pairs: NDArray, signs: NDArray, *,
     solver = eigen_solver
     if solver == "auto":
         solver = "dense" if n <= _DENSE_BELOW else "arpack"
-    # A = sum alpha T - L, assembled in CSR once; only the constraint entries change.
-    # Put the pattern of T into L's pattern (explicit zeros) so the data vector can be
-    # updated in place.
-    Lc = sp.coo_array(L)
-    base = sp.coo_array((np.concatenate([-Lc.data, np.zeros(2 * m_pairs)]),
-                         (np.concatenate([Lc.row, rows]), np.concatenate([Lc.col, cols]))),
-                        shape=(n, n)).tocsr()  # keeps the explicit zeros
-    base.sum_duplicates()
-    base.sort_indices()
-    # positions of (i, j) and (j, i) in base.data
-    pos = _csr_positions(base, rows, cols)
-    if not (np.array_equal(base.indices[pos], cols)):
-        raise RuntimeError("internal error: constraint entries missing from A's pattern")
-    base_data = base.data.copy()
     sgn2 = np.concatenate([signs, signs])
     quad = loss != "hinge"
     k_rank = prop4_rank(m_pairs)
-
+    # A = sum alpha T - L is assembled once; only its 2m constraint entries change.
     if solver == "dense":
         base_dense = -L.toarray()
         flat = rows * n + cols  # distinct: pairs are unique with i != j
+    else:
+        # L's CSR pattern plus explicit zeros at the constraint entries, so the data
+        # vector can be updated in place
+        Lc = sp.coo_array(L)
+        base = sp.coo_array((np.concatenate([-Lc.data, np.zeros(2 * m_pairs)]),
+                             (np.concatenate([Lc.row, rows]),
+                              np.concatenate([Lc.col, cols]))),
+                            shape=(n, n)).tocsr()  # keeps the explicit zeros
+        base.sum_duplicates()
+        base.sort_indices()
+        pos = _csr_positions(base, rows, cols)  # where (i, j) and (j, i) sit in .data
+        if not np.array_equal(base.indices[pos], cols):
+            raise RuntimeError("internal error: constraint entries missing from A's pattern")
+        base_data = base.data.copy()
 
     def kernel_at(alpha, v0, k0):
         vals = sgn2 * np.concatenate([alpha, alpha])
@@ -596,12 +601,9 @@ def simple_npkl_solve(L: sp.sparray, pairs: NDArray, signs: NDArray, *,
 
 def _csr_positions(M: sp.csr_array, rows: NDArray, cols: NDArray) -> NDArray:
     """Index into ``M.data`` of each (row, col) (must be stored; indices sorted)."""
-    out = np.empty(len(rows), dtype=np.intp)
-    indptr, indices = M.indptr, M.indices
-    for t, (r, c) in enumerate(zip(rows, cols, strict=True)):
-        lo, hi = indptr[r], indptr[r + 1]
-        out[t] = lo + np.searchsorted(indices[lo:hi], c)
-    return out
+    # column indices are sorted within each row, so (row, col) keys are sorted globally
+    keys = np.repeat(np.arange(M.shape[0]), np.diff(M.indptr)) * M.shape[1] + M.indices
+    return np.searchsorted(keys, np.asarray(rows) * M.shape[1] + np.asarray(cols))
 
 
 # ---------------------------------------------------------------------------
@@ -757,7 +759,13 @@ class SimpleNPKL(ClusterMixin, BaseEstimator):
     ----------
     loss : {"linear", "square_hinge", "hinge", "square"}
     C : float > 0
-        Weight of the constraint loss.
+        Weight of the constraint loss. Keep it well below 1: the single-pair vector
+        :math:`(e_i \pm e_j)/\sqrt2` has Rayleigh quotient :math:`\approx C - 1` in
+        :math:`A = C\,T - L` (``L_ii = 1``), so from ``C`` near 1 on every constraint
+        adds its own localised positive eigenvector, the kernel spikes on the constrained
+        points and k-means splits those off (Rand index ~0.5 on the spirals at ``C = 1``,
+        0.88-0.94 at 0.1-0.3; 0.94 on Iris at 0.1, the seed's Table 4 value). The seed
+        tunes C in (0, 1]; the default is 0.1.
     B : float > 0
         Capacity: :math:`\operatorname{tr}K^p \le B` (seed: 1 on small data, ``n`` on
         Adult).
@@ -788,7 +796,7 @@ class SimpleNPKL(ClusterMixin, BaseEstimator):
     eigen_solver : {"auto", "arpack", "dense"}
         Positive part of ``A``: Lanczos (``eigsh``, Prop. 4 rank guess, grown until the
         smallest computed eigenvalue is not positive), LAPACK, or ``"auto"`` = dense for
-        ``n <= 500`` (faster at that size), Lanczos above.
+        ``n <= 2000`` (2-8x faster at those sizes, measured), Lanczos above.
     max_iter : int
         Iterations of Algorithm 1 (ignored by the linear loss).
     tol : float > 0
@@ -835,6 +843,8 @@ class SimpleNPKL(ClusterMixin, BaseEstimator):
         linear loss records one row (the closed form; objective = primal).
     n_iter_ : int
     converged_ : bool
+    fit_time_ : float
+        Seconds spent learning the kernel (constraints, graph, solve; not k-means).
     """
 
     _param_rules = {
@@ -930,7 +940,7 @@ class SimpleNPKL(ClusterMixin, BaseEstimator):
             raise ValueError(f"n_clusters={self.n_clusters} exceeds n_samples={n}.")
         # At this size single-threaded BLAS/OpenMP is faster than 2+ threads and immune to
         # oversubscription (KMeans' OpenMP threads spin when the machine is busy).
-        with _single_threaded() if n <= _DENSE_BELOW else contextlib.nullcontext():
+        with _single_threaded() if n <= _SINGLE_THREAD_BELOW else contextlib.nullcontext():
             self._fit(X, y, must_link, cannot_link)
         return self
 
