@@ -291,16 +291,22 @@ def _kernel_from_A(A: sp.sparray | NDArray, *, p: float, B: float | None,
     q = p / (p - 1.0)
     if sigma.size == 0:
         return LowRankKernel(np.zeros(0), np.zeros((A.shape[0], 0)), sigma, 0.0, 0.0, p, B)
-    tr_q = float(np.sum(sigma ** q))
     if G is None:
-        lam = (B / tr_q) ** (1.0 / p) * sigma ** (1.0 / (p - 1.0))
-        G_eq = (tr_q / B) ** (1.0 / q)
-        support = B ** (1.0 / p) * tr_q ** (1.0 / q)
+        # eq. 14 in the scale-free form lambda = (B / sum s^q)^(1/p) s^(1/(p-1)) with
+        # s = sigma / sigma_max (the sigma_max powers cancel), safe for p close to 1
+        smax = float(sigma[0])
+        s = sigma / smax
+        sum_q = float(np.sum(s ** q))  # >= 1
+        lam = (B / sum_q) ** (1.0 / p) * s ** (1.0 / (p - 1.0))
+        G_eq = smax * (sum_q / B) ** (1.0 / q)
+        support = B ** (1.0 / p) * smax * sum_q ** (1.0 / q)
     else:
-        lam = (sigma / G) ** (1.0 / (p - 1.0))
+        ratio = sigma / G
+        lam = ratio ** (1.0 / (p - 1.0))
         G_eq = float(G)
-        support = tr_q * G ** (-1.0 / (p - 1.0)) / q
-    return LowRankKernel(lam, P, sigma, float(G_eq), float(support), p, B)
+        support = G * float(np.sum(ratio ** q)) / q  # = tr A_+^q G^(-1/(p-1)) / q
+    nz = lam > 0  # for p near 1 the small eigenvalues underflow to exactly 0
+    return LowRankKernel(lam[nz], P[:, nz], sigma[nz], float(G_eq), float(support), p, B)
 
 
 def simple_npkl_closed_form(T: ArrayLike | sp.sparray, L: ArrayLike | sp.sparray,

@@ -392,6 +392,16 @@ def test_fitted_attributes_are_consistent(loss):
     assert est.embedding_.shape[1] >= 2
 
 
+@pytest.mark.parametrize("p", [1.0001, 1.05, 50.0])
+def test_extreme_p_stays_finite_and_feasible(p):
+    """lambda ~ sigma^(1/(p-1)) over/underflows for p near 1 unless computed in a
+    scale-free way."""
+    X, y = make_spiral(100, random_state=0)
+    est = SimpleNPKL(loss="square_hinge", p=p, random_state=0).fit(X, y)
+    assert np.all(np.isfinite(est.kernel_)) and np.all(est.eigenvalues_ > 0)
+    assert np.sum(est.eigenvalues_ ** p) == pytest.approx(1.0, rel=1e-8)
+
+
 @pytest.mark.parametrize("loss", ["linear", "square_hinge"])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_constraints_beat_kmeans_on_spiral(loss, seed):
