@@ -1,0 +1,309 @@
+"""Real-browser test: headless Chromium (Debian's ``chromium``, driven by Playwright)
+against ``streamlit run app.py`` on localhost.
+
+Loads the Classification page, moves the σ slider with the keyboard and checks that
+the decision surface is redrawn, that the URL follows the slider and that no exception
+box appears. Screenshots before and after go to ``test-artifacts/`` (gitignored).
+
+Skips (with the reason) when Playwright or a Chromium binary is missing; Playwright's
+own browser download is never used. Run alone with::
+
+    python -m pytest tests/test_browser.py -q -m browser
+
+The helpers here (server fixture, launch arguments, figure fingerprint, idle wait) are
+also used by ``benchmarks/bench_app.py`` so the benchmark measures exactly what the test
+drives.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "test-artifacts"
+CLASSIFICATION_PATH = "/Classification"  # from pages/1_Classification.py
+
+CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "chromium", "chromium-browser")
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+VIEWPORT = {"width": 1400, "height": 1000}
+# Generous ceilings for a loaded 2-core machine; a healthy run takes far less.
+SERVER_TIMEOUT_S = 60.0
+FIRST_CHART_TIMEOUT_MS = 60_000
+RERUN_TIMEOUT_MS = 30_000
+
+# A fingerprint of the decision-surface figure: the first Plotly graph with a contour
+# trace. Trace types and names, the corner annotation and a hash of every contour's z
+# (Streamlit sends numpy arrays as base64 ``bdata``; nested arrays are summed). null
+# until drawn.
+SURFACE_FINGERPRINT_JS = """
+() => {
+  const graphs = [...document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot')];
+  const gd = graphs.find(g => Array.isArray(g.data) && g.data.some(t => t.type === 'contour'));
+  if (!gd) return null;
+  const hash = (str) => { let h = 5381; for (let i = 0; i < str.length; i++) {
+    h = ((h << 5) + h + str.charCodeAt(i)) | 0; } return h; };
+  const summary = (z) => {           // base64 typed array (plotly >= 6) or nested arrays
+    if (!z) return null;
+    if (typeof z.bdata === 'string') return [z.dtype, z.shape, hash(z.bdata)];
+    let s = 0, n = 0;
+    const walk = (a) => { for (const v of a) {
+      if (v !== null && typeof v === 'object' && v.length !== undefined) walk(v);
+      else if (Number.isFinite(v)) { s += v; n += 1; } } };
+    if (typeof z === 'object' && z.length !== undefined) walk(z);
+    return [n, s.toPrecision(12)];
+  };
+  const parts = gd.data.map(t => [t.type, t.name || '',
+                                  t.type === 'contour' ? summary(t.z) : null]);
+  const notes = ((gd.layout && gd.layout.annotations) || []).map(a => a.text || '');
+  return JSON.stringify([parts, notes]);
+}
+"""
+
+# Streamlit marks the app root with its script state; the status widget shows a
+# running icon while a rerun is in flight.
+IDLE_JS = """
+() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app || app.dataset.testScriptState !== 'notRunning') return false;
+  return !document.querySelector('[data-testid="stStatusWidgetRunningIcon"],'
+                                 + '[data-testid="stStatusWidgetRunningManIcon"]');
+}
+"""
+
+
+# ---------------------------------------------------------------------------
+# helpers (shared with benchmarks/bench_app.py)
+# ---------------------------------------------------------------------------
+
+def find_chromium() -> str | None:
+    """Path of a system Chromium, or None."""
+    for c in CHROMIUM_CANDIDATES:
+        path = c if os.path.isabs(c) else shutil.which(c)
+        if path and os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class StreamlitServer:
+    """``streamlit run <script>`` in its own process group on a free localhost port."""
+
+    def __init__(self, script: str | Path, *, cwd: str | Path = ROOT,
+                 log: str | Path | None = None) -> None:
+        self.script = str(script)
+        self.cwd = str(cwd)
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = Path(log) if log else None
+        self.proc: subprocess.Popen | None = None
+        self.started_at = 0.0
+
+    def start(self) -> StreamlitServer:
+        cmd = [sys.executable, "-m", "streamlit", "run", self.script,
+               "--server.headless", "true", "--server.port", str(self.port),
+               "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
+        if self.log_path:
+            self.log_path.parent.mkdir(parents=True, exist_ok=True)
+            out = open(self.log_path, "w")  # noqa: SIM115 (closed with the process)
+        else:
+            out = subprocess.DEVNULL
+        self.started_at = time.perf_counter()
+        self.proc = subprocess.Popen(cmd, cwd=self.cwd, stdout=out, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL, start_new_session=True)
+        if out is not subprocess.DEVNULL:
+            out.close()
+        return self
+
+    def wait_healthy(self, timeout: float = SERVER_TIMEOUT_S) -> float:
+        """Block until ``/_stcore/health`` answers; return seconds since start."""
+        deadline = time.perf_counter() + timeout
+        while time.perf_counter() < deadline:
+            if self.proc is not None and self.proc.poll() is not None:
+                raise RuntimeError(f"streamlit exited with code {self.proc.returncode}:\n"
+                                   + self.log_tail())
+            try:
+                with urllib.request.urlopen(self.url + "/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        return time.perf_counter() - self.started_at
+            except (urllib.error.URLError, ConnectionError, OSError):
+                pass
+            time.sleep(0.05)
+        raise TimeoutError(f"streamlit did not answer within {timeout:.0f} s:\n"
+                           + self.log_tail())
+
+    def log_tail(self, n: int = 30) -> str:
+        if self.log_path and self.log_path.exists():
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-n:])
+        return "(no log)"
+
+    def stop(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        try:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=10)
+        except ProcessLookupError:
+            pass
+
+    def __enter__(self) -> StreamlitServer:
+        self.start()
+        try:
+            self.wait_healthy()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def launch_browser(pw, executable: str):
+    """Headless Chromium with a fresh (temporary) profile."""
+    return pw.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
+
+
+def wait_idle(page, timeout_ms: int = RERUN_TIMEOUT_MS) -> None:
+    """Wait until Streamlit reports no script run in flight."""
+    page.wait_for_function(IDLE_JS, timeout=timeout_ms, polling=50)
+
+
+def surface_fingerprint(page) -> str | None:
+    return page.evaluate(SURFACE_FINGERPRINT_JS)
+
+
+def wait_surface(page, timeout_ms: int = FIRST_CHART_TIMEOUT_MS) -> str:
+    """Wait for the decision surface to be drawn; return its fingerprint."""
+    page.wait_for_function(f"({SURFACE_FINGERPRINT_JS})() !== null", timeout=timeout_ms,
+                           polling=50)
+    return surface_fingerprint(page)
+
+
+def settled_surface(page, quiet_s: float = 1.0, timeout_s: float = 30.0) -> str:
+    """The surface fingerprint once the app is idle and it has not changed for
+    ``quiet_s`` seconds (a slider can queue more than one rerun)."""
+    deadline = time.monotonic() + timeout_s
+    last, since = None, time.monotonic()
+    while time.monotonic() < deadline:
+        wait_idle(page)
+        fp = surface_fingerprint(page)
+        now = time.monotonic()
+        if fp != last:
+            last, since = fp, now
+        elif fp is not None and now - since >= quiet_s:
+            return fp
+        page.wait_for_timeout(100)
+    raise TimeoutError("the decision surface kept changing")
+
+
+def exception_texts(page) -> list[str]:
+    return [e.inner_text() for e in page.query_selector_all('[data-testid="stException"]')]
+
+
+def slider(page, label_start: str):
+    """A Streamlit slider's (hidden range) input by the start of its label."""
+    return page.get_by_role("slider", name=re.compile("^" + re.escape(label_start)))
+
+
+# ---------------------------------------------------------------------------
+# fixtures
+# ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def chromium_path() -> str:
+    pytest.importorskip("playwright.sync_api",
+                        reason="Playwright is not installed (pip install -e '.[test]')")
+    path = find_chromium()
+    if path is None:
+        pytest.skip("no chromium binary (apt-get install chromium); Playwright's own "
+                    "browser download is not used")
+    return path
+
+
+@pytest.fixture(scope="module")
+def app_server(chromium_path):
+    ARTIFACTS.mkdir(exist_ok=True)
+    with StreamlitServer("app.py", log=ARTIFACTS / "streamlit-browser-test.log") as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def page(chromium_path):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = launch_browser(pw, chromium_path)
+        context = browser.new_context(viewport=VIEWPORT)
+        pg = context.new_page()
+        pg.set_default_timeout(RERUN_TIMEOUT_MS)
+        try:
+            yield pg
+        finally:
+            context.close()
+            browser.close()
+
+
+# ---------------------------------------------------------------------------
+# the test
+# ---------------------------------------------------------------------------
+
+def test_classification_slider_redraws_surface(app_server, page):
+    page.goto(app_server.url + CLASSIFICATION_PATH, wait_until="domcontentloaded")
+    wait_surface(page)
+    before = settled_surface(page)
+    page.screenshot(path=str(ARTIFACTS / "classification-before.png"))
+    assert not exception_texts(page), exception_texts(page)
+
+    sigma = slider(page, "σ")
+    expect_one = sigma.count()
+    assert expect_one == 1, f"expected one σ slider, found {expect_one}"
+    v0 = sigma.get_attribute("aria-valuetext")
+    sigma.focus()
+    for _ in range(2):
+        page.keyboard.press("ArrowRight")
+    page.wait_for_function(
+        "([el, v0]) => el.getAttribute('aria-valuetext') !== v0",
+        arg=[sigma.element_handle(), v0], polling=50)
+    v1 = sigma.get_attribute("aria-valuetext")
+    assert float(v1) > float(v0)
+
+    page.wait_for_function(
+        f"(fp0) => ({IDLE_JS})() && ({SURFACE_FINGERPRINT_JS})() !== fp0",
+        arg=before, timeout=RERUN_TIMEOUT_MS, polling=50)
+    after = settled_surface(page)
+    page.screenshot(path=str(ARTIFACTS / "classification-after.png"))
+
+    assert after != before, "the decision surface did not change after moving σ"
+    assert not exception_texts(page), exception_texts(page)
+    # the slider value survived the rerun, and the URL carries it (shareable link)
+    assert sigma.get_attribute("aria-valuetext") == v1
+    query = parse_qs(urlparse(page.url).query)
+    assert "sigma" in query, page.url
+    assert float(query["sigma"][-1]) == pytest.approx(float(v1))
