@@ -30,10 +30,7 @@ Two facts used below (both checked by the tests):
 
 from __future__ import annotations
 
-import threading
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 from numbers import Real
 from typing import Any
 
@@ -44,7 +41,6 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
-from threadpoolctl import ThreadpoolController
 
 from ._base import (
     IterationLog,
@@ -55,46 +51,12 @@ from ._base import (
     one_of,
     positive,
     positive_int,
+    single_thread_blas,
 )
 from .kernels import sigma_to_gamma, squared_distances
 from .spectral import psd_part
 
 BETA_MAX = 1e8  # cap of the ADMM penalty (eq. 22)
-
-
-# ---------------------------------------------------------------------------
-# BLAS threads
-# ---------------------------------------------------------------------------
-
-_blas_lock = threading.Lock()
-_blas_state: dict[str, Any] = {"users": 0, "limiter": None, "controller": None}
-
-
-@contextmanager
-def _single_thread_blas() -> Iterator[None]:
-    """Run BLAS/LAPACK single-threaded while the block runs.
-
-    The solvers here make many calls on small matrices, where threaded OpenBLAS only
-    adds synchronisation: on a busy 2-core machine a 130 x 130 ``eigh`` took 300 ms
-    threaded against 2 ms single-threaded. The limit is process-wide, so overlapping
-    users (e.g. Streamlit sessions in threads) share one reference-counted limiter and
-    the original setting comes back when the last one leaves.
-    """
-    with _blas_lock:
-        if _blas_state["users"] == 0:
-            if _blas_state["controller"] is None:
-                _blas_state["controller"] = ThreadpoolController()
-            _blas_state["limiter"] = _blas_state["controller"].limit(limits=1,
-                                                                     user_api="blas")
-        _blas_state["users"] += 1
-    try:
-        yield
-    finally:
-        with _blas_lock:
-            _blas_state["users"] -= 1
-            if _blas_state["users"] == 0:
-                _blas_state["limiter"].restore_original_limits()
-                _blas_state["limiter"] = None
 
 
 # ---------------------------------------------------------------------------
@@ -534,7 +496,7 @@ class KNPLClassifier(_OneVsRestMixin, ClassifierMixin, BaseEstimator):
         K *= -sigma_to_gamma(self.sigma)
         np.exp(K, out=K)
         self.K_ = K
-        with _single_thread_blas():
+        with single_thread_blas():
             self._fit_all(K, y)
         return self
 

@@ -37,10 +37,11 @@ from ._base import (
     positive,
     positive_int,
     recover_bias,
+    single_thread_blas,
     warn_not_converged,
 )
 from .kernels import gaussian_kernel
-from .knpl import _OneVsRestMixin, _single_thread_blas
+from .knpl import _OneVsRestMixin
 from .projection import project_dual
 
 _GAMMA_MAX = 1e300  # the Armijo search gives up beyond this (non-finite objective)
@@ -224,7 +225,7 @@ def onk_level(Q: ArrayLike, y: ArrayLike, C: float, rho: float, *,
         raise ValueError(f"level must lie in (0, 1), got {level!r}.")
     # the LP, the QP and L-BFGS-B work on small matrices: threaded BLAS only adds
     # contention (measured 10x slower on a busy 2-core machine)
-    with _single_thread_blas():
+    with single_thread_blas():
         return _level(np.asarray(Q, dtype=float), np.asarray(y, dtype=float), C, rho,
                       alpha0, max_iter, tol, level, callback)
 
