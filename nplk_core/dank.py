@@ -72,18 +72,35 @@ def reciprocal_index(X_train: np.ndarray, X_test: np.ndarray) -> np.ndarray:
     return np.argmin(score, axis=0)
 
 
-def _resolve_eta(eta, C, sigma, X, y_or_target, *, regression=False, epsilon=0.1):
-    """``eta="auto"``: ||alpha_SVM||^2 of a plain SVM/SVR with the same sigma and C."""
-    if eta != "auto":
-        return float(eta), None
+def _plain_svm(C, sigma, X, target, *, regression=False, epsilon=0.1):
+    """The plain SVM/SVR with the same sigma and C, and its dual vector."""
     gamma = sigma_to_gamma(sigma)
     if regression:
-        svm = SVR(C=C, gamma=gamma, epsilon=epsilon).fit(X, y_or_target)
+        svm = SVR(C=C, gamma=gamma, epsilon=epsilon).fit(X, target)
+        n = X.shape[0]
+        beta = np.zeros(2 * n)
+        coef = svm.dual_coef_[0]
+        beta[svm.support_] = np.maximum(coef, 0.0)
+        beta[n + svm.support_] = np.maximum(-coef, 0.0)
+        u = beta[:n] - beta[n:]
     else:
-        svm = SVC(C=C, gamma=gamma).fit(X, y_or_target)
-    coef = np.abs(svm.dual_coef_[0]) if not regression else svm.dual_coef_[0]
-    value = float(coef @ coef)
-    return max(value, 1e-12), svm
+        svm = SVC(C=C, gamma=gamma).fit(X, target)
+        beta = np.zeros(X.shape[0])
+        beta[svm.support_] = np.abs(svm.dual_coef_[0])
+        u = beta
+    return beta, float(u @ u)
+
+
+def _lambda_max(K: np.ndarray, exact: bool) -> float:
+    """Largest eigenvalue of K: exact (Algorithm 1's L needs it) or the Gershgorin
+    bound max_i sum_j |K_ij| (enough as the cap of a backtracking step size)."""
+    n = K.shape[0]
+    if not exact:
+        return float(np.abs(K).sum(axis=1).max())
+    if n <= 400:
+        return float(scipy.linalg.eigvalsh(K, subset_by_index=(n - 1, n - 1),
+                                           check_finite=False)[0])
+    return _power_lambda_max(K)
 
 
 class _DANKBase(BaseEstimator):
@@ -104,9 +121,14 @@ class _DANKBase(BaseEstimator):
         "random_state": rules.any_value,
     }
 
-    def _solve(self, problem: DankProblem, beta0: np.ndarray, lam_max: float):
+    def _solve(self, problem: DankProblem, beta0: np.ndarray, beta_svm: np.ndarray | None):
+        """Run the chosen solver. Algorithm 1 and PG start from 0 (the paper's choice)
+        unless warm-started; the accelerated solver starts from the plain SVM's dual
+        vector, which ``eta="auto"`` has computed anyway and which is already close."""
         solver_name = AUTO_SOLVER if self.solver == "auto" else self.solver
-        L = problem.lipschitz(lam_max)
+        if solver_name == "apg" and beta_svm is not None and not np.any(beta0):
+            beta0 = beta_svm
+        L = problem.lipschitz(_lambda_max(problem.K, exact=solver_name != "apg"))
         result = SOLVERS[solver_name](problem, beta0, L, max_iter=self.max_iter,
                                       tol=self.tol, callback=self.callback)
         if not np.isfinite(result.objective):
@@ -277,17 +299,18 @@ class DANKClassifier(ClassifierMixin, _DANKBase):
             return self
 
         K = gaussian_kernel(X, sigma=self.sigma)
-        self.eta_, _ = _resolve_eta(self.eta, self.C, self.sigma, X, ypm)
-        problem = DankProblem(K, ypm, np.ones(X.shape[0]), self.C, self.eta_, self.tau,
-                              factor=_factor(K))
         beta0 = np.zeros(X.shape[0])
-        if self.warm_start and getattr(self, "alpha_", None) is not None \
-                and self.alpha_.shape == beta0.shape:
+        warm = self.warm_start and getattr(self, "alpha_", None) is not None \
+            and self.alpha_.shape == beta0.shape
+        beta_svm = None
+        if self.eta == "auto" or (not warm and self.solver in ("auto", "apg")):
+            beta_svm, eta_svm = _plain_svm(self.C, self.sigma, X, ypm)
+        self.eta_ = max(eta_svm, 1e-12) if self.eta == "auto" else float(self.eta)
+        problem = DankProblem(K, ypm, np.ones(X.shape[0]), self.C, self.eta_, self.tau,
+                              factor=_LazyFactor(K))
+        if warm:
             beta0 = self.alpha_
-        lam_max = float(scipy.linalg.eigvalsh(K, subset_by_index=(K.shape[0] - 1,) * 2,
-                                              check_finite=False)[0]) \
-            if K.shape[0] <= 400 else _power_lambda_max(K)
-        result = self._solve(problem, beta0, lam_max)
+        result = self._solve(problem, beta0, beta_svm)
         alpha = result.beta
         self.X_fit_, self.y_pm_, self.K_ = X, ypm, K
         self.alpha_ = alpha
@@ -330,15 +353,18 @@ class DANKRegressor(RegressorMixin, _DANKBase):
     subject to ``0 <= a_hat, a_check <= C`` and ``1^T (a_hat - a_check) = 0``.
     Parameters and attributes as :class:`DANKClassifier`; ``alpha_`` is
     ``a_hat - a_check``; ``eta="auto"`` uses ``||a_hat - a_check||^2`` of a plain SVR.
-    Out-of-sample: the nearest-training-point column of ``F`` (``extension``).
+    Out-of-sample: the nearest-training-point column of ``F`` (``extension``). The
+    scalable decomposition (``n_clusters``) is defined for the SVM form only.
     """
 
-    _param_rules = {**_DANKBase._param_rules, "epsilon": rules.nonnegative,
+    _param_rules = {**{k: v for k, v in _DANKBase._param_rules.items()
+                       if k not in ("n_clusters", "n_jobs")},
+                    "epsilon": rules.nonnegative,
                     "extension": rules.one_of("reciprocal", "nearest")}
 
     def __init__(self, C=1.0, *, epsilon=0.1, sigma=1.0, tau=0.01, eta="auto", solver="auto",
-                 max_iter=2000, tol=1e-4, extension="nearest", n_clusters=1, n_jobs=None,
-                 warm_start=False, callback=None, random_state=None):
+                 max_iter=2000, tol=1e-4, extension="nearest", warm_start=False,
+                 callback=None, random_state=None):
         self.C = C
         self.epsilon = epsilon
         self.sigma = sigma
@@ -348,8 +374,6 @@ class DANKRegressor(RegressorMixin, _DANKBase):
         self.max_iter = max_iter
         self.tol = tol
         self.extension = extension
-        self.n_clusters = n_clusters
-        self.n_jobs = n_jobs
         self.warm_start = warm_start
         self.callback = callback
         self.random_state = random_state
@@ -358,23 +382,22 @@ class DANKRegressor(RegressorMixin, _DANKBase):
         check_params(self, self._param_rules)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, y_numeric=True)
         y = np.asarray(y, dtype=float)
-        if self.n_clusters > 1:
-            raise ValueError("The scalable decomposition (n_clusters > 1) is defined for the "
-                             "SVM form only; use n_clusters=1 for DANKRegressor.")
         n = X.shape[0]
         K = gaussian_kernel(X, sigma=self.sigma)
-        self.eta_, _ = _resolve_eta(self.eta, self.C, self.sigma, X, y, regression=True,
-                                    epsilon=self.epsilon)
-        linear = np.concatenate([y - self.epsilon, -y - self.epsilon])
-        problem = DankProblem(K, None, linear, self.C, self.eta_, self.tau, factor=_factor(K))
         beta0 = np.zeros(2 * n)
-        if self.warm_start and getattr(self, "beta_", None) is not None \
-                and self.beta_.shape == beta0.shape:
+        warm = self.warm_start and getattr(self, "beta_", None) is not None \
+            and self.beta_.shape == beta0.shape
+        beta_svm = None
+        if self.eta == "auto" or (not warm and self.solver in ("auto", "apg")):
+            beta_svm, eta_svm = _plain_svm(self.C, self.sigma, X, y, regression=True,
+                                           epsilon=self.epsilon)
+        self.eta_ = max(eta_svm, 1e-12) if self.eta == "auto" else float(self.eta)
+        linear = np.concatenate([y - self.epsilon, -y - self.epsilon])
+        problem = DankProblem(K, None, linear, self.C, self.eta_, self.tau,
+                              factor=_LazyFactor(K))
+        if warm:
             beta0 = self.beta_
-        lam_max = float(scipy.linalg.eigvalsh(K, subset_by_index=(n - 1, n - 1),
-                                              check_finite=False)[0]) \
-            if n <= 400 else _power_lambda_max(K)
-        result = self._solve(problem, beta0, lam_max)
+        result = self._solve(problem, beta0, beta_svm)
         beta = result.beta
         self.X_fit_, self.K_, self.beta_ = X, K, beta
         u = beta[:n] - beta[n:]
@@ -418,13 +441,31 @@ def _svr_bias(beta, y, Kt, C, epsilon):
 FACTOR_TOL = 1e-10
 
 
-def _factor(K: np.ndarray) -> np.ndarray | None:
-    """Low-rank factor of K for the fast evaluation path (None when it would not help)."""
-    n = K.shape[0]
-    if n < 150:
-        return None
-    Phi, _ = pivoted_cholesky(K, tol=FACTOR_TOL, max_rank=n // 2)
-    return Phi if Phi.shape[1] < n // 2 else None
+class _LazyFactor:
+    """Pivoted-Cholesky factor of K, computed on first use (most small problems keep
+    their support below the factor's rank and never need it)."""
+
+    def __init__(self, K: np.ndarray):
+        self.K = K
+        self._phi: np.ndarray | None = None
+        self._rank_bound = K.shape[0] // 2
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        if self._phi is None:
+            # before it exists, report an optimistic rank so that only large supports
+            # trigger the factorisation
+            return (self.K.shape[0], max(self._rank_bound // 2, 100))
+        return self._phi.shape
+
+    def __getitem__(self, idx):
+        return self.array[idx]
+
+    @property
+    def array(self) -> np.ndarray:
+        if self._phi is None:
+            self._phi, _ = pivoted_cholesky(self.K, tol=FACTOR_TOL, max_rank=self._rank_bound)
+        return self._phi
 
 
 def _power_lambda_max(K: np.ndarray, iters: int = 100, rtol: float = 1e-6) -> float:

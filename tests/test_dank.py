@@ -1,0 +1,423 @@
+"""DANK (seed 000): closed forms, dense references, finite differences, scikit-learn
+equivalences and invariants."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import SVC, SVR
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from nplk_core import DANKClassifier, DANKRegressor
+from nplk_core._dank_core import (
+    SOLVERS,
+    DankProblem,
+    LowRankInner,
+    inner_F,
+    penalty_terms,
+    quad_grad,
+)
+from nplk_core.datasets import make_clowns, make_moons, make_step
+from nplk_core.dank import nearest_index, reciprocal_index
+from nplk_core.kernels import gaussian_kernel, sigma_to_gamma
+from nplk_core.scalable import (
+    block_F,
+    fit_scalable,
+    gradient_bar,
+    q_pi,
+    screen_non_support,
+    theorem6_bound,
+)
+from nplk_core.spectral import pivoted_cholesky, svt
+
+
+@pytest.fixture(scope="module")
+def clowns():
+    X, y = make_clowns(200, random_state=0)
+    return X, y.astype(float)
+
+
+def _random_alpha(n, seed, frac=0.3, C=1.0):
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(0, C, n) * (rng.uniform(size=n) < frac)
+    return a
+
+
+def _dense_h(alpha, y, K, eta, tau):
+    """The slow dense reference: n x n SVT and the objective of eq. (4)."""
+    u = y * alpha
+    n = y.size
+    F = svt(np.ones((n, n)) + np.outer(u, u) * K / (4 * eta), tau / 2)[0]
+    H = alpha.sum() - 0.5 * u @ ((F * K) @ u) + eta * np.sum((F - 1) ** 2) \
+        + tau * eta * np.trace(F)
+    return H, F, 1 - y * ((F * K) @ u)
+
+
+# ---------------------------------------------------------------------------
+# F(alpha), h and its gradient against dense references
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("tau", [0.0, 0.01, 0.5])
+def test_inner_F_matches_dense_svt_and_optimality(clowns, tau):
+    X, y = clowns
+    X, y = X[:80], y[:80]
+    K = gaussian_kernel(X, sigma=1.0)
+    eta = 3.0
+    a = _random_alpha(80, 1)
+    u = y * a
+    H_ref, F_ref, g_ref = _dense_h(a, y, K, eta, tau)
+    inner = inner_F(u, K, eta, tau)
+    F = inner.dense()
+    np.testing.assert_allclose(F, F_ref, atol=1e-12)
+    # first-order optimality of the inner problem:
+    # F - 11^T - Gamma + (tau/2) I = Z / (2 eta), Z PSD, Z F = 0
+    Gamma = np.outer(u, u) * K / (4 * eta)
+    Z = F - 1.0 - Gamma + 0.5 * tau * np.eye(80)
+    assert np.linalg.eigvalsh(Z).min() > -1e-10
+    np.testing.assert_allclose(Z @ F, 0.0, atol=1e-9)
+    assert np.linalg.eigvalsh(F).min() > -1e-10
+    fro, nuc = penalty_terms(inner)
+    assert fro == pytest.approx(np.sum((F_ref - 1) ** 2), rel=1e-10, abs=1e-10)
+    assert nuc == pytest.approx(np.trace(F_ref), rel=1e-10)
+    np.testing.assert_allclose(quad_grad(inner, u, K), (F_ref * K) @ u, atol=1e-10)
+    problem = DankProblem(K, y, np.ones(80), 1.0, eta, tau)
+    h, g, _ = problem.evaluate(a)
+    assert h == pytest.approx(H_ref, rel=1e-12)
+    np.testing.assert_allclose(g, g_ref, atol=1e-10)
+
+
+def test_low_rank_path_matches_exact(clowns):
+    X, y = clowns
+    K = gaussian_kernel(X, sigma=1.0)
+    Phi, _ = pivoted_cholesky(K, tol=1e-12)
+    a = _random_alpha(200, 2, frac=0.9)
+    exact = DankProblem(K, y, np.ones(200), 1.0, 20.0, 0.01)
+    fast = DankProblem(K, y, np.ones(200), 1.0, 20.0, 0.01, factor=Phi)
+    h1, g1, i1 = exact.evaluate(a)
+    h2, g2, i2 = fast.evaluate(a)
+    assert isinstance(i2, LowRankInner)
+    assert h2 == pytest.approx(h1, rel=1e-10)
+    np.testing.assert_allclose(g2, g1, atol=1e-8)
+    np.testing.assert_allclose(i2.dense(), i1.dense(), atol=1e-10)
+    np.testing.assert_allclose(i2.eigvals, i1.eigvals, atol=1e-9)
+
+
+@pytest.mark.parametrize("kind", ["svm", "svr", "lowrank"])
+def test_gradient_matches_finite_differences(clowns, kind):
+    X, y = clowns
+    n = 60 if kind != "lowrank" else 200
+    X, y = X[:n], y[:n]
+    K = gaussian_kernel(X, sigma=1.0)
+    rng = np.random.default_rng(3)
+    if kind == "svr":
+        target = rng.normal(size=n)
+        problem = DankProblem(K, None, np.r_[target - 0.1, -target - 0.1], 1.0, 2.0, 0.01)
+        beta = np.r_[_random_alpha(n, 4), _random_alpha(n, 5)]
+    else:
+        factor = pivoted_cholesky(K, tol=1e-13)[0] if kind == "lowrank" else None
+        problem = DankProblem(K, y, np.ones(n), 1.0, 2.0, 0.01, factor=factor)
+        beta = _random_alpha(n, 4, frac=0.95 if kind == "lowrank" else 0.4)
+    h, g, _ = problem.evaluate(beta)
+    # directional derivatives along random directions that keep the support (h is
+    # smooth; along a fixed support the finite difference is clean)
+    for k in range(5):
+        d = rng.normal(size=beta.size) * (beta != 0)
+        eps = 1e-6
+        hp = problem.evaluate(beta + eps * d, gradient=False)[0]
+        hm = problem.evaluate(beta - eps * d, gradient=False)[0]
+        fd = (hp - hm) / (2 * eps)
+        assert fd == pytest.approx(g @ d, rel=1e-5, abs=1e-6), k
+
+
+# ---------------------------------------------------------------------------
+# solvers
+# ---------------------------------------------------------------------------
+
+def test_all_solvers_reach_the_same_h(clowns):
+    X, y = clowns
+    X, y = X[::2], y[::2]  # n = 100 keeps projected gradient affordable
+    K = gaussian_kernel(X, sigma=1.0)
+    eta = 10.0
+    problem = DankProblem(K, y, np.ones(100), 1.0, eta, 0.01)
+    L = problem.lipschitz(np.linalg.eigvalsh(K)[-1])
+    results = {}
+    for name, solve in SOLVERS.items():
+        res = solve(problem, np.zeros(100), L, max_iter=30000, tol=1e-5)
+        assert res.converged, name
+        results[name] = res.objective
+        # every iterate is feasible
+        a = res.beta
+        assert a.min() >= 0 and a.max() <= 1.0 and abs(a @ y) < 1e-9
+    best = max(results.values())
+    for name, h in results.items():
+        assert h == pytest.approx(best, rel=1e-4), (name, results)
+    # h rises from h(0) = n * eta * 0 ... to the optimum: the ascent sign is right
+    assert best > problem.evaluate(np.zeros(100))[0] + 1.0
+
+
+def test_monotone_variant_never_decreases_and_ascends(clowns):
+    X, y = clowns
+    model = DANKClassifier(solver="nesterov-monotone", tol=1e-5).fit(X, y)
+    obj = model.history_["objective"]
+    assert np.all(np.diff(obj) >= -1e-12)
+    fast = DANKClassifier(solver="apg", tol=1e-6).fit(X, y)
+    assert model.objective_ == pytest.approx(fast.objective_, rel=1e-4)
+    assert np.all(np.diff(fast.history_["objective"]) >= -1e-9)
+
+
+def test_nesterov_estimator_matches_fast_solver_on_clowns(clowns):
+    X, y = clowns
+    a1 = DANKClassifier(solver="nesterov").fit(X, y)
+    a2 = DANKClassifier(solver="auto").fit(X, y)
+    assert a2.solver_ == "apg"
+    assert a2.objective_ == pytest.approx(a1.objective_, rel=1e-4)
+    assert a2.n_iter_ < a1.n_iter_ / 5
+    assert np.mean(a1.predict(X) == a2.predict(X)) > 0.99
+
+
+def test_history_and_invariants(clowns):
+    X, y = clowns
+    m = DANKClassifier().fit(X, y)
+    h = m.history_
+    assert {"objective", "step_norm", "rank", "time"} <= set(h)
+    lengths = {len(v) for v in h.values()}
+    assert lengths == {m.n_iter_}
+    assert np.all(np.diff(h["time"]) >= 0)
+    assert m.converged_
+    ypm = np.where(y == m.classes_[1], 1.0, -1.0)
+    assert m.alpha_.min() >= 0 and m.alpha_.max() <= m.C
+    assert abs(m.alpha_ @ ypm) < 1e-9
+    assert np.linalg.eigvalsh(m.F_).min() > -1e-8
+    assert m.rank_ == np.sum(np.linalg.eigvalsh(m.F_) > 1e-9)
+    assert h["rank"][-1] == m.rank_
+    np.testing.assert_array_equal(m.support_, np.flatnonzero(m.alpha_ > 0))
+    spec = m.spectra()
+    for key in ("K", "F", "FK"):
+        assert spec[key].shape == (200,)
+        assert np.all(np.diff(spec[key]) <= 1e-9)
+    np.testing.assert_allclose(spec["F"], np.sort(np.linalg.eigvalsh(m.F_))[::-1], atol=1e-8)
+
+
+def test_eta_to_infinity_gives_the_plain_svm(clowns):
+    X, y = make_clowns(80, random_state=5)
+    Xt, _ = make_clowns(100, random_state=1)
+    m = DANKClassifier(C=1.0, sigma=1.0, eta=1e9, tau=0.0, tol=1e-7, max_iter=20000).fit(X, y)
+    svc = SVC(C=1.0, gamma=sigma_to_gamma(1.0), tol=1e-8).fit(X, y)
+    np.testing.assert_allclose(m.F_, 1.0, atol=1e-6)
+    np.testing.assert_array_equal(m.predict(Xt), svc.predict(Xt))
+    np.testing.assert_allclose(m.decision_function(Xt, extension="nearest"),
+                               svc.decision_function(Xt), atol=2e-3)
+    a_svc = np.zeros(80)
+    a_svc[svc.support_] = np.abs(svc.dual_coef_[0])
+    np.testing.assert_allclose(m.alpha_, a_svc, atol=2e-3)
+
+
+def test_larger_tau_never_raises_rank(clowns):
+    X, y = clowns
+    ranks = [DANKClassifier(tau=t, eta=5.0).fit(X, y).rank_ for t in (0, 1e-3, 1e-2, 1e-1, 1)]
+    assert all(a >= b for a, b in zip(ranks, ranks[1:])), ranks
+    assert ranks[0] > ranks[-1]
+
+
+def test_eta_auto_is_norm_of_svm_dual(clowns):
+    X, y = clowns
+    m = DANKClassifier(C=0.5, sigma=0.7).fit(X, y)
+    svc = SVC(C=0.5, gamma=sigma_to_gamma(0.7)).fit(X, y)
+    assert m.eta_ == pytest.approx(float(np.sum(svc.dual_coef_ ** 2)), rel=1e-6)
+    assert m.eta == "auto"  # the user's parameter is never overwritten
+
+
+def test_callback_stops_and_convergence_warning(clowns):
+    X, y = clowns
+    seen = []
+
+    def cb(it, state, elapsed):
+        seen.append((it, state["objective"], elapsed))
+        return it >= 4
+
+    m = DANKClassifier(callback=cb).fit(X, y)
+    assert len(seen) == 5 and m.n_iter_ == 5 and not m.converged_
+    assert len(m.history_["objective"]) == 5
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        m = DANKClassifier(solver="nesterov", max_iter=3).fit(X, y)
+    assert not m.converged_
+
+
+def test_warm_start_needs_fewer_iterations(clowns):
+    X, y = clowns
+    m = DANKClassifier(C=1.0, warm_start=True).fit(X, y)
+    cold = m.n_iter_
+    m.set_params(C=1.05)
+    m.fit(X, y)
+    assert m.n_iter_ < cold
+    ref = DANKClassifier(C=1.05).fit(X, y)
+    assert m.objective_ == pytest.approx(ref.objective_, rel=1e-4)
+
+
+def test_multiclass_is_one_vs_rest():
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(size=(30, 2)), rng.normal(size=(30, 2)) + 4,
+              rng.normal(size=(30, 2)) + [4, -4]]
+    y = np.repeat([0, 1, 2], 30)
+    m = DANKClassifier().fit(X, y)
+    assert len(m.estimators_) == 3
+    assert m.decision_function(X).shape == (90, 3)
+    assert m.score(X, y) > 0.95
+
+
+# ---------------------------------------------------------------------------
+# out-of-sample extension
+# ---------------------------------------------------------------------------
+
+def _reciprocal_bruteforce(Xtr, Xte):
+    D = ((Xtr[:, None, :] - Xte[None, :, :]) ** 2).sum(-1)
+    n, m = D.shape
+    out = []
+    for j in range(m):
+        best, arg = None, None
+        for i in range(n):
+            r = 1 + np.sum(D[i] < D[i, j])
+            s = 1 + np.sum(D[:, j] < D[i, j])
+            key = (r * s, s)
+            if best is None or key < best:
+                best, arg = key, i
+        out.append(arg)
+    return np.array(out)
+
+
+def test_reciprocal_and_nearest_index():
+    rng = np.random.default_rng(0)
+    Xtr, Xte = rng.normal(size=(25, 2)), rng.normal(size=(15, 2))
+    np.testing.assert_array_equal(reciprocal_index(Xtr, Xte), _reciprocal_bruteforce(Xtr, Xte))
+    np.testing.assert_array_equal(reciprocal_index(Xtr, Xtr), np.arange(25))
+    D = ((Xte[:, None] - Xtr[None]) ** 2).sum(-1)
+    np.testing.assert_array_equal(nearest_index(Xtr, Xte), D.argmin(1))
+
+
+def test_decision_on_training_points_uses_learned_kernel(clowns):
+    X, y = clowns
+    m = DANKClassifier().fit(X, y)
+    ypm = np.where(y == m.classes_[1], 1.0, -1.0)
+    expected = (m.F_ * m.K_) @ (ypm * m.alpha_) + m.intercept_
+    for ext in ("nearest", "reciprocal"):
+        np.testing.assert_allclose(m.decision_function(X, extension=ext), expected, atol=1e-9)
+
+
+# ---------------------------------------------------------------------------
+# regression
+# ---------------------------------------------------------------------------
+
+def test_regressor_fits_step_and_matches_svr_in_the_limit():
+    X, y = make_step(60, noise=0.05, random_state=0)
+    m = DANKRegressor(C=10.0, sigma=0.5, epsilon=0.05).fit(X, y)
+    assert m.converged_
+    beta = m.beta_
+    assert beta.min() >= 0 and beta.max() <= 10.0
+    assert abs(beta[:60].sum() - beta[60:].sum()) < 1e-8
+    svr = SVR(C=10.0, gamma=sigma_to_gamma(0.5), epsilon=0.05).fit(X, y)
+    assert m.score(X, y) >= svr.score(X, y) - 1e-3
+    lim = DANKRegressor(C=10.0, sigma=0.5, epsilon=0.05, eta=1e9, tau=0.0, tol=1e-6,
+                        max_iter=50000).fit(X, y)
+    Xt = np.linspace(-5, 5, 57)[:, None]
+    np.testing.assert_allclose(lim.predict(Xt), svr.predict(Xt), atol=2e-2)
+
+
+def test_regressor_solvers_agree():
+    X, y = make_step(40, noise=0.05, random_state=1)
+    objs = [DANKRegressor(C=5.0, sigma=0.5, solver=s, tol=1e-5, max_iter=20000)
+            .fit(X, y).objective_ for s in ("nesterov", "apg")]
+    assert objs[0] == pytest.approx(objs[1], rel=1e-4)
+
+
+# ---------------------------------------------------------------------------
+# DANK at scale
+# ---------------------------------------------------------------------------
+
+def test_one_cluster_equals_the_exact_box_problem():
+    X, y = make_clowns(60, random_state=3)
+    y = y.astype(float)
+    eta = 8.0
+    res = fit_scalable(X, y, n_clusters=1, C=1.0, sigma=1.0, eta=eta, tol=1e-8)
+    K = gaussian_kernel(X, sigma=1.0)
+    problem = DankProblem(K, y, np.ones(60), 1.0, eta, 0.0, bias=False)
+    L = problem.lipschitz(np.linalg.eigvalsh(K)[-1])
+    ref = SOLVERS["apg"](problem, np.zeros(60), L, max_iter=20000, tol=1e-9)
+    assert res.objective == pytest.approx(ref.objective, rel=1e-7)
+    np.testing.assert_allclose(res.alpha, ref.beta, atol=1e-3)
+    # the closed-form quartic is H(alpha, F(alpha)) at tau = 0
+    assert problem.evaluate(res.alpha)[0] == pytest.approx(res.objective, rel=1e-10)
+
+
+def test_subproblems_run_in_parallel():
+    X, y = make_clowns(2000, random_state=0)
+    res = fit_scalable(X, y.astype(float), n_clusters=4, n_jobs=2, eta=50.0, random_state=0)
+    pids = {w[0] for w in res.workers}
+    assert len(pids) == 2
+    spans = sorted((s, e) for _, s, e in res.workers)
+    # at least one pair of sub-problems ran at the same time
+    assert any(spans[k + 1][0] < spans[k][1] for k in range(len(spans) - 1))
+
+
+def test_scalable_classifier_and_theorems():
+    X, y = make_moons(160, noise=0.15, random_state=0)
+    y = y.astype(float)
+    m = DANKClassifier(n_clusters=3, eta=10.0, random_state=0).fit(X, y)
+    assert m.score(X, y) > 0.8
+    assert set(np.unique(m.cluster_labels_)) == {0, 1, 2}
+    res = m.scalable_
+    K = gaussian_kernel(X, sigma=1.0)
+    ypm = np.where(y == m.classes_[1], 1.0, -1.0)
+    exact = fit_scalable(X, ypm, n_clusters=1, eta=10.0, tol=1e-9)
+    gap = exact.objective - res.objective
+    F_exact = block_F(exact.alpha, ypm, K, 10.0)
+    F_bar = block_F(res.alpha, ypm, K, 10.0, labels=res.labels)
+    b = theorem6_bound(K, res.labels, 1.0, F_exact, F_bar)
+    assert b["Q"] == pytest.approx(q_pi(K, res.labels))
+    assert q_pi(K, np.zeros(160, int)) == 0.0
+    assert -1e-6 <= gap <= b["bound"]
+    # Theorem 7: every certified point is a non-support vector of the whole problem
+    mask = screen_non_support(res, B1=b["B1"], B2=b["B2"])
+    assert np.all(exact.alpha[mask] < 1e-6)
+    assert gradient_bar(res).shape == (160,)
+
+
+# ---------------------------------------------------------------------------
+# scikit-learn contract and bad input
+# ---------------------------------------------------------------------------
+
+@parametrize_with_checks([DANKClassifier(max_iter=300), DANKRegressor(max_iter=300)])
+def test_sklearn_compatible(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        check(estimator)
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"sigma": 0}, "sigma"), ({"sigma": -1.0}, "sigma"), ({"C": 0}, "C must"),
+    ({"eta": 0.0}, "eta"), ({"eta": -2.0}, "eta"), ({"tau": -0.1}, "tau"),
+    ({"solver": "magic"}, "solver"), ({"max_iter": 0}, "max_iter"),
+    ({"extension": "far"}, "extension"), ({"eta": "big"}, "eta"),
+])
+def test_bad_parameters(clowns, params, match):
+    X, y = clowns
+    with pytest.raises(ValueError, match=match):
+        DANKClassifier(**params).fit(X, y)
+
+
+def test_bad_data(clowns):
+    X, y = clowns
+    Xn = X.copy()
+    Xn[3, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        DANKClassifier().fit(Xn, y)
+    Xi = X.copy()
+    Xi[0, 0] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        DANKClassifier().fit(Xi, y)
+    with pytest.raises(ValueError, match="two classes"):
+        DANKClassifier().fit(X, np.ones(200))
+    with pytest.raises(ValueError, match="sample"):
+        DANKClassifier().fit(X[:1], y[:1])
+    with pytest.raises(ValueError, match="NaN"):
+        DANKRegressor().fit(Xn, y)
