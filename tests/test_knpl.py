@@ -9,11 +9,11 @@ from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from threadpoolctl import threadpool_info
 
+from nplk_core._base import single_thread_blas
 from nplk_core.datasets import make_clowns
 from nplk_core.kernels import gaussian_kernel, sigma_to_gamma
 from nplk_core.knpl import (
     KNPLClassifier,
-    _single_thread_blas,
     knpl_admm,
     knpl_gamma_matrix,
     knpl_objective,
@@ -205,7 +205,7 @@ def _blas_threads():
 def test_single_thread_blas_is_reference_counted():
     """Overlapping users (threads) leave in any order; the last one restores."""
     before = _blas_threads()
-    first, second = _single_thread_blas(), _single_thread_blas()
+    first, second = single_thread_blas(), single_thread_blas()
     first.__enter__()
     second.__enter__()
     assert all(t == 1 for t in _blas_threads())
