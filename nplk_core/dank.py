@@ -307,7 +307,7 @@ class DANKClassifier(ClassifierMixin, _DANKBase):
             beta_svm, eta_svm = _plain_svm(self.C, self.sigma, X, ypm)
         self.eta_ = max(eta_svm, 1e-12) if self.eta == "auto" else float(self.eta)
         problem = DankProblem(K, ypm, np.ones(X.shape[0]), self.C, self.eta_, self.tau,
-                              factor=_LazyFactor(K))
+                              factor=_lazy_factor(K))
         if warm:
             beta0 = self.alpha_
         result = self._solve(problem, beta0, beta_svm)
@@ -394,7 +394,7 @@ class DANKRegressor(RegressorMixin, _DANKBase):
         self.eta_ = max(eta_svm, 1e-12) if self.eta == "auto" else float(self.eta)
         linear = np.concatenate([y - self.epsilon, -y - self.epsilon])
         problem = DankProblem(K, None, linear, self.C, self.eta_, self.tau,
-                              factor=_LazyFactor(K))
+                              factor=_lazy_factor(K))
         if warm:
             beta0 = self.beta_
         result = self._solve(problem, beta0, beta_svm)
@@ -466,6 +466,12 @@ class _LazyFactor:
         if self._phi is None:
             self._phi, _ = pivoted_cholesky(self.K, tol=FACTOR_TOL, max_rank=self._rank_bound)
         return self._phi
+
+
+def _lazy_factor(K: np.ndarray) -> _LazyFactor | None:
+    """The factor only pays off for large n: below ~400 points the support trick's
+    (|S|+1)-sized eigenproblem is never larger than the factor's (r+1) one by much."""
+    return _LazyFactor(K) if K.shape[0] > 400 else None
 
 
 def _power_lambda_max(K: np.ndarray, iters: int = 100, rtol: float = 1e-6) -> float:
