@@ -1,0 +1,698 @@
+"""Speed of the Streamlit app against the targets of issue 4.
+
+    python benchmarks/bench_app.py [--moves 15] [--cold-repeats 3] [--no-browser]
+
+At defaults (clowns n = 200, 100×100 grid):
+
+1. **Server time of a rerun after a slider move** (target ≤ 150 ms median). Streamlit's
+   ``AppTest`` runs ``pages/1_Classification.py``; one continuous slider (σ, C, τ: one
+   row each) alternates between its default and the next grid value and ``at.run()`` is
+   timed. Before each timed run the lab's server-wide stores are emptied
+   (``lab_ui.cache.clear()``, Streamlit's public clear of that cached function) so every
+   move is a *fresh* value, as on a slider the user has not visited yet. Each timed
+   move is prepared by an untimed run at the starting value (so its data, baseline SVM
+   and fit are stored, and its fit is the warm start, as for a user sitting there);
+   the timed run then does what a never-visited value needs: the fit (warm-started,
+   as in the app), grid values, figures. A "revisited value" row times the same moves
+   served from the stores. The second table says where a fresh σ move's time goes.
+2. **Browser: slider move → updated chart** (target ≤ 1.5× a trivial page). Headless
+   Chromium (Playwright, Debian's ``chromium``) presses ArrowRight/ArrowLeft on a
+   focused slider; the page itself stamps ``performance.now()`` at ``keydown`` and at
+   the first animation frame where the decision surface's data differ (for the trivial
+   page: the written value). The trivial page (one slider + ``st.write`` of its value)
+   runs on a second ``streamlit run`` and its moves alternate with the app's so both see
+   the same machine load. App rows: walking τ upward (fresh values), and σ alternating
+   between two values (served from the server's stores after the first visit). A
+   WebSocket hook splits each move into "until the last message before the redraw"
+   (server + transport, an upper bound: a busy main thread delays message events) and
+   the rest (Plotly drawing the new figures). Diagnostics: the same trivial page with a
+   3-point Plotly chart (the floor for any page whose chart changes), whether a move
+   re-creates the charts, and the redraw cost of the page's own figures (taken from the
+   live page) drawn with plotly.py's bundled Plotly.js, as sent and with ``scattergl``
+   traces drawn as SVG ``scatter``.
+3. **Cold start**: from launching ``streamlit run app.py`` to the decision surface drawn
+   on the Classification page (browser already running, fresh browser context);
+   target ≤ 3 s. A timeline (health, page load, WebSocket messages, Plotly chunk) and
+   the imports and first script run timed in a fresh process say where it goes.
+
+The machine's load average is printed with the tables: on a shared 2-core machine the
+absolute times scale with it, the browser ratio much less.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+for p in (ROOT, ROOT / "tests"):
+    if str(p) not in sys.path:
+        sys.path.insert(0, str(p))
+
+PAGE = "pages/1_Classification.py"
+SERVER_TARGET_MS = 150.0
+BROWSER_TARGET_RATIO = 1.5
+COLD_TARGET_S = 3.0
+
+TRIVIAL_PAGE = """
+import streamlit as st
+
+x = st.slider("x", 0, 1000, 500)
+st.write(f"value: {x}")
+if st.query_params.get("chart"):  # info row: the same page with a 3-point Plotly chart
+    import plotly.graph_objects as go
+
+    st.plotly_chart(go.Figure(go.Scatter(x=[0, 1, 2], y=[0, x, 0])), key="c")
+"""
+
+
+def median(xs) -> float:
+    return float(statistics.median(xs))
+
+
+def p90(xs) -> float:
+    return float(np.percentile(np.asarray(xs, dtype=float), 90))
+
+
+def load() -> str:
+    a, b, c = os.getloadavg()
+    return f"{a:.2f} / {b:.2f} / {c:.2f} (1/5/15 min) on {os.cpu_count()} cores"
+
+
+# ---------------------------------------------------------------------------
+# 1. server time (AppTest) and where it goes
+# ---------------------------------------------------------------------------
+
+class PieceTimer:
+    """Wraps module functions so each rerun records the time spent in them."""
+
+    def __init__(self) -> None:
+        self.acc: dict[str, float] = defaultdict(float)
+        self.fit_info: list[tuple[float, int | None, bool]] = []
+        self._undo: list[tuple[object, str, object]] = []
+
+    def wrap(self, mod, name: str, label: str | None = None, key=None) -> None:
+        f = getattr(mod, name, None)
+        if f is None:
+            return
+        label = label or name
+
+        @functools.wraps(f)
+        def timed(*a, **k):
+            t = time.perf_counter()
+            try:
+                out = f(*a, **k)
+            finally:
+                lab_ = label if key is None else f"{label} [{key(*a, **k)}]"
+                self.acc[lab_] += time.perf_counter() - t
+            if name == "fit_method" and out is not None:
+                self.fit_info.append((getattr(out, "fit_time", float("nan")),
+                                      getattr(out, "n_iter", None),
+                                      bool(getattr(out, "warm_started", False))))
+            return out
+
+        setattr(mod, name, timed)
+        self._undo.append((mod, name, f))
+
+    def install(self) -> None:
+        import lab_ui
+        from nplk_core import figures as fg
+        from nplk_core import lab
+
+        for n in ("prepare_data", "fit_method", "fit_baseline_svm", "make_grid",
+                  "click_grid"):
+            self.wrap(lab, n, f"lab.{n}")
+        self.wrap(lab, "grid_values", "lab.grid_values",
+                  key=lambda est, grid, **k: type(est).__name__)
+        for n in ("decision_surface", "matrix_triptych", "matrix_heatmap", "spectra_figure",
+                  "convergence_figure"):
+            self.wrap(fg, n, f"figures.{n}")
+        self.wrap(lab_ui, "chart", "st.plotly_chart (serialise + send)")
+
+    def uninstall(self) -> None:
+        for mod, name, f in reversed(self._undo):
+            setattr(mod, name, f)
+        self._undo.clear()
+
+    def reset(self) -> None:
+        self.acc.clear()
+        self.fit_info.clear()
+
+
+def server_bench(moves: int) -> tuple[list[dict], dict[str, list[float]], list]:
+    import warnings
+
+    from streamlit.testing.v1 import AppTest
+
+    import lab_ui
+
+    warnings.filterwarnings("ignore")
+    timer = PieceTimer()
+    timer.install()
+    rows, pieces, fits = [], defaultdict(list), []
+    try:
+        at = AppTest.from_file(str(ROOT / PAGE), default_timeout=300)
+        at.run()
+        if at.exception:
+            raise RuntimeError(f"{PAGE} raised: {[e.value for e in at.exception]}")
+        for name in ("sigma", "C", "tau"):
+            v0 = at.select_slider(key=f"w_{name}").value
+            v1 = _next_value(name, v0)
+            fresh, revisit = [], []
+            for i in range(moves):
+                src, dst = (v0, v1) if i % 2 == 0 else (v1, v0)
+                # a user sitting at `src` (everything for it computed and stored, the
+                # previous fit kept for warm starts) moves to `dst`, never visited
+                lab_ui.cache.clear()
+                at.select_slider(key=f"w_{name}").set_value(src)
+                at.run()
+                timer.reset()
+                at.select_slider(key=f"w_{name}").set_value(dst)
+                t = time.perf_counter()
+                at.run()
+                dt = time.perf_counter() - t
+                if at.exception:
+                    raise RuntimeError(f"{name}: {[e.value for e in at.exception]}")
+                fresh.append(dt)
+                if name == "sigma":
+                    pieces["TOTAL rerun"].append(dt)
+                    for k, v in timer.acc.items():
+                        pieces[k].append(v)
+                    fits.extend(timer.fit_info)
+            # the same two values again: now served from the stores
+            for i in range(moves):
+                at.select_slider(key=f"w_{name}").set_value(v1 if i % 2 == 0 else v0)
+                t = time.perf_counter()
+                at.run()
+                revisit.append(time.perf_counter() - t)
+            rows.append({"slider": name, "values": (v0, v1), "fresh": fresh,
+                         "revisit": revisit})
+            at.select_slider(key=f"w_{name}").set_value(v0)
+            at.run()
+    finally:
+        timer.uninstall()
+    return rows, pieces, fits
+
+
+def _next_value(name: str, v0):
+    from nplk_core import lab
+
+    grid = list(lab.setting(name).grid())
+    i = grid.index(v0)
+    return grid[i + 1] if i + 1 < len(grid) else grid[i - 1]
+
+
+# ---------------------------------------------------------------------------
+# 2. browser latency
+# ---------------------------------------------------------------------------
+
+# Installs a per-page latency probe: t0 at the keydown, t1 at the first animation frame
+# where fingerprint() differs from the value saved when the probe was armed.
+PROBE_JS = """
+(fpSource) => {
+  const fingerprint = eval(fpSource);
+  window.__fingerprint = fingerprint;
+  window.__lat = null;
+  document.addEventListener('keydown', () => {
+    if (window.__lat && window.__lat.t0 === null) window.__lat.t0 = performance.now();
+  }, true);
+  const tick = () => {
+    const L = window.__lat;
+    if (L && L.t0 !== null && L.t1 === null) {
+      const fp = fingerprint();
+      if (fp !== null && fp !== L.fp0) L.t1 = performance.now();
+    }
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+  return true;
+}
+"""
+
+ARM_JS = """() => { window.__lat = {t0: null, t1: null, fp0: window.__fingerprint()};
+                   window.__msgs = []; }"""
+
+# Added to every benchmark page before it loads: the receive time of each WebSocket
+# message (Streamlit's forward messages) in window.__msgs.
+WS_HOOK_JS = """
+window.__msgs = [];
+const NativeWS = window.WebSocket;
+window.WebSocket = function (...args) {
+  const ws = new NativeWS(...args);
+  ws.addEventListener('message', () => window.__msgs.push(performance.now()));
+  return ws;
+};
+window.WebSocket.prototype = NativeWS.prototype;
+Object.assign(window.WebSocket, NativeWS);
+window.__webgl = 0;  // WebGL contexts created (scattergl makes one per figure draw)
+const nativeGetContext = HTMLCanvasElement.prototype.getContext;
+HTMLCanvasElement.prototype.getContext = function (type, ...rest) {
+  const ctx = nativeGetContext.call(this, type, ...rest);
+  if (ctx && /webgl/.test(String(type)) && !this.__nplkCounted) {
+    this.__nplkCounted = true; window.__webgl += 1;
+  }
+  return ctx;
+};
+"""
+
+# Redraw cost of a figure taken from the live page: Plotly.newPlot into a fresh div
+# (Streamlit 1.67 re-creates a chart whose figure changed), median of 5, with the
+# figure as the app sends it and with scattergl traces drawn as SVG scatter instead.
+REDRAW_JS = """async (figs) => {
+  const raf = () => new Promise(r => requestAnimationFrame(() => r()));
+  const out = {};
+  for (const [name, fig] of Object.entries(figs)) {
+    for (const variant of ['as sent', 'scattergl as SVG scatter']) {
+      const times = [];
+      for (let i = 0; i < 5; i++) {
+        const f = JSON.parse(fig);
+        if (variant !== 'as sent')
+          f.data.forEach(t => { if (t.type === 'scattergl') t.type = 'scatter'; });
+        const gd = document.createElement('div');
+        gd.style.width = f.width + 'px'; gd.style.height = f.height + 'px';
+        document.body.appendChild(gd);
+        const t0 = performance.now();
+        await Plotly.newPlot(gd, f.data, f.layout);
+        await raf(); await raf();
+        times.push(performance.now() - t0);
+        Plotly.purge(gd); gd.remove();
+      }
+      times.sort((a, b) => a - b);
+      out[name + ' — ' + variant] = times[2];
+    }
+  }
+  return out;
+}"""
+
+# The figures on the live page, as JSON (typed-array copies dropped; the base64 data
+# Plotly.js decodes are kept).
+PAGE_FIGURES_JS = """() => {
+  const out = {};
+  [...document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot')]
+    .forEach((gd, i) => {
+      const kinds = [...new Set(gd.data.map(t => t.type))].join('+');
+      const r = gd.getBoundingClientRect();
+      out[`chart ${i + 1} (${gd.data.length} traces: ${kinds})`] = JSON.stringify(
+        {data: gd.data, layout: gd.layout, width: Math.round(r.width),
+         height: Math.round(r.height)},
+        (k, v) => (k === '_inputArray' ? undefined : v));
+    });
+  return out;
+}"""
+
+SPLIT_JS = """() => {
+  const L = window.__lat;
+  const before = window.__msgs.filter(t => t >= L.t0 && t <= L.t1);
+  const data = before.length ? Math.max(...before) : L.t0;
+  return [L.t1 - L.t0, data - L.t0];
+}"""
+
+TRIVIAL_CHART_FINGERPRINT_JS = """
+() => {
+  const gd = document.querySelector('[data-testid="stPlotlyChart"] .js-plotly-plot');
+  return gd && Array.isArray(gd.data) && gd.data.length ? JSON.stringify(gd.data[0].y) : null;
+}
+"""
+
+TRIVIAL_FINGERPRINT_JS = """
+() => {
+  const el = [...document.querySelectorAll('[data-testid="stMarkdownContainer"]')]
+    .find(e => e.innerText.startsWith('value:'));
+  return el ? el.innerText : null;
+}
+"""
+
+
+def _cached_surface_fingerprint_js() -> str:
+    """The test's surface fingerprint, recomputed only when the contour data object
+    changes (so the per-frame probe stays cheap)."""
+    from test_browser import SURFACE_FINGERPRINT_JS
+
+    return f"""
+(() => {{
+  const full = {SURFACE_FINGERPRINT_JS};
+  let ref = undefined, fp = null;
+  return () => {{
+    const gd = [...document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot')]
+      .find(g => Array.isArray(g.data) && g.data.some(t => t.type === 'contour'));
+    const now = gd ? gd.data : null;
+    if (now !== ref) {{ ref = now; fp = full(); }}
+    return fp;
+  }};
+}})()
+"""
+
+
+def move_once(page, slider, key: str, timeout_ms: int = 60_000) -> tuple[float, float]:
+    """Press ``key`` on the focused slider; return (ms from keydown to the updated view,
+    ms from keydown to the last WebSocket message received before that redraw); then
+    wait until the app is idle and the view settled."""
+    from test_browser import wait_idle
+
+    page.evaluate(ARM_JS)
+    slider.focus()
+    page.keyboard.press(key)
+    page.wait_for_function("() => window.__lat && window.__lat.t1 !== null",
+                           timeout=timeout_ms, polling=20)
+    lat, data = page.evaluate(SPLIT_JS)
+    wait_idle(page, timeout_ms)
+    page.wait_for_timeout(150)  # let a trailing rerun (if any) start before the next move
+    wait_idle(page, timeout_ms)
+    return float(lat), float(data)
+
+
+def browser_bench(moves: int, chromium: str) -> tuple[dict[str, list[float]], dict]:
+    from playwright.sync_api import sync_playwright
+    from test_browser import (
+        CLASSIFICATION_PATH,
+        VIEWPORT,
+        StreamlitServer,
+        launch_browser,
+        settled_surface,
+        slider,
+        wait_idle,
+        wait_surface,
+    )
+
+    out: dict[str, list[float]] = defaultdict(list)
+    info: dict = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        trivial = Path(tmp) / "trivial.py"
+        trivial.write_text(textwrap.dedent(TRIVIAL_PAGE))
+        with StreamlitServer("app.py", log=Path(tmp) / "app.log") as app, \
+                StreamlitServer(trivial, cwd=tmp, log=Path(tmp) / "trivial.log") as triv, \
+                sync_playwright() as pw:
+            browser = launch_browser(pw, chromium)
+            pages = []
+            for _ in range(3):
+                ctx = browser.new_context(viewport=VIEWPORT)
+                ctx.add_init_script(WS_HOOK_JS)
+                pages.append(ctx.new_page())
+            pa, pt, pc = pages
+            pa.goto(app.url + CLASSIFICATION_PATH)
+            wait_surface(pa)
+            settled_surface(pa)
+            pa.evaluate(PROBE_JS, _cached_surface_fingerprint_js())
+            for pg, url, fp in ((pt, triv.url, TRIVIAL_FINGERPRINT_JS),
+                                (pc, triv.url + "/?chart=1", TRIVIAL_CHART_FINGERPRINT_JS)):
+                pg.goto(url)
+                pg.wait_for_function(f"({fp})() !== null", timeout=60_000)
+                wait_idle(pg)
+                pg.evaluate(PROBE_JS, fp)
+            s_trivial, s_chart = slider(pt, "x"), slider(pc, "x")
+            s_sigma, s_tau = slider(pa, "σ"), slider(pa, "τ")
+            # warm-up: one round trip each, and visit σ's second value once
+            for pg, sl in ((pt, s_trivial), (pc, s_chart), (pa, s_sigma)):
+                move_once(pg, sl, "ArrowRight")
+                move_once(pg, sl, "ArrowLeft")
+            hi, now = s_tau.evaluate("el => [Number(el.max), Number(el.value)]")
+            n_tau = int(hi - now)  # τ values above the default: each one fresh
+            for i in range(moves):
+                key = "ArrowRight" if i % 2 == 0 else "ArrowLeft"
+                for name, pg, sl, k in (("trivial", pt, s_trivial, key),
+                                        ("sigma_revisit", pa, s_sigma, key),
+                                        ("trivial_chart", pc, s_chart, key),
+                                        ("tau_fresh", pa, s_tau, "ArrowRight")):
+                    if name == "tau_fresh" and i >= n_tau:
+                        continue
+                    lat, data = move_once(pg, sl, k)
+                    out[name].append(lat)
+                    out[name + ":data"].append(data)
+            # does a move re-create the charts (and their WebGL contexts)?
+            pa.evaluate("() => { window.__webgl0 = window.__webgl; document.querySelectorAll("
+                        "'.js-plotly-plot').forEach(g => { g.__nplkOld = true; }); }")
+            move_once(pa, s_sigma, "ArrowRight")
+            info["remount"] = pa.evaluate(
+                "() => { const g = [...document.querySelectorAll('.js-plotly-plot')];"
+                " return [g.filter(x => !x.__nplkOld).length, g.length,"
+                " window.__webgl - window.__webgl0]; }")
+            shots = ROOT / "test-artifacts"
+            shots.mkdir(exist_ok=True)
+            pa.screenshot(path=str(shots / "bench-app-last.png"))
+            figs = pa.evaluate(PAGE_FIGURES_JS)
+            # redraw cost of those figures with the Plotly.js that ships with plotly.py
+            import plotly
+
+            js = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+            if js.exists():
+                blank = pages[1]
+                blank.goto("about:blank")
+                blank.add_script_tag(path=str(js))
+                info["redraw"] = blank.evaluate(REDRAW_JS, figs)
+                info["plotly.js"] = blank.evaluate("() => Plotly.version")
+            browser.close()
+    return out, info
+
+
+# ---------------------------------------------------------------------------
+# 3. cold start
+# ---------------------------------------------------------------------------
+
+COLD_TIMELINE_JS = """() => {
+  const o = performance.timeOrigin, n = performance.getEntriesByType('navigation')[0];
+  const res = performance.getEntriesByType('resource');
+  const plotly = res.filter(r => /PlotlyChart/.test(r.name)).map(r => r.responseEnd);
+  const scripts = res.filter(r => /[.]js$/.test(r.name)).map(r => r.responseEnd);
+  const m = window.__msgs || [];
+  return {"page requested": o, "HTML + first scripts loaded (DOMContentLoaded)":
+            o + n.domContentLoadedEventEnd,
+          "first WebSocket message": m.length ? o + m[0] : null,
+          "Plotly chunk loaded": plotly.length ? o + Math.max(...plotly) : null,
+          "last script chunk loaded": scripts.length ? o + Math.max(...scripts) : null,
+          "last WebSocket message": m.length ? o + m[m.length - 1] : null};
+}"""
+
+
+def cold_start(repeats: int, chromium: str) -> list[dict[str, float]]:
+    """Each repeat: a new server process and a fresh browser context (empty cache).
+    Returns per repeat the seconds since the launch of ``streamlit run`` of each event."""
+    from playwright.sync_api import sync_playwright
+    from test_browser import (
+        CLASSIFICATION_PATH,
+        VIEWPORT,
+        StreamlitServer,
+        launch_browser,
+        wait_surface,
+    )
+
+    out = []
+    with sync_playwright() as pw, tempfile.TemporaryDirectory() as tmp:
+        browser = launch_browser(pw, chromium)
+        for r in range(repeats):
+            ctx = browser.new_context(viewport=VIEWPORT)
+            ctx.add_init_script(WS_HOOK_JS)
+            page = ctx.new_page()
+            server = StreamlitServer("app.py", log=Path(tmp) / f"cold{r}.log")
+            try:
+                t0 = time.time()
+                server.start()
+                healthy = server.wait_healthy()
+                page.goto(server.url + CLASSIFICATION_PATH, wait_until="commit")
+                wait_surface(page, timeout_ms=120_000)
+                t_end = time.time()
+                events = page.evaluate(COLD_TIMELINE_JS)
+            finally:
+                server.stop()
+                ctx.close()
+            line = {"server answers /_stcore/health": healthy}
+            for k, v in events.items():
+                if v is not None:
+                    line[k] = v / 1e3 - t0
+            line["decision surface drawn"] = t_end - t0
+            out.append(line)
+        browser.close()
+    return out
+
+
+COLD_PIECES = r"""
+import json, sys, time, warnings
+t0 = time.perf_counter()
+import streamlit
+t1 = time.perf_counter()
+sys.path.insert(0, sys.argv[1])
+import lab_ui
+t2 = time.perf_counter()
+from streamlit.testing.v1 import AppTest
+warnings.filterwarnings("ignore")
+at = AppTest.from_file(sys.argv[1] + "/pages/1_Classification.py", default_timeout=300)
+t3 = time.perf_counter()
+at.run()
+t4 = time.perf_counter()
+at.run()
+t5 = time.perf_counter()
+print(json.dumps({"import streamlit": t1 - t0,
+                  "import lab_ui (nplk_core.lab, figures, plotly, sklearn)": t2 - t1,
+                  "first run of the page (fit, grids, figures)": t4 - t3,
+                  "second run (cached)": t5 - t4}))
+"""
+
+
+def cold_pieces() -> dict[str, float]:
+    t = time.perf_counter()
+    r = subprocess.run([sys.executable, "-X", "importtime", "-c", COLD_PIECES, str(ROOT)],
+                       capture_output=True, text=True, cwd=ROOT, timeout=300)
+    wall = time.perf_counter() - t
+    pieces = json.loads(r.stdout.strip().splitlines()[-1])
+    # the slowest top-level imports (self + children, cumulative microseconds)
+    tops = []
+    for line in r.stderr.splitlines():
+        parts = line.split("|")
+        if len(parts) == 3 and parts[2].startswith(" ") and not parts[2].startswith("  "):
+            try:
+                tops.append((int(parts[1]), parts[2].strip()))
+            except ValueError:
+                pass
+    pieces["__top_imports"] = sorted(tops, reverse=True)[:8]
+    pieces["__wall"] = wall
+    return pieces
+
+
+# ---------------------------------------------------------------------------
+# report
+# ---------------------------------------------------------------------------
+
+def verdict(ok: bool | None) -> str:
+    return "n/a" if ok is None else ("pass" if ok else "FAIL")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--moves", type=int, default=15, help="slider moves per row (≥ 15)")
+    ap.add_argument("--cold-repeats", type=int, default=3)
+    ap.add_argument("--no-browser", action="store_true", help="server rows only")
+    args = ap.parse_args()
+
+    print(f"load average at start: {load()}\n")
+    table: list[tuple[str, str, str, str]] = []
+
+    # 1. server
+    rows, pieces, fits = server_bench(args.moves)
+    for r in rows:
+        f = np.asarray(r["fresh"]) * 1e3
+        v0, v1 = r["values"]
+        ok = median(f) <= SERVER_TARGET_MS
+        table.append((f"server rerun, {r['slider']} {v0:g}↔{v1:g}, fresh value "
+                      f"(median / p90, n={f.size})",
+                      f"{median(f):.0f} / {p90(f):.0f} ms", f"≤ {SERVER_TARGET_MS:.0f} ms",
+                      verdict(ok)))
+    for r in rows:
+        f = np.asarray(r["revisit"]) * 1e3
+        v0, v1 = r["values"]
+        table.append((f"server rerun, {r['slider']} {v0:g}↔{v1:g}, revisited value "
+                      f"(median / p90, n={f.size})",
+                      f"{median(f):.0f} / {p90(f):.0f} ms", "(info)", ""))
+    print(f"load average after the server rows: {load()}")
+
+    # 2 + 3. browser
+    from test_browser import find_chromium
+
+    chromium = None
+    if not args.no_browser:
+        try:
+            import playwright.sync_api  # noqa: F401
+            chromium = find_chromium()
+        except ImportError:
+            chromium = None
+        if chromium is None:
+            print("browser rows skipped: Playwright or chromium missing")
+    cold, binfo = None, {}
+    if chromium:
+        lat, binfo = browser_bench(args.moves, chromium)
+        triv = median(lat["trivial"])
+        for name, label in (("tau_fresh", "τ walking up, fresh values"),
+                            ("sigma_revisit", "σ 1↔1.5, revisited values")):
+            xs = lat[name]
+            if not xs:
+                continue
+            ratio = median(xs) / triv
+            table.append((f"browser: slider → updated chart, {label} (median, n={len(xs)})",
+                          f"{median(xs):.0f} ms = {ratio:.2f}× trivial",
+                          f"≤ {BROWSER_TARGET_RATIO}× trivial",
+                          verdict(ratio <= BROWSER_TARGET_RATIO)))
+            data = lat[name + ":data"]
+            draw = [a - b for a, b in zip(xs, data, strict=True)]
+            table.append((f"  of which: keydown → last message before the redraw / "
+                          f"→ redraw ({name})",
+                          f"{median(data):.0f} / {median(draw):.0f} ms", "(info)", ""))
+        table.append((f"browser: trivial page round trip (median / p90, "
+                      f"n={len(lat['trivial'])})",
+                      f"{triv:.0f} / {p90(lat['trivial']):.0f} ms", "(reference)", ""))
+        tc = lat["trivial_chart"]
+        table.append((f"browser: trivial page + 3-point Plotly chart (median, n={len(tc)})",
+                      f"{median(tc):.0f} ms = {median(tc) / triv:.2f}× trivial", "(info)",
+                      ""))
+        print(f"load average after the browser rows: {load()}")
+        cold = cold_start(args.cold_repeats, chromium)
+        tot = [c["decision surface drawn"] for c in cold]
+        table.append((f"cold start: launch → first chart (median of {len(tot)}; "
+                      f"all: {', '.join(f'{t:.1f}' for t in tot)} s)",
+                      f"{median(tot):.2f} s", f"≤ {COLD_TARGET_S:.0f} s",
+                      verdict(median(tot) <= COLD_TARGET_S)))
+        print(f"load average after the cold starts: {load()}")
+
+    print("\n| metric | value | target | result |\n|---|---|---|---|")
+    for row in table:
+        print("| " + " | ".join(row) + " |")
+
+    # where the time of a fresh σ move goes
+    print("\nWhere a fresh σ move's server time goes (median ms per rerun; "
+          "pieces can nest: lab.fit_method includes the estimator fit)\n")
+    print("| piece | median ms | share of total |\n|---|---|---|")
+    total = median(pieces["TOTAL rerun"]) * 1e3
+    measured = 0.0
+    for k, v in sorted(pieces.items(), key=lambda kv: -median(kv[1])):
+        m = median(v) * 1e3
+        if k != "TOTAL rerun" and len(v) == len(pieces["TOTAL rerun"]):
+            measured += m
+        print(f"| {k} | {m:.1f} | {m / total:.0%} |")
+    if fits:
+        ft = [f[0] * 1e3 for f in fits]
+        its = [f[1] for f in fits if f[1] is not None]
+        print(f"| (inside lab.fit_method: estimator .fit) | {median(ft):.1f} | "
+              f"{median(ft) / total:.0%} |")
+        print(f"\nσ-move fits: iterations {sorted(set(its))}, warm-started: "
+              f"{sum(f[2] for f in fits)}/{len(fits)}")
+    print(f"\nrest of the script (widgets, state, URL, exports, AppTest): "
+          f"≈ {total - measured:.1f} ms")
+
+    if chromium and binfo:
+        if "remount" in binfo:
+            new_, all_, gl = binfo["remount"]
+            print(f"\nBrowser: one σ move re-created {new_} of {all_} Plotly charts "
+                  f"(new DOM nodes) and {gl} WebGL contexts.")
+        if "redraw" in binfo:
+            print(f"\nBrowser redraw cost of the page's figures (Plotly.newPlot into a "
+                  f"fresh div, median of 5, plotly.js {binfo.get('plotly.js')}):\n")
+            print("| figure | ms |\n|---|---|")
+            for k, v in binfo["redraw"].items():
+                print(f"| {k} | {v:.0f} |")
+    if cold is not None:
+        print("\nCold start timeline (s since `streamlit run`, median over repeats):\n")
+        keys = [k for k in cold[0] if all(k in c for c in cold)]
+        for k in sorted(keys, key=lambda k: median([c[k] for c in cold])):
+            print(f"- {k}: {median([c[k] for c in cold]):.2f}")
+        pieces_c = cold_pieces()
+        print("\nCold-start pieces of the server in a fresh process (s):\n")
+        for k, v in pieces_c.items():
+            if not k.startswith("__"):
+                print(f"- {k}: {v:.2f}")
+        print("- slowest top-level imports (cumulative, s): " + ", ".join(
+            f"{name} {us / 1e6:.2f}" for us, name in pieces_c["__top_imports"]))
+    print(f"\nload average at the end: {load()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
