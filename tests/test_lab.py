@@ -146,7 +146,9 @@ def test_relevant_names_follow_the_selected_method_and_dataset():
 def test_can_warm_start_only_for_continuous_moves():
     p = lab.defaults()
     assert lab.can_warm_start(p, {**p, "tau": 0.1}, "dank")
-    assert lab.can_warm_start(p, {**p, "C": 2.0, "sigma": 0.5}, "dank")
+    assert lab.can_warm_start(p, {**p, "C": 2.0}, "dank")
+    # a new sigma is a new kernel: start from the plain SVM instead
+    assert not lab.can_warm_start(p, {**p, "C": 2.0, "sigma": 0.5}, "dank")
     assert not lab.can_warm_start(p, {**p, "solver": "pg"}, "dank")
     assert not lab.can_warm_start(p, {**p, "max_iter": 50}, "dank")
     assert not lab.can_warm_start(p, p, "dank")
