@@ -535,9 +535,14 @@ def chart(fig: Any, key: str, filename: str, **kw: Any) -> Any:
     return st.plotly_chart(fig, key=key, config=fg.plot_config(filename), **kw)
 
 
-def metrics(res: lab.LabResult, container: Any = None) -> None:
+def metrics(res: lab.LabResult, container: Any = None, per_row: int = 5) -> None:
+    """Train/test score, fit time, rank and iterations as ``st.metric`` tiles,
+    ``per_row`` to a row (2 in a side column next to a figure)."""
     c = container or st
-    cols = c.columns(5)
+    if per_row >= 5:
+        cols = c.columns(5)
+    else:
+        cols = [col for _ in range(-(-5 // per_row)) for col in c.columns(per_row)]
     lower = res.metric == "relative error"
     name = "rel. error" if lower else "accuracy"
     fmt = "{:.3g}" if lower else "{:.3f}"
@@ -858,9 +863,12 @@ def view_panel(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult, *,
         fig = matrix_figure(res, data)
         if fig is not None:
             chart(fig, f"{page}_matrix", f"nplk-{res.method}-matrix")
-            st.caption("Points ordered by class (or by target); hover for i, j and the "
-                       "value. F and G use a diverging palette centred at 1 (= the plain "
-                       "kernel).")
+            name = res.matrix_name or "F"
+            st.caption(f"Training points ordered by class (or by target), black lines "
+                       f"between the classes; hover for i, j and the value. K and "
+                       f"{name}∘K share one colour scale; {name} is diverging, centred at 1 "
+                       f"(white = the plain kernel, red = entries it strengthens, blue = "
+                       f"entries it weakens).")
     elif view == "spectra":
         fig = spectra_chart_figure(res, data)
         if fig is not None:

@@ -79,22 +79,37 @@ def plot_config(filename: str = "nplk-lab") -> dict[str, Any]:
             "modeBarButtonsToRemove": ["lasso2d"]}
 
 
-def _layout(title: str = "", height: int = 480, **kw: Any) -> dict[str, Any]:
+TEXT_COLOR = "#262730"
+TICK_COLOR = "#3D3D4E"
+
+
+def _layout(title: str = "", height: int = 480, *, top: int | None = None,
+            **kw: Any) -> dict[str, Any]:
+    """Common layout: dark text large enough to project, no padding between the data
+    and the frame, the legend pinned to the bottom of the figure (container
+    coordinates: it can never collide with the x-axis title) and the title at the top
+    left. ``top`` overrides the top margin (room for a note above the plot)."""
     lay: dict[str, Any] = dict(
-        height=height, margin=dict(l=55, r=20, t=50 if title else 30, b=45),
-        legend=dict(orientation="h", yanchor="top", y=-0.14, x=0.0),
-        font=dict(size=12), plot_bgcolor="white", hovermode="closest")
+        height=height,
+        margin=dict(l=60, r=20, t=top if top is not None else (56 if title else 24), b=40,
+                    pad=0),
+        legend=dict(orientation="h", yref="container", y=0.0, yanchor="bottom", x=0.0,
+                    xanchor="left", font=dict(size=13, color=TEXT_COLOR)),
+        font=dict(size=13, color=TEXT_COLOR), plot_bgcolor="white", hovermode="closest")
     if title:
-        lay["title"] = dict(text=title, x=0.01, xanchor="left")
+        lay["title"] = dict(text=title, x=0.0, xanchor="left", xref="paper",
+                            yref="container", y=1.0, yanchor="top", pad=dict(t=10),
+                            font=dict(size=17, color=TEXT_COLOR))
     lay.update(kw)
     return lay
 
 
 def _axis(title: str = "", **kw: Any) -> dict[str, Any]:
     ax = dict(showgrid=True, gridcolor="#E5E5E5", zeroline=False, showline=True,
-              linecolor="#888", mirror=True, ticks="outside")
+              linecolor="#888", mirror=True, ticks="outside", tickcolor="#888",
+              tickfont=dict(size=13, color=TICK_COLOR))
     if title:
-        ax["title"] = dict(text=title)
+        ax["title"] = dict(text=title, font=dict(size=14, color=TEXT_COLOR))
     ax.update(kw)
     return ax
 
@@ -103,14 +118,22 @@ def _figure(traces: list[dict], layout: dict) -> go.Figure:
     return go.Figure(data=traces, layout=layout)
 
 
-def _corner_note(text: str, *, x: float = 0.99, y: float = 0.99,
-                 xref: str = "paper", yref: str = "paper") -> list[dict]:
+def _corner_note(text: str, *, axes: str = "") -> list[dict]:
+    """The score in the top-right corner of the plot, just *above* its frame (inside,
+    it would cover data). Positioned in axis-domain coordinates so it follows the frame
+    when an equal aspect ratio narrows the plot; needs a top margin of ~70 px when the
+    figure also has a title."""
     if not text:
         return []
-    return [dict(text=text, xref=xref, yref=yref, x=x, y=y, xanchor="right",
-                 yanchor="top", showarrow=False, align="right",
-                 bgcolor="rgba(255,255,255,0.85)", bordercolor="#444", borderwidth=1,
-                 font=dict(size=12))]
+    return [dict(text=text, xref=f"x{axes} domain", yref=f"y{axes} domain", x=1.0, y=1.0,
+                 xanchor="right", yanchor="bottom", yshift=4, showarrow=False,
+                 align="right", bgcolor="rgba(255,255,255,0.9)", bordercolor="#888",
+                 borderwidth=1, borderpad=3, font=dict(size=13, color=TEXT_COLOR))]
+
+
+def _note_top(title: str, note: str) -> int:
+    """Top margin for a title and/or a note above the plot frame."""
+    return (56 if title else 16) + (26 if note else 0)
 
 
 def _score_text(train: float | None, test: float | None, metric: str) -> str:
@@ -125,21 +148,18 @@ def _suffix(i: int) -> str:
 
 def _stacked(n: int, gap: float = 0.08, titles: Sequence[str] = ()) -> dict[str, Any]:
     """Layout entries for ``n`` panels stacked vertically with a shared x axis
-    (panel ``r`` uses axes ``x{r}``/``y{r}``, 1-based, top to bottom)."""
+    (panel ``r`` uses axes ``x{r}``/``y{r}``, 1-based, top to bottom); ``titles`` name
+    the panels' y axes."""
     h = (1.0 - gap * (n - 1)) / n
     lay: dict[str, Any] = {}
-    notes = []
     for r in range(1, n + 1):
         top = 1.0 - (r - 1) * (h + gap)
         s = _suffix(r)
         lay[f"xaxis{s}"] = _axis(anchor=f"y{s}", showticklabels=(r == n),
                                  **({"matches": "x"} if r > 1 else {}))
-        lay[f"yaxis{s}"] = _axis(domain=[max(top - h, 0.0), min(top, 1.0)], anchor=f"x{s}")
-        if r <= len(titles):
-            notes.append(dict(text=titles[r - 1], xref="paper", yref="paper", x=0.5,
-                              y=top, xanchor="center", yanchor="bottom", showarrow=False,
-                              font=dict(size=13)))
-    lay["annotations"] = notes
+        lay[f"yaxis{s}"] = _axis(titles[r - 1] if r <= len(titles) else "",
+                                 domain=[max(top - h, 0.0), min(top, 1.0)], anchor=f"x{s}")
+    lay["annotations"] = []
     return lay
 
 
@@ -206,7 +226,7 @@ def decision_surface(xs: np.ndarray, ys: np.ndarray, Z: np.ndarray | None,
                      baseline_name: str = "SVM boundary", train_score: float | None = None,
                      test_score: float | None = None, metric: str = "accuracy",
                      title: str = "", click_targets: np.ndarray | None = None,
-                     height: int = 540) -> go.Figure:
+                     height: int = 600) -> go.Figure:
     """Decision function on a grid with the data (scikit-learn gallery conventions).
 
     Parameters
@@ -258,12 +278,13 @@ def decision_surface(xs: np.ndarray, ys: np.ndarray, Z: np.ndarray | None,
             marker=dict(size=14, color="rgba(0,0,0,0)"),
             selected=dict(marker=dict(opacity=0.0)), unselected=dict(marker=dict(opacity=0.0)),
             hovertemplate="add a point at (%{x:.2f}, %{y:.2f})<extra></extra>"))
+    score = _score_text(train_score, test_score, metric)
     layout = _layout(
-        title, height,
+        title, height, top=_note_top(title, score),
         xaxis=_axis("x1", range=[float(xs[0]), float(xs[-1])], constrain="domain"),
         yaxis=_axis("x2", range=[float(ys[0]), float(ys[-1])], scaleanchor="x",
                     scaleratio=1, constrain="domain"),
-        annotations=_corner_note(_score_text(train_score, test_score, metric)))
+        annotations=_corner_note(score))
     if click_targets is not None:
         layout["dragmode"] = "select"
         layout["clickmode"] = "event+select"
@@ -360,39 +381,70 @@ def matrix_heatmap(M: np.ndarray, y: np.ndarray | None = None, *, name: str = "F
 
 
 def matrix_triptych(K: np.ndarray, F: np.ndarray, y: np.ndarray | None = None, *,
-                    name: str = "F", product: bool = True, max_side: int = 120,
-                    title: str = "", height: int = 400) -> go.Figure:
-    """``K | F | F∘K`` side by side (K and F∘K sequential, F diverging centred at 1).
+                    name: str = "F", product: bool = True, max_side: int = 300,
+                    pooled_side: int = 128, title: str = "", height: int = 360
+                    ) -> go.Figure:
+    """``K | F | F∘K`` as a row of square heatmaps, points ordered by class.
 
-    With ``product=False`` the third panel is omitted (ONK's G is itself a kernel).
-    Matrices larger than ``max_side`` are block-averaged so the figure stays small.
+    K and F∘K share one sequential colour scale (one colour bar, "K, F∘K"), so the
+    product reads directly as a reweighted K; F has its own diverging bar centred at 1
+    (= the plain kernel). With ``product=False`` the third panel is omitted (ONK's G is
+    itself a kernel). Matrices with more than ``max_side`` rows are block-averaged to
+    ``pooled_side`` blocks so the figure stays small; below that every entry is drawn.
     """
     K = np.asarray(K, dtype=float)
     F = np.asarray(F, dtype=float)
-    order = class_order(y, K.shape[0])
-    panels = [("K", K, SEQUENTIAL, None), (name, F, DIVERGING, 1.0)]
+    n = K.shape[0]
+    side = n if n <= max_side else pooled_side
+    order = class_order(y, n)
+    FK = F * K if product else None
+    shared = [K] + ([FK] if product else [])
+    lo = min(0.0, *(float(np.nanmin(M)) for M in shared))
+    hi = max(float(np.nanmax(M)) for M in shared)
+    hi = 1.0 if hi <= 1.0 else float(f"{hi:.3g}")
+    dev = float(np.nanmax(np.abs(F - 1.0))) if F.size else 0.0
+    dev = dev if dev > 0 else 1e-3
+    panels = [("K", K, SEQUENTIAL, None, lo, hi)]
+    panels.append((name, F, DIVERGING, 1.0, 1.0 - dev, 1.0 + dev))
     if product:
-        panels.append((f"{name}∘K", F * K, SEQUENTIAL, None))
+        panels.append((f"{name}∘K", FK, SEQUENTIAL, None, lo, hi))
     k = len(panels)
-    gap = 0.1
-    layout = _side_by_side(k, gap, [p[0] for p in panels])
-    w = (1.0 - gap * (k - 1)) / k
-    traces, shapes = [], []
-    for c, (nm, M, cs, mid) in enumerate(panels, start=1):
-        cb = dict(thickness=10, len=0.9, x=c * w + (c - 1) * gap + 0.005, xanchor="left")
-        zmin, zmax = (0.0, 1.0) if nm == "K" else (None, None)
+    # panels fill [0, right]; the two colour bars sit in the rest of the paper width
+    right = 0.8 if k == 3 else 0.7
+    gap = 0.03
+    w = (right - gap * (k - 1)) / k
+    bar_x = {"shared": right + 0.02, "own": right + 0.02 + (1 - right) / 2}
+    traces, shapes, notes = [], [], []
+    layout: dict[str, Any] = {}
+    for c, (nm, M, cs, mid, zmin, zmax) in enumerate(panels, start=1):
+        s = _suffix(c)
+        is_f = nm == name
+        bar = dict(thickness=14, len=0.85, y=0.5, yanchor="middle", xanchor="left",
+                   x=bar_x["own" if is_f else "shared"], outlinewidth=0,
+                   tickfont=dict(size=12, color=TICK_COLOR),
+                   title=dict(text=nm if is_f else ("K, " + f"{name}∘K" if product else "K"),
+                              side="top", font=dict(size=13, color=TEXT_COLOR)))
         tr, starts = _heatmap(M, order, name=nm, colorscale=cs, zmid=mid, zmin=zmin,
-                              zmax=zmax, max_side=max_side, colorbar=cb, axes=c)
+                              zmax=zmax, max_side=side, colorbar=bar, axes=c)
+        # one bar per scale: K's bar stands for F∘K too
+        tr["showscale"] = c in (1, 2)
         traces.append(tr)
         shapes += _class_lines(y, starts, axes=c)
-        s = _suffix(c)
-        xa, ya = _matrix_axes(s, domain=layout[f"xaxis{s}"]["domain"], anchor=f"y{s}")
+        left = (c - 1) * (w + gap)
+        xa, ya = _matrix_axes(s, domain=[left, left + w], anchor=f"y{s}")
         ya["anchor"] = f"x{s}"
+        ya["domain"] = [0.0, 1.0]
         layout[f"xaxis{s}"], layout[f"yaxis{s}"] = xa, ya
-    pooled = K.shape[0] > max_side
-    note = f" — block-averaged to {max_side}×{max_side}" if pooled else ""
-    lay = _layout(title + note if title or pooled else "", height, shapes=shapes, **layout)
-    lay["margin"]["r"] = 60
+        notes.append(dict(text=f"<b>{nm}</b>", xref=f"x{s} domain", yref=f"y{s} domain",
+                          x=0.5, y=1.0, xanchor="center", yanchor="bottom", yshift=2,
+                          showarrow=False, font=dict(size=15, color=TEXT_COLOR)))
+    what = (f"Kernel K, learned {name} and {name}∘K" if product
+            else f"Kernel K and learned {name}")
+    head = title or f"{what} ({n} training points, ordered by class)"
+    if side < n:
+        head += f" — block-averaged to {side}×{side}"
+    lay = _layout(head, height, top=70, shapes=shapes, annotations=notes, **layout)
+    lay["margin"].update(l=10, r=10, b=16)
     return _figure(traces, lay)
 
 
@@ -400,27 +452,49 @@ def matrix_triptych(K: np.ndarray, F: np.ndarray, y: np.ndarray | None = None, *
 # spectra and convergence
 # ---------------------------------------------------------------------------
 
+#: display names of the matrices the estimators key their spectra by
+_MATRIX_NAMES = {"FK": "F∘K", "GK": "G∘K"}
+
+
+def _log_dtick(values: Sequence[float]) -> Any:
+    """One labelled tick per decade (or per 2, 3, … decades over a wide range) instead
+    of Plotly's crowded 2 and 5 minor labels; None (automatic) under two decades."""
+    v = np.asarray([x for x in values if np.isfinite(x) and x > 0], dtype=float)
+    if v.size < 2:
+        return None
+    decades = np.log10(v.max()) - np.log10(v.min())
+    if decades < 2:
+        return None
+    return int(max(1, np.ceil(decades / 7)))
+
+
 def spectra_figure(spectra: Mapping[str, np.ndarray], *, rank: int | None = None,
                    rank_label: str = "rank(F)", title: str = "Eigen-decay",
                    height: int = 420, rel_floor: float = 1e-12) -> go.Figure:
     """Sorted eigenvalues on a log-scale y axis (one line per matrix); values below
     ``rel_floor`` times the largest are left out (they are numerically zero)."""
     traces = []
+    tops: list[float] = []
     for i, (name, lam) in enumerate(spectra.items()):
+        name = _MATRIX_NAMES.get(name, name)
         lam = np.sort(np.asarray(lam, dtype=float))[::-1]
         if lam.size == 0:
             continue
         top = float(np.max(np.abs(lam))) or 1.0
         shown = np.where(lam > rel_floor * top, lam, np.nan)
+        tops += [float(np.nanmax(shown)), float(np.nanmin(shown))] if np.isfinite(
+            shown).any() else []
         traces.append(dict(
             type="scatter", x=f32(np.arange(1, lam.size + 1)), y=f32(shown),
             mode="lines+markers", marker=dict(size=4),
             line=dict(color=SERIES_COLORS[i % len(SERIES_COLORS)]), name=name,
             hovertemplate=f"{name}: λ_%{{x}} = %{{y:.3g}}<extra></extra>"))
-    note = _corner_note(f"{rank_label} = {rank}") if rank is not None else []
-    layout = _layout(title, height, xaxis=_axis("index (descending)"),
-                     yaxis=_axis("eigenvalue", type="log", exponentformat="power"),
-                     annotations=note)
+    note_text = f"{rank_label} = {rank}" if rank is not None else ""
+    layout = _layout(title, height, top=_note_top(title, note_text),
+                     xaxis=_axis("index i (eigenvalues in descending order)"),
+                     yaxis=_axis("eigenvalue λᵢ (log scale)", type="log",
+                                 exponentformat="power", dtick=_log_dtick(tops)),
+                     annotations=_corner_note(note_text))
     return _figure(traces, layout)
 
 
@@ -442,6 +516,7 @@ def convergence_figure(histories: Mapping[str, Mapping[str, np.ndarray]], *,
     layout = _stacked(len(panels), 0.09, [_HISTORY_LABELS.get(p, (p, False))[0]
                                           for p in panels])
     traces = []
+    extremes: dict[int, list[float]] = {}
     for i, (label, h) in enumerate(histories.items()):
         color = SERIES_COLORS[i % len(SERIES_COLORS)]
         for r, key in enumerate(panels, start=1):
@@ -459,13 +534,16 @@ def convergence_figure(histories: Mapping[str, Mapping[str, np.ndarray]], *,
                 type="scattergl", x=f32(xv), y=f32(v), mode="lines+markers" if v.size < 30
                 else "lines", line=dict(color=color, width=2), marker=dict(size=5),
                 name=label, legendgroup=label, showlegend=(r == 1), xaxis=f"x{s}",
-                yaxis=f"y{s}",
+                yaxis=f"y{s}", connectgaps=True,
                 hovertemplate=f"{label}<br>{x}=%{{x:.4g}}<br>{key}=%{{y:.6g}}<extra></extra>"))
             if log:
-                layout[f"yaxis{s}"].update(type="log", exponentformat="power")
+                if np.isfinite(v).any():
+                    extremes.setdefault(r, []).extend([np.nanmin(v), np.nanmax(v)])
+                layout[f"yaxis{s}"].update(type="log", exponentformat="power",
+                                           dtick=_log_dtick(extremes.get(r, [])))
     last = _suffix(len(panels))
-    layout[f"xaxis{last}"]["title"] = dict(text="wall time (s)" if x == "time"
-                                           else "iteration")
+    layout[f"xaxis{last}"]["title"] = _axis("wall time (s)" if x == "time"
+                                            else "iteration")["title"]
     lay = _layout(title, height or 200 + 170 * len(panels), **layout)
     return _figure(traces, lay)
 
@@ -504,8 +582,9 @@ def regression_curve(X_train: np.ndarray, y_train: np.ndarray, x_line: np.ndarra
                            name="support points",
                            marker=dict(symbol="circle-open", size=13, color="black",
                                        line=dict(width=1.5))))
-    layout = _layout(title, height, xaxis=_axis("x"), yaxis=_axis("y"),
-                     annotations=_corner_note(_score_text(train_score, test_score, metric)))
+    score = _score_text(train_score, test_score, metric)
+    layout = _layout(title, height, top=_note_top(title, score), xaxis=_axis("x"),
+                     yaxis=_axis("y"), annotations=_corner_note(score))
     return _figure(traces, layout)
 
 
@@ -543,10 +622,13 @@ def regression_surface(xs: np.ndarray, ys: np.ndarray, Z: np.ndarray, X_train: n
             type="scattergl", x=f32(S[:, 0]), y=f32(S[:, 1]), mode="markers",
             name="support points", hoverinfo="skip",
             marker=dict(symbol="circle-open", size=14, color="black", line=dict(width=1.5))))
-    layout = _layout(title, height,
-                     xaxis=_axis("x1", range=[float(xs[0]), float(xs[-1])]),
-                     yaxis=_axis("x2", range=[float(ys[0]), float(ys[-1])], scaleanchor="x"),
-                     annotations=_corner_note(_score_text(train_score, test_score, metric)))
+    score = _score_text(train_score, test_score, metric)
+    layout = _layout(title, height, top=_note_top(title, score),
+                     xaxis=_axis("x1", range=[float(xs[0]), float(xs[-1])],
+                                 constrain="domain"),
+                     yaxis=_axis("x2", range=[float(ys[0]), float(ys[-1])], scaleanchor="x",
+                                 constrain="domain"),
+                     annotations=_corner_note(score))
     return _figure(traces, layout)
 
 
@@ -674,8 +756,8 @@ def constraints_figure(X: np.ndarray, labels: np.ndarray, must_link: np.ndarray,
                            line=dict(color=color, width=1.2, dash=dash), opacity=0.75,
                            hoverinfo="skip"))
     traces += _cluster_traces(X, labels, y_true)
-    layout = _layout(title, height, xaxis=_axis("x1"), yaxis=_axis("x2", scaleanchor="x"),
-                     annotations=_corner_note(score_text))
+    layout = _layout(title, height, top=_note_top(title, score_text), xaxis=_axis("x1"),
+                     yaxis=_axis("x2", scaleanchor="x"), annotations=_corner_note(score_text))
     return _figure(traces, layout)
 
 
@@ -725,8 +807,13 @@ def sensitivity_figure(values: np.ndarray, scores: np.ndarray, *,
             error_y=dict(type="data", array=f32(sd), visible=A.shape[1] > 1),
             hovertemplate=f"{param_label}=%{{x:.4g}}<br>{label}=%{{y:.4g}}<extra></extra>"))
         if key == "time":
-            layout[f"yaxis{s}"]["type"] = "log"
+            layout[f"yaxis{s}"].update(type="log", exponentformat="power",
+                                       dtick=_log_dtick([np.nanmin(A), np.nanmax(A)]
+                                                        if np.isfinite(A).any() else []))
         layout[f"xaxis{s}"]["type"] = "log" if log_x else "linear"
+        if log_x:
+            layout[f"xaxis{s}"].update(exponentformat="power",
+                                       dtick=_log_dtick([values.min(), values.max()]))
     if baseline is not None and np.isfinite(baseline):
         shapes.append(dict(type="line", xref="x domain", yref="y", x0=0, x1=1, y0=baseline,
                            y1=baseline, line=dict(color=BASELINE_COLOR, dash="dot")))
@@ -735,7 +822,7 @@ def sensitivity_figure(values: np.ndarray, scores: np.ndarray, *,
                                           yanchor="bottom", showarrow=False,
                                           font=dict(color=BASELINE_COLOR)))
     last = _suffix(len(rows))
-    layout[f"xaxis{last}"]["title"] = dict(text=param_label)
+    layout[f"xaxis{last}"]["title"] = _axis(param_label)["title"]
     return _figure(traces, _layout(title, height or 200 + 170 * len(rows), shapes=shapes,
                                    **layout))
 

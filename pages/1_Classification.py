@@ -34,19 +34,22 @@ elif data is not None:
 shown = ui.keep_good(PAGE, data, res, data_msgs) if ok else None
 s_data, s_res = shown if shown else (data, None)
 
-left, right = st.columns([1.1, 1], gap="medium")
+# The decision surface with the numbers beside it; the selected view (K | F | F∘K,
+# eigen-decay, convergence) below at full width, where three heatmaps stay readable.
+left, right = st.columns([1.55, 1], gap="large")
 with left:
     add_mode, add_label = ui.points_panel(force=P["dataset"] == "drawn")
     ui.surface_chart(P, s_data, s_res, add_mode=add_mode, add_label=add_label)
-    c1, c2 = st.columns(2)
-    ui.control("show_baseline", c1)
-    if s_res is not None and s_res.method == "dank":
-        ui.control("extension", c2)
 with right:
     if s_res is not None:
-        ui.view_panel(P, s_data, s_res, setting="view", page=PAGE)
+        ui.metrics(s_res, per_row=2)
+    ui.control("show_baseline")
+    if s_res is not None and s_res.method == "dank":
+        ui.control("extension")
 
 if s_res is not None:
-    ui.metrics(s_res)
+    st.divider()
+    ui.view_panel(P, s_data, s_res, setting="view", page=PAGE)
+
 ui.exports(PAGE, s_data, s_res)
 ui.sync_url(PAGE)

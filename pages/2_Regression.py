@@ -35,15 +35,16 @@ shown = ui.keep_good(PAGE, data, res, data_msgs) if ok else None
 s_data, s_res = shown if shown else (data, None)
 
 if s_res is not None:
-    left, right = st.columns([1.1, 1], gap="medium")
+    # the fit with the numbers beside it; the selected view below at full width
+    left, right = st.columns([1.55, 1], gap="large")
     with left:
         ui.regression_chart(P, s_data, s_res)
-        c1, c2 = st.columns(2)
-        ui.control("show_baseline", c1)
-        if s_res.method == "dank_svr":
-            ui.control("extension", c2)
     with right:
-        ui.view_panel(P, s_data, s_res, setting="reg_view", page=PAGE)
-    ui.metrics(s_res)
+        ui.metrics(s_res, per_row=2)
+        ui.control("show_baseline")
+        if s_res.method == "dank_svr":
+            ui.control("extension")
+    st.divider()
+    ui.view_panel(P, s_data, s_res, setting="reg_view", page=PAGE)
 ui.exports(PAGE, s_data, s_res)
 ui.sync_url(PAGE)

@@ -72,11 +72,20 @@ def test_decision_surface_follows_the_gallery_conventions(toy):
     last = fig.data[-1]
     assert last.name == "click to add" and "rgba(0,0,0,0)" in last.marker.color.replace(" ", "")
     assert len(last.x) == len(click_grid(grid))
-    # the score sits in a corner
+    # the score sits in the top-right corner, just above the frame (never over data),
+    # in the plot's own domain coordinates so it follows the equal-aspect frame
     note = fig.layout.annotations[0]
     assert "0.970" in note.text and "0.900" in note.text
-    assert note.xref == "paper" and note.x > 0.9 and note.y > 0.9
+    assert (note.xref, note.yref) == ("x domain", "y domain")
+    assert (note.x, note.xanchor) == (1.0, "right")
+    assert note.y >= 1.0 and note.yanchor == "bottom"
+    assert fig.layout.margin.t >= 40  # room for the note above the frame
     assert fig.layout.yaxis.scaleanchor == "x"
+    # axis titles, no padding between the data and the frame, the legend pinned to
+    # the bottom of the figure (it cannot collide with the x-axis title)
+    assert fig.layout.xaxis.title.text and fig.layout.yaxis.title.text
+    assert fig.layout.margin.pad == 0
+    assert fig.layout.legend.yref == "container" and fig.layout.legend.y == 0
 
 
 def test_decision_surface_without_a_model_draws_the_data(toy):
@@ -164,19 +173,54 @@ def test_triptych_panels_and_scales():
     names = [t.name for t in fig.data]
     assert names == ["K", "F", "F∘K"]
     k, f, fk = fig.data
-    assert (k.zmin, k.zmax) == (0.0, 1.0) and k.zmid is None
-    assert f.zmid == 1.0
+    # K and F∘K on one shared sequential scale covering both, with one colour bar
+    assert k.zmid is None and fk.zmid is None
+    assert (k.zmin, k.zmax) == (fk.zmin, fk.zmax) and k.colorscale == fk.colorscale
+    assert k.zmin <= 0.0 and k.zmax >= (F * K).max() - 1e-3
+    assert k.showscale and not fk.showscale
+    # F diverging, centred at 1, on its own bar, symmetric about 1
+    assert f.zmid == 1.0 and f.showscale
+    assert f.colorscale[0][1].lower() == fg.DIVERGING[0][1].lower()
+    assert f.zmin + f.zmax == pytest.approx(2.0)
+    assert f.zmax == pytest.approx(np.abs(F - 1).max() + 1)
+    # the two bars sit right of the panels and apart from each other
+    panel_right = max(fig.layout[f"xaxis{s}"].domain[1] for s in ("", "2", "3"))
+    bars = sorted([k.colorbar.x, f.colorbar.x])
+    assert bars[0] > panel_right and bars[1] - bars[0] >= 0.08
     order = np.argsort(y, kind="stable")
     np.testing.assert_allclose(fk.z, (F * K)[np.ix_(order, order)], rtol=1e-5)
     assert {t.xaxis for t in fig.data} == {"x", "x2", "x3"}
+    # square panels side by side, without overlap, titled, and a real figure title
+    doms = [fig.layout[f"xaxis{s}"].domain for s in ("", "2", "3")]
+    assert all(a[1] <= b[0] for a, b in zip(doms, doms[1:]))
+    for s in ("", "2", "3"):
+        assert fig.layout[f"yaxis{s}"].scaleanchor == f"x{s}"
+    assert [a.text for a in fig.layout.annotations] == ["<b>K</b>", "<b>F</b>", "<b>F∘K</b>"]
+    title = fig.layout.title.text
+    assert title.startswith("Kernel K") and "40 training points" in title
+    assert "block-averaged" not in title and len(k.z) == 40
     two = fg.matrix_triptych(K, F, y, name="G", product=False)
     assert [t.name for t in two.data] == ["K", "G"]
+    assert two.data[0].showscale and two.data[1].showscale
+
+
+def test_triptych_block_averages_only_large_matrices():
+    rng = np.random.default_rng(4)
+    for n, side in ((140, 140), (300, 300), (301, 128)):
+        A = rng.random((n, n))
+        K = (A + A.T) / 2
+        fig = fg.matrix_triptych(K, K + 1, np.ones(n))
+        assert len(fig.data[0].z) == side
+        assert ("block-averaged to 128×128" in fig.layout.title.text) == (side < n)
 
 
 def test_spectra_on_log_axis_with_rank():
     lam = np.array([5.0, 1.0, 0.1, 1e-20, -1e-12])
     fig = fg.spectra_figure({"F": lam, "K": lam * 2}, rank=3)
     assert fig.layout.yaxis.type == "log"
+    assert fig.layout.xaxis.title.text and fig.layout.yaxis.title.text
+    # the estimators' "FK" key is shown as the Hadamard product
+    assert [t.name for t in fg.spectra_figure({"FK": lam}).data] == ["F∘K"]
     y = fig.data[0].y
     assert np.isfinite(y[:3]).all() and np.isnan(y[3:]).all()
     assert "rank(F) = 3" in fig.layout.annotations[0].text
