@@ -350,8 +350,10 @@ def test_one_cluster_equals_the_exact_box_problem():
 
 
 def test_subproblems_run_in_parallel():
-    X, y = make_clowns(2000, random_state=0)
-    res = fit_scalable(X, y.astype(float), n_clusters=4, n_jobs=2, eta=50.0, random_state=0)
+    X, y = make_clowns(4000, random_state=0)
+    y = y.astype(float)
+    fit_scalable(X[:400], y[:400], n_clusters=2, n_jobs=2, eta=50.0, random_state=0)  # pool up
+    res = fit_scalable(X, y, n_clusters=8, n_jobs=2, eta=50.0, random_state=0)
     pids = {w[0] for w in res.workers}
     assert len(pids) == 2
     spans = sorted((s, e) for _, s, e in res.workers)
