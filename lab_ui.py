@@ -984,8 +984,8 @@ def home_figure():
                 support=res.support_points, baseline=base,
                 baseline_name="plain SVM boundary (σ = 1, C = 1)",
                 train_score=res.train_score, test_score=res.test_score,
-                title="DANK on the clowns (σ = 1, C = 1)", height=480)
+                title="DANK on the clowns (σ = 1, C = 1)", height=620)
         return fg.decision_surface(grid.xs, grid.ys, base, data.X_train, data.y_train,
                                    data.X_test, data.y_test, title="Plain SVM on the clowns",
-                                   height=480)
+                                   height=620)
     return cached("figs", ("home",), build)

@@ -440,7 +440,8 @@ def matrix_triptych(K: np.ndarray, F: np.ndarray, y: np.ndarray | None = None, *
                           showarrow=False, font=dict(size=15, color=TEXT_COLOR)))
     what = (f"Kernel K, learned {name} and {name}∘K" if product
             else f"Kernel K and learned {name}")
-    head = title or f"{what} ({n} training points, ordered by class)"
+    by = "class" if y is None or np.unique(y).size <= 10 else "target"
+    head = title or f"{what} ({n} training points, ordered by {by})"
     if side < n:
         head += f" — block-averaged to {side}×{side}"
     lay = _layout(head, height, top=70, shapes=shapes, annotations=notes, **layout)
@@ -456,20 +457,20 @@ def matrix_triptych(K: np.ndarray, F: np.ndarray, y: np.ndarray | None = None, *
 _MATRIX_NAMES = {"FK": "F∘K", "GK": "G∘K"}
 
 
-def _log_dtick(values: Sequence[float]) -> Any:
-    """One labelled tick per decade (or per 2, 3, … decades over a wide range) instead
-    of Plotly's crowded 2 and 5 minor labels; None (automatic) under two decades."""
+def _log_axis(values: Sequence[float]) -> dict[str, Any]:
+    """Tick settings for a log axis over ``values``: one labelled tick per decade (or
+    per 2, 3, … decades over a wide range) shown as powers of ten; under two decades,
+    ticks at 1, 2 and 5 with plain numbers (0.02, 0.05, 0.1) — instead of Plotly's
+    default bare "2" and "5" labels."""
     v = np.asarray([x for x in values if np.isfinite(x) and x > 0], dtype=float)
-    if v.size < 2:
-        return None
+    if v.size < 2 or np.log10(v.max()) - np.log10(v.min()) < 2:
+        return dict(type="log", dtick="D2", tickformat="~g")
     decades = np.log10(v.max()) - np.log10(v.min())
-    if decades < 2:
-        return None
-    return int(max(1, np.ceil(decades / 7)))
+    return dict(type="log", exponentformat="power", dtick=int(max(1, np.ceil(decades / 7))))
 
 
 def spectra_figure(spectra: Mapping[str, np.ndarray], *, rank: int | None = None,
-                   rank_label: str = "rank(F)", title: str = "Eigen-decay",
+                   rank_label: str = "rank(F)", title: str | None = None,
                    height: int = 420, rel_floor: float = 1e-12) -> go.Figure:
     """Sorted eigenvalues on a log-scale y axis (one line per matrix); values below
     ``rel_floor`` times the largest are left out (they are numerically zero)."""
@@ -489,11 +490,12 @@ def spectra_figure(spectra: Mapping[str, np.ndarray], *, rank: int | None = None
             mode="lines+markers", marker=dict(size=4),
             line=dict(color=SERIES_COLORS[i % len(SERIES_COLORS)]), name=name,
             hovertemplate=f"{name}: λ_%{{x}} = %{{y:.3g}}<extra></extra>"))
+    if title is None:
+        title = "Eigen-decay of " + ", ".join(t["name"] for t in traces)
     note_text = f"{rank_label} = {rank}" if rank is not None else ""
     layout = _layout(title, height, top=_note_top(title, note_text),
                      xaxis=_axis("index i (eigenvalues in descending order)"),
-                     yaxis=_axis("eigenvalue λᵢ (log scale)", type="log",
-                                 exponentformat="power", dtick=_log_dtick(tops)),
+                     yaxis=_axis("eigenvalue λᵢ (log scale)", **_log_axis(tops)),
                      annotations=_corner_note(note_text))
     return _figure(traces, layout)
 
@@ -539,8 +541,7 @@ def convergence_figure(histories: Mapping[str, Mapping[str, np.ndarray]], *,
             if log:
                 if np.isfinite(v).any():
                     extremes.setdefault(r, []).extend([np.nanmin(v), np.nanmax(v)])
-                layout[f"yaxis{s}"].update(type="log", exponentformat="power",
-                                           dtick=_log_dtick(extremes.get(r, [])))
+                layout[f"yaxis{s}"].update(_log_axis(extremes.get(r, [])))
     last = _suffix(len(panels))
     layout[f"xaxis{last}"]["title"] = _axis("wall time (s)" if x == "time"
                                             else "iteration")["title"]
@@ -559,7 +560,7 @@ def regression_curve(X_train: np.ndarray, y_train: np.ndarray, x_line: np.ndarra
                      others: Mapping[str, np.ndarray] | None = None, name: str = "fit",
                      train_score: float | None = None, test_score: float | None = None,
                      metric: str = "relative error", title: str = "",
-                     height: int = 480) -> go.Figure:
+                     height: int = 520) -> go.Figure:
     """1-D regression: data, the fitted curve, support points (hollow), and other
     curves on the same ``x_line`` (e.g. a baseline or the noiseless function)."""
     traces = [dict(type="scattergl", x=f32(np.ravel(X_train)), y=f32(y_train),
@@ -578,10 +579,12 @@ def regression_curve(X_train: np.ndarray, y_train: np.ndarray, x_line: np.ndarra
         sx = np.ravel(np.asarray(support)[:, 0] if np.ndim(support) == 2 else support)
         sy = support_y if support_y is not None else np.interp(
             sx, np.ravel(x_line), np.ravel(y_line))
+        crowded = len(sx) > 0.3 * max(len(np.ravel(y_train)), 1)
         traces.append(dict(type="scattergl", x=f32(sx), y=f32(sy), mode="markers",
                            name="support points",
-                           marker=dict(symbol="circle-open", size=13, color="black",
-                                       line=dict(width=1.5))))
+                           marker=dict(symbol="circle-open", size=11 if crowded else 13,
+                                       color="rgba(0,0,0,0.45)" if crowded else "black",
+                                       line=dict(width=1 if crowded else 1.5))))
     score = _score_text(train_score, test_score, metric)
     layout = _layout(title, height, top=_note_top(title, score), xaxis=_axis("x"),
                      yaxis=_axis("y"), annotations=_corner_note(score))
@@ -753,7 +756,7 @@ def constraints_figure(X: np.ndarray, labels: np.ndarray, must_link: np.ndarray,
         label = f"{name} ({n_pairs})" if shown == n_pairs else f"{name} ({shown} of {n_pairs})"
         # plain scatter (not WebGL): WebGL lines cannot be dashed
         traces.append(dict(type="scatter", x=f32(xs), y=f32(ys), mode="lines", name=label,
-                           line=dict(color=color, width=1.2, dash=dash), opacity=0.75,
+                           line=dict(color=color, width=1.6, dash=dash), opacity=0.8,
                            hoverinfo="skip"))
     traces += _cluster_traces(X, labels, y_true)
     layout = _layout(title, height, top=_note_top(title, score_text), xaxis=_axis("x1"),
@@ -807,20 +810,19 @@ def sensitivity_figure(values: np.ndarray, scores: np.ndarray, *,
             error_y=dict(type="data", array=f32(sd), visible=A.shape[1] > 1),
             hovertemplate=f"{param_label}=%{{x:.4g}}<br>{label}=%{{y:.4g}}<extra></extra>"))
         if key == "time":
-            layout[f"yaxis{s}"].update(type="log", exponentformat="power",
-                                       dtick=_log_dtick([np.nanmin(A), np.nanmax(A)]
-                                                        if np.isfinite(A).any() else []))
+            layout[f"yaxis{s}"].update(_log_axis([np.nanmin(A), np.nanmax(A)]
+                                                 if np.isfinite(A).any() else []))
         layout[f"xaxis{s}"]["type"] = "log" if log_x else "linear"
         if log_x:
-            layout[f"xaxis{s}"].update(exponentformat="power",
-                                       dtick=_log_dtick([values.min(), values.max()]))
+            layout[f"xaxis{s}"].update(_log_axis([values.min(), values.max()]))
     if baseline is not None and np.isfinite(baseline):
+        line = dict(color=BASELINE_COLOR, dash="dot", width=2)
         shapes.append(dict(type="line", xref="x domain", yref="y", x0=0, x1=1, y0=baseline,
-                           y1=baseline, line=dict(color=BASELINE_COLOR, dash="dot")))
-        layout["annotations"].append(dict(text=baseline_name, xref="x domain", yref="y",
-                                          x=1, y=baseline, xanchor="right",
-                                          yanchor="bottom", showarrow=False,
-                                          font=dict(color=BASELINE_COLOR)))
+                           y1=baseline, line=line))
+        # the label goes to the legend: written on the line it covered the end points
+        traces.append(dict(type="scatter", x=f32([values[0]]), y=f32([baseline]),
+                           mode="lines", line=line, name=f"{baseline_name}: {baseline:.3g}",
+                           hoverinfo="skip", showlegend=True))
     last = _suffix(len(rows))
     layout[f"xaxis{last}"]["title"] = _axis(param_label)["title"]
     return _figure(traces, _layout(title, height or 200 + 170 * len(rows), shapes=shapes,
@@ -870,7 +872,9 @@ def lines_figure(x: np.ndarray, series: Mapping[str, np.ndarray], *, x_title: st
             hovertemplate=f"{name}<br>{x_title}=%{{x:.4g}}<br>%{{y:.4g}}<extra></extra>"))
     ya = _axis(y_title, type="log" if log_y else "linear")
     if log_y:
-        ya["exponentformat"] = "power"
+        vals = [float(v) for a in series.values() for v in np.ravel(a)
+                if np.isfinite(v) and v > 0]
+        ya.update(_log_axis([min(vals), max(vals)] if vals else []))
     layout = _layout(title, height, xaxis=_axis(x_title, type="log" if log_x else "linear"),
                      yaxis=ya)
     return _figure(traces, layout)

@@ -60,10 +60,11 @@ else:
             s_res.values, s_res.scores, ranks=s_res.ranks, times=s_res.times,
             param_label=s.label, log_x=s.log, metric=f"test {s_res.metric}",
             baseline=baseline, baseline_name=base_name,
-            time_label="fit time (s; each value warm-starts from the previous one)"
-            if lab.setting(s_res.param).continuous else "fit time (s)",
+            time_label="fit time (s)",
             title=f"{lab.METHODS[s_res.method].label}: sensitivity to {s.label}")
         ui.chart(fig, "sensitivity", f"nplk-sensitivity-{s_res.method}-{s_res.param}")
+        if s.continuous:
+            st.caption("Fit times: each value warm-starts from the previous one.")
         st.subheader("Table (cf. seed 000 Table 5)")
         st.dataframe(lab.sweep_table(s_res), hide_index=True)
         ui.exports(PAGE, s_data)

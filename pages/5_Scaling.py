@@ -57,7 +57,7 @@ if shown:
                  "partition", "nplk-scaling-partition")
     with right:
         ui.chart(fg.lines_figure(s.vs, {"Q(π)": s.q}, x_title="clusters v",
-                                 y_title="Q(π) = Σ_{π(i)≠π(j)} |K_ij|",
+                                 y_title="Q(π) = Σ<sub>π(i)≠π(j)</sub> |K<sub>ij</sub>|",
                                  title="Kernel mass between clusters"),
                  "q_pi", "nplk-scaling-q")
         ui.chart(fg.lines_figure(s.vs[1:], {"bound ½ B C² Q(π)": s.bound[1:],

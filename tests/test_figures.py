@@ -192,7 +192,7 @@ def test_triptych_panels_and_scales():
     assert {t.xaxis for t in fig.data} == {"x", "x2", "x3"}
     # square panels side by side, without overlap, titled, and a real figure title
     doms = [fig.layout[f"xaxis{s}"].domain for s in ("", "2", "3")]
-    assert all(a[1] <= b[0] for a, b in zip(doms, doms[1:]))
+    assert all(a[1] <= b[0] for a, b in zip(doms[:-1], doms[1:], strict=True))
     for s in ("", "2", "3"):
         assert fig.layout[f"yaxis{s}"].scaleanchor == f"x{s}"
     assert [a.text for a in fig.layout.annotations] == ["<b>K</b>", "<b>F</b>", "<b>F∘K</b>"]
