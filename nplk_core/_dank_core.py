@@ -210,12 +210,15 @@ class DankProblem:
     C, eta, tau : model parameters
     bias : if False the equality constraint is dropped (box only, scalable DANK)
     factor : optional ``(n, r)`` factor with ``K ~= Phi Phi^T``; evaluations whose
-        support exceeds ``r`` use :class:`LowRankInner` (the exact support trick otherwise)
+        support exceeds ``factor_ratio * r`` use :class:`LowRankInner` (the exact support
+        trick otherwise)
     """
 
-    def __init__(self, K, labels, linear, C, eta, tau, *, bias=True, factor=None):
+    def __init__(self, K, labels, linear, C, eta, tau, *, bias=True, factor=None,
+                 factor_ratio=1.5):
         self.K = K
         self.factor = factor
+        self.factor_ratio = factor_ratio
         self.n = K.shape[0]
         self.labels = labels
         self.svr = labels is None
@@ -252,9 +255,12 @@ class DankProblem:
         self.n_evals += 1
         u = self.u_of(beta)
         S = np.flatnonzero(u)
-        if self.factor is not None and S.size > self.factor.shape[1] \
-                and S.size > (phi := np.asarray(getattr(self.factor, "array", self.factor))
-                              ).shape[1]:
+        # the factor pays off only when the support is well beyond its rank: the exact
+        # route's gradient is a cheap (n x |S|) product, the factored one is not
+        ratio = self.factor_ratio
+        if self.factor is not None and S.size > ratio * self.factor.shape[1] \
+                and S.size > ratio * (phi := np.asarray(getattr(self.factor, "array",
+                                                                self.factor))).shape[1]:
             inner = LowRankInner(u, phi, self.eta, self.tau)
             Qu = inner.quad_grad(u)
             fro, nuc = inner.penalty_terms()

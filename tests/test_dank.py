@@ -93,7 +93,7 @@ def test_low_rank_path_matches_exact(clowns):
     Phi, _ = pivoted_cholesky(K, tol=1e-12)
     a = _random_alpha(200, 2, frac=0.9)
     exact = DankProblem(K, y, np.ones(200), 1.0, 20.0, 0.01)
-    fast = DankProblem(K, y, np.ones(200), 1.0, 20.0, 0.01, factor=Phi)
+    fast = DankProblem(K, y, np.ones(200), 1.0, 20.0, 0.01, factor=Phi, factor_ratio=1.0)
     h1, g1, i1 = exact.evaluate(a)
     h2, g2, i2 = fast.evaluate(a)
     assert isinstance(i2, LowRankInner)
@@ -116,7 +116,8 @@ def test_gradient_matches_finite_differences(clowns, kind):
         beta = np.r_[_random_alpha(n, 4), _random_alpha(n, 5)]
     else:
         factor = pivoted_cholesky(K, tol=1e-13)[0] if kind == "lowrank" else None
-        problem = DankProblem(K, y, np.ones(n), 1.0, 2.0, 0.01, factor=factor)
+        problem = DankProblem(K, y, np.ones(n), 1.0, 2.0, 0.01, factor=factor,
+                              factor_ratio=1.0)
         beta = _random_alpha(n, 4, frac=0.95 if kind == "lowrank" else 0.4)
     h, g, _ = problem.evaluate(beta)
     # directional derivatives along random directions that keep the support (h is
