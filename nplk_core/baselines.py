@@ -117,6 +117,15 @@ class _GridForwarding:
         self.best_score_ = float(search.best_score_)
         self.best_params_ = dict(search.best_params_)
 
+    def _store_svm(self, search: GridSearchCV) -> None:
+        """The search, the chosen sigma and C, and the winning libsvm model's attributes."""
+        self._store_search(search)
+        best = search.best_estimator_
+        self.best_sigma_ = _sigma_of(best.gamma, self.sigma_grid)
+        self.best_C_ = float(best.C)
+        for name in ("support_", "support_vectors_", "dual_coef_", "intercept_", "n_support_"):
+            setattr(self, name, getattr(best, name))
+
 
 # ---------------------------------------------------------------------------
 # SVM-CV / SVR-CV
@@ -186,16 +195,8 @@ class SVMCVClassifier(_GridForwarding, ClassifierMixin, BaseEstimator):
                               cv=_splitter(self.cv, self.random_state, True),
                               n_jobs=self.n_jobs, refit=True)
         search.fit(X, y)
-        self._store_search(search)
-        best = search.best_estimator_
-        self.best_sigma_ = _sigma_of(best.gamma, self.sigma_grid)
-        self.best_C_ = float(best.C)
-        self.classes_ = best.classes_
-        self.support_ = best.support_
-        self.support_vectors_ = best.support_vectors_
-        self.dual_coef_ = best.dual_coef_
-        self.intercept_ = best.intercept_
-        self.n_support_ = best.n_support_
+        self._store_svm(search)
+        self.classes_ = search.best_estimator_.classes_
         return self
 
     def decision_function(self, X) -> NDArray[np.float64]:
@@ -265,15 +266,7 @@ class SVRCVRegressor(_GridForwarding, RegressorMixin, BaseEstimator):
                               cv=_splitter(self.cv, self.random_state, False),
                               n_jobs=self.n_jobs, refit=True)
         search.fit(X, y)
-        self._store_search(search)
-        best = search.best_estimator_
-        self.best_sigma_ = _sigma_of(best.gamma, self.sigma_grid)
-        self.best_C_ = float(best.C)
-        self.support_ = best.support_
-        self.support_vectors_ = best.support_vectors_
-        self.dual_coef_ = best.dual_coef_
-        self.intercept_ = best.intercept_
-        self.n_support_ = best.n_support_
+        self._store_svm(search)
         return self
 
     def predict(self, X) -> NDArray[np.float64]:
