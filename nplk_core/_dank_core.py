@@ -295,6 +295,12 @@ class SolveResult:
 # solvers: each maximises h over the feasible set and records every iteration
 # ---------------------------------------------------------------------------
 
+def _stop(converged: bool, stopped: bool, h: float) -> bool:
+    """The shared stop rule: converged, asked to stop by the callback, or non-finite h
+    (the caller then reports the last iterate and the estimator raises)."""
+    return converged or stopped or not np.isfinite(h)
+
+
 def solve_nesterov(problem: DankProblem, beta0: np.ndarray, L: float, *, max_iter: int,
                    tol: float, callback=None, monotone: bool = False) -> SolveResult:
     r"""Algorithm 1 of seed 000 (Nesterov's smooth method, ascent form).
@@ -329,12 +335,8 @@ def solve_nesterov(problem: DankProblem, beta0: np.ndarray, L: float, *, max_ite
         rec_h, rec_inner = (best[0], best[2]) if monotone else (h, inner)
         stopped = log.record({"alpha": best[1] if monotone else a}, objective=rec_h,
                              step_norm=step, rank=rec_inner.rank)
-        if not np.isfinite(h):
-            break
-        if step <= tol:
-            converged = True
-            break
-        if stopped:
+        converged = step <= tol and bool(np.isfinite(h))
+        if _stop(converged, stopped, h):
             break
     if monotone:
         h, a, inner = best
@@ -355,12 +357,8 @@ def solve_pg(problem: DankProblem, beta0: np.ndarray, L: float, *, max_iter: int
         a = a_new
         h, g, inner = problem.evaluate(a)
         stopped = log.record({"alpha": a}, objective=h, step_norm=step, rank=inner.rank)
-        if not np.isfinite(h):
-            break
-        if step <= tol:
-            converged = True
-            break
-        if stopped:
+        converged = step <= tol and bool(np.isfinite(h))
+        if _stop(converged, stopped, h):
             break
     return SolveResult(a, h, inner, t + 1, converged, stopped, log)
 
@@ -418,12 +416,8 @@ def solve_apg(problem: DankProblem, beta0: np.ndarray, L: float, *, max_iter: in
         x, hx, gx, inner = xn, hn, gn, inn
         t = t_new
         stopped = log.record({"alpha": x}, objective=hx, step_norm=step, rank=inner.rank)
-        if not np.isfinite(hx):
-            break
-        if step <= tol:
-            converged = True
-            break
-        if stopped:
+        converged = step <= tol and bool(np.isfinite(hx))
+        if _stop(converged, stopped, hx):
             break
         if t > 1.0 and np.any(z != x):
             hz, gz, _ = problem.evaluate(z)
