@@ -121,6 +121,23 @@ class _DANKBase(BaseEstimator):
         "random_state": rules.any_value,
     }
 
+    def _fit_dank(self, X, target, *, labels, linear, previous):
+        """Kernel, eta, start and solve, shared by the SVM form (``labels`` = +-1) and the
+        SVR form (``labels`` None, stacked variable). ``previous`` is the last fit's dual
+        variable, used when ``warm_start`` and the size matches."""
+        K = gaussian_kernel(X, sigma=self.sigma)
+        beta0 = np.zeros(linear.size)
+        warm = self.warm_start and previous is not None and previous.shape == beta0.shape
+        beta_svm = None
+        if self.eta == "auto" or (not warm and self.solver in ("auto", "apg")):
+            beta_svm, eta_svm = _plain_svm(self.C, self.sigma, X, target,
+                                           regression=labels is None,
+                                           epsilon=getattr(self, "epsilon", 0.1))
+        self.eta_ = max(eta_svm, 1e-12) if self.eta == "auto" else float(self.eta)
+        problem = DankProblem(K, labels, linear, self.C, self.eta_, self.tau,
+                              factor=_lazy_factor(K))
+        return K, self._solve(problem, previous if warm else beta0, beta_svm)
+
     def _solve(self, problem: DankProblem, beta0: np.ndarray, beta_svm: np.ndarray | None):
         """Run the chosen solver. Algorithm 1 and PG start from 0 (the paper's choice)
         unless warm-started; the accelerated solver starts from the plain SVM's dual
@@ -298,19 +315,8 @@ class DANKClassifier(ClassifierMixin, _DANKBase):
             self.solver_ = "scalable"
             return self
 
-        K = gaussian_kernel(X, sigma=self.sigma)
-        beta0 = np.zeros(X.shape[0])
-        warm = self.warm_start and getattr(self, "alpha_", None) is not None \
-            and self.alpha_.shape == beta0.shape
-        beta_svm = None
-        if self.eta == "auto" or (not warm and self.solver in ("auto", "apg")):
-            beta_svm, eta_svm = _plain_svm(self.C, self.sigma, X, ypm)
-        self.eta_ = max(eta_svm, 1e-12) if self.eta == "auto" else float(self.eta)
-        problem = DankProblem(K, ypm, np.ones(X.shape[0]), self.C, self.eta_, self.tau,
-                              factor=_lazy_factor(K))
-        if warm:
-            beta0 = self.alpha_
-        result = self._solve(problem, beta0, beta_svm)
+        K, result = self._fit_dank(X, ypm, labels=ypm, linear=np.ones(X.shape[0]),
+                                   previous=getattr(self, "alpha_", None))
         alpha = result.beta
         self.X_fit_, self.y_pm_, self.K_ = X, ypm, K
         self.alpha_ = alpha
@@ -383,21 +389,9 @@ class DANKRegressor(RegressorMixin, _DANKBase):
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, y_numeric=True)
         y = np.asarray(y, dtype=float)
         n = X.shape[0]
-        K = gaussian_kernel(X, sigma=self.sigma)
-        beta0 = np.zeros(2 * n)
-        warm = self.warm_start and getattr(self, "beta_", None) is not None \
-            and self.beta_.shape == beta0.shape
-        beta_svm = None
-        if self.eta == "auto" or (not warm and self.solver in ("auto", "apg")):
-            beta_svm, eta_svm = _plain_svm(self.C, self.sigma, X, y, regression=True,
-                                           epsilon=self.epsilon)
-        self.eta_ = max(eta_svm, 1e-12) if self.eta == "auto" else float(self.eta)
-        linear = np.concatenate([y - self.epsilon, -y - self.epsilon])
-        problem = DankProblem(K, None, linear, self.C, self.eta_, self.tau,
-                              factor=_lazy_factor(K))
-        if warm:
-            beta0 = self.beta_
-        result = self._solve(problem, beta0, beta_svm)
+        K, result = self._fit_dank(X, y, labels=None,
+                                   linear=np.concatenate([y - self.epsilon, -y - self.epsilon]),
+                                   previous=getattr(self, "beta_", None))
         beta = result.beta
         self.X_fit_, self.K_, self.beta_ = X, K, beta
         u = beta[:n] - beta[n:]
