@@ -299,6 +299,20 @@ def range_control(name: str, param: str, container: Any = None) -> tuple[float, 
 # data
 # ---------------------------------------------------------------------------
 
+def _seeded_selectbox(c: Any, name: str, s: Any, opts: list, fmt: Callable) -> Any:
+    """A selectbox over ``opts`` seeded from the store (falling back to the first option
+    when the stored value is not offered) and written back to it."""
+    ss = st.session_state
+    key = PREFIX + name
+    P = params()
+    if P.get(name) not in opts:
+        P[name] = opts[0]
+    if ss.get(key) not in opts:
+        ss[key] = P[name]
+    P[name] = c.selectbox(s.label, opts, format_func=fmt, key=key, help=s.help)
+    return P[name]
+
+
 def dataset_controls(page: str, task: str, container: Any = None,
                      options: Sequence[str] | None = None) -> None:
     """Dataset choice, its own parameters, size, test fraction, seed and CSV upload."""
@@ -311,15 +325,7 @@ def dataset_controls(page: str, task: str, container: Any = None,
     def label_of(v: str) -> str:
         return ds_labels.get(v, s.format(v))
 
-    ss = st.session_state
-    key = PREFIX + name
-    P = params()
-    if P.get(name) not in opts:
-        P[name] = opts[0]
-    if ss.get(key) not in opts:
-        ss[key] = P[name]
-    P[name] = c.selectbox(s.label, opts, format_func=label_of, key=key, help=s.help)
-    chosen = P[name]
+    chosen = _seeded_selectbox(c, name, s, opts, label_of)
     if chosen == "csv":
         _csv_uploader(task, c)
     elif chosen != "drawn":
@@ -387,15 +393,7 @@ def method_controls(name: str, container: Any = None,
         return s.format(m) + ("" if ok else " — not available yet")
 
     opts = list(options or s.options)
-    ss = st.session_state
-    key = PREFIX + name
-    P = params()
-    if P.get(name) not in opts:
-        P[name] = opts[0]
-    if ss.get(key) not in opts:
-        ss[key] = P[name]
-    method = c.selectbox(s.label, opts, format_func=fmt, key=key, help=s.help)
-    P[name] = method
+    method = _seeded_selectbox(c, name, s, opts, fmt)
     spec = lab.METHODS[method]
     c.caption(spec.description)
     for p in spec.params:
