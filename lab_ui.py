@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
+from lab_chart import live_chart
 from nplk_core import figures as fg
 from nplk_core import lab
 
@@ -529,8 +530,12 @@ def solver_histories(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult
 # ---------------------------------------------------------------------------
 
 def chart(fig: Any, key: str, filename: str, **kw: Any) -> Any:
-    """``st.plotly_chart`` with the lab's PNG export settings."""
-    return st.plotly_chart(fig, key=key, config=fg.plot_config(filename), **kw)
+    """A figure with the lab's PNG export settings, updated in place on reruns
+    (:func:`lab_chart.live_chart`). Selection events (``on_select=...``) need
+    ``st.plotly_chart``, which re-creates the chart on every change."""
+    if kw:
+        return st.plotly_chart(fig, key=key, config=fg.plot_config(filename), **kw)
+    return live_chart(fig, key=key, config=fg.plot_config(filename))
 
 
 def metrics(res: lab.LabResult, container: Any = None, per_row: int = 5) -> None:
@@ -632,7 +637,7 @@ def points_panel(force: bool = False) -> tuple[bool, int]:
     n = len(P.get("points", ()))
     with st.expander(f"Add points by clicking ({n} added)", expanded=force or n > 0):
         cols = st.columns([1.3, 1, 0.8, 0.8])
-        on = cols[0].toggle("Click to add", value=True, key=f"{PREFIX}add_mode",
+        on = cols[0].toggle("Click to add", value=False, key=f"{PREFIX}add_mode",
                             disabled=force) or force
         label = cols[1].radio("Class", (1, -1), format_func=lambda v: "+1" if v > 0 else "−1",
                               horizontal=True, key=f"{PREFIX}add_class",
@@ -644,8 +649,8 @@ def points_panel(force: bool = False) -> tuple[bool, int]:
             ss.setdefault(_UNDO, []).append(P.get("points", ()))
             P["points"] = ()
             st.rerun()
-        st.caption("Click the plot (or drag a box) to add points of the chosen class; the "
-                   "model refits at once.")
+        st.caption("Switch on “Click to add”, then click the plot (or drag a box) to add "
+                   "points of the chosen class; the model refits at once.")
     return bool(on), int(label)
 
 

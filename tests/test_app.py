@@ -39,6 +39,20 @@ def assert_clean(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
 
 
+def charts(at: AppTest) -> list[dict]:
+    """The figures on the page: live charts (``lab_chart``, updated in place) and
+    ``st.plotly_chart`` (the click-to-add surface). Each must decode to a figure with
+    at least one trace."""
+    import lab_chart
+
+    figs = [lab_chart.figure_of(e) for e in at.get("bidi_component")]
+    figs = [f for f in figs if f is not None]
+    figs += [json.loads(e.proto.spec) for e in at.get("plotly_chart")]
+    for f in figs:
+        assert f.get("data"), f"a chart without traces: {str(f)[:200]}"
+    return figs
+
+
 def texts(elements) -> list[str]:
     return [e.value for e in elements]
 
@@ -96,7 +110,7 @@ def test_page_renders_with_defaults(page):
         query["scale_max_clusters"] = "4"  # each v is one more decomposed solve
     at = open_page(page, **query)
     assert not at.error
-    assert len(at.get("plotly_chart")) >= 1
+    assert len(charts(at)) >= 1
     if page == "app.py":
         assert len(at.get("page_link")) == 7
     else:
@@ -124,9 +138,9 @@ def test_classification_every_parameter_rerenders():
     for view in ("matrix", "spectra", "convergence"):
         widget(at, "view").set_value(view).run()
         assert_clean(at)
-        assert len(at.get("plotly_chart")) >= 2
+        assert len(charts(at)) >= 2
     wiggle(at, "compare_solvers")
-    assert len(at.get("plotly_chart")) >= 2
+    assert len(charts(at)) >= 2
 
 
 @pytest.mark.parametrize("method", ["knpl", "onk", "lab_rbf", "svm_cv", "mkl_uniform"])
@@ -332,7 +346,7 @@ def test_pairwise_parameters_and_views():
     for view in ("spectra", "convergence", "embedding"):
         widget(at, "pair_view").set_value(view).run()
         assert_clean(at)
-        assert len(at.get("plotly_chart")) == 2
+        assert len(charts(at)) == 2
     widget(at, "dataset").set_value("spiral").run()
     assert_clean(at)
 
@@ -363,7 +377,7 @@ def test_scaling_controls_and_timing_button():
     widget(at, "scale_max_n").set_value(200).run()
     at.button(key="run_timing").click().run()
     assert_clean(at)
-    assert len(at.get("plotly_chart")) == 4
+    assert len(charts(at)) == 4
 
 
 def test_sidebar_never_shows_unknown_widgets():

@@ -1,0 +1,136 @@
+"""A Plotly chart that updates in place: the live view of every NPLK Lab page.
+
+``st.plotly_chart`` (Streamlit 1.67) re-creates a chart whose figure changed: every
+slider move pays a full ``Plotly.newPlot`` (axes, legend, every trace from scratch)
+plus the mount of a new React element. This module mounts one
+``st.components.v2`` component per chart instead; the component keeps its ``<div>``
+across reruns and hands each new figure to ``Plotly.react``, which only redraws what
+changed. Plotly.js itself is the copy that ships with the installed ``plotly``
+package, served by Streamlit's static route for custom components (a v1 component
+declared on that package folder, never rendered), and loaded once per browser tab.
+
+:func:`preload` mounts an invisible instance whose only job is to start that
+download; pages call it before their heavy imports so the browser fetches and parses
+Plotly.js while the server imports scikit-learn and fits the first model.
+
+This module imports only Streamlit (not plotly, not :mod:`nplk_core`): it must be
+cheap to import first.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+import streamlit.components.v1 as components_v1
+
+# Runs in the app page (no iframe) on every rerun that renders the element; the
+# element -- and so ``root`` with the plot in it -- survives reruns while its key
+# stays the same.
+_JS = r"""
+const loadPlotly = (src) => {
+  if (window.Plotly) return Promise.resolve(window.Plotly);
+  if (!window.__nplkPlotly) {
+    window.__nplkPlotly = new Promise((resolve, reject) => {
+      const s = document.createElement('script');
+      s.src = src;
+      s.async = true;
+      s.onload = () => resolve(window.Plotly);
+      s.onerror = () => { window.__nplkPlotly = null; reject(new Error('cannot load ' + src)); };
+      document.head.appendChild(s);
+    });
+  }
+  return window.__nplkPlotly;
+};
+
+export default function (component) {
+  const { data, parentElement } = component;
+  if (!data) return;
+  let root = parentElement.querySelector(':scope > .nplk-live-chart');
+  if (!root) {
+    root = document.createElement('div');
+    root.className = 'nplk-live-chart';
+    root.style.width = '100%';
+    parentElement.appendChild(root);
+  }
+  root.style.height = (data.height || 0) + 'px';
+  const ready = loadPlotly(data.src);
+  if (!data.figure) return;
+  const seq = (root.__nplkSeq = (root.__nplkSeq || 0) + 1);
+  ready.then((Plotly) => {
+    if (seq !== root.__nplkSeq) return;        // a newer figure arrived meanwhile
+    const fig = typeof data.figure === 'string' ? JSON.parse(data.figure) : data.figure;
+    const layout = Object.assign({}, fig.layout || {}, { autosize: true });
+    delete layout.width;
+    if (!layout.font) layout.font = {};
+    if (!layout.font.family) layout.font.family = '"Source Sans", "Source Sans Pro", sans-serif';
+    return Plotly.react(root, fig.data || [], layout,
+                        Object.assign({ responsive: true }, data.config || {}));
+  }).catch((err) => {
+    root.textContent = 'The chart could not be drawn: ' + err.message +
+      '. Reload the page; if it persists, check that the plotly package is installed.';
+  });
+}
+"""
+
+
+@functools.lru_cache(maxsize=1)
+def _plotly_js_folder() -> str:
+    spec = importlib.util.find_spec("plotly")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("NPLK Lab needs the plotly package: pip install plotly")
+    return str(Path(next(iter(spec.submodule_search_locations))) / "package_data")
+
+
+def _register() -> tuple[Any, str]:
+    """Register the live component and the Plotly.js route with the running server.
+
+    Both registrations are idempotent (same name, same definition), so this runs on
+    every call: a new server (or a new ``AppTest`` runtime) always knows both."""
+    served = components_v1.declare_component("plotlyjs", path=_plotly_js_folder())
+    live = st.components.v2.component("nplk_live_chart", js=_JS, isolate_styles=False)
+    return live, f"./component/{served.name}/plotly.min.js"
+
+
+def preload() -> None:
+    """Start loading Plotly.js in the browser (an invisible element)."""
+    live, src = _register()
+    live(data={"src": src, "figure": None, "height": 0}, key="nplk_plotly_preload",
+         height=0)
+
+
+def live_chart(fig: Any, *, key: str, config: dict[str, Any] | None = None,
+               height: int | None = None) -> None:
+    """Draw ``fig`` (a plotly Figure or its JSON) and update it in place on reruns.
+
+    ``key`` must stay the same across reruns for the in-place update; ``config`` is
+    Plotly's config (modebar, PNG export). The figure's own height is used unless
+    ``height`` is given.
+    """
+    live, src = _register()
+    text = fig if isinstance(fig, str) else fig.to_json()
+    if height is None:
+        height = _height_of(fig, text)
+    live(data={"src": src, "figure": text, "config": config or {}, "height": int(height)},
+         key=key, height=int(height))
+
+
+def _height_of(fig: Any, text: str) -> int:
+    h = getattr(getattr(fig, "layout", None), "height", None)
+    if h is None:
+        h = json.loads(text).get("layout", {}).get("height")
+    return int(h) if h else 450
+
+
+def figure_of(element: Any) -> dict[str, Any] | None:
+    """The figure dict a live chart element carries (for AppTest-based tests)."""
+    proto = getattr(element, "proto", element)
+    if getattr(proto, "component_name", "") != "nplk_live_chart":
+        return None
+    data = json.loads(proto.json) if proto.json else {}
+    fig = data.get("figure")
+    return json.loads(fig) if isinstance(fig, str) else fig
