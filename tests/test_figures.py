@@ -33,30 +33,94 @@ def _arrays(fig):
                 yield t, name, v
 
 
+def _bilinear(xs, ys, Z, x, y):
+    """Bilinear interpolation of grid values (Z[i, j] at (xs[j], ys[i])): a level line
+    point lies on a cell edge, where this is the linear interpolation it was built on."""
+    j = np.clip(np.searchsorted(xs, x) - 1, 0, len(xs) - 2)
+    i = np.clip(np.searchsorted(ys, y) - 1, 0, len(ys) - 2)
+    tx = (x - xs[j]) / (xs[j + 1] - xs[j])
+    ty = (y - ys[i]) / (ys[i + 1] - ys[i])
+    return ((1 - tx) * (1 - ty) * Z[i, j] + tx * (1 - ty) * Z[i, j + 1]
+            + (1 - tx) * ty * Z[i + 1, j] + tx * ty * Z[i + 1, j + 1])
+
+
+def test_level_lines_trace_a_circle_as_one_closed_curve():
+    xs = np.linspace(-2, 2, 81)
+    ys = np.linspace(-1.7, 2.3, 77)
+    Z = (xs[None, :] - 0.2) ** 2 + (ys[:, None] - 0.3) ** 2
+    x, y = fg.level_lines(xs, ys, Z, 1.0)
+    assert not np.isnan(x).any()                       # one polyline
+    assert (x[0], y[0]) == (x[-1], y[-1])              # closed
+    r = np.hypot(x - 0.2, y - 0.3)
+    assert np.max(np.abs(r - 1.0)) < 2e-3              # O(h²) interpolation error
+    # consecutive points are neighbours on the grid (no jumps across the curve)
+    assert np.max(np.hypot(np.diff(x), np.diff(y))) < 2 * np.hypot(xs[1] - xs[0],
+                                                                   ys[1] - ys[0])
+    # a level outside the range gives nothing; two disjoint circles give two curves
+    assert fg.level_lines(xs, ys, Z, -1.0)[0].size == 0
+    Z2 = np.minimum((xs[None, :] + 1) ** 2 + ys[:, None] ** 2,
+                    (xs[None, :] - 1) ** 2 + ys[:, None] ** 2)
+    x2, _ = fg.level_lines(xs, ys, Z2, 0.25)
+    assert np.isnan(x2).sum() == 1
+
+
+def test_level_lines_resolve_saddles_and_open_curves():
+    xs = np.linspace(-1, 1, 40)
+    ys = np.linspace(-1, 1, 40)
+    Z = xs[None, :] * ys[:, None] + 0.05      # hyperbola: two open branches
+    x, y = fg.level_lines(xs, ys, Z, 0.0)
+    pieces = np.split(np.arange(x.size), np.flatnonzero(np.isnan(x)))
+    assert len(pieces) == 2
+    ok = np.isfinite(x)
+    np.testing.assert_allclose(_bilinear(xs, ys, Z, x[ok], y[ok]), 0.0, atol=1e-12)
+    # each branch stays in its own quadrant pair (the saddle did not cross them)
+    assert np.all(np.sign(x[ok]) != np.sign(y[ok]))
+    # the exact saddle x·y = 0: the centre cell has four crossings; two curves result,
+    # every point on the level, none jumping across the cell
+    Z0 = xs[None, :] * ys[:, None]
+    x0, y0 = fg.level_lines(xs, ys, Z0, 0.0)
+    assert np.isnan(x0).sum() == 1
+    ok0 = np.isfinite(x0)
+    np.testing.assert_allclose(_bilinear(xs, ys, Z0, x0[ok0], y0[ok0]), 0.0, atol=1e-12)
+    step = np.hypot(np.diff(x0), np.diff(y0))
+    assert np.nanmax(step) < 2 * np.hypot(xs[1] - xs[0], ys[1] - ys[0])
+
+
 def test_decision_surface_follows_the_gallery_conventions(toy):
     Xtr, ytr, Xte, yte, grid, Z = toy
     fig = fg.decision_surface(grid.xs, grid.ys, Z, Xtr, ytr, Xte, yte, support=Xtr[:25],
                               baseline=Z - 0.3, train_score=0.97, test_score=0.9,
                               click_targets=click_grid(grid))
-    contours = _traces(fig, "contour")
-    filled = [c for c in contours if c.contours.coloring == "fill"]
-    lines = [c for c in contours if c.contours.coloring == "none"]
+    assert not _traces(fig, "contour")
+    # the filled decision function: a smoothed heatmap in flat colour bands
+    filled = _traces(fig, "heatmap")
+    lines = [t for t in fig.data if t.type == "scatter" and t.mode == "lines"]
     assert len(filled) == 1
     f = filled[0]
     assert f.zmin == -f.zmax and f.zmax >= 1.0  # diverging scale centred at 0
+    assert f.zsmooth == "best"
     assert f.colorscale[0][1].lower() == fg.CLASS_COLORS[-1].lower()
     assert f.colorscale[-1][1].lower() == fg.CLASS_COLORS[1].lower()
+    stops = np.array([s[0] for s in f.colorscale])
+    assert len(stops) == 2 * fg.SURFACE_BANDS and np.all(np.diff(stops) >= 0)
+    # flat bands: each band's two stops share one colour, neighbouring bands differ
+    cols = [s[1] for s in f.colorscale]
+    assert cols[0::2] == cols[1::2] and len(set(cols)) == fg.SURFACE_BANDS
+    np.testing.assert_array_equal(f.z, np.clip(Z, -f.zmax, f.zmax).astype(np.float32))
+    # level lines drawn as line traces lying on their level of their own function
     by_name = {c.name: c for c in lines}
     zero, pm1 = by_name["f(x) = 0"], by_name["f(x) = ±1"]
-    assert (zero.contours.start, zero.contours.end) == (0.0, 0.0)
-    assert zero.line.dash == "solid"
-    assert (pm1.contours.start, pm1.contours.end, pm1.contours.size) == (-1.0, 1.0, 2.0)
-    assert pm1.line.dash == "dash"
+    assert zero.line.dash == "solid" and pm1.line.dash == "dash"
     base = [c for c in lines if c.name.startswith("SVM")]
     assert len(base) == 1 and base[0].line.dash == "dot"
-    assert base[0].contours.start == base[0].contours.end == 0.0
-    # baseline values are the ones given, not the model's
-    np.testing.assert_allclose(base[0].z, np.clip(Z - 0.3, -50, 50), atol=1e-5)
+    for trace, levels, values in ((zero, [0.0], Z), (pm1, [-1.0, 1.0], Z),
+                                  (base[0], [0.0], Z - 0.3)):
+        x, y = np.asarray(trace.x, float), np.asarray(trace.y, float)
+        ok = np.isfinite(x)
+        assert ok.sum() > 10
+        at = _bilinear(grid.xs, grid.ys, values, x[ok], y[ok])
+        near = np.min(np.abs(at[:, None] - np.asarray(levels)[None, :]), axis=1)
+        assert np.max(near) < 1e-4 * max(1.0, np.abs(values).max())
     # train points filled, test points hollow, support vectors hollow circles
     scat = {t.name: t for t in fig.data if t.type in ("scatter", "scattergl")}
     assert not scat["class +1 (train)"].marker.symbol.endswith("-open")
