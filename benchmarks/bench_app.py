@@ -300,7 +300,7 @@ REDRAW_JS = """async (figs) => {
 # Plotly.js decodes are kept).
 PAGE_FIGURES_JS = """() => {
   const out = {};
-  [...document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot')]
+  [...document.querySelectorAll('.js-plotly-plot')]
     .forEach((gd, i) => {
       const kinds = [...new Set(gd.data.map(t => t.type))].join('+');
       const r = gd.getBoundingClientRect();
@@ -336,7 +336,7 @@ TRIVIAL_FINGERPRINT_JS = """
 
 
 def _cached_surface_fingerprint_js() -> str:
-    """The test's surface fingerprint, recomputed only when the contour data object
+    """The test's surface fingerprint, recomputed only when the surface's data object
     changes (so the per-frame probe stays cheap)."""
     from test_browser import SURFACE_FINGERPRINT_JS
 
@@ -345,8 +345,8 @@ def _cached_surface_fingerprint_js() -> str:
   const full = {SURFACE_FINGERPRINT_JS};
   let ref = undefined, fp = null;
   return () => {{
-    const gd = [...document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot')]
-      .find(g => Array.isArray(g.data) && g.data.some(t => t.type === 'contour'));
+    const gd = [...document.querySelectorAll('.js-plotly-plot')]
+      .find(g => Array.isArray(g.data) && g.data.some(t => t.name === 'decision function'));
     const now = gd ? gd.data : null;
     if (now !== ref) {{ ref = now; fp = full(); }}
     return fp;
@@ -463,7 +463,8 @@ def browser_bench(moves: int, chromium: str) -> tuple[dict[str, list[float]], di
 COLD_TIMELINE_JS = """() => {
   const o = performance.timeOrigin, n = performance.getEntriesByType('navigation')[0];
   const res = performance.getEntriesByType('resource');
-  const plotly = res.filter(r => /PlotlyChart/.test(r.name)).map(r => r.responseEnd);
+  const plotly = res.filter(r => /PlotlyChart|plotly[.]min[.]js/.test(r.name))
+    .map(r => r.responseEnd);
   const scripts = res.filter(r => /[.]js$/.test(r.name)).map(r => r.responseEnd);
   const m = window.__msgs || [];
   return {"page requested": o, "HTML + first scripts loaded (DOMContentLoaded)":
@@ -572,13 +573,18 @@ def main() -> int:
     ap.add_argument("--moves", type=int, default=15, help="slider moves per row (≥ 15)")
     ap.add_argument("--cold-repeats", type=int, default=3)
     ap.add_argument("--no-browser", action="store_true", help="server rows only")
+    ap.add_argument("--only", choices=("server", "browser", "cold"), action="append",
+                    help="run only these parts (repeatable); default: all")
     args = ap.parse_args()
+    parts = set(args.only or ("server", "browser", "cold"))
+    if args.no_browser:
+        parts &= {"server"}
 
     print(f"load average at start: {load()}\n")
     table: list[tuple[str, str, str, str]] = []
 
     # 1. server
-    rows, pieces, fits = server_bench(args.moves)
+    rows, pieces, fits = server_bench(args.moves) if "server" in parts else ([], {}, [])
     for r in rows:
         f = np.asarray(r["fresh"]) * 1e3
         v0, v1 = r["values"]
@@ -599,7 +605,7 @@ def main() -> int:
     from test_browser import find_chromium
 
     chromium = None
-    if not args.no_browser:
+    if parts & {"browser", "cold"}:
         try:
             import playwright.sync_api  # noqa: F401
             chromium = find_chromium()
@@ -608,7 +614,7 @@ def main() -> int:
         if chromium is None:
             print("browser rows skipped: Playwright or chromium missing")
     cold, binfo = None, {}
-    if chromium:
+    if chromium and "browser" in parts:
         lat, binfo = browser_bench(args.moves, chromium)
         triv = median(lat["trivial"])
         for name, label in (("tau_fresh", "τ walking up, fresh values"),
@@ -634,6 +640,7 @@ def main() -> int:
                       f"{median(tc):.0f} ms = {median(tc) / triv:.2f}× trivial", "(info)",
                       ""))
         print(f"load average after the browser rows: {load()}")
+    if chromium and "cold" in parts:
         cold = cold_start(args.cold_repeats, chromium)
         tot = [c["decision surface drawn"] for c in cold]
         table.append((f"cold start: launch → first chart (median of {len(tot)}; "
@@ -647,6 +654,14 @@ def main() -> int:
         print("| " + " | ".join(row) + " |")
 
     # where the time of a fresh σ move goes
+    if pieces:
+        _print_pieces(pieces, fits)
+    _print_browser_info(chromium, binfo, cold)
+    print(f"\nload average at the end: {load()}")
+    return 0
+
+
+def _print_pieces(pieces: dict, fits: list) -> None:
     print("\nWhere a fresh σ move's server time goes (median ms per rerun; "
           "pieces can nest: lab.fit_method includes the estimator fit)\n")
     print("| piece | median ms | share of total |\n|---|---|---|")
@@ -667,6 +682,8 @@ def main() -> int:
     print(f"\nrest of the script (widgets, state, URL, exports, AppTest): "
           f"≈ {total - measured:.1f} ms")
 
+
+def _print_browser_info(chromium, binfo: dict, cold) -> None:
     if chromium and binfo:
         if "remount" in binfo:
             new_, all_, gl = binfo["remount"]
@@ -690,8 +707,6 @@ def main() -> int:
                 print(f"- {k}: {v:.2f}")
         print("- slowest top-level imports (cumulative, s): " + ", ".join(
             f"{name} {us / 1e6:.2f}" for us, name in pieces_c["__top_imports"]))
-    print(f"\nload average at the end: {load()}")
-    return 0
 
 
 if __name__ == "__main__":

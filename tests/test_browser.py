@@ -50,14 +50,16 @@ SERVER_TIMEOUT_S = 60.0
 FIRST_CHART_TIMEOUT_MS = 60_000
 RERUN_TIMEOUT_MS = 30_000
 
-# A fingerprint of the decision-surface figure: the first Plotly graph with a contour
-# trace. Trace types and names, the corner annotation and a hash of every contour's z
+# A fingerprint of the decision-surface figure: the first Plotly graph with a
+# "decision function" trace. Trace types and names, the corner annotation and a hash of
+# that trace's z
 # (Streamlit sends numpy arrays as base64 ``bdata``; nested arrays are summed). null
 # until drawn.
 SURFACE_FINGERPRINT_JS = """
 () => {
-  const graphs = [...document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot')];
-  const gd = graphs.find(g => Array.isArray(g.data) && g.data.some(t => t.type === 'contour'));
+  const graphs = [...document.querySelectorAll('.js-plotly-plot')];
+  const gd = graphs.find(g => Array.isArray(g.data) &&
+                              g.data.some(t => t.name === 'decision function'));
   if (!gd) return null;
   const hash = (str) => { let h = 5381; for (let i = 0; i < str.length; i++) {
     h = ((h << 5) + h + str.charCodeAt(i)) | 0; } return h; };
@@ -72,7 +74,7 @@ SURFACE_FINGERPRINT_JS = """
     return [n, s.toPrecision(12)];
   };
   const parts = gd.data.map(t => [t.type, t.name || '',
-                                  t.type === 'contour' ? summary(t.z) : null]);
+                                  t.name === 'decision function' ? summary(t.z) : null]);
   const notes = ((gd.layout && gd.layout.annotations) || []).map(a => a.text || '');
   return JSON.stringify([parts, notes]);
 }
