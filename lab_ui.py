@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from lab_chart import live_chart
+from lab_chart import live_chart, preload
 from nplk_core import figures as fg
 from nplk_core import lab
 
@@ -121,6 +121,10 @@ def page_setup(page: str, title: str, icon: str = "🧪") -> dict[str, Any]:
     """Configure the page and load the state (applying the URL when it carries a state
     this session did not write); return the live ``params`` dict."""
     st.set_page_config(page_title=f"{title} · NPLK Lab", page_icon=icon, layout="wide")
+    # First element of every page: the browser starts fetching Plotly.js now, while
+    # this run imports scikit-learn and fits (the first run of a new server).
+    with st.sidebar:
+        preload()
     ss = st.session_state
     if STORE not in ss:
         ss[STORE] = lab.defaults()
@@ -385,16 +389,13 @@ def get_data(task: str, *, seed: int | None = None) -> tuple[lab.LabData | None,
 
 def method_controls(name: str, container: Any = None,
                     options: Sequence[str] | None = None) -> str:
-    """Method choice (unavailable solvers marked) and the parameters that apply to it."""
+    """Method choice and the parameters that apply to it. (Whether the method's solver
+    imports is checked by the page before fitting, not here: importing every solver to
+    label the options would put scikit-learn's ~1 s import before the first widget.)"""
     c = container or st
     s = lab.setting(name)
-
-    def fmt(m: str) -> str:
-        ok, _ = lab.available(m)
-        return s.format(m) + ("" if ok else " — not available yet")
-
     opts = list(options or s.options)
-    method = _seeded_selectbox(c, name, s, opts, fmt)
+    method = _seeded_selectbox(c, name, s, opts, s.format)
     spec = lab.METHODS[method]
     c.caption(spec.description)
     for p in spec.params:
@@ -493,15 +494,22 @@ def grid_values(res: lab.LabResult, data: lab.LabData, P: Mapping[str, Any],
     """The fitted model on the 100×100 grid, once per fit (and out-of-sample rule)."""
     grid = grid_for(data)
     key = ("z", fit_key(res.params, data, res.method), extension)
-    return cached("grids", key, lambda: lab.grid_values(res.estimator, grid,
-                                                        extension=extension))
+    return cached("grids", key, lambda: lab.grid_values(
+        res.estimator, grid, extension=extension, geometry=grid_geometry(data)))
+
+
+def grid_geometry(data: lab.LabData) -> lab.GridGeometry:
+    """Grid-to-training distances, once per data set (shared by every σ and model)."""
+    return cached("grids", ("geometry", data.key),
+                  lambda: lab.grid_geometry(grid_for(data), data.X_train))
 
 
 def baseline_values(data: lab.LabData, C: float, sigma: float) -> np.ndarray | None:
     """The plain SVM's decision values on the grid (independent of DANK's parameters)."""
     def compute():
         svm = lab.fit_baseline_svm(data.X_train, data.y_train, C=C, sigma=sigma)
-        return None if svm is None else lab.grid_values(svm, grid_for(data))[0]
+        return None if svm is None else lab.grid_values(
+            svm, grid_for(data), geometry=grid_geometry(data))[0]
     return cached("grids", ("svm", data.key, float(C), float(sigma)), compute)
 
 
@@ -535,7 +543,8 @@ def chart(fig: Any, key: str, filename: str, **kw: Any) -> Any:
     ``st.plotly_chart``, which re-creates the chart on every change."""
     if kw:
         return st.plotly_chart(fig, key=key, config=fg.plot_config(filename), **kw)
-    return live_chart(fig, key=key, config=fg.plot_config(filename))
+    return live_chart(fg.figure_json(fig), key=key, config=fg.plot_config(filename),
+                      height=fig.layout.height)
 
 
 def metrics(res: lab.LabResult, container: Any = None, per_row: int = 5) -> None:

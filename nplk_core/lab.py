@@ -1242,13 +1242,78 @@ def decision_values(estimator: Any, X: np.ndarray, *, extension: str | None = No
     return out.ravel() if out.ndim > 1 and out.shape[1] == 1 else out
 
 
-def grid_values(estimator: Any, grid: Grid, *, extension: str | None = None
+@dataclass(frozen=True)
+class GridGeometry:
+    """What every model on one grid over one training set shares: the squared
+    distances from each grid point to each training point, and each grid point's
+    nearest training point. Lets :func:`grid_values` evaluate the plain SVM and DANK
+    (nearest rule) from kernel columns, computed only for their support."""
+
+    X_train: np.ndarray
+    sqdist: np.ndarray   # (grid points, n_train)
+    nearest: np.ndarray  # (grid points,)
+
+
+def grid_geometry(grid: Grid, X_train: np.ndarray) -> GridGeometry:
+    from .kernels import squared_distances
+
+    X = np.asarray(X_train, dtype=float)
+    D = squared_distances(grid.points, X)
+    return GridGeometry(X, D, np.argmin(D, axis=1))
+
+
+def _kernel_columns(geom: GridGeometry, cols: np.ndarray, sigma: float) -> np.ndarray:
+    from .kernels import sigma_to_gamma
+
+    return np.exp(-sigma_to_gamma(sigma) * geom.sqdist[:, cols])
+
+
+def _fast_decision(estimator: Any, geom: GridGeometry, extension: str | None
+                   ) -> np.ndarray | None:
+    """The decision values on the grid from the shared geometry, for the two models the
+    classification page draws on every move (a binary RBF ``SVC``; exact binary DANK
+    with the nearest rule); None when ``estimator`` is not one of them (or was fitted
+    on other points): the caller then asks the estimator itself."""
+    name = type(estimator).__name__
+    if name == "SVC":
+        if getattr(estimator, "kernel", None) != "rbf" or len(estimator.classes_) != 2 \
+                or estimator.shape_fit_[0] != geom.X_train.shape[0] \
+                or not np.array_equal(estimator.support_vectors_,
+                                      geom.X_train[estimator.support_]):
+            return None
+        if not isinstance(estimator.gamma, (int, float)):
+            return None
+        Kc = np.exp(-float(estimator.gamma) * geom.sqdist[:, estimator.support_])
+        return Kc @ estimator.dual_coef_[0] + estimator.intercept_[0]
+    if name == "DANKClassifier":
+        ext = estimator.extension if extension is None else extension
+        if ext != "nearest" or getattr(estimator, "ovr_", None) is not None \
+                or estimator.n_clusters > 1 \
+                or not np.array_equal(estimator.X_fit_, geom.X_train):
+            return None
+        u = estimator.dual_u_
+        S = np.flatnonzero(u)
+        if S.size == 0:
+            return np.full(geom.nearest.shape, float(estimator.intercept_))
+        Kc = _kernel_columns(geom, S, float(estimator.sigma))      # (m, |S|)
+        FS = estimator.F_[S][:, geom.nearest]                      # (|S|, m)
+        return np.einsum("ms,sm->m", Kc * u[S], FS) + estimator.intercept_
+    return None
+
+
+def grid_values(estimator: Any, grid: Grid, *, extension: str | None = None,
+                geometry: GridGeometry | None = None
                 ) -> tuple[np.ndarray | None, list[Message]]:
-    """Decision values on ``grid`` as a ``grid.shape`` array; messages instead of errors."""
+    """Decision values on ``grid`` as a ``grid.shape`` array; messages instead of errors.
+
+    ``geometry`` (from :func:`grid_geometry` for this grid and the training points)
+    lets the SVM and DANK (nearest rule) reuse the grid-to-training distances."""
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            z = decision_values(estimator, grid.points, extension=extension)
+            z = None if geometry is None else _fast_decision(estimator, geometry, extension)
+            if z is None:
+                z = decision_values(estimator, grid.points, extension=extension)
     except (ValueError, ArithmeticError, np.linalg.LinAlgError, TypeError, MemoryError) as exc:
         return None, [_msg("warning", f"Could not evaluate the model on the grid: {exc}")]
     if z.ndim != 1:

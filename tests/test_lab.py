@@ -346,6 +346,35 @@ def test_grid_and_decision_values(clowns):
     np.testing.assert_allclose(Zs.ravel(), svm.decision_function(g.points))
 
 
+@pytest.mark.parametrize("sigma", [0.5, 1.0, 3.0])
+def test_grid_values_from_the_shared_geometry_match_the_estimators(clowns, sigma):
+    """The fast path (kernel columns from cached grid-to-training distances) gives the
+    estimators' own decision functions: DANK with the nearest rule and the plain SVM."""
+    g = lab.make_grid(clowns.X, 40)
+    geom = lab.grid_geometry(g, clowns.X_train)
+    np.testing.assert_array_equal(geom.nearest, np.argmin(
+        ((g.points[:, None, :] - clowns.X_train[None]) ** 2).sum(-1), axis=1))
+    P = {**lab.defaults(), "sigma": sigma, "tau": 0.05}
+    res = lab.fit_method(P, clowns.X_train, clowns.y_train, clowns.X_test, clowns.y_test,
+                         method="dank")
+    svm = lab.fit_baseline_svm(clowns.X_train, clowns.y_train, C=2.0, sigma=sigma)
+    for est, ext in ((res.estimator, "nearest"), (svm, None)):
+        assert lab._fast_decision(est, geom, ext) is not None  # the fast path is taken
+        Z, msgs = lab.grid_values(est, g, extension=ext, geometry=geom)
+        assert msgs == []
+        ref = (est.decision_function(g.points, extension=ext) if ext else
+               est.decision_function(g.points))
+        np.testing.assert_allclose(Z.ravel(), ref, rtol=1e-10, atol=1e-10)
+    # anything else falls back to the estimator: DANK's reciprocal rule, other data
+    assert lab._fast_decision(res.estimator, geom, "reciprocal") is None
+    other = lab.grid_geometry(g, clowns.X_train[::-1].copy())
+    assert lab._fast_decision(res.estimator, other, "nearest") is None
+    assert lab._fast_decision(svm, other, None) is None
+    Zr, _ = lab.grid_values(res.estimator, g, extension="reciprocal", geometry=geom)
+    np.testing.assert_allclose(Zr.ravel(), res.estimator.decision_function(
+        g.points, extension="reciprocal"))
+
+
 def test_points_from_selection():
     targets = np.array([[0.0, 0.0], [1.0, 2.0], [3.0, 4.0]])
     sel = {"points": [{"curve_number": 5, "point_index": 1},
