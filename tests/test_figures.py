@@ -10,6 +10,18 @@ from nplk_core.lab import click_grid, make_grid
 MB = 0.5 * 1024 * 1024
 
 
+@pytest.fixture(autouse=True)
+def validated_figures(monkeypatch):
+    """Every figure built here goes through plotly.py's full property validation (the
+    app skips it for speed): an invalid property or value raises."""
+    monkeypatch.setattr(fg, "VALIDATE", True)
+
+
+def test_validation_is_on_in_these_tests():
+    with pytest.raises(ValueError):
+        fg._figure([dict(type="scatter", x=[1], y=[2], no_such_property=1)], {})
+
+
 @pytest.fixture(scope="module")
 def toy():
     rng = np.random.default_rng(0)
@@ -394,3 +406,58 @@ def test_plot_config_exports_png():
     cfg = fg.plot_config("x")
     assert cfg["toImageButtonOptions"]["format"] == "png"
     assert cfg["toImageButtonOptions"]["filename"] == "x"
+
+
+def test_parity_embedding_and_partition_figures_are_valid(toy):
+    """The three builders the other tests do not reach, built with validation on."""
+    Xtr, ytr, _, _, _, _ = toy
+    rng = np.random.default_rng(1)
+    labels = (Xtr[:, 0] > 0).astype(int) + (Xtr[:, 1] > 0)
+    par = fg.parity_figure(ytr, ytr + 0.1 * rng.normal(size=ytr.size))
+    assert [t.type for t in par.data].count("scatter") >= 1
+    emb = fg.embedding_figure(Xtr, labels, y_true=ytr)
+    assert sum(len(t.x) for t in emb.data if t.x is not None) >= len(Xtr)
+    screened = np.zeros(len(Xtr), dtype=bool)
+    screened[:5] = True
+    part = fg.partition_figure(Xtr, labels, np.array([[0.0, 0.0], [1.0, 1.0], [-1, -1.0]]),
+                               y=ytr, screened=screened)
+    names = " ".join(t.name or "" for t in part.data)
+    assert "centre" in names.lower() or "center" in names.lower()
+    for fig in (par, emb, part):
+        for _, _, v in _arrays(fig):
+            assert np.asarray(v).dtype == np.float32
+
+
+def _decoded(obj):
+    """A figure's JSON with typed arrays decoded to lists (NaN as None)."""
+    import base64
+
+    if isinstance(obj, dict):
+        if set(obj) >= {"dtype", "bdata"}:
+            a = np.frombuffer(base64.b64decode(obj["bdata"]), dtype=obj["dtype"])
+            if "shape" in obj:
+                a = a.reshape([int(v) for v in str(obj["shape"]).split(",")])
+            a = a.astype(float)
+            return [None if not np.isfinite(v) else round(float(v), 6)
+                    for v in a.ravel()], list(a.shape)
+        return {k: _decoded(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_decoded(v) for v in obj]
+    if isinstance(obj, float):
+        return round(obj, 6)
+    return obj
+
+
+def test_figure_json_matches_plotly_to_json(toy):
+    """The app's fast serialisation carries exactly what plotly.py's to_json does."""
+    import json
+
+    Xtr, ytr, Xte, yte, grid, Z = toy
+    K = np.exp(-((Xtr[:30, None] - Xtr[None, :30]) ** 2).sum(-1))
+    figs = [fg.decision_surface(grid.xs, grid.ys, Z, Xtr, ytr, Xte, yte, support=Xtr[:9],
+                                baseline=Z - 0.2, train_score=0.9, test_score=0.8),
+            fg.matrix_triptych(K, K * 1.1, np.sign(Xtr[:30, 0])),
+            fg.parity_figure(ytr, ytr * 0.9)]
+    for fig in figs:
+        fast, ref = json.loads(fg.figure_json(fig)), json.loads(fig.to_json())
+        assert _decoded(fast) == _decoded(ref)
