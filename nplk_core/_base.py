@@ -27,7 +27,6 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 
 Callback = Callable[[int, dict, float], Any]
 
@@ -113,6 +112,8 @@ def warn_not_converged(name: str, max_iter: int, hint: str = "") -> None:
            f"the result is the last iterate.")
     if hint:
         msg += " " + hint
+    from sklearn.exceptions import ConvergenceWarning  # lazy: sklearn costs ~1 s to import
+
     warnings.warn(msg, ConvergenceWarning, stacklevel=3)
 
 
