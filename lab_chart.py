@@ -13,8 +13,8 @@ declared on that package folder, never rendered), and loaded once per browser ta
 download; pages call it before their heavy imports so the browser fetches and parses
 Plotly.js while the server imports scikit-learn and fits the first model.
 
-This module imports only Streamlit (not plotly, not :mod:`nplk_core`): it must be
-cheap to import first.
+This module imports only Streamlit (nothing of :mod:`nplk_core`, which would pull in
+scikit-learn): it must be cheap to import first.
 """
 
 from __future__ import annotations
