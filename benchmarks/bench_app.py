@@ -139,7 +139,7 @@ class PieceTimer:
         for n in ("decision_surface", "matrix_triptych", "matrix_heatmap", "spectra_figure",
                   "convergence_figure"):
             self.wrap(fg, n, f"figures.{n}")
-        self.wrap(lab_ui, "chart", "st.plotly_chart (serialise + send)")
+        self.wrap(lab_ui, "chart", "lab_ui.chart (serialise + send)")
 
     def uninstall(self) -> None:
         for mod, name, f in reversed(self._undo):
@@ -268,7 +268,8 @@ HTMLCanvasElement.prototype.getContext = function (type, ...rest) {
 """
 
 # Redraw cost of a figure taken from the live page: Plotly.newPlot into a fresh div
-# (Streamlit 1.67 re-creates a chart whose figure changed), median of 5, with the
+# (what st.plotly_chart does on every change; the app's live charts use Plotly.react
+# instead, so this is the cost of a first draw), median of 5, with the
 # figure as the app sends it and with scattergl traces drawn as SVG scatter instead.
 REDRAW_JS = """async (figs) => {
   const raf = () => new Promise(r => requestAnimationFrame(() => r()));
@@ -534,8 +535,8 @@ t4 = time.perf_counter()
 at.run()
 t5 = time.perf_counter()
 print(json.dumps({"import streamlit": t1 - t0,
-                  "import lab_ui (nplk_core.lab, figures, plotly, sklearn)": t2 - t1,
-                  "first run of the page (fit, grids, figures)": t4 - t3,
+                  "import lab_ui (lab_chart, nplk_core.lab, figures; no sklearn)": t2 - t1,
+                  "first run of the page (sklearn import, fit, grids, figures)": t4 - t3,
                   "second run (cached)": t5 - t4}))
 """
 

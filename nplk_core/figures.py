@@ -2,8 +2,9 @@ r"""Plotly figure builders for the lab: pure functions from arrays to ``go.Figur
 
 Conventions (scikit-learn gallery, ``shared/STYLE.md``):
 
-* decision functions as a filled contour in a colour-blind-safe diverging palette
-  centred at 0, the 0 level solid, the ±1 levels dashed, the baseline SVM's 0 level
+* decision functions filled in colour bands (a heatmap with a stepped scale: the look of
+  a filled contour at a fraction of its redraw cost) in a colour-blind-safe diverging
+  palette centred at 0, the 0 level solid, the ±1 levels dashed, the baseline SVM's 0 level
   dotted on the same axes; support vectors as hollow circles; test points hollow;
   the scores in a corner;
 * learned matrices (F, G) in a diverging palette centred at 1, points ordered by
@@ -102,7 +103,7 @@ def cluster_color(k: int) -> str:
 
 
 def plot_config(filename: str = "nplk-lab") -> dict[str, Any]:
-    """Plotly ``config`` for ``st.plotly_chart``: PNG download at 2× scale."""
+    """Plotly ``config`` for the lab's charts: PNG download at 2× scale."""
     return {"displaylogo": False,
             "toImageButtonOptions": {"format": "png", "filename": filename, "scale": 2},
             "modeBarButtonsToRemove": ["lasso2d"]}
