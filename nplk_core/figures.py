@@ -137,7 +137,7 @@ def _layout(title: str = "", height: int = 480, *, top: int | None = None,
 def _axis(title: str = "", **kw: Any) -> dict[str, Any]:
     ax = dict(showgrid=True, gridcolor="#E5E5E5", zeroline=False, showline=True,
               linecolor="#888", mirror=True, ticks="outside", tickcolor="#888",
-              tickfont=dict(size=13, color=TICK_COLOR))
+              tickfont=dict(size=13, color=TICK_COLOR), automargin=True)
     if title:
         ax["title"] = dict(text=title, font=dict(size=14, color=TEXT_COLOR))
     ax.update(kw)
@@ -429,7 +429,7 @@ def decision_surface(xs: np.ndarray, ys: np.ndarray, Z: np.ndarray | None,
         # (Plotly traces every band's polygon of a filled contour on each update).
         traces.append(dict(
             type="heatmap", x=xs32, y=ys32, z=z32, colorscale=banded(DIVERGING, SURFACE_BANDS),
-            zmin=-m, zmax=m, zsmooth="fast", opacity=0.8, name="decision function",
+            zmin=-m, zmax=m, zsmooth="best", opacity=0.8, name="decision function",
             colorbar=dict(title=dict(text="f(x)"), thickness=12, len=0.8),
             hovertemplate="x1=%{x:.2f}<br>x2=%{y:.2f}<br>f=%{z:.3f}<extra></extra>"))
         traces.append(_level_trace(xs, ys, Z, levels=(0.0,), color="black", width=2.5,

@@ -110,7 +110,7 @@ def test_decision_surface_follows_the_gallery_conventions(toy):
     assert len(filled) == 1
     f = filled[0]
     assert f.zmin == -f.zmax and f.zmax >= 1.0  # diverging scale centred at 0
-    assert f.zsmooth == "fast"
+    assert f.zsmooth == "best"
     assert f.colorscale[0][1].lower() == fg.CLASS_COLORS[-1].lower()
     assert f.colorscale[-1][1].lower() == fg.CLASS_COLORS[1].lower()
     stops = np.array([s[0] for s in f.colorscale])
