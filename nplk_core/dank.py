@@ -191,14 +191,21 @@ class _DANKBase(BaseEstimator):
 
     def _raw_decision(self, X: np.ndarray, extension: str | None) -> np.ndarray:
         """``sum_i u_i F_{i, j*} k(x_i, x) + b`` over the support of u."""
-        u = self.dual_u_
-        S = np.flatnonzero(u)
+        S = np.flatnonzero(self.dual_u_)
         if S.size == 0:
             return np.full(X.shape[0], self.intercept_)
         cols = self._extension_columns(X, extension)
-        Kt = gaussian_kernel(self.X_fit_[S], X, sigma=self.sigma)  # (|S|, m)
-        FS = self.F_[np.ix_(S, cols)]
-        return (u[S] @ (FS * Kt)) + self.intercept_
+        return self._decision_from(cols, gaussian_kernel(self.X_fit_[S], X, sigma=self.sigma))
+
+    def _decision_from(self, cols: np.ndarray, K_support: np.ndarray) -> np.ndarray:
+        """The decision values given each point's training column ``j*`` (``cols``) and
+        the kernel rows of the support of u (``K_support``, shape ``(|S|, m)``); lets a
+        caller that keeps the distances to the training points (the app's grid) skip
+        recomputing them."""
+        S = np.flatnonzero(self.dual_u_)
+        if S.size == 0:
+            return np.full(len(cols), self.intercept_)
+        return self.dual_u_[S] @ (self.F_[np.ix_(S, cols)] * K_support) + self.intercept_
 
 
 class DANKClassifier(ClassifierMixin, _DANKBase):

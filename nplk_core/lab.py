@@ -556,17 +556,22 @@ def decode_query(query: Mapping[str, Any], base: Mapping[str, Any] | None = None
             continue
         if isinstance(raw, (list, tuple)) and all(isinstance(r, str) for r in raw):
             raw = raw[-1] if raw else ""  # a repeated URL key: the last one wins
-        if key not in table:
-            messages.append(_msg("warning", f"Ignored unknown link parameter “{key}”."))
-            continue
-        try:
-            params[key] = coerce(key, raw)
-        except (ValueError, TypeError, OverflowError) as exc:
-            shown = str(raw)[:40]
-            messages.append(_msg(
-                "warning", f"Link parameter {key}={shown!r} is invalid ({exc}); using "
-                           f"{table[key].format(params[key])} instead."))
+        _set_value(params, key, raw, "link parameter", table, messages)
     return params, messages
+
+
+def _set_value(params: dict[str, Any], key: str, raw: Any, what: str,
+               table: Mapping[str, Any], messages: list[Message]) -> None:
+    """``params[key] = coerce(key, raw)``; an unknown key or an invalid value leaves
+    ``params`` as it was and adds a message naming ``what`` (link parameter, setting)."""
+    if key not in table:
+        messages.append(_msg("warning", f"Ignored unknown {what} “{key}”."))
+        return
+    try:
+        params[key] = coerce(key, raw)
+    except (ValueError, TypeError, OverflowError) as exc:
+        messages.append(_msg("warning", f"{what.capitalize()} {key}={str(raw)[:40]!r} is "
+                                        f"invalid ({exc}); kept {table[key].format(params[key])}."))
 
 
 CONFIG_FORMAT = "nplk-lab-config"
@@ -602,17 +607,10 @@ def params_from_json(text: str | bytes, base: Mapping[str, Any] | None = None
     if not isinstance(doc, dict) or not isinstance(doc.get("params"), dict):
         return params, [_msg("error", "The configuration has no “params” object; was it "
                                       "saved by NPLK Lab?")]
-    messages = []
+    messages: list[Message] = []
     table = settings()
     for key, raw in doc["params"].items():
-        if key not in table:
-            messages.append(_msg("warning", f"Ignored unknown setting “{key}”."))
-            continue
-        try:
-            params[key] = coerce(key, raw)
-        except (ValueError, TypeError, OverflowError) as exc:
-            messages.append(_msg("warning", f"Setting {key}={str(raw)[:40]!r} is invalid "
-                                            f"({exc}); kept {table[key].format(params[key])}."))
+        _set_value(params, key, raw, "setting", table, messages)
     return params, messages
 
 
@@ -1262,42 +1260,35 @@ def grid_geometry(grid: Grid, X_train: np.ndarray) -> GridGeometry:
     return GridGeometry(X, D, np.argmin(D, axis=1))
 
 
-def _kernel_columns(geom: GridGeometry, cols: np.ndarray, sigma: float) -> np.ndarray:
-    from .kernels import sigma_to_gamma
-
-    return np.exp(-sigma_to_gamma(sigma) * geom.sqdist[:, cols])
-
-
 def _fast_decision(estimator: Any, geom: GridGeometry, extension: str | None
                    ) -> np.ndarray | None:
     """The decision values on the grid from the shared geometry, for the two models the
     classification page draws on every move (a binary RBF ``SVC``; exact binary DANK
     with the nearest rule); None when ``estimator`` is not one of them (or was fitted
     on other points): the caller then asks the estimator itself."""
-    name = type(estimator).__name__
-    if name == "SVC":
-        if getattr(estimator, "kernel", None) != "rbf" or len(estimator.classes_) != 2 \
+    from sklearn.svm import SVC
+
+    from .dank import DANKClassifier
+    from .kernels import sigma_to_gamma
+
+    if isinstance(estimator, SVC):
+        if estimator.kernel != "rbf" or len(estimator.classes_) != 2 \
+                or not isinstance(estimator.gamma, (int, float)) \
                 or estimator.shape_fit_[0] != geom.X_train.shape[0] \
                 or not np.array_equal(estimator.support_vectors_,
                                       geom.X_train[estimator.support_]):
             return None
-        if not isinstance(estimator.gamma, (int, float)):
-            return None
         Kc = np.exp(-float(estimator.gamma) * geom.sqdist[:, estimator.support_])
         return Kc @ estimator.dual_coef_[0] + estimator.intercept_[0]
-    if name == "DANKClassifier":
+    if isinstance(estimator, DANKClassifier):
         ext = estimator.extension if extension is None else extension
         if ext != "nearest" or getattr(estimator, "ovr_", None) is not None \
                 or estimator.n_clusters > 1 \
                 or not np.array_equal(estimator.X_fit_, geom.X_train):
             return None
-        u = estimator.dual_u_
-        S = np.flatnonzero(u)
-        if S.size == 0:
-            return np.full(geom.nearest.shape, float(estimator.intercept_))
-        Kc = _kernel_columns(geom, S, float(estimator.sigma))      # (m, |S|)
-        FS = estimator.F_[S][:, geom.nearest]                      # (|S|, m)
-        return np.einsum("ms,sm->m", Kc * u[S], FS) + estimator.intercept_
+        S = np.flatnonzero(estimator.dual_u_)
+        gamma = sigma_to_gamma(float(estimator.sigma))
+        return estimator._decision_from(geom.nearest, np.exp(-gamma * geom.sqdist[:, S].T))
     return None
 
 
