@@ -378,6 +378,15 @@ def level_lines(xs: np.ndarray, ys: np.ndarray, Z: np.ndarray, level: float
     return x, y
 
 
+def _ring_trace(points: np.ndarray, *, name: str, size: int) -> dict:
+    """Support vectors / points as black rings around their markers."""
+    P = np.asarray(points)
+    return dict(type=SCATTER, x=f32(P[:, 0]), y=f32(P[:, 1]), mode="markers", name=name,
+                hoverinfo="skip",
+                marker=dict(symbol="circle-open", size=size, color="black",
+                            line=dict(width=1.5)))
+
+
 def _level_trace(xs: np.ndarray, ys: np.ndarray, z: np.ndarray, *, levels: Sequence[float],
                  color: str, width: float, dash: str, name: str) -> dict:
     """The curves z = level (for each level) as one line trace: far cheaper for the
@@ -443,11 +452,7 @@ def decision_surface(xs: np.ndarray, ys: np.ndarray, Z: np.ndarray | None,
     if X_test is not None and y_test is not None and len(y_test):
         traces += _class_traces(X_test, y_test, hollow=True, name_suffix="test")
     if support is not None and len(support):
-        S = np.asarray(support)
-        traces.append(dict(
-            type=SCATTER, x=f32(S[:, 0]), y=f32(S[:, 1]), mode="markers",
-            name="support vectors", hoverinfo="skip",
-            marker=dict(symbol="circle-open", size=15, color="black", line=dict(width=1.5))))
+        traces.append(_ring_trace(support, name="support vectors", size=15))
     if click_targets is not None and len(click_targets):
         T = np.asarray(click_targets)
         traces.append(dict(
@@ -798,11 +803,7 @@ def regression_surface(xs: np.ndarray, ys: np.ndarray, Z: np.ndarray, X_train: n
                                      colorscale=SEQUENTIAL, cmin=lo, cmax=hi,
                                      line=dict(width=2))))
     if support is not None and len(support):
-        S = np.asarray(support)
-        traces.append(dict(
-            type=SCATTER, x=f32(S[:, 0]), y=f32(S[:, 1]), mode="markers",
-            name="support points", hoverinfo="skip",
-            marker=dict(symbol="circle-open", size=14, color="black", line=dict(width=1.5))))
+        traces.append(_ring_trace(support, name="support points", size=14))
     score = _score_text(train_score, test_score, metric)
     layout = _layout(title, height, top=_note_top(title, score),
                      xaxis=_axis("x1", range=[float(xs[0]), float(xs[-1])],
