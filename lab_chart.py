@@ -105,25 +105,21 @@ def preload() -> None:
 
 def live_chart(fig: Any, *, key: str, config: dict[str, Any] | None = None,
                height: int | None = None) -> None:
-    """Draw ``fig`` (a plotly Figure or its JSON) and update it in place on reruns.
+    """Draw ``fig`` (a plotly Figure, or its JSON with ``height`` given) and update it
+    in place on reruns.
 
     ``key`` must stay the same across reruns for the in-place update; ``config`` is
-    Plotly's config (modebar, PNG export). The figure's own height is used unless
-    ``height`` is given.
+    Plotly's config (modebar, PNG export). ``height`` defaults to the figure's own.
     """
     live, src = _register()
-    text = fig if isinstance(fig, str) else fig.to_json()
-    if height is None:
-        height = _height_of(fig, text)
-    live(data={"src": src, "figure": text, "config": config or {}, "height": int(height)},
-         key=key, height=int(height))
-
-
-def _height_of(fig: Any, text: str) -> int:
-    h = getattr(getattr(fig, "layout", None), "height", None)
-    if h is None:
-        h = json.loads(text).get("layout", {}).get("height")
-    return int(h) if h else 450
+    if isinstance(fig, str):
+        text = fig
+    else:
+        text = fig.to_json()
+        height = height or fig.layout.height
+    height = int(height or 450)
+    live(data={"src": src, "figure": text, "config": config or {}, "height": height},
+         key=key, height=height)
 
 
 def figure_of(element: Any) -> dict[str, Any] | None:
