@@ -25,15 +25,19 @@ At defaults (clowns n = 200, 100×100 grid):
    between two values (served from the server's stores after the first visit). A
    WebSocket hook splits each move into "until the last message before the redraw"
    (server + transport, an upper bound: a busy main thread delays message events) and
-   the rest (Plotly drawing the new figures). Diagnostics: the same trivial page with a
-   3-point Plotly chart (the floor for any page whose chart changes), whether a move
+   the rest (Plotly drawing the new figures). Floors: the same trivial page with a
+   3-point Plotly chart (any page whose chart changes), and the Classification page cut
+   down to its method controls and the decision surface (same lab code and caches,
+   nothing else on the page). Diagnostics: whether a move
    re-creates the charts, and the redraw cost of the page's own figures (taken from the
    live page) drawn with plotly.py's bundled Plotly.js, as sent and with ``scattergl``
    traces drawn as SVG ``scatter``.
 3. **Cold start**: from launching ``streamlit run app.py`` to the decision surface drawn
    on the Classification page (browser already running, fresh browser context);
-   target ≤ 3 s. A timeline (health, page load, WebSocket messages, Plotly chunk) and
-   the imports and first script run timed in a fresh process say where it goes.
+   target ≤ 3 s. Its floor, alternating with it: a page with one slider and a 3-point
+   ``st.plotly_chart``, nothing computed (Streamlit's own start, frontend and Plotly). A
+   timeline (health, page load, WebSocket messages, Plotly chunk) and the imports and
+   first script run timed in a fresh process say where it goes.
 
 The machine's load average is printed with the tables: on a shared 2-core machine the
 absolute times scale with it, the browser ratio much less.
@@ -75,6 +79,39 @@ if st.query_params.get("chart"):  # info row: the same page with a 3-point Plotl
     import plotly.graph_objects as go
 
     st.plotly_chart(go.Figure(go.Scatter(x=[0, 1, 2], y=[0, x, 0])), key="c")
+"""
+
+
+# Floor of the browser rows: the Classification page cut down to its method controls
+# and the decision surface (same lab code, same caches), nothing else on the page.
+LAB_FLOOR_PAGE = """
+import sys
+
+sys.path.insert(0, {root!r})
+
+import lab_ui as ui
+import streamlit as st
+from nplk_core import lab
+
+P = ui.page_setup("classification", "Classification")
+with st.sidebar:
+    method = ui.method_controls("method", options=lab.CLASSIFICATION_METHODS)
+data, _ = ui.get_data(lab.CLASSIFICATION)
+res = ui.fit(P, data, method, page="classification")
+ui.surface_chart(P, data, res, add_mode=False, add_label=0)
+"""
+
+# Floor of the cold start: a page with one slider and a 3-point chart (no
+# computation, nothing but Streamlit and Plotly). The trace name makes the tests'
+# surface probe find it.
+COLD_FLOOR_PAGE = """
+import plotly.graph_objects as go
+import streamlit as st
+
+st.set_page_config(layout="wide")
+with st.sidebar:
+    st.slider("x", 0, 10, 5)
+st.plotly_chart(go.Figure(go.Scatter(x=[0, 1, 2], y=[0, 1, 0], name="decision function")))
 """
 
 
@@ -392,20 +429,24 @@ def browser_bench(moves: int, chromium: str) -> tuple[dict[str, list[float]], di
     with tempfile.TemporaryDirectory() as tmp:
         trivial = Path(tmp) / "trivial.py"
         trivial.write_text(textwrap.dedent(TRIVIAL_PAGE))
+        floor = Path(tmp) / "lab_floor.py"
+        floor.write_text(LAB_FLOOR_PAGE.format(root=str(ROOT)))
         with StreamlitServer("app.py", log=Path(tmp) / "app.log") as app, \
                 StreamlitServer(trivial, cwd=tmp, log=Path(tmp) / "trivial.log") as triv, \
+                StreamlitServer(floor, cwd=tmp, log=Path(tmp) / "floor.log") as flo, \
                 sync_playwright() as pw:
             browser = launch_browser(pw, chromium)
             pages = []
-            for _ in range(3):
+            for _ in range(4):
                 ctx = browser.new_context(viewport=VIEWPORT)
                 ctx.add_init_script(WS_HOOK_JS)
                 pages.append(ctx.new_page())
-            pa, pt, pc = pages
-            pa.goto(app.url + CLASSIFICATION_PATH)
-            wait_surface(pa)
-            settled_surface(pa)
-            pa.evaluate(PROBE_JS, _cached_surface_fingerprint_js())
+            pa, pt, pc, pf = pages
+            for pg, url in ((pa, app.url + CLASSIFICATION_PATH), (pf, flo.url)):
+                pg.goto(url)
+                wait_surface(pg)
+                settled_surface(pg)
+                pg.evaluate(PROBE_JS, _cached_surface_fingerprint_js())
             for pg, url, fp in ((pt, triv.url, TRIVIAL_FINGERPRINT_JS),
                                 (pc, triv.url + "/?chart=1", TRIVIAL_CHART_FINGERPRINT_JS)):
                 pg.goto(url)
@@ -414,8 +455,9 @@ def browser_bench(moves: int, chromium: str) -> tuple[dict[str, list[float]], di
                 pg.evaluate(PROBE_JS, fp)
             s_trivial, s_chart = slider(pt, "x"), slider(pc, "x")
             s_sigma, s_tau = slider(pa, "σ"), slider(pa, "τ")
+            s_floor = slider(pf, "σ")
             # warm-up: one round trip each, and visit σ's second value once
-            for pg, sl in ((pt, s_trivial), (pc, s_chart), (pa, s_sigma)):
+            for pg, sl in ((pt, s_trivial), (pc, s_chart), (pa, s_sigma), (pf, s_floor)):
                 move_once(pg, sl, "ArrowRight")
                 move_once(pg, sl, "ArrowLeft")
             hi, now = s_tau.evaluate("el => [Number(el.max), Number(el.value)]")
@@ -425,6 +467,7 @@ def browser_bench(moves: int, chromium: str) -> tuple[dict[str, list[float]], di
                 for name, pg, sl, k in (("trivial", pt, s_trivial, key),
                                         ("sigma_revisit", pa, s_sigma, key),
                                         ("trivial_chart", pc, s_chart, key),
+                                        ("lab_floor", pf, s_floor, key),
                                         ("tau_fresh", pa, s_tau, "ArrowRight")):
                     if name == "tau_fresh" and i >= n_tau:
                         continue
@@ -477,7 +520,8 @@ COLD_TIMELINE_JS = """() => {
 }"""
 
 
-def cold_start(repeats: int, chromium: str) -> list[dict[str, float]]:
+def cold_start(repeats: int, chromium: str, script: str = "app.py",
+               cwd: str | Path = ROOT, path: str | None = None) -> list[dict[str, float]]:
     """Each repeat: a new server process and a fresh browser context (empty cache).
     Returns per repeat the seconds since the launch of ``streamlit run`` of each event."""
     from playwright.sync_api import sync_playwright
@@ -496,12 +540,13 @@ def cold_start(repeats: int, chromium: str) -> list[dict[str, float]]:
             ctx = browser.new_context(viewport=VIEWPORT)
             ctx.add_init_script(WS_HOOK_JS)
             page = ctx.new_page()
-            server = StreamlitServer("app.py", log=Path(tmp) / f"cold{r}.log")
+            server = StreamlitServer(script, cwd=cwd, log=Path(tmp) / f"cold{r}.log")
             try:
                 t0 = time.time()
                 server.start()
                 healthy = server.wait_healthy()
-                page.goto(server.url + CLASSIFICATION_PATH, wait_until="commit")
+                page.goto(server.url + (CLASSIFICATION_PATH if path is None else path),
+                          wait_until="commit")
                 wait_surface(page, timeout_ms=120_000)
                 t_end = time.time()
                 events = page.evaluate(COLD_TIMELINE_JS)
@@ -638,16 +683,32 @@ def main() -> int:
                       f"{triv:.0f} / {p90(lat['trivial']):.0f} ms", "(reference)", ""))
         tc = lat["trivial_chart"]
         table.append((f"browser: trivial page + 3-point Plotly chart (median, n={len(tc)})",
-                      f"{median(tc):.0f} ms = {median(tc) / triv:.2f}× trivial", "(info)",
+                      f"{median(tc):.0f} ms = {median(tc) / triv:.2f}× trivial", "(floor)",
+                      ""))
+        lf = lat["lab_floor"]
+        table.append((f"browser: the page cut to its method controls + decision surface, "
+                      f"σ 1↔1.5 revisited (median, n={len(lf)})",
+                      f"{median(lf):.0f} ms = {median(lf) / triv:.2f}× trivial", "(floor)",
                       ""))
         print(f"load average after the browser rows: {load()}")
     if chromium and "cold" in parts:
-        cold = cold_start(args.cold_repeats, chromium)
+        # the app and the floor page alternate, so both see the same machine load
+        cold, floor = [], []
+        with tempfile.TemporaryDirectory() as tmp:
+            (Path(tmp) / "cold_floor.py").write_text(textwrap.dedent(COLD_FLOOR_PAGE))
+            for _ in range(args.cold_repeats):
+                cold += cold_start(1, chromium)
+                floor += cold_start(1, chromium, "cold_floor.py", cwd=tmp, path="/")
         tot = [c["decision surface drawn"] for c in cold]
         table.append((f"cold start: launch → first chart (median of {len(tot)}; "
                       f"all: {', '.join(f'{t:.1f}' for t in tot)} s)",
                       f"{median(tot):.2f} s", f"≤ {COLD_TARGET_S:.0f} s",
                       verdict(median(tot) <= COLD_TARGET_S)))
+        ftot = [c["decision surface drawn"] for c in floor]
+        table.append((f"cold start floor: a page with one slider and a 3-point Plotly "
+                      f"chart, nothing computed (median of {len(ftot)}; "
+                      f"all: {', '.join(f'{t:.1f}' for t in ftot)} s)",
+                      f"{median(ftot):.2f} s", "(floor)", ""))
         print(f"load average after the cold starts: {load()}")
 
     print("\n| metric | value | target | result |\n|---|---|---|---|")
