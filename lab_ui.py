@@ -25,6 +25,7 @@ import numpy as np
 import streamlit as st
 
 from lab_chart import live_chart, preload
+from nplk_core import budget
 from nplk_core import figures as fg
 from nplk_core import lab
 
@@ -484,7 +485,11 @@ def keep_good(page: str, data: lab.LabData | None, res: Any,
     return last
 
 
-def grid_for(data: lab.LabData, resolution: int = 100) -> lab.Grid:
+def grid_for(data: lab.LabData, resolution: int | None = None) -> lab.Grid:
+    """The plotting grid: 100×100, coarser when the grid-to-training distances of a large
+    sample would not fit the memory budget."""
+    if resolution is None:
+        resolution = budget.grid_resolution(len(data.X_train))
     return cached("grids", ("grid", data.key, resolution),
                   lambda: lab.make_grid(data.X, resolution))
 

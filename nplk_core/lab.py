@@ -30,6 +30,8 @@ from typing import Any
 
 import numpy as np
 
+from . import budget
+
 PAGES = ("classification", "regression", "pairwise", "sensitivity", "scaling")
 CLASSIFICATION, REGRESSION, CLUSTERING = "classification", "regression", "clustering"
 
@@ -843,6 +845,22 @@ def split(X: np.ndarray, y: np.ndarray, *, task: str, test_size: float, seed: in
         return tuple(train_test_split(X, y, test_size=n_test, random_state=seed))
 
 
+def subsample_indices(y: np.ndarray, n: int, *, task: str = CLASSIFICATION, seed: int = 0
+                      ) -> np.ndarray:
+    """Sorted indices of a random subsample of ``n`` of the points (stratified by class
+    for classification, at least one point of each class), for fits above the budget."""
+    y = np.asarray(y)
+    n = int(min(max(n, 2), y.size))
+    rng = np.random.default_rng(seed)
+    if task != CLASSIFICATION:
+        return np.sort(rng.choice(y.size, size=n, replace=False))
+    classes, inverse = np.unique(y, return_inverse=True)
+    quota = np.maximum(np.floor(n * np.bincount(inverse) / y.size).astype(int), 1)
+    parts = [rng.choice(np.flatnonzero(inverse == k), size=min(q, int((inverse == k).sum())),
+                        replace=False) for k, q in enumerate(quota)]
+    return np.sort(np.concatenate(parts))
+
+
 def prepare_data(params: Mapping[str, Any], task: str = CLASSIFICATION, *,
                  seed: int | None = None, csv: Any = None, label_column: str | None = None
                  ) -> tuple[LabData | None, list[Message]]:
@@ -957,6 +975,7 @@ class LabResult:
     warm_started: bool = False
     data_key: str = ""
     X_train: np.ndarray | None = field(default=None, repr=False)
+    verdict: budget.Verdict | None = field(default=None, repr=False)  # the work budget
     _lazy: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
@@ -1114,6 +1133,20 @@ def fit_method(params: Mapping[str, Any], X_train: np.ndarray, y_train: np.ndarr
     if len(y_train) < 3:
         res.messages.append(_msg("error", "Too few training points: add more."))
         return res
+    verdict = budget.fit_verdict(method, len(y_train), X_train.shape[1], p, label=spec.label)
+    res.verdict = verdict
+    if not verdict.ok:
+        keep = subsample_indices(y_train, verdict.n_max, task=task, seed=int(p["seed"]))
+        X_train, y_train = X_train[keep], y_train[keep]
+        res.messages.append(_msg("warning", verdict.message.split(", so it was")[0]
+            + f", so it was fitted on a random subsample of {keep.size:,} of the training "
+            + "points (seed " + str(int(p["seed"]))
+            + (", classes in proportion)" if task == CLASSIFICATION else ")")
+            + f", the size that stays live. Up to {verdict.n_fit:,} points can run when "
+            + "you lower the sample size or upload fewer rows."
+            + (f" {budget.scalable_route(method)}." if budget.scalable_route(method) else "")))
+    elif verdict.level == "patient":
+        res.messages.append(_msg("info", verdict.message))
     try:
         est, msgs = make_estimator(method, p, callback=callback)
     except (ImportError, AttributeError, TypeError, ValueError) as exc:
@@ -1315,6 +1348,17 @@ def grid_values(estimator: Any, grid: Grid, *, extension: str | None = None,
     return Z, []
 
 
+def _within_budget(method: str, X: np.ndarray, y: np.ndarray, task: str
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """The reference model drawn beside the fit stays live: above the interactive
+    budget it is fitted on a random subsample of the size that stays live."""
+    verdict = budget.fit_verdict(method, len(y), X.shape[1])
+    if verdict.level == "live":
+        return X, y
+    keep = subsample_indices(y, verdict.n_max, task=task)
+    return X[keep], y[keep]
+
+
 def fit_baseline_svm(X_train: np.ndarray, y_train: np.ndarray, *, C: float, sigma: float
                      ) -> Any | None:
     """Plain SVC with the same σ and C (the gallery's reference boundary)."""
@@ -1323,6 +1367,7 @@ def fit_baseline_svm(X_train: np.ndarray, y_train: np.ndarray, *, C: float, sigm
     from .kernels import sigma_to_gamma
     if np.unique(y_train).size < 2:
         return None
+    X_train, y_train = _within_budget("svm", X_train, y_train, CLASSIFICATION)
     try:
         return SVC(C=float(C), gamma=sigma_to_gamma(float(sigma))).fit(X_train, y_train)
     except ValueError:
@@ -1443,6 +1488,12 @@ def run_sweep(params: Mapping[str, Any], method: str, param: str, values: Sequen
         if data is None:
             messages.extend(msgs)
             break
+        if r == 0:
+            verdict = budget.sweep_verdict(method, len(data.y_train), total,
+                                           data.X_train.shape[1], params, label=spec.label)
+            if not verdict.ok:
+                messages.append(_msg("error", verdict.message))
+                break
         prev = None
         for i, v in enumerate(values):
             p = {**params, param: v.item() if hasattr(v, "item") else v}
@@ -1530,6 +1581,7 @@ def fit_baseline_svr(X_train: np.ndarray, y_train: np.ndarray, *, C: float, sigm
     from sklearn.svm import SVR
 
     from .kernels import sigma_to_gamma
+    X_train, y_train = _within_budget("svr", X_train, y_train, REGRESSION)
     try:
         return SVR(C=float(C), epsilon=float(epsilon),
                    gamma=sigma_to_gamma(float(sigma))).fit(X_train, y_train)
