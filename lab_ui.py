@@ -334,6 +334,7 @@ def dataset_controls(page: str, task: str, container: Any = None,
     chosen = _seeded_selectbox(c, name, s, opts, label_of)
     if chosen == "csv":
         _csv_uploader(task, c)
+        control("standardize", c)
     elif chosen != "drawn":
         for st_ in lab.settings().values():
             if st_.datasets == (chosen,):

@@ -179,6 +179,14 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
             help="Share of the points held out for the test score."),
     Setting("seed", "int", 0, "Seed", group="data", min=0, max=9999, step=1, pages=PAGES,
             help="Random seed for the data draw and the train/test split."),
+    Setting("standardize", "choice", "auto", "Standardise features", group="data",
+            options=("auto", "on", "off"),
+            option_labels=(("auto", "when scales differ by orders of magnitude"),
+                           ("on", "always"), ("off", "never (raw units)")),
+            pages=PAGES, datasets=("csv",),
+            help="Rescale each CSV feature to mean 0 and standard deviation 1. The "
+                 "Gaussian kernel's σ is one length for every feature, so features in raw "
+                 "units of 10²–10⁴ make every kernel entry 0 or 1."),
     Setting("points", "points", (), "Added points", group="data",
             pages=("classification",),
             help="Points you added by clicking (x1, x2, class)."),
@@ -845,6 +853,32 @@ def split(X: np.ndarray, y: np.ndarray, *, task: str, test_size: float, seed: in
         return tuple(train_test_split(X, y, test_size=n_test, random_state=seed))
 
 
+def standardize_features(X: np.ndarray, mode: str = "auto") -> tuple[np.ndarray, str]:
+    """Columns rescaled to mean 0 and standard deviation 1 when ``mode`` is ``"on"``, or
+    ``"auto"`` and the scales differ by orders of magnitude (a column's standard
+    deviation above 100 or below 0.01, or two columns' ratio above 100); returns the data
+    and a note for the user ("" when nothing was done or suggested)."""
+    X = np.asarray(X, dtype=float)
+    if X.size == 0 or not np.all(np.isfinite(X)):
+        return X, ""
+    sd = X.std(axis=0)
+    live = sd[sd > 0]
+    uneven = live.size > 0 and (live.max() > 100 or live.min() < 0.01
+                                or live.max() / live.min() > 100)
+    if mode == "on" or (mode == "auto" and uneven):
+        scale = np.where(sd > 0, sd, 1.0)
+        spread = ", ".join(f"{v:.3g}" for v in sd[:6]) + (" …" if sd.size > 6 else "")
+        why = "their scales differ by orders of magnitude" if uneven else "as asked"
+        return (X - X.mean(axis=0)) / scale, (
+            f"Features standardised to mean 0 and standard deviation 1 ({why}: standard "
+            f"deviations {spread}); figures and σ are in standardised units. Set "
+            f"“Standardise features” to “never” to use raw units.")
+    if uneven:
+        return X, ("The features' scales differ by orders of magnitude; one σ cannot suit "
+                   "them all. Set “Standardise features” to “always” to rescale them.")
+    return X, ""
+
+
 def subsample_indices(y: np.ndarray, n: int, *, task: str = CLASSIFICATION, seed: int = 0
                       ) -> np.ndarray:
     """Sorted indices of a random subsample of ``n`` of the points (stratified by class
@@ -892,6 +926,9 @@ def prepare_data(params: Mapping[str, Any], task: str = CLASSIFICATION, *,
         except ValueError as exc:
             return None, [_msg("error", f"Could not read the CSV: {exc}")]
         X = np.asarray(loaded.X, dtype=float)
+        X, note = standardize_features(X, str(p.get("standardize", "auto")))
+        if note:
+            messages.append(_msg("info", note))
         if task == CLASSIFICATION:
             try:
                 y_pm, classes = ds.to_pm1(loaded.y)

@@ -121,3 +121,22 @@ def test_sweep_refused_up_front_with_the_reason():
                        fit=fit)
     assert not calls
     assert any(m.level == "error" and "sweep" in m.text for m in sw.messages)
+
+
+def test_csv_in_raw_units_is_standardised_with_a_note_and_fits():
+    X, y = make_clowns(200, random_state=0)
+    raw = X * np.array([100.0, 1e4]) + np.array([5e2, 3e3])
+    csv = "x1,x2,y\n" + "\n".join(f"{a},{b},{int(c)}" for (a, b), c in zip(raw, y))
+    p = {**lab.defaults(), "dataset": "csv"}
+    data, msgs = lab.prepare_data(p, csv=csv.encode())
+    assert any("standardised" in str(m) for m in msgs)
+    assert np.allclose(data.X.std(axis=0), 1.0) and np.allclose(data.X.mean(axis=0), 0.0)
+    res = lab.fit_method(p, data.X_train, data.y_train, data.X_test, data.y_test,
+                         method="dank")
+    assert res.ok and res.test_score > 0.85
+    raw_data, msgs = lab.prepare_data({**p, "standardize": "off"}, csv=csv.encode())
+    assert np.allclose(raw_data.X.std(axis=0), raw.std(axis=0))
+    assert any("always" in str(m) for m in msgs)  # the offer, when switched off
+    same, msgs = lab.prepare_data(p, csv=("x1,x2,y\n" + "\n".join(
+        f"{a},{b},{int(c)}" for (a, b), c in zip(X, y))).encode())
+    assert not any("standardis" in str(m) for m in msgs)
