@@ -34,6 +34,9 @@ PREFIX = "w_"
 _LAST_GOOD = "lab_last_good"
 _PREV_FIT = "lab_prev_fit"
 _CSV = "lab_csv"
+_STATUS = "lab_status_slot"
+_STOP = "lab_stop_request"
+_STOPPED = "lab_stopped_fit"
 
 PAGE_FILES = {
     "classification": "pages/1_Classification.py",
@@ -198,8 +201,78 @@ def show_messages(messages: Iterable[lab.Message], container: Any = None) -> Non
 
 
 def show_notes() -> None:
-    """Messages queued for this run (e.g. invalid link parameters)."""
+    """The run-status line, then the messages queued for this run (e.g. invalid link
+    parameters). Every page calls this right below its title, so the status line sits at
+    the same place on every run (see :class:`Progress`)."""
+    st.session_state[_STATUS] = st.empty()
     show_messages(st.session_state.pop("lab_notes", []))
+
+
+# ---------------------------------------------------------------------------
+# running work: progress line, Stop button, interruption
+# ---------------------------------------------------------------------------
+
+def _request_stop() -> None:
+    st.session_state[_STOP] = True
+
+
+def stop_requested() -> bool:
+    """True once per press of a Stop button (the press reruns the script: the running fit
+    was interrupted at its next progress report, and this run must not start it again)."""
+    return bool(st.session_state.pop(_STOP, False))
+
+
+class Progress:
+    """A progress line with a Stop button in the page's status slot.
+
+    The slot is created at the same position on every run (:func:`show_notes`), so while
+    a fit runs the figures below it stay on screen (Streamlit dims what the running
+    script has not redrawn yet) instead of being pushed down or replaced by a progress
+    bar. Each report reaches a Streamlit call, which is where a newer widget value, a
+    press of Stop or a closed tab interrupts the run: the fit stops at its next
+    iteration. Reports are throttled (the first after ``delay`` seconds, then every
+    0.15 s) so fast fits draw nothing."""
+
+    _count = 0
+
+    def __init__(self, label: str, *, delay: float = 0.3) -> None:
+        self.label = label
+        self.delay = delay
+        self.t0 = time.perf_counter()
+        self.last = 0.0
+        self.line = None
+        slot = st.session_state.get(_STATUS)
+        self.slot = slot if slot is not None else st.empty()
+
+    def report(self, text: str, *, force: bool = False) -> bool:
+        now = time.perf_counter() - self.t0
+        if not force and (now < self.delay or now - self.last < 0.15):
+            return False
+        self.last = now
+        if self.line is None:
+            Progress._count += 1
+            box = self.slot.container()
+            left, right = box.columns([6, 1], vertical_alignment="center")
+            self.line = left.empty()
+            right.button("Stop", key=f"lab_stop_{Progress._count}", on_click=_request_stop,
+                         help="Stop this computation; the last result stays on screen.")
+        self.line.caption(f"Running · {self.label}: {text} ({now:.1f} s)")
+        return False
+
+    def callback(self, prefix: str = "") -> Callable:
+        """A solver callback ``(iteration, state, elapsed)`` reporting the iteration and
+        the objective."""
+        def cb(iteration: int, info: Mapping[str, Any], elapsed: float) -> bool:
+            obj = info.get("objective") if isinstance(info, Mapping) else None
+            txt = f"{prefix}iteration {iteration + 1}"
+            if isinstance(obj, (int, float)) and np.isfinite(obj):
+                txt += f", objective {obj:.6g}"
+            return self.report(txt)
+        return cb
+
+    def done(self) -> None:
+        if self.line is not None:
+            self.slot.empty()
 
 
 # ---------------------------------------------------------------------------
@@ -410,56 +483,35 @@ def fit_key(P: Mapping[str, Any], data: lab.LabData, method: str) -> tuple:
     return (method, data.key, tuple((p, P.get(p)) for p in spec.params), P.get("seed"))
 
 
-def _progress_callback(label: str, max_iter: int | None) -> tuple[Callable, Callable]:
-    """A solver callback that shows a progress bar once the fit runs > 0.5 s.
-
-    Reaching a Streamlit call also lets a newer widget change interrupt the fit.
-    """
-    t0 = time.perf_counter()
-    state = {"ph": None, "last": 0.0}
-
-    def callback(iteration: int, info: Mapping[str, Any], elapsed: float) -> bool:
-        now = time.perf_counter() - t0
-        if now < 0.5 or now - state["last"] < 0.2:
-            return False
-        state["last"] = now
-        if state["ph"] is None:
-            state["ph"] = st.empty()
-        frac = (iteration + 1) / max_iter if max_iter else ((iteration % 50) + 1) / 50
-        obj = info.get("objective")
-        txt = f"{label}: iteration {iteration + 1}"
-        if isinstance(obj, (int, float)) and np.isfinite(obj):
-            txt += f", objective {obj:.6g}"
-        state["ph"].progress(min(max(frac, 0.0), 1.0), text=f"{txt} ({now:.1f} s)")
-        return False
-
-    def done() -> None:
-        if state["ph"] is not None:
-            state["ph"].empty()
-
-    return callback, done
-
-
 def fit(P: Mapping[str, Any], data: lab.LabData, method: str, *, page: str
         ) -> lab.LabResult:
     """Cached fit; warm-starts from this page's previous fit when only a continuous
-    parameter moved; shows progress for long fits."""
+    parameter moved; reports progress (with a Stop button) for long fits. After Stop, the
+    same settings are not fitted again until one of them changes."""
     key = fit_key(P, data, method)
     store = cache("fits")
     res = store.get(key)
     ss = st.session_state
     prev = ss.setdefault(_PREV_FIT, {})
     if res is None:
+        spec = lab.METHODS[method]
+        if stop_requested():
+            ss[_STOPPED] = key
+        if ss.get(_STOPPED) == key:
+            return lab.LabResult(method=method, task=spec.task, params=dict(P), stopped=True,
+                                 messages=[lab.Message("warning", (
+                                     f"{spec.label} stopped; the last result stays on "
+                                     "screen. Change a setting to fit again."))])
+        ss.pop(_STOPPED, None)
         warm = prev.get((page, method))
         if warm is not None and not (warm.data_key == data.key and
                                      lab.can_warm_start(warm.params, P, method)):
             warm = None
-        spec = lab.METHODS[method]
-        max_iter = P.get("max_iter") if "max_iter" in spec.params else None
-        cb, done = _progress_callback(f"Fitting {spec.label}", max_iter)
+        progress = Progress(f"Fitting {spec.label}")
         res = lab.fit_method(P, data.X_train, data.y_train, data.X_test, data.y_test,
-                             method=method, warm_from=warm, callback=cb, data_key=data.key)
-        done()
+                             method=method, warm_from=warm, callback=progress.callback(),
+                             data_key=data.key)
+        progress.done()
         store.put(key, res)
     if res.ok:
         prev[(page, method)] = res
@@ -478,7 +530,7 @@ def keep_good(page: str, data: lab.LabData | None, res: Any,
         good[page] = (data, res)
         return data, res
     msgs = list(messages) + list(getattr(res, "messages", []) or [])
-    if not any(m.level == "error" for m in msgs):
+    if not (getattr(res, "stopped", False) or any(m.level == "error" for m in msgs)):
         return None
     last = good.get(page)
     if last is not None:
@@ -915,26 +967,36 @@ def pairwise_fit(P: Mapping[str, Any], data: lab.LabData) -> lab.PairwiseResult:
     key = ("npkl", data.key, tuple((p, P.get(p)) for p in spec.params), P.get("seed"))
 
     def compute():
-        cb, done = _progress_callback("Fitting SimpleNPKL", None)
-        out = lab.fit_pairwise(P, data.X, data.y, callback=cb)
-        done()
+        progress = Progress("Fitting SimpleNPKL")
+        out = lab.fit_pairwise(P, data.X, data.y, callback=progress.callback())
+        progress.done()
         return out
+    if stop_requested() and cache("fits").get(key, _MISS) is _MISS:
+        return lab.PairwiseResult(stopped=True, messages=[lab.Message(
+            "warning", "SimpleNPKL stopped; change a setting to fit again.")])
     return cached("fits", key, compute)
 
 
 def _sweep_fit(p: Mapping[str, Any], X_train, y_train, X_test, y_test, *, method: str,
-               data_key: str, warm_from: lab.LabResult | None = None) -> lab.LabResult:
+               data_key: str, warm_from: lab.LabResult | None = None,
+               callback: Callable | None = None, only_cached: bool = False
+               ) -> lab.LabResult:
     key = ("sweep-fit", method, data_key,
            tuple((n, p.get(n)) for n in lab.METHODS[method].params), p.get("seed"))
+    if only_cached:
+        hit = cache("fits").get(key, _MISS)
+        return hit if hit is not _MISS else lab.LabResult(method=method, task="",
+                                                           params=dict(p), stopped=True)
     return cached("fits", key, lambda: lab.fit_method(
         p, X_train, y_train, X_test, y_test, method=method, data_key=data_key,
-        warm_from=warm_from))
+        warm_from=warm_from, callback=callback))
 
 
 def sweep(P: Mapping[str, Any], method: str, param: str, values: np.ndarray,
           repeats: int) -> lab.SweepResult:
-    """A cached sensitivity sweep with a progress bar; every fit is cached on its own,
-    so an interrupted sweep resumes where it stopped."""
+    """A cached sensitivity sweep with a progress line (fit k of N, iteration, objective)
+    and a Stop button; every fit is cached on its own, so an interrupted sweep resumes
+    where it stopped, and a stopped one shows the fits done so far."""
     spec = lab.METHODS[method]
     task = spec.task
     name = P["reg_dataset"] if task == lab.REGRESSION else P["dataset"]
@@ -944,23 +1006,42 @@ def sweep(P: Mapping[str, Any], method: str, param: str, values: np.ndarray,
            dkeys, P["n_samples"], P["test_size"], P["seed"],
            tuple((n, P.get(n)) for n in spec.params if n != param),
            P.get("points", ()) if task == lab.CLASSIFICATION else ())
+    label = lab.setting(param).label
 
-    def compute():
-        bar = st.progress(0.0, text="Sweeping…")
+    def data_fn(seed: int):
+        return get_data(task, seed=seed)
 
-        def progress(done: int, total: int) -> bool:
-            bar.progress(done / total, text=f"Sweeping {lab.setting(param).label}: "
-                                            f"fit {done} of {total}")
-            return False
+    hit = cache("sweeps").get(key, _MISS)
+    if hit is not _MISS:
+        return hit
+    if stop_requested() or st.session_state.get(_STOPPED) == key:
+        st.session_state[_STOPPED] = key
+        done = lab.run_sweep(P, method, param, values, repeats=repeats, data_fn=data_fn,
+                             fit=lambda *a, **k: _sweep_fit(*a, **k, only_cached=True))
+        done.messages.insert(0, lab.Message(
+            "warning", "Sweep stopped: the fits done so far are shown. Change a setting "
+                       "to sweep again (finished fits are kept)."))
+        return done
+    st.session_state.pop(_STOPPED, None)
+    progress = Progress(f"Sweeping {label}", delay=0.0)
+    state = {"done": 0, "total": int(np.asarray(values).size) * max(int(repeats), 1)}
 
-        def data_fn(seed: int):
-            return get_data(task, seed=seed)
+    def prefix() -> str:
+        return f"fit {state['done'] + 1} of {state['total']}, "
 
-        out = lab.run_sweep(P, method, param, values, repeats=repeats, progress=progress,
-                            fit=_sweep_fit, data_fn=data_fn)
-        bar.empty()
-        return out
-    return cached("sweeps", key, compute)
+    def fit_one(*a, **k):
+        return _sweep_fit(*a, **k, callback=lambda i, info, elapsed: progress.report(
+            f"{prefix()}iteration {i + 1}"))
+
+    def on_fit(done: int, total: int) -> bool:
+        state["done"] = done
+        progress.report(f"fit {done} of {total} done", force=True)
+        return False
+
+    out = lab.run_sweep(P, method, param, values, repeats=repeats, progress=on_fit,
+                        fit=fit_one, data_fn=data_fn)
+    progress.done()
+    return cache("sweeps").put(key, out)
 
 
 def scaling(P: Mapping[str, Any], data: lab.LabData) -> lab.ScalingStudy | None:
@@ -968,12 +1049,12 @@ def scaling(P: Mapping[str, Any], data: lab.LabData) -> lab.ScalingStudy | None:
            int(P["scale_max_clusters"]), int(P["seed"]))
 
     def compute():
-        bar = st.progress(0.0, text="Solving the decompositions…")
+        progress = Progress("Solving the decompositions", delay=0.0)
         study = lab.scaling_study(
             data.X, data.y, C=P["C"], sigma=P["sigma"], v=int(P["scale_clusters"]),
             max_v=int(P["scale_max_clusters"]), seed=int(P["seed"]),
-            progress=lambda d, t: bar.progress(d / t, text=f"v = {d} of {t}"))
-        bar.empty()
+            progress=lambda d, t: progress.report(f"v = {d} of {t}", force=True))
+        progress.done()
         return study
     return cached("sweeps", key, compute)
 

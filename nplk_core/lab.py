@@ -1010,6 +1010,7 @@ class LabResult:
     converged: bool | None = None
     support_points: np.ndarray | None = None
     warm_started: bool = False
+    stopped: bool = False  # the user stopped the fit: nothing to show but the last result
     data_key: str = ""
     X_train: np.ndarray | None = field(default=None, repr=False)
     verdict: budget.Verdict | None = field(default=None, repr=False)  # the work budget
@@ -1659,6 +1660,7 @@ class PairwiseResult:
     kmeans_labels: np.ndarray | None = None
     fit_time: float = float("nan")
     messages: list[Message] = field(default_factory=list)
+    stopped: bool = False
 
     @property
     def ok(self) -> bool:
