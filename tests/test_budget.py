@@ -140,3 +140,14 @@ def test_csv_in_raw_units_is_standardised_with_a_note_and_fits():
     same, msgs = lab.prepare_data(p, csv=("x1,x2,y\n" + "\n".join(
         f"{a},{b},{int(c)}" for (a, b), c in zip(X, y))).encode())
     assert not any("standardis" in str(m) for m in msgs)
+
+
+def test_slow_solvers_are_costed_by_their_iterations():
+    p = {**lab.defaults(), "max_iter": 5000}
+    apg = budget.fit_cost("dank", 700, 2, {**p, "solver": "auto"}).seconds
+    pg = budget.fit_cost("dank", 700, 2, {**p, "solver": "pg"}).seconds
+    nesterov = budget.fit_cost("dank", 700, 2, {**p, "solver": "nesterov"}).seconds
+    assert pg > nesterov > apg
+    assert pg == pytest.approx(5000 * 1e-3 * 3.5 ** 2)
+    # the hostile link's fit is not started at full size
+    assert not budget.fit_verdict("dank", 700, 2, {**p, "solver": "pg"}).ok
