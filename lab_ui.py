@@ -656,8 +656,11 @@ def points_panel(force: bool = False) -> tuple[bool, int]:
     n = len(P.get("points", ()))
     with st.expander(f"Add points by clicking ({n} added)", expanded=force or n > 0):
         cols = st.columns([1.3, 1, 0.8, 0.8])
-        on = cols[0].toggle("Click to add", value=False, key=f"{PREFIX}add_mode",
-                            disabled=force) or force
+        if force:  # "your points": always on (shown on, not as a switch left off)
+            on = cols[0].toggle("Click to add", value=True, key="add_mode_forced",
+                                disabled=True)
+        else:
+            on = cols[0].toggle("Click to add", value=False, key=f"{PREFIX}add_mode")
         label = cols[1].radio("Class", (1, -1), format_func=lambda v: "+1" if v > 0 else "−1",
                               horizontal=True, key=_ADD_CLASS,
                               label_visibility="collapsed")
@@ -671,7 +674,7 @@ def points_panel(force: bool = False) -> tuple[bool, int]:
         st.caption("Switch on “Click to add”, then click the plot where a point of the "
                    "chosen class should go; the model refits at once. Drag to zoom; the "
                    "axes stay put while you add points.")
-    return bool(on), int(label)
+    return bool(on or force), int(label)
 
 
 def _add_clicked_points() -> None:

@@ -1334,7 +1334,8 @@ def fit_baseline_svm(X_train: np.ndarray, y_train: np.ndarray, *, C: float, sigm
 # ---------------------------------------------------------------------------
 
 def click_grid(grid: Grid, step: int = 4) -> np.ndarray:
-    """The (sub-sampled) grid nodes offered as click targets for adding points."""
+    """The (sub-sampled) grid nodes for ``figures.decision_surface(click_targets=...)``
+    (a selectable layer; the lab's pages now take clicks from the live chart instead)."""
     xs, ys = grid.xs[::step], grid.ys[::step]
     xx, yy = np.meshgrid(xs, ys)
     return np.column_stack([xx.ravel(), yy.ravel()])

@@ -3,7 +3,10 @@ against ``streamlit run app.py`` on localhost.
 
 Loads the Classification page, moves the σ slider with the keyboard and checks that
 the decision surface is redrawn, that the URL follows the slider and that no exception
-box appears. Screenshots before and after go to ``test-artifacts/`` (gitignored).
+box appears. Then "Click to add": mouse clicks on the plot add points of the chosen
+class at the clicked data coordinates (read back from the URL and from the figure the
+chart holds), the axes do not move, a drag zooms and the zoom survives the refit, and
+Undo removes the last point. Screenshots go to ``test-artifacts/`` (gitignored).
 
 Skips (with the reason) when Playwright or a Chromium binary is missing; Playwright's
 own browser download is never used. Run alone with::
@@ -364,17 +367,27 @@ def click_surface(page, fx: float, fy: float) -> tuple[float, float, dict]:
     return x, y, ax
 
 
-def test_click_to_add_puts_points_where_clicked_and_keeps_the_axes(app_server, page):
-    page.goto(app_server.url + CLASSIFICATION_PATH + "?dataset=clowns&n_samples=60",
+@pytest.mark.parametrize("query, start", [
+    ("dataset=clowns&n_samples=60", ()),
+    # "your points": add mode is always on; six starting points so there is a surface
+    ("dataset=drawn&method=svm&points=-1,-1,-1;-1.5,-0.5,-1;-0.5,-1.5,-1;1,1,1;1.5,0.5,1;"
+     "0.5,1.5,1", ((-1.0, -1.0, -1), (-1.5, -0.5, -1), (-0.5, -1.5, -1), (1.0, 1.0, 1),
+                   (1.5, 0.5, 1), (0.5, 1.5, 1))),
+], ids=["clowns", "your-points"])
+def test_click_to_add_puts_points_where_clicked_and_keeps_the_axes(app_server, page,
+                                                                   query, start):
+    name = "click-to-add-" + ("drawn" if start else "clowns")
+    page.goto(app_server.url + CLASSIFICATION_PATH + "?" + query,
               wait_until="domcontentloaded")
     wait_surface(page)
     settled_surface(page)
-    assert not url_points(page)
-    page.get_by_text("Add points by clicking").click()
-    page.get_by_text("Click to add", exact=True).click()
-    wait_idle(page)
-    settled_surface(page)
-    page.screenshot(path=str(ARTIFACTS / "click-to-add-0.png"))
+    assert tuple(url_points(page)) == start
+    if not start:
+        page.get_by_text("Add points by clicking").click()
+        page.get_by_text("Click to add", exact=True).click()
+        wait_idle(page)
+        settled_surface(page)
+    page.screenshot(path=str(ARTIFACTS / f"{name}-0.png"))
 
     ax0 = page.evaluate(SURFACE_AXES_JS)
     cell_x = (ax0["x"][1] - ax0["x"][0]) / 99     # one cell of the 100 × 100 grid
@@ -384,16 +397,18 @@ def test_click_to_add_puts_points_where_clicked_and_keeps_the_axes(app_server, p
     x1, y1, _ = click_surface(page, 0.35, 0.4)
     settled_surface(page)
     ax1 = page.evaluate(SURFACE_AXES_JS)
-    page.screenshot(path=str(ARTIFACTS / "click-to-add-1.png"))
+    page.screenshot(path=str(ARTIFACTS / f"{name}-1.png"))
     page.locator('[data-testid="stRadio"] label').filter(has_text="−1").click()
     wait_idle(page)
     x2, y2, _ = click_surface(page, 0.96, 0.05)
     settled_surface(page)
     ax2 = page.evaluate(SURFACE_AXES_JS)
-    page.screenshot(path=str(ARTIFACTS / "click-to-add-2.png"))
+    page.screenshot(path=str(ARTIFACTS / f"{name}-2.png"))
     assert not exception_texts(page), exception_texts(page)
 
     pts = url_points(page)
+    assert pts[:len(start)] == list(start)
+    pts = pts[len(start):]
     assert len(pts) == 2, pts
     for (px, py, pc), (x, y, c) in zip(pts, [(x1, y1, 1), (x2, y2, -1)]):
         assert pc == c
@@ -411,12 +426,48 @@ def test_click_to_add_puts_points_where_clicked_and_keeps_the_axes(app_server, p
 
     page.get_by_role("button", name="Undo").click()
     page.wait_for_function(
-        "() => (new URLSearchParams(location.search).get('points') || '')"
-        ".split(';').filter(s => s.trim()).length === 1", timeout=RERUN_TIMEOUT_MS)
+        "(n) => (new URLSearchParams(location.search).get('points') || '')"
+        ".split(';').filter(s => s.trim()).length === n", arg=len(start) + 1,
+        timeout=RERUN_TIMEOUT_MS)
     settled_surface(page)
-    page.screenshot(path=str(ARTIFACTS / "click-to-add-undo.png"))
-    assert url_points(page) == pts[:1]
+    page.screenshot(path=str(ARTIFACTS / f"{name}-undo.png"))
+    assert url_points(page) == list(start) + pts[:1]
     minus = page.evaluate(SURFACE_TRAIN_POINTS_JS, "class −1 (train)")
     assert not any(abs(a - pts[1][0]) < 1e-3 and abs(b - pts[1][1]) < 1e-3 for a, b in minus)
     assert page.evaluate(SURFACE_AXES_JS)["x"] == ax0["x"]
+    assert not exception_texts(page), exception_texts(page)
+
+
+def test_click_to_add_keeps_a_users_zoom(app_server, page):
+    """A drag zooms (and adds nothing); a click in the zoomed view adds a point there
+    and the refit keeps the zoom (``uirevision``)."""
+    page.goto(app_server.url + CLASSIFICATION_PATH + "?dataset=clowns&n_samples=60",
+              wait_until="domcontentloaded")
+    wait_surface(page)
+    settled_surface(page)
+    page.get_by_text("Add points by clicking").click()
+    page.get_by_text("Click to add", exact=True).click()
+    wait_idle(page)
+    settled_surface(page)
+    ax0 = page.evaluate(SURFACE_AXES_JS)
+    left, top, w, h = ax0["left"], ax0["top"], ax0["width"], ax0["height"]
+    page.mouse.move(left + 0.2 * w, top + 0.2 * h)
+    page.mouse.down()
+    page.mouse.move(left + 0.4 * w, top + 0.4 * h, steps=5)
+    page.mouse.move(left + 0.6 * w, top + 0.6 * h, steps=5)
+    page.mouse.up()
+    page.wait_for_function(f"(x0) => ({SURFACE_AXES_JS})().x[0] !== x0", arg=ax0["x"][0])
+    zoomed = page.evaluate(SURFACE_AXES_JS)
+    assert zoomed["x"][0] > ax0["x"][0] and zoomed["x"][1] < ax0["x"][1]
+    page.wait_for_timeout(500)
+    assert not url_points(page), "a drag must not add a point"
+
+    x, y, _ = click_surface(page, 0.5, 0.5)
+    settled_surface(page)
+    page.screenshot(path=str(ARTIFACTS / "click-to-add-zoomed.png"))
+    after = page.evaluate(SURFACE_AXES_JS)
+    assert after["x"] == zoomed["x"] and after["y"] == zoomed["y"], (zoomed, after)
+    (px, py, pc), = url_points(page)
+    cell = (zoomed["x"][1] - zoomed["x"][0]) / 99
+    assert pc == 1 and abs(px - x) <= cell and abs(py - y) <= cell, ((px, py), (x, y))
     assert not exception_texts(page), exception_texts(page)
