@@ -13,6 +13,10 @@ declared on that package folder, never rendered), and loaded once per browser ta
 download; pages call it before their heavy imports so the browser fetches and parses
 Plotly.js while the server imports scikit-learn and fits the first model.
 
+A live chart can also report clicks on its plot area in data coordinates
+(``live_chart(..., on_click=...)``): the Classification page adds a point where the
+user clicks without re-creating the chart, so the axes and any zoom stay put.
+
 This module imports only Streamlit (nothing of :mod:`nplk_core`, which would pull in
 scikit-learn): it must be cheap to import first.
 """
@@ -22,6 +26,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +52,45 @@ const loadPlotly = (src) => {
   return window.__nplkPlotly;
 };
 
+// Clicks on the plot area (data.clicks): Plotly reports a click only on a trace's
+// point, so the chart listens to the click its drag layer dispatches after a
+// press-release without a drag (a drag still zooms), converts the pixel to data
+// coordinates with the axes' own p2d, marks the spot at once and reports every click
+// the page has not acknowledged yet (data.ack: the newest id it has applied), so
+// clicks made while the server is busy are not lost.
+const onPlotClick = (root, ev) => {
+  const d = root.__nplkData;
+  const t = ev.target;
+  if (!d || !d.clicks || !t || !t.classList || !t.classList.contains('nsewdrag')) return;
+  const fl = root._fullLayout;
+  if (!fl || !fl.xaxis || !fl.yaxis || typeof fl.xaxis.p2d !== 'function') return;
+  const r = t.getBoundingClientRect();
+  const px = ev.clientX - r.left, py = ev.clientY - r.top;
+  if (!(px >= 0 && py >= 0 && px <= r.width && py <= r.height)) return;
+  // one press can arrive twice (the browser's click and Plotly's); a double click
+  // adds one point
+  const now = performance.now(), last = root.__nplkLastClick;
+  if (last && now - last.t < 400 && Math.abs(ev.clientX - last.cx) < 6 &&
+      Math.abs(ev.clientY - last.cy) < 6) return;
+  root.__nplkLastClick = { t: now, cx: ev.clientX, cy: ev.clientY };
+  const x = fl.xaxis.p2d(px), y = fl.yaxis.p2d(py);
+  if (!Number.isFinite(x) || !Number.isFinite(y)) return;
+  const id = Math.max(Date.now(), (window.__nplkClickId || 0) + 1);
+  window.__nplkClickId = id;
+  const mark = document.createElement('div');
+  mark.className = 'nplk-click-mark';
+  mark.dataset.id = String(id);
+  const rr = root.getBoundingClientRect();
+  Object.assign(mark.style, {
+    position: 'absolute', width: '10px', height: '10px', borderRadius: '50%',
+    left: (ev.clientX - rr.left - 5) + 'px', top: (ev.clientY - rr.top - 5) + 'px',
+    border: '2px solid ' + (d.markColor || '#333'), pointerEvents: 'none', zIndex: 10,
+    boxSizing: 'border-box' });
+  root.appendChild(mark);
+  root.__nplkPending = (root.__nplkPending || []).concat([{ id, x, y }]).slice(-50);
+  if (root.__nplkSend) root.__nplkSend('click', root.__nplkPending);
+};
+
 export default function (component) {
   const { data, parentElement } = component;
   if (!data) return;
@@ -55,9 +99,18 @@ export default function (component) {
     root = document.createElement('div');
     root.className = 'nplk-live-chart';
     root.style.width = '100%';
+    root.style.position = 'relative';
     parentElement.appendChild(root);
+    root.addEventListener('click', (ev) => onPlotClick(root, ev));
   }
   root.style.height = (data.height || 0) + 'px';
+  root.__nplkData = data;
+  root.__nplkSend = component.setTriggerValue;
+  const ack = Number(data.ack || 0);
+  root.__nplkPending = (root.__nplkPending || []).filter((c) => c.id > ack);
+  root.querySelectorAll(':scope > .nplk-click-mark').forEach((m) => {
+    if (!data.clicks || Number(m.dataset.id) <= ack) m.remove();
+  });
   const ready = loadPlotly(data.src);
   if (!data.figure) return;
   const seq = (root.__nplkSeq = (root.__nplkSeq || 0) + 1);
@@ -104,12 +157,20 @@ def preload() -> None:
 
 
 def live_chart(fig: Any, *, key: str, config: dict[str, Any] | None = None,
-               height: int | None = None) -> None:
+               height: int | None = None, on_click: Callable[[], None] | None = None,
+               ack: float = 0.0, mark_color: str | None = None) -> None:
     """Draw ``fig`` (a plotly Figure, or its JSON with ``height`` given) and update it
     in place on reruns.
 
     ``key`` must stay the same across reruns for the in-place update; ``config`` is
     Plotly's config (modebar, PNG export). ``height`` defaults to the figure's own.
+
+    With ``on_click``, a click on the plot area (not a drag, which zooms) is reported:
+    ``on_click`` runs before the next script run and finds the clicks in
+    :func:`clicks` ``(key)``; ``ack`` is the newest click id the page has applied (the
+    chart resends the newer ones); ``mark_color`` colours the ring that marks a click
+    until the page has applied it. A double click counts once and does not reset the
+    axes.
     """
     live, src = _register()
     if isinstance(fig, str):
@@ -118,8 +179,23 @@ def live_chart(fig: Any, *, key: str, config: dict[str, Any] | None = None,
         text = fig.to_json()
         height = height or fig.layout.height
     height = int(height or 450)
-    live(data={"src": src, "figure": text, "config": config or {}, "height": height},
-         key=key, height=height)
+    data = {"src": src, "figure": text, "config": config or {}, "height": height}
+    if on_click is None:
+        live(data=data, key=key, height=height)
+        return
+    data.update(clicks=True, ack=float(ack), markColor=mark_color,
+                config={**data["config"], "doubleClick": False})
+    live(data=data, key=key, height=height, on_click_change=on_click)
+
+
+def clicks(key: str) -> Any:
+    """The clicks a live chart with ``on_click`` reported in this run (a list of
+    ``{"id", "x", "y"}`` in data coordinates, or None); read it in ``on_click``."""
+    state = st.session_state.get(key)
+    try:
+        return state.get("click") if state is not None else None
+    except AttributeError:
+        return None
 
 
 def figure_of(element: Any) -> dict[str, Any] | None:

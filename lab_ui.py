@@ -24,10 +24,9 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from lab_chart import live_chart, preload
-from nplk_core import budget
+from lab_chart import clicks, live_chart, preload
+from nplk_core import budget, lab
 from nplk_core import figures as fg
-from nplk_core import lab
 
 STORE = "lab_params"
 PREFIX = "w_"
@@ -539,12 +538,22 @@ def keep_good(page: str, data: lab.LabData | None, res: Any,
 
 
 def grid_for(data: lab.LabData, resolution: int | None = None) -> lab.Grid:
-    """The plotting grid: 100×100, coarser when the grid-to-training distances of a large
-    sample would not fit the memory budget."""
+    """The surface grid: over the data without the points the user added (which only
+    widen it when they lie outside), so adding a point never moves the axes; 100×100,
+    coarser when the grid-to-training distances of a large sample would not fit the
+    memory budget."""
     if resolution is None:
         resolution = budget.grid_resolution(len(data.X_train))
-    return cached("grids", ("grid", data.key, resolution),
-                  lambda: lab.make_grid(data.X, resolution))
+
+    def build():
+        store = st.session_state.get(STORE) or {}
+        points = store.get("points", ()) if data.task == lab.CLASSIFICATION else ()
+        k = lab.added_rows(data.X_train, points)
+        if not k:
+            return lab.make_grid(data.X, resolution)
+        return lab.canvas_grid(np.vstack([data.X_train[:-k], data.X_test]),
+                               data.X_train[-k:], resolution)
+    return cached("grids", ("grid", data.key, resolution), build)
 
 
 def grid_values(res: lab.LabResult, data: lab.LabData, P: Mapping[str, Any],
@@ -597,12 +606,10 @@ def solver_histories(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult
 
 def chart(fig: Any, key: str, filename: str, **kw: Any) -> Any:
     """A figure with the lab's PNG export settings, updated in place on reruns
-    (:func:`lab_chart.live_chart`). Selection events (``on_select=...``) need
-    ``st.plotly_chart``, which re-creates the chart on every change."""
-    if kw:
-        return st.plotly_chart(fig, key=key, config=fg.plot_config(filename), **kw)
+    (:func:`lab_chart.live_chart`; ``kw``: its click reporting, ``on_click``, ``ack``,
+    ``mark_color``)."""
     return live_chart(fg.figure_json(fig), key=key, config=fg.plot_config(filename),
-                      height=fig.layout.height)
+                      height=fig.layout.height, **kw)
 
 
 def metrics(res: lab.LabResult, container: Any = None, per_row: int = 5) -> None:
@@ -692,7 +699,10 @@ def state_controls(page: str) -> None:
 # ---------------------------------------------------------------------------
 
 _UNDO = "lab_points_undo"
-_GEN = "lab_click_gen"
+_SEEN = "lab_click_seen"      # id of the newest click applied (the chart resends newer)
+_BOUNDS = "lab_click_bounds"  # where a click may add a point (around the drawn surface)
+_SURFACE = "surface"          # the surface chart's key
+_ADD_CLASS = f"{PREFIX}add_class"
 
 
 def points_panel(force: bool = False) -> tuple[bool, int]:
@@ -704,10 +714,13 @@ def points_panel(force: bool = False) -> tuple[bool, int]:
     n = len(P.get("points", ()))
     with st.expander(f"Add points by clicking ({n} added)", expanded=force or n > 0):
         cols = st.columns([1.3, 1, 0.8, 0.8])
-        on = cols[0].toggle("Click to add", value=False, key=f"{PREFIX}add_mode",
-                            disabled=force) or force
+        if force:  # "your points": always on (shown on, not as a switch left off)
+            on = cols[0].toggle("Click to add", value=True, key="add_mode_forced",
+                                disabled=True)
+        else:
+            on = cols[0].toggle("Click to add", value=False, key=f"{PREFIX}add_mode")
         label = cols[1].radio("Class", (1, -1), format_func=lambda v: "+1" if v > 0 else "−1",
-                              horizontal=True, key=f"{PREFIX}add_class",
+                              horizontal=True, key=_ADD_CLASS,
                               label_visibility="collapsed")
         if cols[2].button("Undo", key="points_undo", disabled=not ss.get(_UNDO)):
             P["points"] = ss[_UNDO].pop()
@@ -716,15 +729,32 @@ def points_panel(force: bool = False) -> tuple[bool, int]:
             ss.setdefault(_UNDO, []).append(P.get("points", ()))
             P["points"] = ()
             st.rerun()
-        st.caption("Switch on “Click to add”, then click the plot (or drag a box) to add "
-                   "points of the chosen class; the model refits at once.")
-    return bool(on), int(label)
+        st.caption("Switch on “Click to add”, then click the plot where a point of the "
+                   "chosen class should go; the model refits at once. Drag to zoom; the "
+                   "axes stay put while you add points.")
+    return bool(on or force), int(label)
+
+
+def _add_clicked_points() -> None:
+    """``on_click`` of the surface (runs before the script): the clicked spots become
+    points of the chosen class, one undo step per click batch."""
+    ss = st.session_state
+    label = ss.get(_ADD_CLASS, 1)
+    new, newest = lab.points_from_clicks(clicks(_SURFACE), int(label) if label else 1,
+                                         seen=ss.get(_SEEN, 0.0), bounds=ss.get(_BOUNDS))
+    ss[_SEEN] = newest
+    if new and STORE in ss:
+        P = params()
+        ss.setdefault(_UNDO, []).append(P.get("points", ()))
+        P["points"] = lab.add_points(P.get("points", ()), new)
 
 
 def surface_chart(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabResult | None,
                   *, add_mode: bool, add_label: int, page: str = "classification") -> None:
     """The decision surface (or the bare data) with the baseline SVM boundary; in add
-    mode an invisible grid of click targets turns selections into new points."""
+    mode a click on the plot adds a point of class ``add_label`` there. The chart is
+    updated in place and its axes come from the data without the added points
+    (:func:`grid_for`), with ``uirevision`` keeping a user's zoom while they stay."""
     ss = st.session_state
     if data is not None and data.n_features != 2:
         st.info(f"The decision surface needs 2 features; these data have {data.n_features}. "
@@ -739,39 +769,35 @@ def surface_chart(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabRe
         show_messages(msgs)
         if P.get("show_baseline") and res.method != "svm":
             base = baseline_values(data, P["C"], P["sigma"])
-    targets = lab.click_grid(grid) if add_mode else None
     title = lab.METHODS[res.method].label if res is not None else "Data"
     if ext:
         title += f" — {lab.setting('extension').format(ext).split(' (')[0]} rule"
     key = ("surface", None if res is None else fit_key(res.params, data, res.method), ext,
-           None if data is None else data.key, base is not None, add_mode,
+           None if data is None else data.key, base is not None,
            float(P["C"]), float(P["sigma"]))
+    x0, x1, y0, y1 = (float(v) for v in (grid.xs[0], grid.xs[-1], grid.ys[0], grid.ys[-1]))
 
     def build():
-        return fg.decision_surface(
+        fig = fg.decision_surface(
             grid.xs, grid.ys, Z, data.X_train if data else np.zeros((0, 2)),
             data.y_train if data else np.zeros(0), data.X_test if data else None,
             data.y_test if data else None,
             support=None if res is None else res.support_points, baseline=base,
             baseline_name=f"SVM boundary (σ={P['sigma']:g}, C={P['C']:g})",
             train_score=None if res is None else res.train_score,
-            test_score=None if res is None else res.test_score, title=title,
-            click_targets=targets)
+            test_score=None if res is None else res.test_score, title=title)
+        # the same canvas keeps a user's zoom and pan across refits and added points
+        fig.update_layout(uirevision=f"{x0:.6g},{x1:.6g},{y0:.6g},{y1:.6g}")
+        return fig
     fig = cached("figs", key, build)
     if not add_mode:
-        chart(fig, "surface", f"nplk-{page}-surface")
+        chart(fig, _SURFACE, f"nplk-{page}-surface")
         return
-    gen = ss.setdefault(_GEN, 0)
-    event = chart(fig, f"surface_{gen}", f"nplk-{page}-surface", on_select="rerun",
-                  selection_mode=("points", "box"))
-    selection = getattr(event, "selection", None) if event is not None else None
-    new = lab.points_from_selection(selection, targets, add_label, curve=len(fig.data) - 1)
-    if new:
-        P = params()
-        ss.setdefault(_UNDO, []).append(P.get("points", ()))
-        P["points"] = lab.add_points(P.get("points", ()), new)
-        ss[_GEN] = gen + 1
-        st.rerun()
+    # a click may land anywhere the user can see around the surface (zoomed out too)
+    wx, wy = x1 - x0, y1 - y0
+    ss[_BOUNDS] = ((x0 - wx, x1 + wx), (y0 - wy, y1 + wy))
+    chart(fig, _SURFACE, f"nplk-{page}-surface", on_click=_add_clicked_points,
+          ack=ss.get(_SEEN, 0.0), mark_color=fg.CLASS_COLORS[1 if add_label > 0 else -1])
 
 
 def _view_settings(res: lab.LabResult) -> set[str]:

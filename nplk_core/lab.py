@@ -1417,41 +1417,81 @@ def fit_baseline_svm(X_train: np.ndarray, y_train: np.ndarray, *, C: float, sigm
 # ---------------------------------------------------------------------------
 
 def click_grid(grid: Grid, step: int = 4) -> np.ndarray:
-    """The (sub-sampled) grid nodes offered as click targets for adding points."""
+    """The (sub-sampled) grid nodes for ``figures.decision_surface(click_targets=...)``
+    (a selectable layer; the lab's pages now take clicks from the live chart instead)."""
     xs, ys = grid.xs[::step], grid.ys[::step]
     xx, yy = np.meshgrid(xs, ys)
     return np.column_stack([xx.ravel(), yy.ravel()])
 
 
-def points_from_selection(selection: Mapping[str, Any] | None, targets: np.ndarray,
-                          label: int, *, curve: int | None = None, limit: int = 50
-                          ) -> list[tuple[float, float, int]]:
-    """New points from a Plotly selection event over the click-target trace.
-
-    ``selection`` is Streamlit's ``event["selection"]`` dict; only points of trace
-    ``curve`` (if given) are used; their indices address ``targets``. Box selections
-    add every target inside (capped at ``limit``).
-    """
-    if not selection:
-        return []
-    pts = selection.get("points") or []
-    out = []
-    for pt in pts:
-        if curve is not None and pt.get("curve_number") != curve:
-            continue
-        idx = pt.get("point_index", pt.get("point_number"))
-        if idx is None or not 0 <= int(idx) < len(targets):
-            continue
-        x1, x2 = targets[int(idx)]
-        out.append((round(float(x1), 4), round(float(x2), 4), int(label)))
-        if len(out) >= limit:
-            break
-    return out
-
-
 def add_points(points: Sequence, new: Sequence) -> tuple[tuple[float, float, int], ...]:
     """Append new points, keeping at most :data:`MAX_POINTS`."""
     return tuple(tuple(p) for p in (list(points) + list(new))[-MAX_POINTS:])
+
+
+def points_from_clicks(clicks: Any, label: int, *, seen: float = 0.0,
+                       bounds: tuple[tuple[float, float], tuple[float, float]] | None = None,
+                       limit: int = 50) -> tuple[list[tuple[float, float, int]], float]:
+    """New points from the clicks a live chart reports, and the newest click id.
+
+    ``clicks`` is a list of ``{"id": number, "x": float, "y": float}`` (data
+    coordinates of a click on the plot area; the chart resends clicks until the page
+    acknowledges them, so ids up to ``seen`` are skipped). Coordinates are kept to 4
+    significant digits, as the URL writes them; a click that is not a finite number or
+    lies outside ``bounds`` ((x_lo, x_hi), (y_lo, y_hi)) is dropped. Anything malformed
+    adds nothing (the payload comes from the browser)."""
+    out: list[tuple[float, float, int]] = []
+    newest = float(seen)
+    if not isinstance(clicks, (list, tuple)):
+        return out, newest
+    for c in clicks[:limit]:
+        if not isinstance(c, Mapping):
+            continue
+        try:
+            cid, x, y = float(c["id"]), float(c["x"]), float(c["y"])
+        except (KeyError, TypeError, ValueError):
+            continue
+        if not (np.isfinite(cid) and np.isfinite(x) and np.isfinite(y)) or cid <= seen:
+            continue
+        newest = max(newest, cid)
+        if bounds is not None and not (min(bounds[0]) <= x <= max(bounds[0])
+                                       and min(bounds[1]) <= y <= max(bounds[1])):
+            continue
+        out.append((float(f"{x:.4g}"), float(f"{y:.4g}"), 1 if label > 0 else -1))
+    return out, newest
+
+
+def added_rows(X_train: np.ndarray, points: Sequence) -> int:
+    """How many of the last rows of ``X_train`` are the user-added ``points`` (all of
+    them, as :func:`prepare_data` appends them, or 0 when they do not match)."""
+    k = len(points)
+    if not k or X_train.ndim != 2 or X_train.shape[0] < k or X_train.shape[1] != 2:
+        return 0
+    P = np.asarray(points, dtype=float).reshape(-1, 3)[:, :2]
+    return k if np.array_equal(X_train[-k:], P) else 0
+
+
+def canvas_grid(X_base: np.ndarray, X_added: np.ndarray | None = None,
+                resolution: int = 100, pad: float = 0.1) -> Grid:
+    """The grid (and so the axes) of a surface one can add points to: over the padded
+    extent of the data without the added points, widened to every point only when an
+    added point lies outside it. A point clicked inside the plot never moves the axes.
+    """
+    X_base = np.asarray(X_base, dtype=float).reshape(-1, 2)
+    grid = make_grid(X_base, resolution, pad)
+    if X_added is None or not len(X_added):
+        return grid
+    A = np.asarray(X_added, dtype=float).reshape(-1, 2)
+    inside = ((A[:, 0] >= grid.xs[0]) & (A[:, 0] <= grid.xs[-1])
+              & (A[:, 1] >= grid.ys[0]) & (A[:, 1] <= grid.ys[-1]))
+    if inside.all():
+        return grid
+    if not len(X_base):
+        # no data but points outside the default canvas: the canvas grows to hold them
+        lo = np.minimum(A.min(axis=0), [grid.xs[0], grid.ys[0]])
+        hi = np.maximum(A.max(axis=0), [grid.xs[-1], grid.ys[-1]])
+        return make_grid(np.array([lo, hi]), resolution, pad)
+    return make_grid(np.vstack([X_base, A]), resolution, pad)
 
 
 # ---------------------------------------------------------------------------

@@ -3,7 +3,10 @@ against ``streamlit run app.py`` on localhost.
 
 Loads the Classification page, moves the σ slider with the keyboard and checks that
 the decision surface is redrawn, that the URL follows the slider and that no exception
-box appears. Screenshots before and after go to ``test-artifacts/`` (gitignored).
+box appears. Then "Click to add": mouse clicks on the plot add points of the chosen
+class at the clicked data coordinates (read back from the URL and from the figure the
+chart holds), the axes do not move, a drag zooms and the zoom survives the refit, and
+Undo removes the last point. Screenshots go to ``test-artifacts/`` (gitignored).
 
 Skips (with the reason) when Playwright or a Chromium binary is missing; Playwright's
 own browser download is never used. Run alone with::
@@ -309,3 +312,162 @@ def test_classification_slider_redraws_surface(app_server, page):
     query = parse_qs(urlparse(page.url).query)
     assert "sigma" in query, page.url
     assert float(query["sigma"][-1]) == pytest.approx(float(v1))
+
+
+# ---------------------------------------------------------------------------
+# click to add
+# ---------------------------------------------------------------------------
+
+# The surface's plot area on screen and its axes: the drag layer's rectangle (what a
+# click lands on) and the axis ranges Plotly drew.
+SURFACE_AXES_JS = """
+() => {
+  const gd = [...document.querySelectorAll('.js-plotly-plot')].find(
+    g => Array.isArray(g.data) && g.data.some(t => t.name === 'decision function'));
+  if (!gd || !gd._fullLayout || !gd._fullLayout.xaxis) return null;
+  const r = gd.querySelector('.nsewdrag').getBoundingClientRect();
+  return {left: r.left, top: r.top, width: r.width, height: r.height,
+          x: gd._fullLayout.xaxis.range.slice(), y: gd._fullLayout.yaxis.range.slice()};
+}
+"""
+
+# The points of the surface's training traces of one class, as [[x, y], ...].
+SURFACE_TRAIN_POINTS_JS = """
+(name) => {
+  const gd = [...document.querySelectorAll('.js-plotly-plot')].find(
+    g => Array.isArray(g.data) && g.data.some(t => t.name === 'decision function'));
+  const t = gd && (gd._fullData || []).find(t => t.name === name);
+  if (!t) return [];
+  return Array.from(t.x, (x, i) => [Number(x), Number(t.y[i])]);
+}
+"""
+
+
+def url_points(page) -> list[tuple[float, float, int]]:
+    q = parse_qs(urlparse(page.url).query).get("points", [""])[-1]
+    return [(float(a), float(b), int(c)) for a, b, c in
+            (row.split(",") for row in q.split(";") if row.strip())]
+
+
+def click_surface(page, fx: float, fy: float) -> tuple[float, float, dict]:
+    """Click the plot area at the fractions (fx, fy) of its width and height (from the
+    top left); return the data coordinates of that pixel, worked out here from the
+    drawn axis ranges (linear axes), and the axes before the click."""
+    ax = page.evaluate(SURFACE_AXES_JS)
+    px = ax["left"] + fx * ax["width"]
+    py = ax["top"] + fy * ax["height"]
+    x = ax["x"][0] + fx * (ax["x"][1] - ax["x"][0])
+    y = ax["y"][1] - fy * (ax["y"][1] - ax["y"][0])
+    n = len(url_points(page))
+    page.mouse.click(px, py)
+    page.wait_for_function(
+        "(n) => { const q = new URLSearchParams(location.search).get('points') || '';"
+        " return q.split(';').filter(s => s.trim()).length === n; }",
+        arg=n + 1, timeout=RERUN_TIMEOUT_MS, polling=50)
+    return x, y, ax
+
+
+@pytest.mark.parametrize("query, start", [
+    ("dataset=clowns&n_samples=60", ()),
+    # "your points": add mode is always on; six starting points so there is a surface
+    ("dataset=drawn&method=svm&points=-1,-1,-1;-1.5,-0.5,-1;-0.5,-1.5,-1;1,1,1;1.5,0.5,1;"
+     "0.5,1.5,1", ((-1.0, -1.0, -1), (-1.5, -0.5, -1), (-0.5, -1.5, -1), (1.0, 1.0, 1),
+                   (1.5, 0.5, 1), (0.5, 1.5, 1))),
+], ids=["clowns", "your-points"])
+def test_click_to_add_puts_points_where_clicked_and_keeps_the_axes(app_server, page,
+                                                                   query, start):
+    name = "click-to-add-" + ("drawn" if start else "clowns")
+    page.goto(app_server.url + CLASSIFICATION_PATH + "?" + query,
+              wait_until="domcontentloaded")
+    wait_surface(page)
+    settled_surface(page)
+    assert tuple(url_points(page)) == start
+    if not start:
+        page.get_by_text("Add points by clicking").click()
+        page.get_by_text("Click to add", exact=True).click()
+        wait_idle(page)
+        settled_surface(page)
+    page.screenshot(path=str(ARTIFACTS / f"{name}-0.png"))
+
+    ax0 = page.evaluate(SURFACE_AXES_JS)
+    cell_x = (ax0["x"][1] - ax0["x"][0]) / 99     # one cell of the 100 × 100 grid
+    cell_y = (ax0["y"][1] - ax0["y"][0]) / 99
+    # a +1 point inside the data, then a −1 point in the padding near a corner (where
+    # a canvas fitted to all points would have grown)
+    x1, y1, _ = click_surface(page, 0.35, 0.4)
+    settled_surface(page)
+    ax1 = page.evaluate(SURFACE_AXES_JS)
+    page.screenshot(path=str(ARTIFACTS / f"{name}-1.png"))
+    page.locator('[data-testid="stRadio"] label').filter(has_text="−1").click()
+    wait_idle(page)
+    x2, y2, _ = click_surface(page, 0.96, 0.05)
+    settled_surface(page)
+    ax2 = page.evaluate(SURFACE_AXES_JS)
+    page.screenshot(path=str(ARTIFACTS / f"{name}-2.png"))
+    assert not exception_texts(page), exception_texts(page)
+
+    pts = url_points(page)
+    assert pts[:len(start)] == list(start)
+    pts = pts[len(start):]
+    assert len(pts) == 2, pts
+    for (px, py, pc), (x, y, c) in zip(pts, [(x1, y1, 1), (x2, y2, -1)], strict=True):
+        assert pc == c
+        assert abs(px - x) <= cell_x and abs(py - y) <= cell_y, (pts, (x1, y1), (x2, y2))
+    # the figure the chart holds has them as training points of their class
+    plus = page.evaluate(SURFACE_TRAIN_POINTS_JS, "class +1 (train)")
+    minus = page.evaluate(SURFACE_TRAIN_POINTS_JS, "class −1 (train)")
+    assert any(abs(a - pts[0][0]) < 1e-3 and abs(b - pts[0][1]) < 1e-3 for a, b in plus)
+    assert any(abs(a - pts[1][0]) < 1e-3 and abs(b - pts[1][1]) < 1e-3 for a, b in minus)
+    # the axes and the plot area did not move while points were added
+    for ax in (ax1, ax2):
+        assert ax["x"] == ax0["x"] and ax["y"] == ax0["y"], (ax0, ax)
+        assert (ax["left"], ax["top"], ax["width"], ax["height"]) == \
+            (ax0["left"], ax0["top"], ax0["width"], ax0["height"])
+
+    page.get_by_role("button", name="Undo").click()
+    page.wait_for_function(
+        "(n) => (new URLSearchParams(location.search).get('points') || '')"
+        ".split(';').filter(s => s.trim()).length === n", arg=len(start) + 1,
+        timeout=RERUN_TIMEOUT_MS)
+    settled_surface(page)
+    page.screenshot(path=str(ARTIFACTS / f"{name}-undo.png"))
+    assert url_points(page) == list(start) + pts[:1]
+    minus = page.evaluate(SURFACE_TRAIN_POINTS_JS, "class −1 (train)")
+    assert not any(abs(a - pts[1][0]) < 1e-3 and abs(b - pts[1][1]) < 1e-3 for a, b in minus)
+    assert page.evaluate(SURFACE_AXES_JS)["x"] == ax0["x"]
+    assert not exception_texts(page), exception_texts(page)
+
+
+def test_click_to_add_keeps_a_users_zoom(app_server, page):
+    """A drag zooms (and adds nothing); a click in the zoomed view adds a point there
+    and the refit keeps the zoom (``uirevision``)."""
+    page.goto(app_server.url + CLASSIFICATION_PATH + "?dataset=clowns&n_samples=60",
+              wait_until="domcontentloaded")
+    wait_surface(page)
+    settled_surface(page)
+    page.get_by_text("Add points by clicking").click()
+    page.get_by_text("Click to add", exact=True).click()
+    wait_idle(page)
+    settled_surface(page)
+    ax0 = page.evaluate(SURFACE_AXES_JS)
+    left, top, w, h = ax0["left"], ax0["top"], ax0["width"], ax0["height"]
+    page.mouse.move(left + 0.2 * w, top + 0.2 * h)
+    page.mouse.down()
+    page.mouse.move(left + 0.4 * w, top + 0.4 * h, steps=5)
+    page.mouse.move(left + 0.6 * w, top + 0.6 * h, steps=5)
+    page.mouse.up()
+    page.wait_for_function(f"(x0) => ({SURFACE_AXES_JS})().x[0] !== x0", arg=ax0["x"][0])
+    zoomed = page.evaluate(SURFACE_AXES_JS)
+    assert zoomed["x"][0] > ax0["x"][0] and zoomed["x"][1] < ax0["x"][1]
+    page.wait_for_timeout(500)
+    assert not url_points(page), "a drag must not add a point"
+
+    x, y, _ = click_surface(page, 0.5, 0.5)
+    settled_surface(page)
+    page.screenshot(path=str(ARTIFACTS / "click-to-add-zoomed.png"))
+    after = page.evaluate(SURFACE_AXES_JS)
+    assert after["x"] == zoomed["x"] and after["y"] == zoomed["y"], (zoomed, after)
+    (px, py, pc), = url_points(page)
+    cell = (zoomed["x"][1] - zoomed["x"][0]) / 99
+    assert pc == 1 and abs(px - x) <= cell and abs(py - y) <= cell, ((px, py), (x, y))
+    assert not exception_texts(page), exception_texts(page)

@@ -11,19 +11,20 @@ from __future__ import annotations
 import re
 
 import pytest
-from test_browser import (  # noqa: F401  (fixtures are used by name)
+import test_browser as tb
+from test_browser import (
     ARTIFACTS,
     CLASSIFICATION_PATH,
-    app_server,
-    chromium_path,
     exception_texts,
-    page,
     settled_surface,
     slider,
     surface_fingerprint,
     wait_idle,
     wait_surface,
 )
+
+# the server, browser and page fixtures of the first browser test
+chromium_path, app_server, page = tb.chromium_path, tb.app_server, tb.page
 
 pytestmark = pytest.mark.browser
 

@@ -126,7 +126,7 @@ def test_sweep_refused_up_front_with_the_reason():
 def test_csv_in_raw_units_is_standardised_with_a_note_and_fits():
     X, y = make_clowns(200, random_state=0)
     raw = X * np.array([100.0, 1e4]) + np.array([5e2, 3e3])
-    csv = "x1,x2,y\n" + "\n".join(f"{a},{b},{int(c)}" for (a, b), c in zip(raw, y))
+    csv = "x1,x2,y\n" + "\n".join(f"{a},{b},{int(c)}" for (a, b), c in zip(raw, y, strict=True))
     p = {**lab.defaults(), "dataset": "csv"}
     data, msgs = lab.prepare_data(p, csv=csv.encode())
     assert any("standardised" in str(m) for m in msgs)
@@ -138,7 +138,7 @@ def test_csv_in_raw_units_is_standardised_with_a_note_and_fits():
     assert np.allclose(raw_data.X.std(axis=0), raw.std(axis=0))
     assert any("always" in str(m) for m in msgs)  # the offer, when switched off
     same, msgs = lab.prepare_data(p, csv=("x1,x2,y\n" + "\n".join(
-        f"{a},{b},{int(c)}" for (a, b), c in zip(X, y))).encode())
+        f"{a},{b},{int(c)}" for (a, b), c in zip(X, y, strict=True))).encode())
     assert not any("standardis" in str(m) for m in msgs)
 
 

@@ -375,15 +375,64 @@ def test_grid_values_from_the_shared_geometry_match_the_estimators(clowns, sigma
         g.points, extension="reciprocal"))
 
 
-def test_points_from_selection():
-    targets = np.array([[0.0, 0.0], [1.0, 2.0], [3.0, 4.0]])
-    sel = {"points": [{"curve_number": 5, "point_index": 1},
-                      {"curve_number": 2, "point_index": 0},
-                      {"curve_number": 5, "point_index": 99}]}
-    assert lab.points_from_selection(sel, targets, -1, curve=5) == [(1.0, 2.0, -1)]
-    assert lab.points_from_selection(None, targets, 1) == []
+def test_points_from_clicks_skips_seen_bad_and_outside():
+    clicks = [{"id": 5, "x": 0.5, "y": -0.25},          # already applied
+              {"id": 7, "x": 1.234567, "y": 2.0},
+              {"id": 6, "x": "nan", "y": 0.0},            # not a finite number
+              {"id": 8, "x": 40.0, "y": 0.0},             # outside the bounds
+              {"x": 1.0, "y": 1.0}, "junk", None,         # malformed
+              {"id": 9, "x": -1.0, "y": -2.5}]
+    new, newest = lab.points_from_clicks(clicks, -1, seen=5, bounds=((-3, 3), (-3, 3)))
+    # 4 significant digits, as the URL writes them; the class as given
+    assert new == [(1.235, 2.0, -1), (-1.0, -2.5, -1)]
+    assert newest == 9
+    # the same batch again (the chart resends until acknowledged) adds nothing
+    assert lab.points_from_clicks(clicks, -1, seen=newest)[0] == []
+    assert lab.points_from_clicks(None, 1) == ([], 0.0)
+    assert lab.points_from_clicks({"id": 1}, 1, seen=3.0) == ([], 3.0)
+    assert lab.points_from_clicks([{"id": 1, "x": 0, "y": 0}], 7)[0] == [(0.0, 0.0, 1)]
+
+
+def test_add_points_keeps_the_newest():
     pts = lab.add_points((), [(0.0, 0.0, 1)] * (lab.MAX_POINTS + 5))
     assert len(pts) == lab.MAX_POINTS
+    pts = lab.add_points(((9.0, 9.0, -1),), [(float(i), 0.0, 1) for i in range(lab.MAX_POINTS)])
+    assert pts[0] == (0.0, 0.0, 1) and pts[-1] == (lab.MAX_POINTS - 1.0, 0.0, 1)
+
+
+def test_added_rows_finds_the_appended_points():
+    data, _ = lab.prepare_data({**lab.defaults(), "dataset": "moons", "n_samples": 40,
+                                "points": ((0.1, 0.2, 1), (5.0, -4.0, -1))},
+                               lab.CLASSIFICATION)
+    assert lab.added_rows(data.X_train, ((0.1, 0.2, 1), (5.0, -4.0, -1))) == 2
+    assert lab.added_rows(data.X_train, ((0.1, 0.2, 1), (5.0, -4.5, -1))) == 0
+    assert lab.added_rows(data.X_train, ()) == 0
+    assert lab.added_rows(data.X_train[:1], ((0.1, 0.2, 1), (5.0, -4.0, -1))) == 0
+
+
+def test_canvas_grid_stays_put_for_points_inside():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2))
+    g0 = lab.canvas_grid(X)
+    np.testing.assert_array_equal(g0.xs, lab.make_grid(X).xs)
+    # a point in the padding (outside the data's box, inside the canvas) moves nothing,
+    # where the padded box of all points would have grown
+    corner = np.array([[g0.xs[-1] - 1e-3, g0.ys[0] + 1e-3]])
+    g1 = lab.canvas_grid(X, corner)
+    np.testing.assert_array_equal(g1.xs, g0.xs)
+    np.testing.assert_array_equal(g1.ys, g0.ys)
+    assert lab.make_grid(np.vstack([X, corner])).xs[-1] > g0.xs[-1]
+    # a point outside widens the canvas to hold it
+    far = np.array([[g0.xs[-1] + 5.0, 0.0]])
+    g2 = lab.canvas_grid(X, far)
+    assert g2.xs[0] <= g0.xs[0] and g2.xs[-1] > far[0, 0]
+    # no data: the default canvas, grown only for points outside it
+    e = np.zeros((0, 2))
+    d = lab.canvas_grid(e)
+    assert (d.xs[0], d.xs[-1]) == (lab.make_grid(e).xs[0], lab.make_grid(e).xs[-1])
+    np.testing.assert_array_equal(lab.canvas_grid(e, [[1.0, -2.0]]).ys, d.ys)
+    big = lab.canvas_grid(e, [[10.0, -20.0]])
+    assert big.xs[-1] > 10.0 and big.ys[0] < -20.0 and big.xs[0] <= d.xs[0]
 
 
 def test_relative_error_closed_form():
