@@ -497,12 +497,10 @@ def _pool(M: np.ndarray, max_side: int) -> tuple[np.ndarray, np.ndarray]:
     return sums / np.outer(sizes, sizes), starts
 
 
-def _heatmap(M: np.ndarray, order: np.ndarray, *, name: str, colorscale: Any,
-             zmid: float | None, zmin: float | None = None, zmax: float | None = None,
-             max_side: int = 180, colorbar: dict | None = None, axes: int = 1
-             ) -> tuple[dict, np.ndarray]:
-    """Heatmap trace of ``M`` in ``order`` (block-averaged beyond ``max_side``); hover
-    shows the original indices i, j and the value."""
+def _ordered(M: np.ndarray, order: np.ndarray, max_side: int
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``M`` in ``order``, block-averaged beyond ``max_side`` rows: (drawn matrix, start
+    of every block, hover labels)."""
     Mo = np.asarray(M, dtype=float)[np.ix_(order, order)]
     P, starts = _pool(Mo, max_side)
     n = Mo.shape[0]
@@ -511,6 +509,18 @@ def _heatmap(M: np.ndarray, order: np.ndarray, *, name: str, colorscale: Any,
     else:
         ends = np.append(starts[1:], n) - 1
         labels = np.array([f"sorted {a}–{b}" for a, b in zip(starts, ends, strict=True)])
+    return P, starts, labels
+
+
+def _heatmap(M: np.ndarray, order: np.ndarray, *, name: str, colorscale: Any,
+             zmid: float | None, zmin: float | None = None, zmax: float | None = None,
+             max_side: int = 180, colorbar: dict | None = None, axes: int = 1,
+             drawn: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+             ) -> tuple[dict, np.ndarray]:
+    """Heatmap trace of ``M`` in ``order`` (block-averaged beyond ``max_side``; or
+    ``drawn``, the result of :func:`_ordered` when the caller already has it); hover
+    shows the original indices i, j and the value."""
+    P, starts, labels = drawn if drawn is not None else _ordered(M, order, max_side)
     s = _suffix(axes)
     tr = dict(type="heatmap", z=f32(P), x=labels, y=labels, colorscale=colorscale,
               name=name, colorbar=colorbar or dict(thickness=12), xaxis=f"x{s}",
@@ -520,6 +530,16 @@ def _heatmap(M: np.ndarray, order: np.ndarray, *, name: str, colorscale: Any,
         if v is not None:
             tr[k] = v
     return tr, starts
+
+
+def symmetric_limits(M: np.ndarray, center: float) -> tuple[float, float]:
+    """Colour limits ``center ± max|M − center|`` of a diverging scale: the strongest
+    change reaches the end colours, however small it is (F within 1 ± 0.005 shows its
+    pattern instead of a flat white). A matrix equal to ``center`` gets ± 1e-12."""
+    M = np.asarray(M, dtype=float)
+    dev = float(np.nanmax(np.abs(M - center))) if M.size and np.isfinite(M).any() else 0.0
+    dev = dev if dev > 0 else 1e-12
+    return center - dev, center + dev
 
 
 def _class_lines(y: np.ndarray | None, starts: np.ndarray, axes: int = 1) -> list[dict]:
@@ -542,21 +562,37 @@ def _class_lines(y: np.ndarray | None, starts: np.ndarray, axes: int = 1) -> lis
 
 
 def _matrix_axes(s: str, **kw: Any) -> tuple[dict, dict]:
-    x = dict(showticklabels=False, type="category", showgrid=False, ticks="", **kw)
+    # both axes shrink their domain (not widen their range) to keep the cells square:
+    # the class lines span the axis domain, so a widened range let them overrun the matrix
+    x = dict(showticklabels=False, type="category", showgrid=False, ticks="",
+             constrain="domain", **kw)
     y = dict(showticklabels=False, type="category", autorange="reversed", showgrid=False,
              ticks="", scaleanchor=f"x{s}", constrain="domain")
     return x, y
 
 
+def _pm(v: float) -> str:
+    return f"{v:.2g}"
+
+
 def matrix_heatmap(M: np.ndarray, y: np.ndarray | None = None, *, name: str = "F",
                    center: float | None = 1.0, max_side: int = 180, title: str = "",
                    height: int = 480) -> go.Figure:
-    """Heatmap of one matrix, points ordered by class; diverging palette centred at
-    ``center`` (1 for F and G), or sequential with ``center=None`` (a kernel K)."""
+    """Heatmap of one matrix, points ordered by class; diverging palette spanning
+    ``center ± max|M − center|`` (1 for F and G), or sequential with ``center=None``
+    (a kernel K)."""
     M = np.asarray(M, dtype=float)
     order = class_order(y, M.shape[0])
-    cs = DIVERGING if center is not None else SEQUENTIAL
-    tr, starts = _heatmap(M, order, name=name, colorscale=cs, zmid=center, max_side=max_side)
+    drawn = _ordered(M, order, max_side)
+    if center is not None:
+        lo, hi = symmetric_limits(drawn[0], center)
+        bar = dict(thickness=12, title=dict(text=f"{name}<br>{center:g} ± {_pm(hi - center)}",
+                                            side="top"))
+        tr, starts = _heatmap(M, order, name=name, colorscale=DIVERGING, zmid=center,
+                              zmin=lo, zmax=hi, colorbar=bar, drawn=drawn)
+    else:
+        tr, starts = _heatmap(M, order, name=name, colorscale=SEQUENTIAL, zmid=None,
+                              drawn=drawn)
     xa, ya = _matrix_axes("")
     layout = _layout(title or f"{name} (points ordered by class)", height, xaxis=xa,
                      yaxis=ya, shapes=_class_lines(y, starts))
@@ -564,53 +600,75 @@ def matrix_heatmap(M: np.ndarray, y: np.ndarray | None = None, *, name: str = "F
 
 
 def matrix_triptych(K: np.ndarray, F: np.ndarray, y: np.ndarray | None = None, *,
-                    name: str = "F", product: bool = True, max_side: int = 300,
-                    pooled_side: int = 128, title: str = "", height: int = 360
-                    ) -> go.Figure:
-    """``K | F | F∘K`` as a row of square heatmaps, points ordered by class.
+                    name: str = "F", product: bool = True, difference: bool = False,
+                    max_side: int = 300, pooled_side: int = 128, title: str = "",
+                    height: int = 360) -> go.Figure:
+    """``K | F | F∘K`` (and ``F∘K − K`` with ``difference``) as a row of square
+    heatmaps, points ordered by class.
 
-    K and F∘K share one sequential colour scale (one colour bar, "K, F∘K"), so the
-    product reads directly as a reweighted K; F has its own diverging bar centred at 1
-    (= the plain kernel). With ``product=False`` the third panel is omitted (ONK's G is
-    itself a kernel). Matrices with more than ``max_side`` rows are block-averaged to
-    ``pooled_side`` blocks so the figure stays small; below that every entry is drawn.
+    ``product=True`` (DANK's F, KNPL's G: multipliers of K, equal to 1 where the kernel
+    is unchanged): K and F∘K share one sequential scale (one colour bar, "K, F∘K"), so
+    the product reads directly as a reweighted K; F has its own diverging bar centred
+    at 1 spanning 1 ± max|F − 1|, so the largest change reaches the end colours however
+    small it is. ``product=False`` (ONK's G = K + a rank-one term: a kernel, not a
+    multiplier): ``K | G`` on the one shared sequential scale, no product panel.
+    ``difference`` adds what the learning changed, ``F∘K − K`` (or ``G − K``), on a
+    diverging scale centred at 0 spanning ± its largest entry. Matrices with more than
+    ``max_side`` rows are block-averaged to ``pooled_side`` blocks so the figure stays
+    small (the scales then span the block averages that are drawn); below that every
+    entry is drawn.
     """
     K = np.asarray(K, dtype=float)
     F = np.asarray(F, dtype=float)
     n = K.shape[0]
     side = n if n <= max_side else pooled_side
     order = class_order(y, n)
-    FK = F * K if product else None
-    shared = [K] + ([FK] if product else [])
-    lo = min(0.0, *(float(np.nanmin(M)) for M in shared))
-    hi = max(float(np.nanmax(M)) for M in shared)
+    learned = F * K if product else F           # the kernel the model uses
+    prod = f"{name}∘K"
+    used = prod if product else name
+    drawn = {"K": _ordered(K, order, side), "learned": _ordered(learned, order, side)}
+    lo = min(0.0, *(float(np.nanmin(d[0])) for d in drawn.values()))
+    hi = max(float(np.nanmax(d[0])) for d in drawn.values())
     hi = 1.0 if hi <= 1.0 else float(f"{hi:.3g}")
-    dev = float(np.nanmax(np.abs(F - 1.0))) if F.size else 0.0
-    dev = dev if dev > 0 else 1e-3
-    panels = [("K", K, SEQUENTIAL, None, lo, hi)]
-    panels.append((name, F, DIVERGING, 1.0, 1.0 - dev, 1.0 + dev))
+    shared = ("K, " + used, SEQUENTIAL, None, lo, hi)
+    # (panel name, drawn matrix, scale: (bar title, colours, mid, zmin, zmax))
+    panels = [("K", drawn["K"], shared)]
     if product:
-        panels.append((f"{name}∘K", FK, SEQUENTIAL, None, lo, hi))
+        dF = _ordered(F, order, side)
+        flo, fhi = symmetric_limits(dF[0], 1.0)
+        panels.append((name, dF, (f"{name}<br>1 ± {_pm(fhi - 1.0)}", DIVERGING, 1.0,
+                                  flo, fhi)))
+        panels.append((prod, drawn["learned"], shared))
+    else:
+        panels.append((name, drawn["learned"], shared))
+    if difference:
+        dname = f"{used} − K"
+        dD = _ordered(learned - K, order, side)
+        dlo, dhi = symmetric_limits(dD[0], 0.0)
+        panels.append((dname, dD, (f"{dname}<br>± {_pm(dhi)}", DIVERGING, 0.0, dlo, dhi)))
     k = len(panels)
-    # panels fill [0, right]; the two colour bars sit in the rest of the paper width
-    right = 0.8 if k == 3 else 0.7
+    bars = list(dict.fromkeys(p[2][0] for p in panels))      # one bar per scale
+    # panels fill [0, right]; the colour bars sit side by side in the rest
+    right = {1: 0.86, 2: 0.8, 3: 0.76}[len(bars)] if k > 2 else 0.7
+    slot = (1.0 - right) / len(bars)
     gap = 0.03
     w = (right - gap * (k - 1)) / k
-    bar_x = {"shared": right + 0.02, "own": right + 0.02 + (1 - right) / 2}
     traces, shapes, notes = [], [], []
     layout: dict[str, Any] = {}
-    for c, (nm, M, cs, mid, zmin, zmax) in enumerate(panels, start=1):
+    shown: set[str] = set()
+    for c, (nm, d, (bar_title, cs, mid, zmin, zmax)) in enumerate(panels, start=1):
         s = _suffix(c)
-        is_f = nm == name
         bar = dict(thickness=14, len=0.85, y=0.5, yanchor="middle", xanchor="left",
-                   x=bar_x["own" if is_f else "shared"], outlinewidth=0,
+                   x=right + 0.02 + slot * bars.index(bar_title), outlinewidth=0,
                    tickfont=dict(size=12, color=TICK_COLOR),
-                   title=dict(text=nm if is_f else ("K, " + f"{name}∘K" if product else "K"),
-                              side="top", font=dict(size=13, color=TEXT_COLOR)))
+                   title=dict(text=bar_title, side="top",
+                              font=dict(size=13, color=TEXT_COLOR)))
+        M = d[0]
         tr, starts = _heatmap(M, order, name=nm, colorscale=cs, zmid=mid, zmin=zmin,
-                              zmax=zmax, max_side=side, colorbar=bar, axes=c)
-        # one bar per scale: K's bar stands for F∘K too
-        tr["showscale"] = c in (1, 2)
+                              zmax=zmax, colorbar=bar, axes=c, drawn=d)
+        # one bar per scale: K's bar stands for F∘K (or G) too
+        tr["showscale"] = bar_title not in shown
+        shown.add(bar_title)
         traces.append(tr)
         shapes += _class_lines(y, starts, axes=c)
         left = (c - 1) * (w + gap)
@@ -621,8 +679,10 @@ def matrix_triptych(K: np.ndarray, F: np.ndarray, y: np.ndarray | None = None, *
         notes.append(dict(text=f"<b>{nm}</b>", xref=f"x{s} domain", yref=f"y{s} domain",
                           x=0.5, y=1.0, xanchor="center", yanchor="bottom", yshift=2,
                           showarrow=False, font=dict(size=15, color=TEXT_COLOR)))
-    what = (f"Kernel K, learned {name} and {name}∘K" if product
-            else f"Kernel K and learned {name}")
+    what = (f"Kernel K, learned {name} and {prod}" if product
+            else f"Kernel K and learned kernel {name}")
+    if difference:
+        what += f", change {used} − K"
     by = "class" if y is None or np.unique(y).size <= 10 else "target"
     head = title or f"{what} ({n} training points, ordered by {by})"
     if side < n:

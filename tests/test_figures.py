@@ -208,6 +208,7 @@ def test_matrix_heatmap_orders_by_class_and_centres_at_one():
     fig = fg.matrix_heatmap(F, y, name="F")
     hm = fig.data[0]
     assert hm.zmid == 1.0
+    _diverging_limits_are_the_largest_deviation(hm, 1.0, F)
     assert hm.colorscale[0][1].lower() == fg.DIVERGING[0][1].lower()
     order = np.argsort(y, kind="stable")
     assert list(hm.x) == [str(i) for i in order]
@@ -275,9 +276,85 @@ def test_triptych_panels_and_scales():
     title = fig.layout.title.text
     assert title.startswith("Kernel K") and "40 training points" in title
     assert "block-averaged" not in title and len(k.z) == 40
+    # ONK's G is a kernel (K + rank one), not a multiplier: on K's scale, one bar
     two = fg.matrix_triptych(K, F, y, name="G", product=False)
     assert [t.name for t in two.data] == ["K", "G"]
-    assert two.data[0].showscale and two.data[1].showscale
+    assert two.data[0].showscale and not two.data[1].showscale
+    assert (two.data[1].zmin, two.data[1].zmax) == (two.data[0].zmin, two.data[0].zmax)
+    assert two.data[1].zmid is None and two.data[0].colorscale == two.data[1].colorscale
+
+
+def _diverging_limits_are_the_largest_deviation(trace, centre, M):
+    dev = np.abs(np.asarray(M, float) - centre).max()
+    assert trace.zmid == centre
+    assert trace.zmin == pytest.approx(centre - dev, rel=1e-12, abs=1e-15)
+    assert trace.zmax == pytest.approx(centre + dev, rel=1e-12, abs=1e-15)
+    assert trace.colorscale[0][1].lower() == fg.DIVERGING[0][1].lower()
+    # the most changed entry reaches an end colour, whatever its size
+    z = np.asarray(trace.z, float)
+    # (float32 near 1 resolves 6e-8: ample for a change of 1e-3)
+    assert max(z.max() - centre, centre - z.min()) == pytest.approx(dev, rel=1e-5, abs=2e-7)
+
+
+@pytest.mark.parametrize("scale", [1e-3, 0.3])
+def test_difference_panel_is_f_o_k_minus_k_on_its_largest_deviation(scale):
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(50, 2))
+    y = np.sign(X[:, 0] + 0.1)
+    K = np.exp(-((X[:, None] - X[None]) ** 2).sum(-1) / 2)
+    A = rng.normal(size=(50, 50))
+    F = 1.0 + scale * (A + A.T) / 2          # a small change: F within 1 ± ~3·scale
+    fig = fg.matrix_triptych(K, F, y, name="F", difference=True)
+    assert [t.name for t in fig.data] == ["K", "F", "F∘K", "F∘K − K"]
+    k, f, fk, d = fig.data
+    order = np.argsort(y, kind="stable")
+    # the difference panel is F∘K − K, entry by entry, in class order
+    np.testing.assert_array_equal(d.z, np.float32((F * K - K)[np.ix_(order, order)]))
+    _diverging_limits_are_the_largest_deviation(d, 0.0, F * K - K)
+    _diverging_limits_are_the_largest_deviation(f, 1.0, F)
+    # three scales, three bars right of the panels, in the panels' order; F∘K uses K's
+    assert [t.showscale for t in fig.data] == [True, True, False, True]
+    bars = [k.colorbar.x, f.colorbar.x, d.colorbar.x]
+    right = max(fig.layout[f"xaxis{s}"].domain[1] for s in ("", "2", "3", "4"))
+    assert right < bars[0] < bars[1] < bars[2] < 1.0
+    assert "1 ± " in f.colorbar.title.text and "± " in d.colorbar.title.text
+    assert [a.text for a in fig.layout.annotations][-1] == "<b>F∘K − K</b>"
+    assert "F∘K − K" in fig.layout.title.text
+    # ONK: K | G | G − K, the change G − K (here F plays G) on its own scale around 0
+    onk = fg.matrix_triptych(K, K + 0.01 * np.outer(y, y), y, name="G", product=False,
+                             difference=True)
+    assert [t.name for t in onk.data] == ["K", "G", "G − K"]
+    np.testing.assert_allclose(onk.data[2].z, 0.01 * np.outer(y, y)[np.ix_(order, order)],
+                               rtol=1e-5)
+    _diverging_limits_are_the_largest_deviation(onk.data[2], 0.0, 0.01 * np.outer(y, y))
+
+
+def test_pooled_matrices_are_scaled_by_what_is_drawn():
+    rng = np.random.default_rng(6)
+    n = 400
+    A = rng.normal(size=(n, n))
+    F = 1.0 + 0.01 * (A + A.T)
+    K = np.eye(n)
+    fig = fg.matrix_triptych(K, F, np.ones(n), difference=True)
+    f, d = fig.data[1], fig.data[3]
+    assert len(f.z) == 128
+    P, _ = fg._pool(F, 128)
+    _diverging_limits_are_the_largest_deviation(f, 1.0, P)
+    # block averages of noise are smaller than its largest entry: the scale follows
+    assert f.zmax - 1 < 0.5 * np.abs(F - 1).max()
+    assert d.zmax == pytest.approx(np.abs(fg._pool(F * K - K, 128)[0]).max(), rel=1e-12)
+
+
+def test_matrix_panels_keep_cells_square_inside_their_domain():
+    """Both axes of a matrix panel shrink their domain to stay square: a widened range
+    let the class lines overrun the matrix (seen on ONK's two-panel view)."""
+    rng = np.random.default_rng(7)
+    y = np.sign(rng.normal(size=30))
+    K = np.eye(30)
+    for fig in (fg.matrix_triptych(K, K, y, product=False),
+                fg.matrix_triptych(K, K + 1, y, difference=True), fg.matrix_heatmap(K, y)):
+        axes = [a for a in fig.layout if a.startswith(("xaxis", "yaxis"))]
+        assert axes and all(fig.layout[a].constrain == "domain" for a in axes)
 
 
 def test_triptych_block_averages_only_large_matrices():
