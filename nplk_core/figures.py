@@ -743,6 +743,78 @@ def spectra_figure(spectra: Mapping[str, np.ndarray], *, rank: int | None = None
     return _figure(traces, layout)
 
 
+#: one (dash, marker symbol) per overlaid solver: curves that coincide stay distinct
+#: (a dashed line over a solid one, markers of different shapes at different iterations)
+SOLVER_STYLES: tuple[tuple[str, str], ...] = (
+    ("solid", "circle"), ("dash", "x"), ("dot", "diamond"), ("dashdot", "triangle-up"),
+    ("longdash", "square"), ("longdashdot", "star"), ("5px,3px,1px,3px", "cross"))
+_MARKS = 8  # markers per curve when the curves are long (one every n/8 iterations)
+
+
+def _panel_series(h: Mapping[str, Any], key: str, log: bool) -> np.ndarray | None:
+    v = h.get(key)
+    if v is None or not np.size(v):
+        return None
+    v = np.asarray(v, dtype=float)
+    return np.where(v > 0, v, np.nan) if log else v
+
+
+def coinciding(histories: Mapping[str, Mapping[str, np.ndarray]], panels: Sequence[str],
+               rel: float = 2e-3) -> list[list[str]]:
+    """Groups of solvers whose curves lie on top of each other in every panel: same
+    number of iterations and every value within ``rel`` of the panel's span (of log10
+    values on a log panel), so at any size the figure is drawn they look like one curve.
+    """
+    names = list(histories)
+    curves: dict[str, list[np.ndarray | None]] = {}
+    spans = []
+    for key in panels:
+        log = _HISTORY_LABELS.get(key, ("", False))[1]
+        vals = []
+        for nm in names:
+            v = _panel_series(histories[nm], key, log)
+            v = None if v is None else (np.log10(v) if log else v)
+            curves.setdefault(nm, []).append(v)
+            if v is not None and np.isfinite(v).any():
+                vals += [np.nanmin(v), np.nanmax(v)]
+        spans.append(max(vals) - min(vals) if vals else 0.0)
+
+    def same(a: str, b: str) -> bool:
+        for va, vb, span in zip(curves[a], curves[b], spans, strict=True):
+            if va is None and vb is None:
+                continue
+            if va is None or vb is None or va.shape != vb.shape:
+                return False
+            fa, fb = np.isfinite(va), np.isfinite(vb)
+            if not np.array_equal(fa, fb) or (fa.any() and np.max(
+                    np.abs(va[fa] - vb[fa])) > rel * max(span, 1e-300)):
+                return False
+        return any(v is not None for v in curves[a])
+
+    groups: list[list[str]] = []
+    for nm in names:
+        for g in groups:
+            if same(g[0], nm):
+                g.append(nm)
+                break
+        else:
+            groups.append([nm])
+    return [g for g in groups if len(g) > 1]
+
+
+def _sparse_sizes(n: int, slot: int, slots: int, size: float) -> np.ndarray | float:
+    """Marker sizes along a curve of ``n`` points: every point under 30 points, else
+    about :data:`_MARKS` markers, solver ``slot`` of ``slots`` shifted by a fraction of
+    the spacing so coinciding curves show their markers side by side (the data points
+    stay where they are; only which of them carries a marker differs)."""
+    if n < 30:
+        return size
+    step = max(1, n // _MARKS)
+    sizes = np.zeros(n, dtype=np.float32)
+    sizes[(slot * step) // max(slots, 1)::step] = size
+    return sizes
+
+
 def convergence_figure(histories: Mapping[str, Mapping[str, np.ndarray]], *,
                        panels: Sequence[str] | None = None, x: str = "iteration",
                        title: str = "Convergence", height: int | None = None) -> go.Figure:
@@ -751,6 +823,12 @@ def convergence_figure(histories: Mapping[str, Mapping[str, np.ndarray]], *,
     ``histories`` maps a solver label to its ``history_`` dict; ``panels`` the keys to
     plot (default: those of objective, step_norm, residual, gap, loss present). Log y
     for norms, residuals and gaps. ``x="time"`` plots against wall time.
+
+    Every solver listed is drawn and in the legend: each has its own colour, dash
+    pattern and marker shape (:data:`SOLVER_STYLES`), so a curve lying on another
+    shows through it; solvers whose curves coincide throughout (:func:`coinciding`,
+    e.g. "auto" and the solver it picked) are named in a note above the plot. A
+    solver with no recorded history says so in its legend entry.
     """
     if panels is None:
         present = {k for h in histories.values() for k, v in h.items()
@@ -762,33 +840,50 @@ def convergence_figure(histories: Mapping[str, Mapping[str, np.ndarray]], *,
                                           for p in panels])
     traces = []
     extremes: dict[int, list[float]] = {}
+    slots = len(histories)
     for i, (label, h) in enumerate(histories.items()):
         color = SERIES_COLORS[i % len(SERIES_COLORS)]
+        dash, symbol = SOLVER_STYLES[i % len(SOLVER_STYLES)]
+        first = True
         for r, key in enumerate(panels, start=1):
-            v = h.get(key)
-            if v is None or not np.size(v):
-                continue
-            v = np.asarray(v, dtype=float)
             log = _HISTORY_LABELS.get(key, ("", False))[1]
-            if log:
-                v = np.where(v > 0, v, np.nan)
+            v = _panel_series(h, key, log)
+            if v is None:
+                continue
             xv = np.asarray(h["time"], dtype=float) if x == "time" and "time" in h \
                 else np.arange(v.size, dtype=float)
             s = _suffix(r)
+            sizes = _sparse_sizes(v.size, i, slots, 7.0)
             traces.append(dict(
-                type=SCATTER, x=f32(xv), y=f32(v), mode="lines+markers" if v.size < 30
-                else "lines", line=dict(color=color, width=2), marker=dict(size=5),
-                name=label, legendgroup=label, showlegend=(r == 1), xaxis=f"x{s}",
+                type=SCATTER, x=f32(xv), y=f32(v), mode="lines+markers",
+                line=dict(color=color, width=2, dash=dash),
+                marker=dict(size=sizes, symbol=symbol, color=color),
+                name=label, legendgroup=label, showlegend=first, xaxis=f"x{s}",
                 yaxis=f"y{s}", connectgaps=True,
                 hovertemplate=f"{label}<br>{x}=%{{x:.4g}}<br>{key}=%{{y:.6g}}<extra></extra>"))
+            first = False
             if log:
                 if np.isfinite(v).any():
                     extremes.setdefault(r, []).extend([np.nanmin(v), np.nanmax(v)])
                 layout[f"yaxis{s}"].update(_log_axis(extremes.get(r, [])))
+        if first:  # nothing recorded: still listed, and saying why it is not drawn
+            traces.append(dict(type=SCATTER, x=f32([np.nan]), y=f32([np.nan]),
+                               mode="lines+markers", name=f"{label} (no history)",
+                               line=dict(color=color, width=2, dash=dash),
+                               marker=dict(symbol=symbol, color=color), legendgroup=label,
+                               hoverinfo="skip"))
+    groups = coinciding(histories, panels) if x != "time" else []
+    note = "<br>".join(" = ".join(g) + (" coincide" if len(g) > 2 else ": curves coincide")
+                       for g in groups)
     last = _suffix(len(panels))
     layout[f"xaxis{last}"]["title"] = _axis("wall time (s)" if x == "time"
                                             else "iteration")["title"]
-    lay = _layout(title, height or 200 + 170 * len(panels), **layout)
+    layout["annotations"] = _corner_note(note)
+    top = _note_top(title, note) + 18 * max(len(groups) - 1, 0)
+    lay = _layout(title, (height or 200 + 170 * len(panels)) + top - _note_top(title, ""),
+                  top=top, **layout)
+    # legend markers at one size (a curve's first point may carry none)
+    lay["legend"].update(groupclick="toggleitem", itemsizing="constant")
     return _figure(traces, lay)
 
 

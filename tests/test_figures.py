@@ -399,6 +399,55 @@ def test_convergence_overlays_solvers_with_log_step_norm():
     assert r.layout.yaxis.type == "log"
 
 
+def test_convergence_overlay_draws_every_listed_solver_distinctly():
+    """Five solvers listed, two pairs of them identical (as "auto" is the solver it
+    picks): every one is drawn in every panel, in the legend once, with its own colour,
+    dash and marker; the identical ones are named in a note; no data are moved."""
+    rng = np.random.default_rng(8)
+    fast = {"objective": 1 - np.geomspace(1, 1e-6, 32), "step_norm": np.geomspace(1, 1e-6, 32)}
+    slow = {"objective": 1 - np.geomspace(1, 1e-3, 400),
+            "step_norm": np.geomspace(1, 1e-3, 400) * (1 + 0.5 * rng.random(400))}
+    mono = {k: v.copy() for k, v in slow.items()}
+    mono["step_norm"][200:] *= 3                        # diverges half-way: no coincidence
+    hist = {"auto": fast, "Nesterov": slow, "monotone": mono,
+            "PG": {k: v[:300] for k, v in slow.items()},    # the same curve, stopped early
+            "APG": {k: v.copy() for k, v in fast.items()}}
+    fig = fg.convergence_figure(hist)
+    for axis in ("y", "y2"):
+        panel = [t for t in fig.data if t.yaxis == axis]
+        assert [t.name for t in panel] == list(hist)
+        assert all(t.visible is None or t.visible is True for t in panel)
+        styles = {(t.line.color, t.line.dash, t.marker.symbol) for t in panel}
+        assert len(styles) == 5 and len({t.line.dash for t in panel}) == 5
+        assert len({t.marker.symbol for t in panel}) == 5
+        for t in panel:                                 # the data as given
+            key = "objective" if axis == "y" else "step_norm"
+            np.testing.assert_array_equal(t.y, np.float32(hist[t.name][key]))
+            np.testing.assert_array_equal(t.x, np.arange(len(hist[t.name][key])))
+    assert [t.name for t in fig.data if t.showlegend] == list(hist)
+    assert fg.coinciding(hist, ["objective", "step_norm"]) == [["auto", "APG"]]
+    note = fig.layout.annotations[0].text
+    assert "auto = APG" in note and "coincide" in note
+    assert "Nesterov" not in note and "PG" not in note.replace("APG", "")
+    # the two identical curves carry their markers at different iterations
+    a, b = (np.asarray(t.marker.size) for t in fig.data if t.yaxis == "y" and
+            t.name in ("auto", "APG"))
+    on_a, on_b = set(np.flatnonzero(a > 0)), set(np.flatnonzero(b > 0))
+    assert on_a and on_b and not on_a & on_b
+    # one solver: no note; a solver without history stays listed and says so
+    assert not fg.convergence_figure({"auto": fast}).layout.annotations
+    empty = fg.convergence_figure({"auto": fast, "level": {}})
+    assert [t.name for t in empty.data if t.showlegend is not False][-1] == "level (no history)"
+
+
+def test_coinciding_uses_the_panel_scale():
+    base = np.geomspace(1, 1e-4, 50)
+    hist = {"a": {"step_norm": base}, "b": {"step_norm": base * (1 + 1e-6)},
+            "c": {"step_norm": base * 1.5}}
+    assert fg.coinciding(hist, ["step_norm"]) == [["a", "b"]]
+    # a relative 50 % change is 0.18 decades of 4: visible, not coincident
+
+
 def test_sensitivity_mean_and_std():
     v = np.geomspace(1e-4, 10, 5)
     scores = np.array([[0.9, 0.8], [0.95, 0.85], [0.9, 0.9], [0.7, 0.8], [np.nan, np.nan]])
