@@ -1058,28 +1058,67 @@ def _segments(X: np.ndarray, pairs: np.ndarray, limit: int) -> tuple[np.ndarray,
     return xs, ys
 
 
-def _cluster_traces(X: np.ndarray, labels: np.ndarray, y_true: np.ndarray | None
-                    ) -> list[dict]:
+#: outline shapes of the true classes over the cluster-coloured points
+_CLASS_OUTLINES = ("circle-open", "square-open", "diamond-open", "triangle-up-open",
+                   "cross-open", "star-open", "hexagon-open", "pentagon-open")
+
+
+def _class_name(c: Any) -> str:
+    v = float(c)
+    return CLASS_NAMES[int(v)] if v in (-1.0, 1.0) else f"class {c:g}" if isinstance(
+        c, (int, float, np.integer, np.floating)) else f"class {c}"
+
+
+def _cluster_traces(X: np.ndarray, labels: np.ndarray, y_true: np.ndarray | None, *,
+                    what: str = "clusters (learned kernel)") -> list[dict]:
+    """Points as filled dots coloured by cluster (legend group ``what``) and, with
+    ``y_true``, an outline around each dot whose shape is the true class (legend group
+    "true classes"): colour and shape never share a legend entry, and either layer can
+    be hidden from the legend to compare the other with it."""
     labels = np.asarray(labels)
     out = []
-    for k in np.unique(labels):
+    truth = None if y_true is None else np.asarray(y_true)
+    classes = [] if truth is None else list(np.unique(truth))
+    for i, k in enumerate(np.unique(labels)):
         m = labels == k
-        marker = dict(size=8, color=cluster_color(k), line=dict(width=1, color="white"))
-        if y_true is not None:
-            marker["symbol"] = np.where(np.asarray(y_true)[m] > 0, "square", "circle")
-        out.append(dict(
-            type=SCATTER, x=f32(X[m, 0]), y=f32(X[m, 1]), mode="markers",
-            name=f"cluster {int(k)}", marker=marker,
-            hovertemplate=f"cluster {int(k)}<br>(%{{x:.2f}}, %{{y:.2f}})<extra></extra>"))
+        tr = dict(type=SCATTER, x=f32(X[m, 0]), y=f32(X[m, 1]), mode="markers",
+                  name=f"cluster {int(k)}", legendgroup="clusters",
+                  marker=dict(size=8, color=cluster_color(k), symbol="circle",
+                              line=dict(width=0.5, color="white")),
+                  hovertemplate=f"cluster {int(k)}<br>(%{{x:.2f}}, %{{y:.2f}})"
+                                f"<extra></extra>")
+        if truth is not None:
+            tr["hovertext"] = np.array([_class_name(c) for c in truth[m]])
+            tr["hovertemplate"] = (f"cluster {int(k)} · %{{hovertext}}<br>(%{{x:.2f}}, "
+                                   f"%{{y:.2f}})<extra></extra>")
+        if i == 0:
+            tr["legendgrouptitle"] = dict(text=what)
+        out.append(tr)
+    for j, c in enumerate(classes):
+        m = truth == c
+        tr = dict(type=SCATTER, x=f32(X[m, 0]), y=f32(X[m, 1]), mode="markers",
+                  name=_class_name(c), legendgroup="classes", hoverinfo="skip",
+                  marker=dict(size=13, color="#444444", line=dict(width=1.2),
+                              symbol=_CLASS_OUTLINES[j % len(_CLASS_OUTLINES)]))
+        if j == 0:
+            tr["legendgrouptitle"] = dict(text="true classes")
+        out.append(tr)
     return out
+
+
+def _grouped_legend(layout: dict) -> dict:
+    """Legend groups toggle item by item (a click hides one cluster, not all)."""
+    layout["legend"]["groupclick"] = "toggleitem"
+    return layout
 
 
 def constraints_figure(X: np.ndarray, labels: np.ndarray, must_link: np.ndarray,
                        cannot_link: np.ndarray, *, y_true: np.ndarray | None = None,
                        max_lines: int = 600, title: str = "", score_text: str = "",
                        height: int = 540) -> go.Figure:
-    """Points coloured by cluster (symbol = true class); must-link pairs as solid green
-    lines, cannot-link pairs as dashed orange lines (at most ``max_lines`` each)."""
+    """Points coloured by cluster, outlined by true class (two legend groups); must-link
+    pairs as solid green lines, cannot-link pairs as dashed orange lines (at most
+    ``max_lines`` each)."""
     X = np.asarray(X, dtype=float)
     traces = []
     for pairs, name, color, dash in ((must_link, "must-link", MUST_LINK_COLOR, "solid"),
@@ -1091,11 +1130,12 @@ def constraints_figure(X: np.ndarray, labels: np.ndarray, must_link: np.ndarray,
         # plain scatter (not WebGL): WebGL lines cannot be dashed
         traces.append(dict(type="scatter", x=f32(xs), y=f32(ys), mode="lines", name=label,
                            line=dict(color=color, width=1.6, dash=dash), opacity=0.8,
-                           hoverinfo="skip"))
+                           hoverinfo="skip", legendgroup="pairs"))
+    traces[0]["legendgrouptitle"] = dict(text="constraints")
     traces += _cluster_traces(X, labels, y_true)
     layout = _layout(title, height, top=_note_top(title, score_text), xaxis=_axis("x1"),
                      yaxis=_axis("x2", scaleanchor="x"), annotations=_corner_note(score_text))
-    return _figure(traces, layout)
+    return _figure(traces, _grouped_legend(layout))
 
 
 def embedding_figure(E: np.ndarray, labels: np.ndarray, *, y_true: np.ndarray | None = None,
@@ -1106,7 +1146,7 @@ def embedding_figure(E: np.ndarray, labels: np.ndarray, *, y_true: np.ndarray | 
     if E.ndim == 1 or E.shape[1] == 1:
         E = np.column_stack([np.ravel(E), np.zeros(len(E))])
     layout = _layout(title, height, xaxis=_axis("√λ₁ v₁"), yaxis=_axis("√λ₂ v₂"))
-    return _figure(_cluster_traces(E[:, :2], labels, y_true), layout)
+    return _figure(_cluster_traces(E[:, :2], labels, y_true), _grouped_legend(layout))
 
 
 # ---------------------------------------------------------------------------
@@ -1170,10 +1210,10 @@ def sensitivity_figure(values: np.ndarray, scores: np.ndarray, *,
 def partition_figure(X: np.ndarray, labels: np.ndarray, centers: np.ndarray | None = None, *,
                      y: np.ndarray | None = None, screened: np.ndarray | None = None,
                      title: str = "k-means partition", height: int = 480) -> go.Figure:
-    """The data coloured by cluster (symbol = class), centres as crosses; points
+    """The data coloured by cluster (outline = class), centres as crosses; points
     certified as non-support vectors (Theorem 7) as hollow black diamonds."""
     X = np.asarray(X, dtype=float)
-    traces = _cluster_traces(X, labels, y)
+    traces = _cluster_traces(X, labels, y, what="k-means clusters")
     if centers is not None and len(centers):
         C = np.asarray(centers, dtype=float)
         traces.append(dict(type="scatter", x=f32(C[:, 0]), y=f32(C[:, 1]), mode="markers",
@@ -1187,7 +1227,7 @@ def partition_figure(X: np.ndarray, labels: np.ndarray, centers: np.ndarray | No
                 marker=dict(symbol="diamond-open", size=12, color="black",
                             line=dict(width=1.5))))
     layout = _layout(title, height, xaxis=_axis("x1"), yaxis=_axis("x2", scaleanchor="x"))
-    return _figure(traces, layout)
+    return _figure(traces, _grouped_legend(layout))
 
 
 def lines_figure(x: np.ndarray, series: Mapping[str, np.ndarray], *, x_title: str,

@@ -490,8 +490,40 @@ def test_constraints_figure_styles_must_and_cannot_links():
     assert cl.line.dash == "dash" and cl.line.color == fg.CANNOT_LINK_COLOR
     assert len(ml.x) == 6 and np.isnan(ml.x[2]) and np.isnan(ml.x[5])
     assert ml.x[0] == X[0, 0] and ml.x[1] == X[1, 0]
-    clusters = fig.data[2:]
+    clusters = [t for t in fig.data if t.legendgroup == "clusters"]
     assert [t.marker.color for t in clusters] == list(fg.CLUSTER_COLORS[:3])
+
+
+def test_cluster_legend_groups_clusters_apart_from_true_classes():
+    """Colour = cluster (filled dots), shape = true class (outlines): two legend
+    groups with titles, each entry with one constant symbol, every point in each."""
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(40, 2))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    labels = (X[:, 1] > 0).astype(int) + (X[:, 1] > 1)
+    for fig, title in ((fg.constraints_figure(X, labels, np.array([[0, 1]]),
+                                              np.array([[2, 3]]), y_true=y),
+                        "clusters (learned kernel)"),
+                       (fg.embedding_figure(X, labels, y_true=y), "clusters (learned kernel)"),
+                       (fg.partition_figure(X, labels, y=y), "k-means clusters")):
+        clusters = [t for t in fig.data if t.legendgroup == "clusters"]
+        classes = [t for t in fig.data if t.legendgroup == "classes"]
+        assert [t.name for t in clusters] == ["cluster 0", "cluster 1", "cluster 2"]
+        assert [t.name for t in classes] == ["class −1", "class +1"]
+        assert clusters[0].legendgrouptitle.text == title
+        assert classes[0].legendgrouptitle.text == "true classes"
+        # clusters are filled dots of their colour; classes hollow shapes, one colour
+        assert {t.marker.symbol for t in clusters} == {"circle"}
+        assert [t.marker.symbol for t in classes] == ["circle-open", "square-open"]
+        assert len({t.marker.color for t in classes}) == 1
+        assert sum(len(t.x) for t in clusters) == sum(len(t.x) for t in classes) == 40
+        for t, want in zip(classes, (-1, 1), strict=True):
+            np.testing.assert_array_equal(t.x, np.float32(X[y == want, 0]))
+        # a click hides one entry, not the whole group
+        assert fig.layout.legend.groupclick == "toggleitem"
+    # without the truth: one group only
+    solo = fg.embedding_figure(X, labels)
+    assert {t.legendgroup for t in solo.data} == {"clusters"}
 
 
 def test_regression_curve_and_surface():
