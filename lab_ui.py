@@ -806,7 +806,8 @@ def bandwidth_chart_figure(res: lab.LabResult, data: lab.LabData):
         return None
     key = ("bandwidth", fit_key(res.params, data, res.method))
     return cached("figs", key, lambda: fg.bandwidth_figure(
-        est.support_vectors_, est.bandwidths_, X=data.X_train, y=data.y_train))
+        est.support_vectors_, est.bandwidths_, X=data.X_train, y=data.y_train,
+        kernel=getattr(est, "kernel", "gaussian")))
 
 
 # ---------------------------------------------------------------------------

@@ -983,15 +983,70 @@ def parity_figure(y_true: np.ndarray, y_pred: np.ndarray, *, title: str = "Predi
                                    yaxis=_axis("predicted ŷ", scaleanchor="x")))
 
 
+def clip_polyline(x: np.ndarray, y: np.ndarray, box: Sequence[float]
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """The parts of the polyline ``(x, y)`` (NaN-separated pieces allowed) inside
+    ``box = (x0, x1, y0, y1)``: each segment cut where it crosses the box (Liang–Barsky),
+    the pieces joined where they continue and NaN-separated where they leave it."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if x.size < 2:
+        return x.copy(), y.copy()
+    x0, x1, y0, y1 = (float(v) for v in box)
+    ax, ay, dx, dy = x[:-1], y[:-1], np.diff(x), np.diff(y)
+    ok = np.isfinite(ax) & np.isfinite(ay) & np.isfinite(dx) & np.isfinite(dy)
+    t0, t1 = np.zeros(ax.size), np.ones(ax.size)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for p, q in ((-dx, ax - x0), (dx, x1 - ax), (-dy, ay - y0), (dy, y1 - ay)):
+            r = q / p
+            t0 = np.where(p < 0, np.maximum(t0, r), t0)
+            t1 = np.where(p > 0, np.minimum(t1, r), t1)
+            ok &= ~((p == 0) & (q < 0))             # parallel to a side, outside it
+    ok &= t0 <= t1
+    out_x: list[float] = []
+    out_y: list[float] = []
+    joined = False                                  # the last point output ends a kept
+    for k in np.flatnonzero(ok):                    # segment that reached its end (t1=1)
+        if not (joined and k > 0 and ok[k - 1] and t1[k - 1] == 1.0 and t0[k] == 0.0):
+            if out_x:
+                out_x.append(np.nan)
+                out_y.append(np.nan)
+            out_x.append(ax[k] + t0[k] * dx[k])
+            out_y.append(ay[k] + t0[k] * dy[k])
+        out_x.append(ax[k] + t1[k] * dx[k])
+        out_y.append(ay[k] + t1[k] * dy[k])
+        joined = True
+    return np.asarray(out_x), np.asarray(out_y)
+
+
+#: ellipses are drawn at one common fraction of 1/θ, the largest ≤ 1 that keeps them
+#: all inside the frame but not below this; any that still do not fit are cut there
+ELLIPSE_MIN_SCALE = 0.3
+
+
+def _ellipses(S: np.ndarray, W: np.ndarray, scale: float, n: int) -> tuple[np.ndarray,
+                                                                        np.ndarray]:
+    t = np.linspace(0, 2 * np.pi, n)
+    ex = S[:, :1] + scale * W[:, :1] * np.cos(t)[None, :]
+    ey = S[:, 1:2] + scale * W[:, 1:2] * np.sin(t)[None, :]
+    nan = np.full((S.shape[0], 1), np.nan)
+    return np.hstack([ex, nan]).ravel()[:-1], np.hstack([ey, nan]).ravel()[:-1]
+
+
 def bandwidth_figure(support: np.ndarray, bandwidths: np.ndarray, *,
                      X: np.ndarray | None = None, y: np.ndarray | None = None,
-                     title: str = "Learned bandwidths (LAB RBF)", height: int = 460,
-                     n_ellipse: int = 40) -> go.Figure:
+                     kernel: str = "gaussian", title: str = "Learned bandwidths (LAB RBF)",
+                     height: int = 460, n_ellipse: int = 40) -> go.Figure:
     """LAB RBF's bandwidth per support point.
 
     1-D: the kernel width ``1/θ_i`` at each support point (log y). 2-D: one ellipse
     per support point with semi-axes ``1/θ_i1`` and ``1/θ_i2`` (where the kernel has
-    dropped to ``e^{-1}``), over the data.
+    dropped to ``e^{-1}``), over the data. The axis ranges come from the data ``X``
+    (the ellipses never widen them): when an ellipse would leave that frame, all are
+    drawn at the largest common fraction s of ``1/θ`` that fits (not below
+    :data:`ELLIPSE_MIN_SCALE`) — the level where the kernel is ``e^{-s²}``
+    (``e^{-s}`` for the Laplacian), said in the legend — and any that still do not fit
+    are cut at the frame, drawn dotted and named in the legend and the hover. Without
+    ``X`` the frame fits the ellipses.
     """
     S = np.asarray(support, dtype=float)
     T = np.abs(np.asarray(bandwidths, dtype=float))
@@ -1011,6 +1066,8 @@ def bandwidth_figure(support: np.ndarray, bandwidths: np.ndarray, *,
                          yaxis=_axis("kernel width 1/θᵢ", type="log"))
         return _figure(traces, layout)
     traces: list[dict] = []
+    xa, ya = _axis("x1"), _axis("x2", scaleanchor="x")
+    box = None
     if X is not None and len(X):
         X = np.asarray(X, dtype=float)
         if y is not None and np.all(np.isin(np.unique(y), (-1, 1))):
@@ -1021,25 +1078,48 @@ def bandwidth_figure(support: np.ndarray, bandwidths: np.ndarray, *,
                 type=SCATTER, x=f32(X[:, 0]), y=f32(X[:, 1]), mode="markers",
                 name="data", marker=dict(size=5, color=f32(y) if y is not None else "#888",
                                          colorscale=SEQUENTIAL, opacity=0.6)))
-    t = np.linspace(0, 2 * np.pi, n_ellipse)
-    ex = S[:, :1] + W[:, :1] * np.cos(t)[None, :]
-    ey = S[:, 1:2] + W[:, 1:2] * np.sin(t)[None, :]
-    nan = np.full((S.shape[0], 1), np.nan)
-    traces.append(dict(
-        type="scatter", x=f32(np.hstack([ex, nan]).ravel()),
-        y=f32(np.hstack([ey, nan]).ravel()), mode="lines",
-        line=dict(color=SERIES_COLORS[1], width=1.2), name="1/θ ellipses", hoverinfo="skip"))
+        lo, hi = X[:, :2].min(axis=0), X[:, :2].max(axis=0)
+        pad = 0.1 * np.where(hi > lo, hi - lo, 1.0)
+        box = (float(lo[0] - pad[0]), float(hi[0] + pad[0]), float(lo[1] - pad[1]),
+               float(hi[1] + pad[1]))
+        # the frame is exactly this box: the equal aspect shrinks the plot, not widens
+        # a range (ellipses cut at the box are then cut at the frame)
+        xa.update(range=list(box[:2]), constrain="domain")
+        ya.update(range=list(box[2:]), constrain="domain")
+    Wf = np.where(np.isfinite(W[:, :2]), W[:, :2], np.inf)   # θ = 0: an unbounded width
+    scale, cut = 1.0, np.zeros(S.shape[0], dtype=bool)
+    if box is not None:
+        # the largest fraction of its 1/θ at which each ellipse stays inside the box
+        dist = np.column_stack([S[:, 0] - box[0], box[1] - S[:, 0], S[:, 1] - box[2],
+                                box[3] - S[:, 1]])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            room = (dist / Wf[:, [0, 0, 1, 1]]).min(axis=1)
+        room = np.where(np.isfinite(room), room, 0.0)
+        scale = float(min(1.0, max(room.min(initial=1.0), ELLIPSE_MIN_SCALE)))
+        cut = room < scale * (1 - 1e-9)
+    level = np.exp(-scale ** 2) if kernel == "gaussian" else np.exp(-scale)
+    what = ("1/θ ellipses (kernel = e⁻¹)" if scale == 1.0 else
+            f"ellipses at {scale:.2g}×1/θ (kernel = {level:.2f}), scaled to fit the frame")
+    Wd = np.where(np.isfinite(W[:, :2]), W[:, :2], 1e6 * max(1.0, float(np.nanmax(
+        np.abs(S)))))
+    for part, name, dash in ((~cut, what, "solid"),
+                             (cut, f"cut at the frame ({int(cut.sum())})", "dot")):
+        if not part.any():
+            continue
+        ex, ey = _ellipses(S[part], Wd[part], scale, n_ellipse if dash == "solid"
+                           else 4 * n_ellipse)
+        if dash == "dot":
+            ex, ey = clip_polyline(ex, ey, box)
+        traces.append(dict(
+            type="scatter", x=f32(ex), y=f32(ey), mode="lines", name=name,
+            line=dict(color=SERIES_COLORS[1], width=1.2, dash=dash), hoverinfo="skip"))
+    hover = np.array([f"width ({a:.3g}, {b:.3g})" + ("<br>ellipse cut at the frame" if c
+                                                      else "")
+                      for a, b, c in zip(W[:, 0], W[:, 1], cut, strict=True)])
     traces.append(dict(
         type="scatter", x=f32(S[:, 0]), y=f32(S[:, 1]), mode="markers", name="support points",
         marker=dict(symbol="circle-open", size=10, color="black", line=dict(width=1.5)),
-        customdata=f32(W[:, :2]),
-        hovertemplate="width (%{customdata[0]:.3g}, %{customdata[1]:.3g})<extra></extra>"))
-    xa, ya = _axis("x1"), _axis("x2", scaleanchor="x")
-    if X is not None and len(X):
-        lo, hi = X[:, :2].min(axis=0), X[:, :2].max(axis=0)
-        pad = 0.1 * (hi - lo)
-        xa["range"] = [float(lo[0] - pad[0]), float(hi[0] + pad[0])]
-        ya["range"] = [float(lo[1] - pad[1]), float(hi[1] + pad[1])]
+        hovertext=hover, hovertemplate="%{hovertext}<extra></extra>"))
     return _figure(traces, _layout(title, height, xaxis=xa, yaxis=ya))
 
 

@@ -480,6 +480,88 @@ def test_bandwidth_figure_widths_and_ellipses():
     assert one_d.layout.yaxis.type == "log"
 
 
+def _inside(fig, trace):
+    x, y = np.asarray(trace.x, float), np.asarray(trace.y, float)
+    ok = np.isfinite(x)
+    (x0, x1), (y0, y1) = fig.layout.xaxis.range, fig.layout.yaxis.range
+    tol = 1e-5 * max(x1 - x0, y1 - y0)              # float32 coordinates
+    return bool(np.all((x[ok] >= x0 - tol) & (x[ok] <= x1 + tol) & (y[ok] >= y0 - tol)
+                       & (y[ok] <= y1 + tol)))
+
+
+def test_bandwidth_ellipses_stay_inside_the_data_frame():
+    rng = np.random.default_rng(10)
+    X = rng.uniform(-1, 1, size=(80, 2)) * [2.0, 1.0]
+    y = np.where(X[:, 0] > 0, 1, -1)
+    S = X[:6]
+    # ranges from the data alone (10 % padding), whatever the ellipses
+    fits = fg.bandwidth_figure(S, np.full((6, 2), 20.0), X=X, y=y)     # widths 0.05
+    lo, hi = X.min(0), X.max(0)
+    np.testing.assert_allclose(fits.layout.xaxis.range, [lo[0] - 0.1 * (hi - lo)[0],
+                                                         hi[0] + 0.1 * (hi - lo)[0]])
+    np.testing.assert_allclose(fits.layout.yaxis.range, [lo[1] - 0.1 * (hi - lo)[1],
+                                                         hi[1] + 0.1 * (hi - lo)[1]])
+    ell = [t for t in fits.data if "ellipse" in t.name]
+    assert len(ell) == 1 and "e⁻¹" in ell[0].name and _inside(fits, ell[0])
+    # too wide to fit: every ellipse at one common fraction s of 1/θ, the largest that
+    # fits, so one of them touches the frame; s and the kernel level in the legend
+    theta = np.column_stack([np.full(6, 1.2), np.full(6, 2.0)])       # widths 0.83, 0.5
+    big = fg.bandwidth_figure(S, theta, X=X, y=y)
+    ell = [t for t in big.data if t.name and "ellipses" in t.name]
+    assert len(ell) == 1 and not any("cut" in (t.name or "") for t in big.data)
+    assert _inside(big, ell[0])
+    (x0, x1), (y0, y1) = big.layout.xaxis.range, big.layout.yaxis.range
+    room = np.min(np.column_stack([S[:, 0] - x0, x1 - S[:, 0], S[:, 1] - y0, y1 - S[:, 1]])
+                  * np.column_stack([theta[:, 0], theta[:, 0], theta[:, 1], theta[:, 1]]))
+    assert fg.ELLIPSE_MIN_SCALE < room < 1
+    pts = np.column_stack([ell[0].x, ell[0].y]).astype(float)[:40]
+    np.testing.assert_allclose(np.linalg.norm((pts - S[0]) * theta[0], axis=1), room,
+                               rtol=1e-4)
+    assert f"{room:.2g}×1/θ" in ell[0].name and f"{np.exp(-room ** 2):.2f}" in ell[0].name
+    lap = fg.bandwidth_figure(S, theta, X=X, y=y, kernel="laplacian")
+    assert f"{np.exp(-room):.2f}" in [t for t in lap.data if "ellipses" in t.name][0].name
+    # one far too wide: the rest at the floor scale, that one cut at the frame (dotted,
+    # named in the legend and in its support point's hover)
+    theta[2] = [0.1, 0.2]                                  # widths 10 × 5: 3 × 1.5 at s
+    cut = fg.bandwidth_figure(S, theta, X=X, y=y)
+    whole, part = ([t for t in cut.data if t.name and key in t.name]
+                   for key in ("ellipses", "cut at the frame"))
+    assert f"{fg.ELLIPSE_MIN_SCALE:.2g}×1/θ" in whole[0].name
+    assert part[0].name == "cut at the frame (1)" and part[0].line.dash == "dot"
+    assert _inside(cut, whole[0]) and _inside(cut, part[0])
+    assert np.isfinite(np.asarray(part[0].x, float)).sum() > 10
+    sp = [t for t in cut.data if t.name == "support points"][0]
+    assert ["cut" in h for h in sp.hovertext] == [False, False, True, False, False, False]
+    assert cut.layout.xaxis.range == big.layout.xaxis.range
+    # the ranges are the frame: the equal aspect shrinks the domain, never a range
+    assert cut.layout.xaxis.constrain == cut.layout.yaxis.constrain == "domain"
+    # a width beyond the whole frame leaves nothing to draw, but is still named
+    theta[2] = [1e-3, 1e-3]
+    gone = fg.bandwidth_figure(S, theta, X=X, y=y)
+    assert [t.name for t in gone.data if "cut" in (t.name or "")] == ["cut at the frame (1)"]
+
+
+def test_clip_polyline_cuts_at_the_box():
+    # a square of side 4 around the origin against the box [-1, 1]²: only the parts of
+    # its sides inside remain, which is nothing; a diagonal line keeps its middle
+    x, y = fg.clip_polyline(np.array([-2.0, 2.0]), np.array([-2.0, 2.0]), (-1, 1, -1, 1))
+    np.testing.assert_allclose(np.column_stack([x, y]), [[-1, -1], [1, 1]])
+    sq = np.array([[-2, -2], [2, -2], [2, 2], [-2, 2], [-2, -2]], float)
+    x, _ = fg.clip_polyline(sq[:, 0], sq[:, 1], (-1, 1, -1, 1))
+    assert x.size == 0
+    # a circle of radius 1.2 in the box [-1, 1]²: four arcs, NaN-separated, on the box
+    t = np.linspace(0, 2 * np.pi, 400)
+    x, y = fg.clip_polyline(1.2 * np.cos(t), 1.2 * np.sin(t), (-1, 1, -1, 1))
+    ok = np.isfinite(x)
+    assert np.all(np.abs(x[ok]) <= 1 + 1e-12) and np.all(np.abs(y[ok]) <= 1 + 1e-12)
+    assert np.isnan(x).sum() == 3                  # 4 arcs (around the diagonals)
+    np.testing.assert_allclose(np.hypot(x[ok], y[ok]), 1.2, rtol=1e-3)
+    # every arc ends on the box
+    ends = np.flatnonzero(np.isnan(x))
+    for k in np.concatenate([ends - 1, ends + 1]):
+        assert max(abs(x[k]), abs(y[k])) == pytest.approx(1.0)
+
+
 def test_constraints_figure_styles_must_and_cannot_links():
     X = np.arange(12, dtype=float).reshape(6, 2)
     fig = fg.constraints_figure(X, np.array([0, 0, 1, 1, 2, 2]),
