@@ -7,13 +7,20 @@ Conventions (scikit-learn gallery, ``shared/STYLE.md``):
   palette centred at 0, the 0 level solid, the ±1 levels dashed, the baseline SVM's 0 level
   dotted on the same axes; support vectors as hollow circles; test points hollow;
   the scores in a corner;
-* learned matrices (F, G) in a diverging palette centred at 1, points ordered by
-  class; the given kernel in a sequential palette;
-* spectra on a log-scale y axis;
+* learned multipliers (DANK's F, KNPL's G) in a diverging palette centred at 1 that
+  spans 1 ± their largest deviation, points ordered by class; kernels (K, F∘K, ONK's
+  G) in one sequential palette; the change F∘K − K diverging around 0;
+* spectra on a log-scale y axis; overlaid solvers each with their own colour, dash
+  and marker, coinciding ones named;
 * one palette for classes and clusters across every figure (:data:`CLASS_COLORS`,
-  :data:`CLUSTER_COLORS`);
+  :data:`CLUSTER_COLORS`); clusters as filled dots, true classes as outline shapes,
+  in separate legend groups;
 * arrays go to Plotly as float32 numpy (sent base64-encoded), never as Python lists,
   and a figure at default sizes stays under 0.5 MB.
+
+The module is long (~1,300 lines) because every figure of the lab lives here with the
+shared palette, layout and serialisation helpers they all use; it has no state, and
+each section (surfaces, matrices, convergence, regression, clusters) reads on its own.
 
 Every builder assembles plain trace and layout dicts and constructs the figure once
 (no ``make_subplots``/``add_hline``/templates: they cost tens of milliseconds per
