@@ -608,7 +608,7 @@ def matrix_heatmap(M: np.ndarray, y: np.ndarray | None = None, *, name: str = "F
 
 def matrix_triptych(K: np.ndarray, F: np.ndarray, y: np.ndarray | None = None, *,
                     name: str = "F", product: bool = True, difference: bool = False,
-                    max_side: int = 300, pooled_side: int = 128, title: str = "",
+                    max_side: int | None = None, pooled_side: int = 128, title: str = "",
                     height: int = 360) -> go.Figure:
     """``K | F | F∘K`` (and ``F∘K − K`` with ``difference``) as a row of square
     heatmaps, points ordered by class.
@@ -623,11 +623,14 @@ def matrix_triptych(K: np.ndarray, F: np.ndarray, y: np.ndarray | None = None, *
     diverging scale centred at 0 spanning ± its largest entry. Matrices with more than
     ``max_side`` rows are block-averaged to ``pooled_side`` blocks so the figure stays
     small (the scales then span the block averages that are drawn); below that every
-    entry is drawn.
+    entry is drawn. The default ``max_side`` keeps the cells drawn within those of three
+    300 × 300 panels (300 for three panels, 259 for four).
     """
     K = np.asarray(K, dtype=float)
     F = np.asarray(F, dtype=float)
     n = K.shape[0]
+    if max_side is None:
+        max_side = int(300 * np.sqrt(3 / (1 + product + 1 + difference)))
     side = n if n <= max_side else pooled_side
     order = class_order(y, n)
     learned = F * K if product else F           # the kernel the model uses

@@ -365,6 +365,12 @@ def test_triptych_block_averages_only_large_matrices():
         fig = fg.matrix_triptych(K, K + 1, np.ones(n))
         assert len(fig.data[0].z) == side
         assert ("block-averaged to 128×128" in fig.layout.title.text) == (side < n)
+    # a fourth panel: the same budget of drawn cells (3 × 300²), so pooled from 260 rows
+    for n, side in ((259, 259), (260, 128)):
+        A = rng.random((n, n))
+        fig = fg.matrix_triptych(A, A + 1, np.ones(n), difference=True)
+        assert {len(t.z) for t in fig.data} == {side}
+        assert sum(len(t.z) ** 2 for t in fig.data) <= 3 * 300 ** 2
 
 
 def test_spectra_on_log_axis_with_rank():
@@ -631,6 +637,10 @@ def test_figures_stay_under_half_a_megabyte_at_defaults(toy):
     surface = fg.decision_surface(grid.xs, grid.ys, Z, Xtr, ytr, Xte, yte, support=Xtr[:40],
                                   baseline=Z * 0.9, click_targets=click_grid(grid),
                                   train_score=1.0, test_score=1.0)
+    # the app's four-panel matrix view goes through live_chart, which sends figure_json
+    # (no "/" escaping: 436 kB here, 549 kB through plotly.io.to_json)
+    four = fg.matrix_triptych(K, F, ytr, difference=True)
+    assert len(fg.figure_json(four).encode()) <= MB
     for fig in (surface, fg.matrix_triptych(K, F, ytr), fg.matrix_heatmap(F, ytr),
                 fg.spectra_figure({"K": np.linalg.eigvalsh(K), "F": np.linalg.eigvalsh(F),
                                    "F∘K": np.linalg.eigvalsh(F * K)}),
