@@ -659,7 +659,7 @@ def matrix_triptych(K: np.ndarray, F: np.ndarray, y: np.ndarray | None = None, *
     k = len(panels)
     bars = list(dict.fromkeys(p[2][0] for p in panels))      # one bar per scale
     # panels fill [0, right]; the colour bars sit side by side in the rest
-    right = {1: 0.86, 2: 0.8, 3: 0.76}[len(bars)] if k > 2 else 0.7
+    right = {1: 0.86, 2: 0.8, 3: 0.79}[len(bars)] if k > 2 else 0.7
     slot = (1.0 - right) / len(bars)
     gap = 0.03
     w = (right - gap * (k - 1)) / k
