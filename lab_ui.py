@@ -806,14 +806,16 @@ def _view_settings(res: lab.LabResult) -> set[str]:
 
 
 def matrix_figure(res: lab.LabResult, data: lab.LabData):
-    """K | F | F∘K for DANK and KNPL, K | G for ONK, K alone for plain kernels."""
+    """K | F | F∘K | F∘K − K for DANK and KNPL, K | G | G − K for ONK, K alone for
+    plain kernels."""
     key = ("matrix", fit_key(res.params, data, res.method))
 
     def build():
         if res.matrix is not None and res.kernel is not None and \
                 res.matrix.shape == res.kernel.shape:
             return fg.matrix_triptych(res.kernel, res.matrix, data.y_train,
-                                      name=res.matrix_name, product=res.method != "onk")
+                                      name=res.matrix_name, product=res.method != "onk",
+                                      difference=True)
         if res.matrix is not None:
             return fg.matrix_heatmap(res.matrix, data.y_train, name=res.matrix_name)
         if res.kernel is not None:
@@ -821,6 +823,22 @@ def matrix_figure(res: lab.LabResult, data: lab.LabData):
                                      title="Gaussian kernel K (points ordered by class)")
         return None
     return cached("figs", key, build)
+
+
+def matrix_caption(res: lab.LabResult) -> str:
+    """What the matrix view's colours mean (a multiplier F or G, or ONK's kernel G)."""
+    name = res.matrix_name or "F"
+    head = ("Training points ordered by class (or by target), black lines between the "
+            "classes; hover for i, j and the value. ")
+    if res.method == "onk":
+        return head + (f"ONK's {name} = K + a rank-one term is itself a kernel: K and {name} "
+                       f"share one colour scale. {name} − K is what was learned, diverging "
+                       "around 0 (red = entries it strengthens, blue = entries it weakens; "
+                       "the ends are ± its largest entry).")
+    return head + (f"K and {name}∘K share one colour scale. {name} is diverging around 1 "
+                   f"(white = the plain kernel, red = entries it strengthens, blue = entries "
+                   f"it weakens; the ends are 1 ± its largest deviation, so even a small "
+                   f"change shows). {name}∘K − K is where the kernel moved, around 0.")
 
 
 def spectra_chart_figure(res: lab.LabResult, data: lab.LabData):
@@ -872,7 +890,8 @@ def bandwidth_chart_figure(res: lab.LabResult, data: lab.LabData):
         return None
     key = ("bandwidth", fit_key(res.params, data, res.method))
     return cached("figs", key, lambda: fg.bandwidth_figure(
-        est.support_vectors_, est.bandwidths_, X=data.X_train, y=data.y_train))
+        est.support_vectors_, est.bandwidths_, X=data.X_train, y=data.y_train,
+        kernel=getattr(est, "kernel", "gaussian")))
 
 
 # ---------------------------------------------------------------------------
@@ -959,12 +978,7 @@ def view_panel(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult, *,
         fig = matrix_figure(res, data)
         if fig is not None:
             chart(fig, f"{page}_matrix", f"nplk-{res.method}-matrix")
-            name = res.matrix_name or "F"
-            st.caption(f"Training points ordered by class (or by target), black lines "
-                       f"between the classes; hover for i, j and the value. K and "
-                       f"{name}∘K share one colour scale; {name} is diverging, centred at 1 "
-                       f"(white = the plain kernel, red = entries it strengthens, blue = "
-                       f"entries it weakens).")
+            st.caption(matrix_caption(res))
     elif view == "spectra":
         fig = spectra_chart_figure(res, data)
         if fig is not None:

@@ -7,13 +7,20 @@ Conventions (scikit-learn gallery, ``shared/STYLE.md``):
   palette centred at 0, the 0 level solid, the ±1 levels dashed, the baseline SVM's 0 level
   dotted on the same axes; support vectors as hollow circles; test points hollow;
   the scores in a corner;
-* learned matrices (F, G) in a diverging palette centred at 1, points ordered by
-  class; the given kernel in a sequential palette;
-* spectra on a log-scale y axis;
+* learned multipliers (DANK's F, KNPL's G) in a diverging palette centred at 1 that
+  spans 1 ± their largest deviation, points ordered by class; kernels (K, F∘K, ONK's
+  G) in one sequential palette; the change F∘K − K diverging around 0;
+* spectra on a log-scale y axis; overlaid solvers each with their own colour, dash
+  and marker, coinciding ones named;
 * one palette for classes and clusters across every figure (:data:`CLASS_COLORS`,
-  :data:`CLUSTER_COLORS`);
+  :data:`CLUSTER_COLORS`); clusters as filled dots, true classes as outline shapes,
+  in separate legend groups;
 * arrays go to Plotly as float32 numpy (sent base64-encoded), never as Python lists,
   and a figure at default sizes stays under 0.5 MB.
+
+The module is long (~1,300 lines) because every figure of the lab lives here with the
+shared palette, layout and serialisation helpers they all use; it has no state, and
+each section (surfaces, matrices, convergence, regression, clusters) reads on its own.
 
 Every builder assembles plain trace and layout dicts and constructs the figure once
 (no ``make_subplots``/``add_hline``/templates: they cost tens of milliseconds per
@@ -497,12 +504,10 @@ def _pool(M: np.ndarray, max_side: int) -> tuple[np.ndarray, np.ndarray]:
     return sums / np.outer(sizes, sizes), starts
 
 
-def _heatmap(M: np.ndarray, order: np.ndarray, *, name: str, colorscale: Any,
-             zmid: float | None, zmin: float | None = None, zmax: float | None = None,
-             max_side: int = 180, colorbar: dict | None = None, axes: int = 1
-             ) -> tuple[dict, np.ndarray]:
-    """Heatmap trace of ``M`` in ``order`` (block-averaged beyond ``max_side``); hover
-    shows the original indices i, j and the value."""
+def _ordered(M: np.ndarray, order: np.ndarray, max_side: int
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``M`` in ``order``, block-averaged beyond ``max_side`` rows: (drawn matrix, start
+    of every block, hover labels)."""
     Mo = np.asarray(M, dtype=float)[np.ix_(order, order)]
     P, starts = _pool(Mo, max_side)
     n = Mo.shape[0]
@@ -511,6 +516,18 @@ def _heatmap(M: np.ndarray, order: np.ndarray, *, name: str, colorscale: Any,
     else:
         ends = np.append(starts[1:], n) - 1
         labels = np.array([f"sorted {a}–{b}" for a, b in zip(starts, ends, strict=True)])
+    return P, starts, labels
+
+
+def _heatmap(M: np.ndarray, order: np.ndarray, *, name: str, colorscale: Any,
+             zmid: float | None, zmin: float | None = None, zmax: float | None = None,
+             max_side: int = 180, colorbar: dict | None = None, axes: int = 1,
+             drawn: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+             ) -> tuple[dict, np.ndarray]:
+    """Heatmap trace of ``M`` in ``order`` (block-averaged beyond ``max_side``; or
+    ``drawn``, the result of :func:`_ordered` when the caller already has it); hover
+    shows the original indices i, j and the value."""
+    P, starts, labels = drawn if drawn is not None else _ordered(M, order, max_side)
     s = _suffix(axes)
     tr = dict(type="heatmap", z=f32(P), x=labels, y=labels, colorscale=colorscale,
               name=name, colorbar=colorbar or dict(thickness=12), xaxis=f"x{s}",
@@ -520,6 +537,16 @@ def _heatmap(M: np.ndarray, order: np.ndarray, *, name: str, colorscale: Any,
         if v is not None:
             tr[k] = v
     return tr, starts
+
+
+def symmetric_limits(M: np.ndarray, center: float) -> tuple[float, float]:
+    """Colour limits ``center ± max|M − center|`` of a diverging scale: the strongest
+    change reaches the end colours, however small it is (F within 1 ± 0.005 shows its
+    pattern instead of a flat white). A matrix equal to ``center`` gets ± 1e-12."""
+    M = np.asarray(M, dtype=float)
+    dev = float(np.nanmax(np.abs(M - center))) if M.size and np.isfinite(M).any() else 0.0
+    dev = dev if dev > 0 else 1e-12
+    return center - dev, center + dev
 
 
 def _class_lines(y: np.ndarray | None, starts: np.ndarray, axes: int = 1) -> list[dict]:
@@ -542,21 +569,37 @@ def _class_lines(y: np.ndarray | None, starts: np.ndarray, axes: int = 1) -> lis
 
 
 def _matrix_axes(s: str, **kw: Any) -> tuple[dict, dict]:
-    x = dict(showticklabels=False, type="category", showgrid=False, ticks="", **kw)
+    # both axes shrink their domain (not widen their range) to keep the cells square:
+    # the class lines span the axis domain, so a widened range let them overrun the matrix
+    x = dict(showticklabels=False, type="category", showgrid=False, ticks="",
+             constrain="domain", **kw)
     y = dict(showticklabels=False, type="category", autorange="reversed", showgrid=False,
              ticks="", scaleanchor=f"x{s}", constrain="domain")
     return x, y
 
 
+def _pm(v: float) -> str:
+    return f"{v:.2g}"
+
+
 def matrix_heatmap(M: np.ndarray, y: np.ndarray | None = None, *, name: str = "F",
                    center: float | None = 1.0, max_side: int = 180, title: str = "",
                    height: int = 480) -> go.Figure:
-    """Heatmap of one matrix, points ordered by class; diverging palette centred at
-    ``center`` (1 for F and G), or sequential with ``center=None`` (a kernel K)."""
+    """Heatmap of one matrix, points ordered by class; diverging palette spanning
+    ``center ± max|M − center|`` (1 for F and G), or sequential with ``center=None``
+    (a kernel K)."""
     M = np.asarray(M, dtype=float)
     order = class_order(y, M.shape[0])
-    cs = DIVERGING if center is not None else SEQUENTIAL
-    tr, starts = _heatmap(M, order, name=name, colorscale=cs, zmid=center, max_side=max_side)
+    drawn = _ordered(M, order, max_side)
+    if center is not None:
+        lo, hi = symmetric_limits(drawn[0], center)
+        bar = dict(thickness=12, title=dict(text=f"{name}<br>{center:g} ± {_pm(hi - center)}",
+                                            side="top"))
+        tr, starts = _heatmap(M, order, name=name, colorscale=DIVERGING, zmid=center,
+                              zmin=lo, zmax=hi, colorbar=bar, drawn=drawn)
+    else:
+        tr, starts = _heatmap(M, order, name=name, colorscale=SEQUENTIAL, zmid=None,
+                              drawn=drawn)
     xa, ya = _matrix_axes("")
     layout = _layout(title or f"{name} (points ordered by class)", height, xaxis=xa,
                      yaxis=ya, shapes=_class_lines(y, starts))
@@ -564,53 +607,78 @@ def matrix_heatmap(M: np.ndarray, y: np.ndarray | None = None, *, name: str = "F
 
 
 def matrix_triptych(K: np.ndarray, F: np.ndarray, y: np.ndarray | None = None, *,
-                    name: str = "F", product: bool = True, max_side: int = 300,
-                    pooled_side: int = 128, title: str = "", height: int = 360
-                    ) -> go.Figure:
-    """``K | F | F∘K`` as a row of square heatmaps, points ordered by class.
+                    name: str = "F", product: bool = True, difference: bool = False,
+                    max_side: int | None = None, pooled_side: int = 128, title: str = "",
+                    height: int = 360) -> go.Figure:
+    """``K | F | F∘K`` (and ``F∘K − K`` with ``difference``) as a row of square
+    heatmaps, points ordered by class.
 
-    K and F∘K share one sequential colour scale (one colour bar, "K, F∘K"), so the
-    product reads directly as a reweighted K; F has its own diverging bar centred at 1
-    (= the plain kernel). With ``product=False`` the third panel is omitted (ONK's G is
-    itself a kernel). Matrices with more than ``max_side`` rows are block-averaged to
-    ``pooled_side`` blocks so the figure stays small; below that every entry is drawn.
+    ``product=True`` (DANK's F, KNPL's G: multipliers of K, equal to 1 where the kernel
+    is unchanged): K and F∘K share one sequential scale (one colour bar, "K, F∘K"), so
+    the product reads directly as a reweighted K; F has its own diverging bar centred
+    at 1 spanning 1 ± max|F − 1|, so the largest change reaches the end colours however
+    small it is. ``product=False`` (ONK's G = K + a rank-one term: a kernel, not a
+    multiplier): ``K | G`` on the one shared sequential scale, no product panel.
+    ``difference`` adds what the learning changed, ``F∘K − K`` (or ``G − K``), on a
+    diverging scale centred at 0 spanning ± its largest entry. Matrices with more than
+    ``max_side`` rows are block-averaged to ``pooled_side`` blocks so the figure stays
+    small (the scales then span the block averages that are drawn); below that every
+    entry is drawn. The default ``max_side`` keeps the cells drawn within those of three
+    300 × 300 panels (300 for three panels, 259 for four).
     """
     K = np.asarray(K, dtype=float)
     F = np.asarray(F, dtype=float)
     n = K.shape[0]
+    if max_side is None:
+        max_side = int(300 * np.sqrt(3 / (1 + product + 1 + difference)))
     side = n if n <= max_side else pooled_side
     order = class_order(y, n)
-    FK = F * K if product else None
-    shared = [K] + ([FK] if product else [])
-    lo = min(0.0, *(float(np.nanmin(M)) for M in shared))
-    hi = max(float(np.nanmax(M)) for M in shared)
+    learned = F * K if product else F           # the kernel the model uses
+    prod = f"{name}∘K"
+    used = prod if product else name
+    drawn = {"K": _ordered(K, order, side), "learned": _ordered(learned, order, side)}
+    lo = min(0.0, *(float(np.nanmin(d[0])) for d in drawn.values()))
+    hi = max(float(np.nanmax(d[0])) for d in drawn.values())
     hi = 1.0 if hi <= 1.0 else float(f"{hi:.3g}")
-    dev = float(np.nanmax(np.abs(F - 1.0))) if F.size else 0.0
-    dev = dev if dev > 0 else 1e-3
-    panels = [("K", K, SEQUENTIAL, None, lo, hi)]
-    panels.append((name, F, DIVERGING, 1.0, 1.0 - dev, 1.0 + dev))
+    shared = ("K, " + used, SEQUENTIAL, None, lo, hi)
+    # (panel name, drawn matrix, scale: (bar title, colours, mid, zmin, zmax))
+    panels = [("K", drawn["K"], shared)]
     if product:
-        panels.append((f"{name}∘K", FK, SEQUENTIAL, None, lo, hi))
+        dF = _ordered(F, order, side)
+        flo, fhi = symmetric_limits(dF[0], 1.0)
+        panels.append((name, dF, (f"{name}<br>1 ± {_pm(fhi - 1.0)}", DIVERGING, 1.0,
+                                  flo, fhi)))
+        panels.append((prod, drawn["learned"], shared))
+    else:
+        panels.append((name, drawn["learned"], shared))
+    if difference:
+        dname = f"{used} − K"
+        dD = _ordered(learned - K, order, side)
+        dlo, dhi = symmetric_limits(dD[0], 0.0)
+        panels.append((dname, dD, (f"{dname}<br>± {_pm(dhi)}", DIVERGING, 0.0, dlo, dhi)))
     k = len(panels)
-    # panels fill [0, right]; the two colour bars sit in the rest of the paper width
-    right = 0.8 if k == 3 else 0.7
+    bars = list(dict.fromkeys(p[2][0] for p in panels))      # one bar per scale
+    # panels fill [0, right]; the colour bars sit side by side in the rest
+    right = {1: 0.86, 2: 0.8, 3: 0.79}[len(bars)] if k > 2 else 0.7
+    slot = (1.0 - right) / len(bars)
     gap = 0.03
     w = (right - gap * (k - 1)) / k
-    bar_x = {"shared": right + 0.02, "own": right + 0.02 + (1 - right) / 2}
     traces, shapes, notes = [], [], []
     layout: dict[str, Any] = {}
-    for c, (nm, M, cs, mid, zmin, zmax) in enumerate(panels, start=1):
+    shown: set[str] = set()
+    for c, (nm, d, (bar_title, cs, mid, zmin, zmax)) in enumerate(panels, start=1):
         s = _suffix(c)
-        is_f = nm == name
         bar = dict(thickness=14, len=0.85, y=0.5, yanchor="middle", xanchor="left",
-                   x=bar_x["own" if is_f else "shared"], outlinewidth=0,
+                   x=right + 0.02 + slot * bars.index(bar_title), outlinewidth=0,
                    tickfont=dict(size=12, color=TICK_COLOR),
-                   title=dict(text=nm if is_f else ("K, " + f"{name}∘K" if product else "K"),
-                              side="top", font=dict(size=13, color=TEXT_COLOR)))
+                   title=dict(text=bar_title, side="top",
+                              font=dict(size=13, color=TEXT_COLOR)))
+        M = d[0]
         tr, starts = _heatmap(M, order, name=nm, colorscale=cs, zmid=mid, zmin=zmin,
-                              zmax=zmax, max_side=side, colorbar=bar, axes=c)
-        # one bar per scale: K's bar stands for F∘K too
-        tr["showscale"] = c in (1, 2)
+                              zmax=zmax, colorbar=bar, axes=c, drawn=d)
+        # one bar per scale: K's bar stands for F∘K (or G) too
+        tr["showscale"] = bar_title not in shown
+        shown.add(bar_title)
         traces.append(tr)
         shapes += _class_lines(y, starts, axes=c)
         left = (c - 1) * (w + gap)
@@ -621,8 +689,10 @@ def matrix_triptych(K: np.ndarray, F: np.ndarray, y: np.ndarray | None = None, *
         notes.append(dict(text=f"<b>{nm}</b>", xref=f"x{s} domain", yref=f"y{s} domain",
                           x=0.5, y=1.0, xanchor="center", yanchor="bottom", yshift=2,
                           showarrow=False, font=dict(size=15, color=TEXT_COLOR)))
-    what = (f"Kernel K, learned {name} and {name}∘K" if product
-            else f"Kernel K and learned {name}")
+    what = (f"Kernel K, learned {name} and {prod}" if product
+            else f"Kernel K and learned kernel {name}")
+    if difference:
+        what += f", change {used} − K"
     by = "class" if y is None or np.unique(y).size <= 10 else "target"
     head = title or f"{what} ({n} training points, ordered by {by})"
     if side < n:
@@ -683,6 +753,78 @@ def spectra_figure(spectra: Mapping[str, np.ndarray], *, rank: int | None = None
     return _figure(traces, layout)
 
 
+#: one (dash, marker symbol) per overlaid solver: curves that coincide stay distinct
+#: (a dashed line over a solid one, markers of different shapes at different iterations)
+SOLVER_STYLES: tuple[tuple[str, str], ...] = (
+    ("solid", "circle"), ("dash", "x"), ("dot", "diamond"), ("dashdot", "triangle-up"),
+    ("longdash", "square"), ("longdashdot", "star"), ("5px,3px,1px,3px", "cross"))
+_MARKS = 8  # markers per curve when the curves are long (one every n/8 iterations)
+
+
+def _panel_series(h: Mapping[str, Any], key: str, log: bool) -> np.ndarray | None:
+    v = h.get(key)
+    if v is None or not np.size(v):
+        return None
+    v = np.asarray(v, dtype=float)
+    return np.where(v > 0, v, np.nan) if log else v
+
+
+def coinciding(histories: Mapping[str, Mapping[str, np.ndarray]], panels: Sequence[str],
+               rel: float = 2e-3) -> list[list[str]]:
+    """Groups of solvers whose curves lie on top of each other in every panel: same
+    number of iterations and every value within ``rel`` of the panel's span (of log10
+    values on a log panel), so at any size the figure is drawn they look like one curve.
+    """
+    names = list(histories)
+    curves: dict[str, list[np.ndarray | None]] = {}
+    spans = []
+    for key in panels:
+        log = _HISTORY_LABELS.get(key, ("", False))[1]
+        vals = []
+        for nm in names:
+            v = _panel_series(histories[nm], key, log)
+            v = None if v is None else (np.log10(v) if log else v)
+            curves.setdefault(nm, []).append(v)
+            if v is not None and np.isfinite(v).any():
+                vals += [np.nanmin(v), np.nanmax(v)]
+        spans.append(max(vals) - min(vals) if vals else 0.0)
+
+    def same(a: str, b: str) -> bool:
+        for va, vb, span in zip(curves[a], curves[b], spans, strict=True):
+            if va is None and vb is None:
+                continue
+            if va is None or vb is None or va.shape != vb.shape:
+                return False
+            fa, fb = np.isfinite(va), np.isfinite(vb)
+            if not np.array_equal(fa, fb) or (fa.any() and np.max(
+                    np.abs(va[fa] - vb[fa])) > rel * max(span, 1e-300)):
+                return False
+        return any(v is not None for v in curves[a])
+
+    groups: list[list[str]] = []
+    for nm in names:
+        for g in groups:
+            if same(g[0], nm):
+                g.append(nm)
+                break
+        else:
+            groups.append([nm])
+    return [g for g in groups if len(g) > 1]
+
+
+def _sparse_sizes(n: int, slot: int, slots: int, size: float) -> np.ndarray | float:
+    """Marker sizes along a curve of ``n`` points: every point under 30 points, else
+    about :data:`_MARKS` markers, solver ``slot`` of ``slots`` shifted by a fraction of
+    the spacing so coinciding curves show their markers side by side (the data points
+    stay where they are; only which of them carries a marker differs)."""
+    if n < 30:
+        return size
+    step = max(1, n // _MARKS)
+    sizes = np.zeros(n, dtype=np.float32)
+    sizes[(slot * step) // max(slots, 1)::step] = size
+    return sizes
+
+
 def convergence_figure(histories: Mapping[str, Mapping[str, np.ndarray]], *,
                        panels: Sequence[str] | None = None, x: str = "iteration",
                        title: str = "Convergence", height: int | None = None) -> go.Figure:
@@ -691,6 +833,12 @@ def convergence_figure(histories: Mapping[str, Mapping[str, np.ndarray]], *,
     ``histories`` maps a solver label to its ``history_`` dict; ``panels`` the keys to
     plot (default: those of objective, step_norm, residual, gap, loss present). Log y
     for norms, residuals and gaps. ``x="time"`` plots against wall time.
+
+    Every solver listed is drawn and in the legend: each has its own colour, dash
+    pattern and marker shape (:data:`SOLVER_STYLES`), so a curve lying on another
+    shows through it; solvers whose curves coincide throughout (:func:`coinciding`,
+    e.g. "auto" and the solver it picked) are named in a note above the plot. A
+    solver with no recorded history says so in its legend entry.
     """
     if panels is None:
         present = {k for h in histories.values() for k, v in h.items()
@@ -702,33 +850,50 @@ def convergence_figure(histories: Mapping[str, Mapping[str, np.ndarray]], *,
                                           for p in panels])
     traces = []
     extremes: dict[int, list[float]] = {}
+    slots = len(histories)
     for i, (label, h) in enumerate(histories.items()):
         color = SERIES_COLORS[i % len(SERIES_COLORS)]
+        dash, symbol = SOLVER_STYLES[i % len(SOLVER_STYLES)]
+        first = True
         for r, key in enumerate(panels, start=1):
-            v = h.get(key)
-            if v is None or not np.size(v):
-                continue
-            v = np.asarray(v, dtype=float)
             log = _HISTORY_LABELS.get(key, ("", False))[1]
-            if log:
-                v = np.where(v > 0, v, np.nan)
+            v = _panel_series(h, key, log)
+            if v is None:
+                continue
             xv = np.asarray(h["time"], dtype=float) if x == "time" and "time" in h \
                 else np.arange(v.size, dtype=float)
             s = _suffix(r)
+            sizes = _sparse_sizes(v.size, i, slots, 7.0)
             traces.append(dict(
-                type=SCATTER, x=f32(xv), y=f32(v), mode="lines+markers" if v.size < 30
-                else "lines", line=dict(color=color, width=2), marker=dict(size=5),
-                name=label, legendgroup=label, showlegend=(r == 1), xaxis=f"x{s}",
+                type=SCATTER, x=f32(xv), y=f32(v), mode="lines+markers",
+                line=dict(color=color, width=2, dash=dash),
+                marker=dict(size=sizes, symbol=symbol, color=color),
+                name=label, legendgroup=label, showlegend=first, xaxis=f"x{s}",
                 yaxis=f"y{s}", connectgaps=True,
                 hovertemplate=f"{label}<br>{x}=%{{x:.4g}}<br>{key}=%{{y:.6g}}<extra></extra>"))
+            first = False
             if log:
                 if np.isfinite(v).any():
                     extremes.setdefault(r, []).extend([np.nanmin(v), np.nanmax(v)])
                 layout[f"yaxis{s}"].update(_log_axis(extremes.get(r, [])))
+        if first:  # nothing recorded: still listed, and saying why it is not drawn
+            traces.append(dict(type=SCATTER, x=f32([np.nan]), y=f32([np.nan]),
+                               mode="lines+markers", name=f"{label} (no history)",
+                               line=dict(color=color, width=2, dash=dash),
+                               marker=dict(symbol=symbol, color=color), legendgroup=label,
+                               hoverinfo="skip"))
+    groups = coinciding(histories, panels) if x != "time" else []
+    note = "<br>".join(" = ".join(g) + (" coincide" if len(g) > 2 else ": curves coincide")
+                       for g in groups)
     last = _suffix(len(panels))
     layout[f"xaxis{last}"]["title"] = _axis("wall time (s)" if x == "time"
                                             else "iteration")["title"]
-    lay = _layout(title, height or 200 + 170 * len(panels), **layout)
+    layout["annotations"] = _corner_note(note)
+    top = _note_top(title, note) + 18 * max(len(groups) - 1, 0)
+    lay = _layout(title, (height or 200 + 170 * len(panels)) + top - _note_top(title, ""),
+                  top=top, **layout)
+    # legend markers at one size (a curve's first point may carry none)
+    lay["legend"].update(groupclick="toggleitem", itemsizing="constant")
     return _figure(traces, lay)
 
 
@@ -828,15 +993,70 @@ def parity_figure(y_true: np.ndarray, y_pred: np.ndarray, *, title: str = "Predi
                                    yaxis=_axis("predicted ŷ", scaleanchor="x")))
 
 
+def clip_polyline(x: np.ndarray, y: np.ndarray, box: Sequence[float]
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """The parts of the polyline ``(x, y)`` (NaN-separated pieces allowed) inside
+    ``box = (x0, x1, y0, y1)``: each segment cut where it crosses the box (Liang–Barsky),
+    the pieces joined where they continue and NaN-separated where they leave it."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if x.size < 2:
+        return x.copy(), y.copy()
+    x0, x1, y0, y1 = (float(v) for v in box)
+    ax, ay, dx, dy = x[:-1], y[:-1], np.diff(x), np.diff(y)
+    ok = np.isfinite(ax) & np.isfinite(ay) & np.isfinite(dx) & np.isfinite(dy)
+    t0, t1 = np.zeros(ax.size), np.ones(ax.size)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for p, q in ((-dx, ax - x0), (dx, x1 - ax), (-dy, ay - y0), (dy, y1 - ay)):
+            r = q / p
+            t0 = np.where(p < 0, np.maximum(t0, r), t0)
+            t1 = np.where(p > 0, np.minimum(t1, r), t1)
+            ok &= ~((p == 0) & (q < 0))             # parallel to a side, outside it
+    ok &= t0 <= t1
+    out_x: list[float] = []
+    out_y: list[float] = []
+    joined = False                                  # the last point output ends a kept
+    for k in np.flatnonzero(ok):                    # segment that reached its end (t1=1)
+        if not (joined and k > 0 and ok[k - 1] and t1[k - 1] == 1.0 and t0[k] == 0.0):
+            if out_x:
+                out_x.append(np.nan)
+                out_y.append(np.nan)
+            out_x.append(ax[k] + t0[k] * dx[k])
+            out_y.append(ay[k] + t0[k] * dy[k])
+        out_x.append(ax[k] + t1[k] * dx[k])
+        out_y.append(ay[k] + t1[k] * dy[k])
+        joined = True
+    return np.asarray(out_x), np.asarray(out_y)
+
+
+#: ellipses are drawn at one common fraction of 1/θ, the largest ≤ 1 that keeps them
+#: all inside the frame but not below this; any that still do not fit are cut there
+ELLIPSE_MIN_SCALE = 0.3
+
+
+def _ellipses(S: np.ndarray, W: np.ndarray, scale: float, n: int) -> tuple[np.ndarray,
+                                                                        np.ndarray]:
+    t = np.linspace(0, 2 * np.pi, n)
+    ex = S[:, :1] + scale * W[:, :1] * np.cos(t)[None, :]
+    ey = S[:, 1:2] + scale * W[:, 1:2] * np.sin(t)[None, :]
+    nan = np.full((S.shape[0], 1), np.nan)
+    return np.hstack([ex, nan]).ravel()[:-1], np.hstack([ey, nan]).ravel()[:-1]
+
+
 def bandwidth_figure(support: np.ndarray, bandwidths: np.ndarray, *,
                      X: np.ndarray | None = None, y: np.ndarray | None = None,
-                     title: str = "Learned bandwidths (LAB RBF)", height: int = 460,
-                     n_ellipse: int = 40) -> go.Figure:
+                     kernel: str = "gaussian", title: str = "Learned bandwidths (LAB RBF)",
+                     height: int = 460, n_ellipse: int = 40) -> go.Figure:
     """LAB RBF's bandwidth per support point.
 
     1-D: the kernel width ``1/θ_i`` at each support point (log y). 2-D: one ellipse
     per support point with semi-axes ``1/θ_i1`` and ``1/θ_i2`` (where the kernel has
-    dropped to ``e^{-1}``), over the data.
+    dropped to ``e^{-1}``), over the data. The axis ranges come from the data ``X``
+    (the ellipses never widen them): when an ellipse would leave that frame, all are
+    drawn at the largest common fraction s of ``1/θ`` that fits (not below
+    :data:`ELLIPSE_MIN_SCALE`) — the level where the kernel is ``e^{-s²}``
+    (``e^{-s}`` for the Laplacian), said in the legend — and any that still do not fit
+    are cut at the frame, drawn dotted and named in the legend and the hover. Without
+    ``X`` the frame fits the ellipses.
     """
     S = np.asarray(support, dtype=float)
     T = np.abs(np.asarray(bandwidths, dtype=float))
@@ -856,6 +1076,8 @@ def bandwidth_figure(support: np.ndarray, bandwidths: np.ndarray, *,
                          yaxis=_axis("kernel width 1/θᵢ", type="log"))
         return _figure(traces, layout)
     traces: list[dict] = []
+    xa, ya = _axis("x1"), _axis("x2", scaleanchor="x")
+    box = None
     if X is not None and len(X):
         X = np.asarray(X, dtype=float)
         if y is not None and np.all(np.isin(np.unique(y), (-1, 1))):
@@ -866,25 +1088,48 @@ def bandwidth_figure(support: np.ndarray, bandwidths: np.ndarray, *,
                 type=SCATTER, x=f32(X[:, 0]), y=f32(X[:, 1]), mode="markers",
                 name="data", marker=dict(size=5, color=f32(y) if y is not None else "#888",
                                          colorscale=SEQUENTIAL, opacity=0.6)))
-    t = np.linspace(0, 2 * np.pi, n_ellipse)
-    ex = S[:, :1] + W[:, :1] * np.cos(t)[None, :]
-    ey = S[:, 1:2] + W[:, 1:2] * np.sin(t)[None, :]
-    nan = np.full((S.shape[0], 1), np.nan)
-    traces.append(dict(
-        type="scatter", x=f32(np.hstack([ex, nan]).ravel()),
-        y=f32(np.hstack([ey, nan]).ravel()), mode="lines",
-        line=dict(color=SERIES_COLORS[1], width=1.2), name="1/θ ellipses", hoverinfo="skip"))
+        lo, hi = X[:, :2].min(axis=0), X[:, :2].max(axis=0)
+        pad = 0.1 * np.where(hi > lo, hi - lo, 1.0)
+        box = (float(lo[0] - pad[0]), float(hi[0] + pad[0]), float(lo[1] - pad[1]),
+               float(hi[1] + pad[1]))
+        # the frame is exactly this box: the equal aspect shrinks the plot, not widens
+        # a range (ellipses cut at the box are then cut at the frame)
+        xa.update(range=list(box[:2]), constrain="domain")
+        ya.update(range=list(box[2:]), constrain="domain")
+    Wf = np.where(np.isfinite(W[:, :2]), W[:, :2], np.inf)   # θ = 0: an unbounded width
+    scale, cut = 1.0, np.zeros(S.shape[0], dtype=bool)
+    if box is not None:
+        # the largest fraction of its 1/θ at which each ellipse stays inside the box
+        dist = np.column_stack([S[:, 0] - box[0], box[1] - S[:, 0], S[:, 1] - box[2],
+                                box[3] - S[:, 1]])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            room = (dist / Wf[:, [0, 0, 1, 1]]).min(axis=1)
+        room = np.where(np.isfinite(room), room, 0.0)
+        scale = float(min(1.0, max(room.min(initial=1.0), ELLIPSE_MIN_SCALE)))
+        cut = room < scale * (1 - 1e-9)
+    level = np.exp(-scale ** 2) if kernel == "gaussian" else np.exp(-scale)
+    what = ("1/θ ellipses (kernel = e⁻¹)" if scale == 1.0 else
+            f"ellipses at {scale:.2g}×1/θ (kernel = {level:.2f}), scaled to fit the frame")
+    Wd = np.where(np.isfinite(W[:, :2]), W[:, :2], 1e6 * max(1.0, float(np.nanmax(
+        np.abs(S)))))
+    for part, name, dash in ((~cut, what, "solid"),
+                             (cut, f"cut at the frame ({int(cut.sum())})", "dot")):
+        if not part.any():
+            continue
+        ex, ey = _ellipses(S[part], Wd[part], scale, n_ellipse if dash == "solid"
+                           else 4 * n_ellipse)
+        if dash == "dot":
+            ex, ey = clip_polyline(ex, ey, box)
+        traces.append(dict(
+            type="scatter", x=f32(ex), y=f32(ey), mode="lines", name=name,
+            line=dict(color=SERIES_COLORS[1], width=1.2, dash=dash), hoverinfo="skip"))
+    hover = np.array([f"width ({a:.3g}, {b:.3g})" + ("<br>ellipse cut at the frame" if c
+                                                      else "")
+                      for a, b, c in zip(W[:, 0], W[:, 1], cut, strict=True)])
     traces.append(dict(
         type="scatter", x=f32(S[:, 0]), y=f32(S[:, 1]), mode="markers", name="support points",
         marker=dict(symbol="circle-open", size=10, color="black", line=dict(width=1.5)),
-        customdata=f32(W[:, :2]),
-        hovertemplate="width (%{customdata[0]:.3g}, %{customdata[1]:.3g})<extra></extra>"))
-    xa, ya = _axis("x1"), _axis("x2", scaleanchor="x")
-    if X is not None and len(X):
-        lo, hi = X[:, :2].min(axis=0), X[:, :2].max(axis=0)
-        pad = 0.1 * (hi - lo)
-        xa["range"] = [float(lo[0] - pad[0]), float(hi[0] + pad[0])]
-        ya["range"] = [float(lo[1] - pad[1]), float(hi[1] + pad[1])]
+        hovertext=hover, hovertemplate="%{hovertext}<extra></extra>"))
     return _figure(traces, _layout(title, height, xaxis=xa, yaxis=ya))
 
 
@@ -903,28 +1148,67 @@ def _segments(X: np.ndarray, pairs: np.ndarray, limit: int) -> tuple[np.ndarray,
     return xs, ys
 
 
-def _cluster_traces(X: np.ndarray, labels: np.ndarray, y_true: np.ndarray | None
-                    ) -> list[dict]:
+#: outline shapes of the true classes over the cluster-coloured points
+_CLASS_OUTLINES = ("circle-open", "square-open", "diamond-open", "triangle-up-open",
+                   "cross-open", "star-open", "hexagon-open", "pentagon-open")
+
+
+def _class_name(c: Any) -> str:
+    v = float(c)
+    return CLASS_NAMES[int(v)] if v in (-1.0, 1.0) else f"class {c:g}" if isinstance(
+        c, (int, float, np.integer, np.floating)) else f"class {c}"
+
+
+def _cluster_traces(X: np.ndarray, labels: np.ndarray, y_true: np.ndarray | None, *,
+                    what: str = "clusters (learned kernel)") -> list[dict]:
+    """Points as filled dots coloured by cluster (legend group ``what``) and, with
+    ``y_true``, an outline around each dot whose shape is the true class (legend group
+    "true classes"): colour and shape never share a legend entry, and either layer can
+    be hidden from the legend to compare the other with it."""
     labels = np.asarray(labels)
     out = []
-    for k in np.unique(labels):
+    truth = None if y_true is None else np.asarray(y_true)
+    classes = [] if truth is None else list(np.unique(truth))
+    for i, k in enumerate(np.unique(labels)):
         m = labels == k
-        marker = dict(size=8, color=cluster_color(k), line=dict(width=1, color="white"))
-        if y_true is not None:
-            marker["symbol"] = np.where(np.asarray(y_true)[m] > 0, "square", "circle")
-        out.append(dict(
-            type=SCATTER, x=f32(X[m, 0]), y=f32(X[m, 1]), mode="markers",
-            name=f"cluster {int(k)}", marker=marker,
-            hovertemplate=f"cluster {int(k)}<br>(%{{x:.2f}}, %{{y:.2f}})<extra></extra>"))
+        tr = dict(type=SCATTER, x=f32(X[m, 0]), y=f32(X[m, 1]), mode="markers",
+                  name=f"cluster {int(k)}", legendgroup="clusters",
+                  marker=dict(size=8, color=cluster_color(k), symbol="circle",
+                              line=dict(width=0.5, color="white")),
+                  hovertemplate=f"cluster {int(k)}<br>(%{{x:.2f}}, %{{y:.2f}})"
+                                f"<extra></extra>")
+        if truth is not None:
+            tr["hovertext"] = np.array([_class_name(c) for c in truth[m]])
+            tr["hovertemplate"] = (f"cluster {int(k)} · %{{hovertext}}<br>(%{{x:.2f}}, "
+                                   f"%{{y:.2f}})<extra></extra>")
+        if i == 0:
+            tr["legendgrouptitle"] = dict(text=what)
+        out.append(tr)
+    for j, c in enumerate(classes):
+        m = truth == c
+        tr = dict(type=SCATTER, x=f32(X[m, 0]), y=f32(X[m, 1]), mode="markers",
+                  name=_class_name(c), legendgroup="classes", hoverinfo="skip",
+                  marker=dict(size=13, color="#444444", line=dict(width=1.2),
+                              symbol=_CLASS_OUTLINES[j % len(_CLASS_OUTLINES)]))
+        if j == 0:
+            tr["legendgrouptitle"] = dict(text="true classes")
+        out.append(tr)
     return out
+
+
+def _grouped_legend(layout: dict) -> dict:
+    """Legend groups toggle item by item (a click hides one cluster, not all)."""
+    layout["legend"]["groupclick"] = "toggleitem"
+    return layout
 
 
 def constraints_figure(X: np.ndarray, labels: np.ndarray, must_link: np.ndarray,
                        cannot_link: np.ndarray, *, y_true: np.ndarray | None = None,
                        max_lines: int = 600, title: str = "", score_text: str = "",
                        height: int = 540) -> go.Figure:
-    """Points coloured by cluster (symbol = true class); must-link pairs as solid green
-    lines, cannot-link pairs as dashed orange lines (at most ``max_lines`` each)."""
+    """Points coloured by cluster, outlined by true class (two legend groups); must-link
+    pairs as solid green lines, cannot-link pairs as dashed orange lines (at most
+    ``max_lines`` each)."""
     X = np.asarray(X, dtype=float)
     traces = []
     for pairs, name, color, dash in ((must_link, "must-link", MUST_LINK_COLOR, "solid"),
@@ -936,11 +1220,12 @@ def constraints_figure(X: np.ndarray, labels: np.ndarray, must_link: np.ndarray,
         # plain scatter (not WebGL): WebGL lines cannot be dashed
         traces.append(dict(type="scatter", x=f32(xs), y=f32(ys), mode="lines", name=label,
                            line=dict(color=color, width=1.6, dash=dash), opacity=0.8,
-                           hoverinfo="skip"))
+                           hoverinfo="skip", legendgroup="pairs"))
+    traces[0]["legendgrouptitle"] = dict(text="constraints")
     traces += _cluster_traces(X, labels, y_true)
     layout = _layout(title, height, top=_note_top(title, score_text), xaxis=_axis("x1"),
                      yaxis=_axis("x2", scaleanchor="x"), annotations=_corner_note(score_text))
-    return _figure(traces, layout)
+    return _figure(traces, _grouped_legend(layout))
 
 
 def embedding_figure(E: np.ndarray, labels: np.ndarray, *, y_true: np.ndarray | None = None,
@@ -951,7 +1236,7 @@ def embedding_figure(E: np.ndarray, labels: np.ndarray, *, y_true: np.ndarray | 
     if E.ndim == 1 or E.shape[1] == 1:
         E = np.column_stack([np.ravel(E), np.zeros(len(E))])
     layout = _layout(title, height, xaxis=_axis("√λ₁ v₁"), yaxis=_axis("√λ₂ v₂"))
-    return _figure(_cluster_traces(E[:, :2], labels, y_true), layout)
+    return _figure(_cluster_traces(E[:, :2], labels, y_true), _grouped_legend(layout))
 
 
 # ---------------------------------------------------------------------------
@@ -1015,10 +1300,10 @@ def sensitivity_figure(values: np.ndarray, scores: np.ndarray, *,
 def partition_figure(X: np.ndarray, labels: np.ndarray, centers: np.ndarray | None = None, *,
                      y: np.ndarray | None = None, screened: np.ndarray | None = None,
                      title: str = "k-means partition", height: int = 480) -> go.Figure:
-    """The data coloured by cluster (symbol = class), centres as crosses; points
+    """The data coloured by cluster (outline = class), centres as crosses; points
     certified as non-support vectors (Theorem 7) as hollow black diamonds."""
     X = np.asarray(X, dtype=float)
-    traces = _cluster_traces(X, labels, y)
+    traces = _cluster_traces(X, labels, y, what="k-means clusters")
     if centers is not None and len(centers):
         C = np.asarray(centers, dtype=float)
         traces.append(dict(type="scatter", x=f32(C[:, 0]), y=f32(C[:, 1]), mode="markers",
@@ -1032,7 +1317,7 @@ def partition_figure(X: np.ndarray, labels: np.ndarray, centers: np.ndarray | No
                 marker=dict(symbol="diamond-open", size=12, color="black",
                             line=dict(width=1.5))))
     layout = _layout(title, height, xaxis=_axis("x1"), yaxis=_axis("x2", scaleanchor="x"))
-    return _figure(traces, layout)
+    return _figure(traces, _grouped_legend(layout))
 
 
 def lines_figure(x: np.ndarray, series: Mapping[str, np.ndarray], *, x_title: str,

@@ -208,6 +208,7 @@ def test_matrix_heatmap_orders_by_class_and_centres_at_one():
     fig = fg.matrix_heatmap(F, y, name="F")
     hm = fig.data[0]
     assert hm.zmid == 1.0
+    _diverging_limits_are_the_largest_deviation(hm, 1.0, F)
     assert hm.colorscale[0][1].lower() == fg.DIVERGING[0][1].lower()
     order = np.argsort(y, kind="stable")
     assert list(hm.x) == [str(i) for i in order]
@@ -275,9 +276,85 @@ def test_triptych_panels_and_scales():
     title = fig.layout.title.text
     assert title.startswith("Kernel K") and "40 training points" in title
     assert "block-averaged" not in title and len(k.z) == 40
+    # ONK's G is a kernel (K + rank one), not a multiplier: on K's scale, one bar
     two = fg.matrix_triptych(K, F, y, name="G", product=False)
     assert [t.name for t in two.data] == ["K", "G"]
-    assert two.data[0].showscale and two.data[1].showscale
+    assert two.data[0].showscale and not two.data[1].showscale
+    assert (two.data[1].zmin, two.data[1].zmax) == (two.data[0].zmin, two.data[0].zmax)
+    assert two.data[1].zmid is None and two.data[0].colorscale == two.data[1].colorscale
+
+
+def _diverging_limits_are_the_largest_deviation(trace, centre, M):
+    dev = np.abs(np.asarray(M, float) - centre).max()
+    assert trace.zmid == centre
+    assert trace.zmin == pytest.approx(centre - dev, rel=1e-12, abs=1e-15)
+    assert trace.zmax == pytest.approx(centre + dev, rel=1e-12, abs=1e-15)
+    assert trace.colorscale[0][1].lower() == fg.DIVERGING[0][1].lower()
+    # the most changed entry reaches an end colour, whatever its size
+    z = np.asarray(trace.z, float)
+    # (float32 near 1 resolves 6e-8: ample for a change of 1e-3)
+    assert max(z.max() - centre, centre - z.min()) == pytest.approx(dev, rel=1e-5, abs=2e-7)
+
+
+@pytest.mark.parametrize("scale", [1e-3, 0.3])
+def test_difference_panel_is_f_o_k_minus_k_on_its_largest_deviation(scale):
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(50, 2))
+    y = np.sign(X[:, 0] + 0.1)
+    K = np.exp(-((X[:, None] - X[None]) ** 2).sum(-1) / 2)
+    A = rng.normal(size=(50, 50))
+    F = 1.0 + scale * (A + A.T) / 2          # a small change: F within 1 ± ~3·scale
+    fig = fg.matrix_triptych(K, F, y, name="F", difference=True)
+    assert [t.name for t in fig.data] == ["K", "F", "F∘K", "F∘K − K"]
+    k, f, fk, d = fig.data
+    order = np.argsort(y, kind="stable")
+    # the difference panel is F∘K − K, entry by entry, in class order
+    np.testing.assert_array_equal(d.z, np.float32((F * K - K)[np.ix_(order, order)]))
+    _diverging_limits_are_the_largest_deviation(d, 0.0, F * K - K)
+    _diverging_limits_are_the_largest_deviation(f, 1.0, F)
+    # three scales, three bars right of the panels, in the panels' order; F∘K uses K's
+    assert [t.showscale for t in fig.data] == [True, True, False, True]
+    bars = [k.colorbar.x, f.colorbar.x, d.colorbar.x]
+    right = max(fig.layout[f"xaxis{s}"].domain[1] for s in ("", "2", "3", "4"))
+    assert right < bars[0] < bars[1] < bars[2] < 1.0
+    assert "1 ± " in f.colorbar.title.text and "± " in d.colorbar.title.text
+    assert [a.text for a in fig.layout.annotations][-1] == "<b>F∘K − K</b>"
+    assert "F∘K − K" in fig.layout.title.text
+    # ONK: K | G | G − K, the change G − K (here F plays G) on its own scale around 0
+    onk = fg.matrix_triptych(K, K + 0.01 * np.outer(y, y), y, name="G", product=False,
+                             difference=True)
+    assert [t.name for t in onk.data] == ["K", "G", "G − K"]
+    np.testing.assert_allclose(onk.data[2].z, 0.01 * np.outer(y, y)[np.ix_(order, order)],
+                               rtol=1e-5)
+    _diverging_limits_are_the_largest_deviation(onk.data[2], 0.0, 0.01 * np.outer(y, y))
+
+
+def test_pooled_matrices_are_scaled_by_what_is_drawn():
+    rng = np.random.default_rng(6)
+    n = 400
+    A = rng.normal(size=(n, n))
+    F = 1.0 + 0.01 * (A + A.T)
+    K = np.eye(n)
+    fig = fg.matrix_triptych(K, F, np.ones(n), difference=True)
+    f, d = fig.data[1], fig.data[3]
+    assert len(f.z) == 128
+    P, _ = fg._pool(F, 128)
+    _diverging_limits_are_the_largest_deviation(f, 1.0, P)
+    # block averages of noise are smaller than its largest entry: the scale follows
+    assert f.zmax - 1 < 0.5 * np.abs(F - 1).max()
+    assert d.zmax == pytest.approx(np.abs(fg._pool(F * K - K, 128)[0]).max(), rel=1e-12)
+
+
+def test_matrix_panels_keep_cells_square_inside_their_domain():
+    """Both axes of a matrix panel shrink their domain to stay square: a widened range
+    let the class lines overrun the matrix (seen on ONK's two-panel view)."""
+    rng = np.random.default_rng(7)
+    y = np.sign(rng.normal(size=30))
+    K = np.eye(30)
+    for fig in (fg.matrix_triptych(K, K, y, product=False),
+                fg.matrix_triptych(K, K + 1, y, difference=True), fg.matrix_heatmap(K, y)):
+        axes = [a for a in fig.layout if a.startswith(("xaxis", "yaxis"))]
+        assert axes and all(fig.layout[a].constrain == "domain" for a in axes)
 
 
 def test_triptych_block_averages_only_large_matrices():
@@ -288,6 +365,12 @@ def test_triptych_block_averages_only_large_matrices():
         fig = fg.matrix_triptych(K, K + 1, np.ones(n))
         assert len(fig.data[0].z) == side
         assert ("block-averaged to 128×128" in fig.layout.title.text) == (side < n)
+    # a fourth panel: the same budget of drawn cells (3 × 300²), so pooled from 260 rows
+    for n, side in ((259, 259), (260, 128)):
+        A = rng.random((n, n))
+        fig = fg.matrix_triptych(A, A + 1, np.ones(n), difference=True)
+        assert {len(t.z) for t in fig.data} == {side}
+        assert sum(len(t.z) ** 2 for t in fig.data) <= 3 * 300 ** 2
 
 
 def test_spectra_on_log_axis_with_rank():
@@ -322,6 +405,55 @@ def test_convergence_overlays_solvers_with_log_step_norm():
     assert r.layout.yaxis.type == "log"
 
 
+def test_convergence_overlay_draws_every_listed_solver_distinctly():
+    """Five solvers listed, two pairs of them identical (as "auto" is the solver it
+    picks): every one is drawn in every panel, in the legend once, with its own colour,
+    dash and marker; the identical ones are named in a note; no data are moved."""
+    rng = np.random.default_rng(8)
+    fast = {"objective": 1 - np.geomspace(1, 1e-6, 32), "step_norm": np.geomspace(1, 1e-6, 32)}
+    slow = {"objective": 1 - np.geomspace(1, 1e-3, 400),
+            "step_norm": np.geomspace(1, 1e-3, 400) * (1 + 0.5 * rng.random(400))}
+    mono = {k: v.copy() for k, v in slow.items()}
+    mono["step_norm"][200:] *= 3                        # diverges half-way: no coincidence
+    hist = {"auto": fast, "Nesterov": slow, "monotone": mono,
+            "PG": {k: v[:300] for k, v in slow.items()},    # the same curve, stopped early
+            "APG": {k: v.copy() for k, v in fast.items()}}
+    fig = fg.convergence_figure(hist)
+    for axis in ("y", "y2"):
+        panel = [t for t in fig.data if t.yaxis == axis]
+        assert [t.name for t in panel] == list(hist)
+        assert all(t.visible is None or t.visible is True for t in panel)
+        styles = {(t.line.color, t.line.dash, t.marker.symbol) for t in panel}
+        assert len(styles) == 5 and len({t.line.dash for t in panel}) == 5
+        assert len({t.marker.symbol for t in panel}) == 5
+        for t in panel:                                 # the data as given
+            key = "objective" if axis == "y" else "step_norm"
+            np.testing.assert_array_equal(t.y, np.float32(hist[t.name][key]))
+            np.testing.assert_array_equal(t.x, np.arange(len(hist[t.name][key])))
+    assert [t.name for t in fig.data if t.showlegend] == list(hist)
+    assert fg.coinciding(hist, ["objective", "step_norm"]) == [["auto", "APG"]]
+    note = fig.layout.annotations[0].text
+    assert "auto = APG" in note and "coincide" in note
+    assert "Nesterov" not in note and "PG" not in note.replace("APG", "")
+    # the two identical curves carry their markers at different iterations
+    a, b = (np.asarray(t.marker.size) for t in fig.data if t.yaxis == "y" and
+            t.name in ("auto", "APG"))
+    on_a, on_b = set(np.flatnonzero(a > 0)), set(np.flatnonzero(b > 0))
+    assert on_a and on_b and not on_a & on_b
+    # one solver: no note; a solver without history stays listed and says so
+    assert not fg.convergence_figure({"auto": fast}).layout.annotations
+    empty = fg.convergence_figure({"auto": fast, "level": {}})
+    assert [t.name for t in empty.data if t.showlegend is not False][-1] == "level (no history)"
+
+
+def test_coinciding_uses_the_panel_scale():
+    base = np.geomspace(1, 1e-4, 50)
+    hist = {"a": {"step_norm": base}, "b": {"step_norm": base * (1 + 1e-6)},
+            "c": {"step_norm": base * 1.5}}
+    assert fg.coinciding(hist, ["step_norm"]) == [["a", "b"]]
+    # a relative 50 % change is 0.18 decades of 4: visible, not coincident
+
+
 def test_sensitivity_mean_and_std():
     v = np.geomspace(1e-4, 10, 5)
     scores = np.array([[0.9, 0.8], [0.95, 0.85], [0.9, 0.9], [0.7, 0.8], [np.nan, np.nan]])
@@ -354,6 +486,88 @@ def test_bandwidth_figure_widths_and_ellipses():
     assert one_d.layout.yaxis.type == "log"
 
 
+def _inside(fig, trace):
+    x, y = np.asarray(trace.x, float), np.asarray(trace.y, float)
+    ok = np.isfinite(x)
+    (x0, x1), (y0, y1) = fig.layout.xaxis.range, fig.layout.yaxis.range
+    tol = 1e-5 * max(x1 - x0, y1 - y0)              # float32 coordinates
+    return bool(np.all((x[ok] >= x0 - tol) & (x[ok] <= x1 + tol) & (y[ok] >= y0 - tol)
+                       & (y[ok] <= y1 + tol)))
+
+
+def test_bandwidth_ellipses_stay_inside_the_data_frame():
+    rng = np.random.default_rng(10)
+    X = rng.uniform(-1, 1, size=(80, 2)) * [2.0, 1.0]
+    y = np.where(X[:, 0] > 0, 1, -1)
+    S = X[:6]
+    # ranges from the data alone (10 % padding), whatever the ellipses
+    fits = fg.bandwidth_figure(S, np.full((6, 2), 20.0), X=X, y=y)     # widths 0.05
+    lo, hi = X.min(0), X.max(0)
+    np.testing.assert_allclose(fits.layout.xaxis.range, [lo[0] - 0.1 * (hi - lo)[0],
+                                                         hi[0] + 0.1 * (hi - lo)[0]])
+    np.testing.assert_allclose(fits.layout.yaxis.range, [lo[1] - 0.1 * (hi - lo)[1],
+                                                         hi[1] + 0.1 * (hi - lo)[1]])
+    ell = [t for t in fits.data if "ellipse" in t.name]
+    assert len(ell) == 1 and "e⁻¹" in ell[0].name and _inside(fits, ell[0])
+    # too wide to fit: every ellipse at one common fraction s of 1/θ, the largest that
+    # fits, so one of them touches the frame; s and the kernel level in the legend
+    theta = np.column_stack([np.full(6, 1.2), np.full(6, 2.0)])       # widths 0.83, 0.5
+    big = fg.bandwidth_figure(S, theta, X=X, y=y)
+    ell = [t for t in big.data if t.name and "ellipses" in t.name]
+    assert len(ell) == 1 and not any("cut" in (t.name or "") for t in big.data)
+    assert _inside(big, ell[0])
+    (x0, x1), (y0, y1) = big.layout.xaxis.range, big.layout.yaxis.range
+    room = np.min(np.column_stack([S[:, 0] - x0, x1 - S[:, 0], S[:, 1] - y0, y1 - S[:, 1]])
+                  * np.column_stack([theta[:, 0], theta[:, 0], theta[:, 1], theta[:, 1]]))
+    assert fg.ELLIPSE_MIN_SCALE < room < 1
+    pts = np.column_stack([ell[0].x, ell[0].y]).astype(float)[:40]
+    np.testing.assert_allclose(np.linalg.norm((pts - S[0]) * theta[0], axis=1), room,
+                               rtol=1e-4)
+    assert f"{room:.2g}×1/θ" in ell[0].name and f"{np.exp(-room ** 2):.2f}" in ell[0].name
+    lap = fg.bandwidth_figure(S, theta, X=X, y=y, kernel="laplacian")
+    assert f"{np.exp(-room):.2f}" in [t for t in lap.data if "ellipses" in t.name][0].name
+    # one far too wide: the rest at the floor scale, that one cut at the frame (dotted,
+    # named in the legend and in its support point's hover)
+    theta[2] = [0.1, 0.2]                                  # widths 10 × 5: 3 × 1.5 at s
+    cut = fg.bandwidth_figure(S, theta, X=X, y=y)
+    whole, part = ([t for t in cut.data if t.name and key in t.name]
+                   for key in ("ellipses", "cut at the frame"))
+    assert f"{fg.ELLIPSE_MIN_SCALE:.2g}×1/θ" in whole[0].name
+    assert part[0].name == "cut at the frame (1)" and part[0].line.dash == "dot"
+    assert _inside(cut, whole[0]) and _inside(cut, part[0])
+    assert np.isfinite(np.asarray(part[0].x, float)).sum() > 10
+    sp = [t for t in cut.data if t.name == "support points"][0]
+    assert ["cut" in h for h in sp.hovertext] == [False, False, True, False, False, False]
+    assert cut.layout.xaxis.range == big.layout.xaxis.range
+    # the ranges are the frame: the equal aspect shrinks the domain, never a range
+    assert cut.layout.xaxis.constrain == cut.layout.yaxis.constrain == "domain"
+    # a width beyond the whole frame leaves nothing to draw, but is still named
+    theta[2] = [1e-3, 1e-3]
+    gone = fg.bandwidth_figure(S, theta, X=X, y=y)
+    assert [t.name for t in gone.data if "cut" in (t.name or "")] == ["cut at the frame (1)"]
+
+
+def test_clip_polyline_cuts_at_the_box():
+    # a square of side 4 around the origin against the box [-1, 1]²: only the parts of
+    # its sides inside remain, which is nothing; a diagonal line keeps its middle
+    x, y = fg.clip_polyline(np.array([-2.0, 2.0]), np.array([-2.0, 2.0]), (-1, 1, -1, 1))
+    np.testing.assert_allclose(np.column_stack([x, y]), [[-1, -1], [1, 1]])
+    sq = np.array([[-2, -2], [2, -2], [2, 2], [-2, 2], [-2, -2]], float)
+    x, _ = fg.clip_polyline(sq[:, 0], sq[:, 1], (-1, 1, -1, 1))
+    assert x.size == 0
+    # a circle of radius 1.2 in the box [-1, 1]²: four arcs, NaN-separated, on the box
+    t = np.linspace(0, 2 * np.pi, 400)
+    x, y = fg.clip_polyline(1.2 * np.cos(t), 1.2 * np.sin(t), (-1, 1, -1, 1))
+    ok = np.isfinite(x)
+    assert np.all(np.abs(x[ok]) <= 1 + 1e-12) and np.all(np.abs(y[ok]) <= 1 + 1e-12)
+    assert np.isnan(x).sum() == 3                  # 4 arcs (around the diagonals)
+    np.testing.assert_allclose(np.hypot(x[ok], y[ok]), 1.2, rtol=1e-3)
+    # every arc ends on the box
+    ends = np.flatnonzero(np.isnan(x))
+    for k in np.concatenate([ends - 1, ends + 1]):
+        assert max(abs(x[k]), abs(y[k])) == pytest.approx(1.0)
+
+
 def test_constraints_figure_styles_must_and_cannot_links():
     X = np.arange(12, dtype=float).reshape(6, 2)
     fig = fg.constraints_figure(X, np.array([0, 0, 1, 1, 2, 2]),
@@ -364,8 +578,40 @@ def test_constraints_figure_styles_must_and_cannot_links():
     assert cl.line.dash == "dash" and cl.line.color == fg.CANNOT_LINK_COLOR
     assert len(ml.x) == 6 and np.isnan(ml.x[2]) and np.isnan(ml.x[5])
     assert ml.x[0] == X[0, 0] and ml.x[1] == X[1, 0]
-    clusters = fig.data[2:]
+    clusters = [t for t in fig.data if t.legendgroup == "clusters"]
     assert [t.marker.color for t in clusters] == list(fg.CLUSTER_COLORS[:3])
+
+
+def test_cluster_legend_groups_clusters_apart_from_true_classes():
+    """Colour = cluster (filled dots), shape = true class (outlines): two legend
+    groups with titles, each entry with one constant symbol, every point in each."""
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(40, 2))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    labels = (X[:, 1] > 0).astype(int) + (X[:, 1] > 1)
+    for fig, title in ((fg.constraints_figure(X, labels, np.array([[0, 1]]),
+                                              np.array([[2, 3]]), y_true=y),
+                        "clusters (learned kernel)"),
+                       (fg.embedding_figure(X, labels, y_true=y), "clusters (learned kernel)"),
+                       (fg.partition_figure(X, labels, y=y), "k-means clusters")):
+        clusters = [t for t in fig.data if t.legendgroup == "clusters"]
+        classes = [t for t in fig.data if t.legendgroup == "classes"]
+        assert [t.name for t in clusters] == ["cluster 0", "cluster 1", "cluster 2"]
+        assert [t.name for t in classes] == ["class −1", "class +1"]
+        assert clusters[0].legendgrouptitle.text == title
+        assert classes[0].legendgrouptitle.text == "true classes"
+        # clusters are filled dots of their colour; classes hollow shapes, one colour
+        assert {t.marker.symbol for t in clusters} == {"circle"}
+        assert [t.marker.symbol for t in classes] == ["circle-open", "square-open"]
+        assert len({t.marker.color for t in classes}) == 1
+        assert sum(len(t.x) for t in clusters) == sum(len(t.x) for t in classes) == 40
+        for t, want in zip(classes, (-1, 1), strict=True):
+            np.testing.assert_array_equal(t.x, np.float32(X[y == want, 0]))
+        # a click hides one entry, not the whole group
+        assert fig.layout.legend.groupclick == "toggleitem"
+    # without the truth: one group only
+    solo = fg.embedding_figure(X, labels)
+    assert {t.legendgroup for t in solo.data} == {"clusters"}
 
 
 def test_regression_curve_and_surface():
@@ -391,6 +637,10 @@ def test_figures_stay_under_half_a_megabyte_at_defaults(toy):
     surface = fg.decision_surface(grid.xs, grid.ys, Z, Xtr, ytr, Xte, yte, support=Xtr[:40],
                                   baseline=Z * 0.9, click_targets=click_grid(grid),
                                   train_score=1.0, test_score=1.0)
+    # the app's four-panel matrix view goes through live_chart, which sends figure_json
+    # (no "/" escaping: 436 kB here, 549 kB through plotly.io.to_json)
+    four = fg.matrix_triptych(K, F, ytr, difference=True)
+    assert len(fg.figure_json(four).encode()) <= MB
     for fig in (surface, fg.matrix_triptych(K, F, ytr), fg.matrix_heatmap(F, ytr),
                 fg.spectra_figure({"K": np.linalg.eigvalsh(K), "F": np.linalg.eigvalsh(F),
                                    "F∘K": np.linalg.eigvalsh(F * K)}),
