@@ -228,7 +228,8 @@ def test_objective_recorded_per_round(clowns):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        est = KNPLClassifier(gamma=0.5, n_outer=6, callback=keep).fit(X, y)
+        est = KNPLClassifier(gamma=0.5, solver="alternating", n_outer=6,
+                             callback=keep).fit(X, y)
     h = est.history_
     assert est.n_iter_ == len(states) == h["objective"].size
     assert [s[0] for s in states] == list(range(est.n_iter_))
@@ -256,7 +257,7 @@ def test_first_round_is_the_plain_svm(clowns):
         first.update(alpha=state["alpha"].copy(), G=state["G"].copy())
         return True  # stop after round 0
 
-    est = KNPLClassifier(C=2.0, sigma=0.8, callback=grab)
+    est = KNPLClassifier(C=2.0, sigma=0.8, solver="alternating", callback=grab)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)  # a callback stop never warns
         est.fit(X, y)
@@ -271,7 +272,7 @@ def test_first_round_is_the_plain_svm(clowns):
 def test_large_gamma_reduces_to_svc(clowns):
     """gamma -> inf: Gamma -> 0, G -> 11^T, and KNPL is the SVM with the Gaussian kernel."""
     X, y, Xt, _ = clowns
-    est = KNPLClassifier(C=1.5, sigma=0.7, gamma=1e9).fit(X, y)
+    est = KNPLClassifier(C=1.5, sigma=0.7, gamma=1e9, solver="alternating").fit(X, y)
     assert est.converged_ and est.n_iter_ == 2
     assert np.abs(est.G_ - 1.0).max() < 1e-6
     svc = SVC(C=1.5, gamma=sigma_to_gamma(0.7)).fit(X, y)
@@ -282,8 +283,28 @@ def test_large_gamma_reduces_to_svc(clowns):
     clear = np.abs(d_svc) > 1e-2
     np.testing.assert_array_equal(est.predict(Xt)[clear], svc.predict(Xt)[clear])
     # in the exact limit (G = 11^T to rounding) the two are the same solve
-    exact = KNPLClassifier(C=1.5, sigma=0.7, gamma=1e15).fit(X, y)
+    exact = KNPLClassifier(C=1.5, sigma=0.7, gamma=1e15, solver="alternating").fit(X, y)
     np.testing.assert_allclose(exact.decision_function(Xt), d_svc, atol=1e-9)
+
+
+@pytest.mark.parametrize("gamma", [1e9, 1e15])
+def test_large_gamma_saddle_is_the_svm_optimum(clowns, gamma):
+    """The saddle solver solves the SVM dual to its own tolerance: against libsvm run to
+    1e-12 the decisions agree and its dual value is at least libsvm's."""
+    X, y, Xt, _ = clowns
+    est = KNPLClassifier(C=1.5, sigma=0.7, gamma=gamma).fit(X, y)
+    assert est.converged_ and np.abs(est.G_ - 1.0).max() < 1e-6
+    svc = SVC(C=1.5, gamma=sigma_to_gamma(0.7), tol=1e-12).fit(X, y)
+    np.testing.assert_allclose(est.decision_function(Xt), svc.decision_function(Xt),
+                               atol=1e-4)
+    ypm = np.where(y == est.classes_[1], 1.0, -1.0)
+    ref = np.zeros(len(y))
+    ref[svc.support_] = np.abs(svc.dual_coef_[0])
+
+    def dual(a):
+        u = a * ypm
+        return a.sum() - 0.5 * u @ est.K_ @ u
+    assert dual(est.alpha_) >= dual(ref) - 1e-9 * abs(dual(ref))
 
 
 def test_sign_conventions_match_libsvm_with_string_labels(clowns):
@@ -291,7 +312,7 @@ def test_sign_conventions_match_libsvm_with_string_labels(clowns):
     labels = np.where(y > 0, "plus", "minus")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        est = KNPLClassifier(gamma=0.3, n_outer=3).fit(X, labels)
+        est = KNPLClassifier(gamma=0.3, solver="alternating", n_outer=3).fit(X, labels)
     assert list(est.classes_) == ["minus", "plus"]
     GK = est.G_ * est.K_
     svc = SVC(kernel="precomputed", C=1.0).fit(GK, np.where(labels == "plus", 1, -1))
@@ -335,7 +356,7 @@ def test_oscillating_rounds_warn_and_report_not_converged(clowns):
     converged_ is False and a ConvergenceWarning is raised."""
     X, y, _, _ = clowns
     with pytest.warns(ConvergenceWarning, match="KNPLClassifier"):
-        est = KNPLClassifier(gamma=0.05, n_outer=5).fit(X, y)
+        est = KNPLClassifier(gamma=0.05, solver="alternating", n_outer=5).fit(X, y)
     assert est.n_iter_ == 5 and not est.converged_
     assert est.history_["alpha_change"][-1] > 1e-4 * np.linalg.norm(est.alpha_)
 
@@ -381,7 +402,7 @@ def test_rho_one_is_valid(clowns):
     X, y, _, _ = clowns
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        est = KNPLClassifier(rho=1.0, n_outer=2).fit(X, y)
+        est = KNPLClassifier(rho=1.0, solver="alternating", n_outer=2).fit(X, y)
     assert np.abs(est.G_.sum(axis=1) - len(y)).max() <= 1e-3
 
 
