@@ -58,7 +58,7 @@ from ._base import (
 )
 from ._dank_core import solve_apg
 from .kernels import sigma_to_gamma, squared_distances
-from .projection import project_dual
+from .projection import dual_multiplier, project_dual
 from .spectral import psd_part
 
 BETA_MAX = 1e8  # cap of the ADMM penalty (eq. 22)
@@ -350,9 +350,35 @@ class _KNPLSaddle:
         #: variable part of h in rounding (and the solver's ascent tests with it)
         self.offset = self.gamma * self.n ** 2
         self.n_evals = 0
+        self._lam = 0.0  # last multiplier of the projection (warm start)
 
     def project(self, v: np.ndarray) -> np.ndarray:
-        return project_dual(v, self.y, self.C)
+        r"""Exact projection onto ``A``, :math:`\mathrm{clip}(v - \lambda^* y, 0, C)`.
+
+        Successive iterates have nearly the same multiplier, so :math:`\lambda^*` is first
+        sought by Newton steps on the piecewise-linear :math:`\varphi(\lambda) =
+        y^\top\mathrm{clip}(v-\lambda y, 0, C)` from the last one: when a step lands on the
+        same linear piece (every coordinate at the same bound, or free, at both ends),
+        :math:`\varphi` is linear in between and the step is its exact root. Otherwise
+        (rare) the sorting routine :func:`~nplk_core.projection.project_dual`."""
+        y, C = self.y, self.C
+        lam = self._lam
+        t = v - lam * y
+        state = (t > 0).view(np.int8) + (t >= C).view(np.int8)  # 0 lower, 1 free, 2 upper
+        for _ in range(4):
+            free = state == 1
+            m = np.count_nonzero(free)
+            if m == 0:
+                break
+            lam += float(y @ np.clip(t, 0.0, C)) / m
+            t = v - lam * y
+            new = (t > 0).view(np.int8) + (t >= C).view(np.int8)
+            if np.array_equal(new, state):
+                self._lam = lam
+                return np.clip(t, 0.0, C, out=t)
+            state = new
+        self._lam = dual_multiplier(v, y, C)
+        return project_dual(v, y, C)
 
     def evaluate(self, alpha: np.ndarray, *, gradient: bool = True
                  ) -> tuple[float, np.ndarray | None, _SaddleInner]:
@@ -618,7 +644,7 @@ class KNPLClassifier(_OneVsRestMixin, ClassifierMixin, BaseEstimator):
     _history_attributes = ("history_", "admm_history_")
 
     def __init__(self, C: float = 1.0, *, sigma: float = 1.0, gamma: float | str = "auto",
-                 solver: str = "apg", max_iter: int = 2000, tol: float = 1e-5,
+                 solver: str = "apg", max_iter: int = 2000, tol: float = 1e-6,
                  rho: float = 1.1, n_outer: int = 10, admm_max_iter: int = 15,
                  admm_tol: float = 1e-4, extension: str = "nearest", callback=None,
                  random_state=None) -> None:
@@ -663,8 +689,13 @@ class KNPLClassifier(_OneVsRestMixin, ClassifierMixin, BaseEstimator):
                  alpha_svm: np.ndarray) -> dict:
         problem = _KNPLSaddle(K, y, self.C, gamma)
         tol = self.tol * max(float(np.linalg.norm(alpha_svm)), 1.0)
+        callback = self.callback
+        if callback is not None:  # the solver sees h - gamma n^2; the callback sees h
+            def callback(it, state, elapsed, user=self.callback, offset=problem.offset):
+                state["objective"] += offset
+                return user(it, state, elapsed)
         result = solve_apg(problem, alpha_svm, problem.lipschitz(), max_iter=self.max_iter,
-                           tol=tol, callback=self.callback)
+                           tol=tol, callback=callback)
         if not np.isfinite(result.objective):
             raise ValueError(
                 f"KNPL's objective became non-finite (C={self.C}, sigma={self.sigma}, "
