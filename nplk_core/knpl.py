@@ -1,5 +1,9 @@
 r"""KNPL: a kernel with a nonlinear pairwise layer (Liu et al., AAAI 2018; SPEC §4).
 
+This file is long (about 800 lines) because it holds both of KNPL's solvers and the
+one-vs-rest plumbing ONK shares: Algorithm 1/2 (ADMM and the alternation) and the
+saddle-point solver, each with its derivation in the docstrings.
+
 .. math::
 
     \max_{\alpha\in A}\ \min_{G\succeq 0,\ G1 = n1}\
@@ -12,20 +16,27 @@ For fixed :math:`\alpha` the inner problem is the projection (eq. 13)
 .. math:: G^* = \arg\min_{G\succeq 0,\ G1=n1} \|G - \Gamma\|_F^2, \qquad
           \Gamma = \tfrac{1}{4\gamma}\,\mathrm{diag}(Y\alpha)\,K\,\mathrm{diag}(Y\alpha),
 
-solved by the ADMM of Algorithm 1 (:func:`knpl_admm`). Algorithm 2 alternates that
-ADMM with SMO (scikit-learn's :class:`~sklearn.svm.SVC` on the precomputed kernel
-:math:`G\circ K`) for ``n_outer`` rounds. Test points borrow the column of ``G`` that
-belongs to their nearest training point (eq. 23).
+which has the closed form :math:`G^* = 11^\top + [P\Gamma P]_+`, :math:`P = I -
+11^\top/n` (:func:`knpl_inner`); with ``K`` PSD (the Gaussian kernel always is) the
+PSD part is the identity. The default solver therefore maximises the concave
+:math:`h(\alpha) = H(\alpha, G^*(\alpha))` directly (:class:`_KNPLSaddle`, with DANK's
+accelerated projected gradient): the saddle point of eq. (4). The paper's route is kept
+as ``solver="alternating"``: ``G`` by the ADMM of Algorithm 1 (:func:`knpl_admm`), then
+``alpha`` by SMO (scikit-learn's :class:`~sklearn.svm.SVC` on the precomputed kernel
+:math:`G\circ K`), for ``n_outer`` rounds (Algorithm 2); it can cycle. Test points
+borrow the column of ``G`` that belongs to their nearest training point (eq. 23).
 
-Two facts used below (both checked by the tests):
+Facts used below (all checked by the tests):
 
 * Every matrix the ADMM touches maps :math:`\mathbb{R}^n` into
   :math:`V = \mathrm{span}(\{e_i: \alpha_i \ne 0\} \cup \{1\})`. The ADMM therefore
   runs, exactly, on :math:`(s+1)\times(s+1)` matrices (``s`` = number of support
   vectors) instead of ``n x n``: same iterates, same residuals, far cheaper eigensolves.
-* When ``K`` is PSD, :math:`\Gamma` is PSD and the projection has the closed form
-  :math:`G^* = 11^\top + P\Gamma P` with :math:`P = I - 11^\top/n`; the PSD constraint
-  is inactive. Algorithm 1 converges to it.
+* Algorithm 1 converges to :math:`11^\top + [P\Gamma P]_+` (compared with Dykstra's
+  alternating projections).
+* :math:`h(\alpha) = 1^\top\alpha - \frac12 u^\top K u + \gamma n^2 -
+  \gamma\|P\Gamma P\|_F^2` (:math:`u = y\circ\alpha`): the plain SVM dual minus a
+  quartic, and :math:`\nabla h = 1 - y\circ(G^*\circ K)u` by Danskin's theorem.
 """
 
 from __future__ import annotations
@@ -284,8 +295,8 @@ def knpl_gamma_matrix(alpha: ArrayLike, y: ArrayLike, K: ArrayLike, *, gamma: fl
 # The inner minimiser in closed form and the concave outer problem
 # ---------------------------------------------------------------------------
 
-def knpl_inner(alpha: ArrayLike, y: ArrayLike, K: ArrayLike, *, gamma: float
-               ) -> NDArray[np.float64]:
+def knpl_inner(alpha: ArrayLike, y: ArrayLike, K: ArrayLike, *, gamma: float,
+               kernel_psd: bool = False) -> NDArray[np.float64]:
     r"""The exact inner minimiser :math:`G^*(\alpha) = 11^\top + [P\Gamma P]_+`.
 
     :math:`\min_{G\succeq 0, G1=n1}\|G-\Gamma\|_F^2`: every feasible ``G`` is
@@ -293,14 +304,15 @@ def knpl_inner(alpha: ArrayLike, y: ArrayLike, K: ArrayLike, *, gamma: float
     of ``G`` with eigenvalue ``n``), and :math:`\Gamma - P\Gamma P` is orthogonal to every
     such ``M``, so :math:`M^* = [P\Gamma P]_+` (its range stays orthogonal to ``1``).
     With ``K`` PSD, :math:`\Gamma` and :math:`P\Gamma P` are PSD and no eigendecomposition
-    is needed; an indefinite ``K`` gets the PSD part (one ``eigh``).
+    is needed; an indefinite ``K`` gets the PSD part (one ``eigh``). The PSD-ness is
+    tested (a shifted Cholesky, :math:`O(n^3/3)`) unless ``kernel_psd=True`` promises it
+    (the estimator's Gaussian kernel: then ``G`` is PSD up to rounding of ``K``).
     """
     Gamma = knpl_gamma_matrix(alpha, y, K, gamma=gamma)
     Gamma = 0.5 * (Gamma + Gamma.T)
     v = Gamma.mean(axis=1)
     M = Gamma - v[:, None] - v[None, :] + v.mean()
-    # PSD to rounding when K is: skip the eigendecomposition (as _psd_part_fast)
-    G = _psd_part_fast(M) if M.shape[0] else M
+    G = M if kernel_psd or not M.shape[0] else _psd_part_fast(M)
     G += 1.0
     return G
 
@@ -335,8 +347,11 @@ class _KNPLSaddle:
 
     and :math:`\nabla h = 1 - y\circ(G^*\circ K)u` (Danskin: :math:`G^*` is the unique
     inner minimiser). Three matrix-vector products per evaluation, no ``n x n`` matrix
-    is formed. Needs ``K`` PSD (then :math:`G^* = 11^\top + P\Gamma P`). ``evaluate``
-    returns :math:`h - \gamma n^2` (add ``offset``).
+    is formed. Needs ``K`` PSD (then :math:`G^* = 11^\top + P\Gamma P`); the estimator's
+    Gaussian kernel always is. With an indefinite ``K``, :math:`G^*` would need the PSD
+    part of :math:`P\Gamma P` (an eigendecomposition per evaluation, as
+    :func:`knpl_inner` does) and ``h`` would no longer be concave, so the problem is not
+    offered for it. ``evaluate`` returns :math:`h - \gamma n^2` (add ``offset``).
     """
 
     def __init__(self, K: np.ndarray, y: np.ndarray, C: float, gamma: float) -> None:
@@ -706,7 +721,7 @@ class KNPLClassifier(_OneVsRestMixin, ClassifierMixin, BaseEstimator):
         alpha = result.beta
         history = result.log.as_dict()
         history["objective"] += problem.offset
-        G = knpl_inner(alpha, y, K, gamma=gamma)
+        G = knpl_inner(alpha, y, K, gamma=gamma, kernel_psd=True)  # Gaussian K
         GK = G * K
         return {
             "G_": G, "alpha_": alpha, "dual_coef_": alpha * y,
