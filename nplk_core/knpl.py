@@ -539,8 +539,8 @@ class KNPLClassifier(_OneVsRestMixin, ClassifierMixin, BaseEstimator):
     ``n_outer`` rounds computes ``G`` by the ADMM of :func:`knpl_admm` (from
     :math:`11^\top`) and then :math:`\alpha` by SMO on :math:`G\circ K` (libsvm). It is a
     best-response iteration, not an ascent on ``h``: on the clowns (n = 80, six settings
-    of sigma, C, gamma) it 2-cycles with ``h`` 3.8 to 630 below the optimum and
-    :math:`\alpha` up to 0.8 C away from it, and warns.
+    of sigma, C, gamma) it 2-cycles with ``h`` 3.8 to 600 below the optimum and
+    :math:`\alpha` up to 0.93 C away from it, and warns.
 
     Parameters
     ----------
