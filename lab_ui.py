@@ -472,8 +472,10 @@ def method_controls(name: str, container: Any = None,
     method = _seeded_selectbox(c, name, s, opts, s.format)
     spec = lab.METHODS[method]
     c.caption(spec.description)
+    P = params()
     for p in spec.params:
-        control(p, c)
+        if all(P.get(k) == v for k, v in lab.setting(p).when):
+            control(p, c)
     return method
 
 

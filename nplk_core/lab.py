@@ -105,6 +105,7 @@ class Setting:
     param: str | None = None
     continuous: bool = False
     datasets: tuple[str, ...] | None = None
+    when: tuple[tuple[str, Any], ...] = ()  # shown only while these settings have these values
 
     @property
     def estimator_param(self) -> str:
@@ -256,11 +257,14 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
                  "SMO for α), which can cycle."),
     Setting("admm_rho", "float", 1.1, "ρ (ADMM penalty growth)", min=1.01, max=3.0,
             step=0.01, methods=("knpl",), pages=("classification", "sensitivity"),
-            param="rho",
-            help="β ← min(ρβ, 1e8) after every ADMM step (KNPL Alg. 1). Not ONK's ρ."),
+            param="rho", when=(("knpl_solver", "alternating"),),
+            help="β ← min(ρβ, 1e8) after every ADMM step (KNPL Alg. 1; used by the "
+                 "alternating solver only). Not ONK's ρ."),
     Setting("n_outer", "int", 10, "Outer rounds T", min=1, max=30, step=1,
             methods=("knpl",), pages=("classification", "sensitivity"),
-            help="Rounds of 'G by ADMM, then α by SMO' (KNPL Alg. 2)."),
+            when=(("knpl_solver", "alternating"),),
+            help="Rounds of 'G by ADMM, then α by SMO' (KNPL Alg. 2, the alternating "
+                 "solver)."),
     Setting("onk_rho", "float", 100.0, "ρ (neighbourhood radius)", min=1e-3, max=1e4,
             log=True, methods=("onk",), pages=("classification", "sensitivity"),
             param="rho", continuous=True,
@@ -674,7 +678,8 @@ METHODS: dict[str, MethodSpec] = {m.name: m for m in (
     MethodSpec("knpl", "KNPL", CLASSIFICATION, "nplk_core.knpl:KNPLClassifier",
                ("C", "sigma", "gamma", "knpl_solver", "admm_rho", "n_outer"),
                _SV + ("matrix", "spectra", "convergence"), "G_",
-               "Nonlinear pairwise layer: G ⪰ 0 with rows summing to n, by ADMM (seed 001)."),
+               "Nonlinear pairwise layer: G ⪰ 0 with rows summing to n; the saddle point "
+               "of eq. (4) by accelerated projected gradient, or Algorithm 2 (seed 001)."),
     MethodSpec("onk", "ONK", CLASSIFICATION, "nplk_core.onk:ONKClassifier",
                ("C", "sigma", "onk_rho", "onk_solver"),
                _SV + ("matrix", "spectra", "convergence"), "G_",

@@ -401,3 +401,13 @@ def test_caches_are_bounded_by_entries_and_bytes():
     assert lru.get("big") is None and lru.get("big2") is not None
     res = lab.LabResult("svm", lab.CLASSIFICATION, {}, matrix=np.zeros((50, 50)))
     assert lab_ui.nbytes(res) >= 50 * 50 * 8
+
+
+def test_knpl_algorithm_2_controls_only_with_the_alternating_solver():
+    at = open_page("pages/1_Classification.py", n_samples=60, method="knpl")
+    keys = {w.key for w in at.slider} | {w.key for w in at.select_slider}
+    assert "w_admm_rho" not in keys and "w_n_outer" not in keys
+    widget(at, "knpl_solver").set_value("alternating").run()
+    assert_clean(at)
+    keys = {w.key for w in at.slider} | {w.key for w in at.select_slider}
+    assert {"w_admm_rho", "w_n_outer"} <= keys
