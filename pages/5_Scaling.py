@@ -79,12 +79,20 @@ run = st.button(f"Measure (n = {', '.join(map(str, ns))})", key="run_timing",
                 disabled=not ok, help="Fits exact DANK, scalable DANK and SVC at each n; "
                                       "large n take a while.")
 if run:
-    bar = st.progress(0.0, text="Timing…")
-    times, msgs = lab.timing_study(P, ns, v=max(int(P["scale_clusters"]), 2),
-                                   progress=lambda d, t: bar.progress(d / t,
-                                                                      text=f"fit {d} of {t}"))
+    bar = st.progress(0.0, text=f"Timing: fitting at n = {ns[0]}…")
+
+    def progress(done: int, total: int) -> bool:
+        nxt = f"; fitting at n = {ns[done // 3]}…" if done < total else ""
+        bar.progress(done / total, text=f"Timing: {done} of {total} fits done{nxt}")
+        return False  # never stop: every n listed is measured
+
+    try:
+        times, msgs = lab.timing_study(P, ns, v=max(int(P["scale_clusters"]), 2),
+                                       progress=progress)
+        st.session_state["lab_timing"] = (ns, times)
+    except (ValueError, ArithmeticError, np.linalg.LinAlgError, MemoryError) as exc:
+        msgs = [lab.Message("error", f"The timing study failed ({lab.clip(exc, 120)}).")]
     bar.empty()
-    st.session_state["lab_timing"] = (ns, times)
     ui.show_messages(msgs)
 if "lab_timing" in st.session_state:
     t_ns, times = st.session_state["lab_timing"]
