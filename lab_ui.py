@@ -199,17 +199,24 @@ def sync_url(page: str) -> None:
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]()!<>#|~$:&@.+\-])")
 # C0/C1 controls and bidirectional overrides (they could reorder the visible text)
 _INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]+")
+# GFM autolink literals (http://…, www.…, a@b.c) and Streamlit's icons
+# (:material/home:) are found in the text *after* the escapes are resolved, so
+# escaping cannot stop them: a zero-width space after the scheme, "www", "@" or a
+# colon before a letter does (the text reads the same; checked in Chromium).
+_AUTOLINK = re.compile(r"(?i)(?:(?:https?|ftp|mailto|xmpp|www)(?=[:.])|@|:(?=[a-z]))")
 MAX_MESSAGE = 400  # characters of one message on the page
 
 
 def safe_text(text: Any, limit: int = MAX_MESSAGE) -> str:
     """``text`` as Markdown that renders as exactly that plain text: one line, cut to
-    ``limit`` characters, every syntax character escaped. Every message that can
-    quote user input (URL keys and values, CSV headers and cells, config keys, file
-    names) goes through this before ``st.error``/``warning``/``info``/``caption``."""
+    ``limit`` characters, every syntax character escaped, autolinks and icons broken
+    by a zero-width space. Every message that can quote user input (URL keys and
+    values, CSV headers and cells, config keys, file names) goes through this before
+    ``st.error``/``warning``/``info``/``caption``."""
     t = _INVISIBLE.sub(" ", str(text))
     if len(t) > limit:
         t = t[:limit - 1] + "…"
+    t = _AUTOLINK.sub(lambda m: m.group(0) + "\u200b", t)
     return _MD_SPECIAL.sub(r"\\\1", t)
 
 

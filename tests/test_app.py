@@ -429,23 +429,28 @@ EVIL = ("[Session expired – log in](http://evil.example) ![x](http://evil.exam
         "<img src=x>")
 BAD_INPUT = ROOT / "tests" / "bad_input"
 _ESCAPED = re.compile(r"\\[!-/:-@\[-`{-~]")
-# what would render as a link, an image, HTML, an autolink, an entity or a Streamlit
-# directive (:red[...], :material/...:) in Streamlit's Markdown
-_LIVE = {"link": r"\]\s*\(", "image": r"!\[", "bracket": r"\[[^\]]*\]",
-         "html": r"<[A-Za-z/!?]", "autolink": r"https?:|www\.|evil\.example",
-         "entity": r"&#?[A-Za-z0-9]+;", "directive": r":[a-z/]+\["}
-
-
-def live_markup(body: str) -> list[str]:
-    """The kinds of live syntax in a Markdown body, ignoring backslash-escaped
-    characters (an escaped character is literal text and cannot start syntax)."""
-    bare = _ESCAPED.sub("\x00", body)
-    return [kind for kind, pat in _LIVE.items() if re.search(pat, bare)]
+# what the Markdown parser would turn into a link, an image, HTML or an entity
+_SYNTAX = {"link": r"\]\s*\(", "image": r"!\[", "bracket": r"\[[^\]]*\]",
+           "html": r"<[A-Za-z/!?]", "entity": r"&#?[A-Za-z0-9]+;"}
+# what Streamlit finds in the text after escapes are resolved: GFM autolink literals,
+# :material/icons:, :colour[directives]
+_TEXT = {"autolink": r"(?i)https?:|ftp:|mailto:|www\.|[\w.+-]@[\w-]",
+         "directive": r":[A-Za-z]"}
 
 
 def plain(body: str) -> str:
     """What a Markdown body reads as once its backslash escapes are applied."""
     return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", body)
+
+
+def live_markup(body: str) -> list[str]:
+    """The kinds of live markup in a Markdown body: syntax, ignoring backslash-escaped
+    characters (literal text), and text patterns in the unescaped text. (Escaping alone
+    let Chromium render http://… as a link: Streamlit finds autolinks after parsing.)"""
+    bare = _ESCAPED.sub("\x00", body)
+    text = plain(body)
+    return ([k for k, pat in _SYNTAX.items() if re.search(pat, bare)] +
+            [k for k, pat in _TEXT.items() if re.search(pat, text)])
 
 
 def plain_texts(elements) -> list[str]:
@@ -472,8 +477,11 @@ def test_safe_text_renders_as_the_plain_text():
                  "back\\slash \\[x](y)", ":material/home: www.evil.example"):
         safe = lab_ui.safe_text(text)
         assert not live_markup(safe), (text, safe)
-        assert plain(safe) == text  # it reads as exactly the text
+        assert plain(safe).replace("\u200b", "") == text  # reads as exactly the text
     assert live_markup(EVIL) == ["link", "image", "bracket", "html", "autolink"]
+    assert live_markup(":material/home: www.ev.il") == ["autolink", "directive"]
+    # escapes alone are not enough (what Streamlit showed in Chromium before the fix)
+    assert live_markup(r"\[x\]\(http\://evil\.example\)") == ["autolink"]
     flat = lab_ui.safe_text("a\nb\u202ec\x00d" + "e" * 1000)
     assert "\n" not in flat and "\u202e" not in flat and "\x00" not in flat
     assert len(flat) <= lab_ui.MAX_MESSAGE + 5 and flat.endswith("…")
