@@ -7,6 +7,7 @@ import lab_ui as ui
 ui.page_setup("home", "Home")
 
 st.title("NPLK Lab")
+ui.show_notes()  # notes about the link's parameters, as plain text
 st.markdown(
     "An interactive lab for **non-parametric and locally adaptive kernel learning**. "
     "Instead of one Gaussian kernel with one width σ, these methods *learn* the kernel "

@@ -15,10 +15,12 @@ per session (a pasted link) and rewritten at the end of every run.
 from __future__ import annotations
 
 import io
+import re
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -82,13 +84,19 @@ class LRU:
         return default
 
     def put(self, key: Any, value: Any) -> Any:
+        """Store and return ``value``; a value larger than the whole byte budget is
+        returned but not kept (it would evict everything else and stay)."""
         size = nbytes(value)
         with self._lock:
+            if size > self.max_bytes:
+                self._d.pop(key, None)
+                self._sizes.pop(key, None)
+                return value
             self._d[key] = value
             self._sizes[key] = size
             self._d.move_to_end(key)
-            while len(self._d) > 1 and (len(self._d) > self.maxsize or
-                                        sum(self._sizes.values()) > self.max_bytes):
+            while self._d and (len(self._d) > self.maxsize or
+                               sum(self._sizes.values()) > self.max_bytes):
                 old, _ = self._d.popitem(last=False)
                 self._sizes.pop(old, None)
         return value
@@ -188,15 +196,42 @@ def sync_url(page: str) -> None:
     st.session_state["lab_url_written"] = q
 
 
+# Characters that start Markdown, HTML or Streamlit syntax (links, images, tags,
+# autolinks such as http:// and www., emphasis, code, tables, maths, :colour[] and
+# :icon: directives, entities). A backslash makes each a literal character.
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]()!<>#|~$:&@.+\-])")
+# C0/C1 controls and bidirectional overrides (they could reorder the visible text)
+_INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]+")
+# GFM autolink literals (http://…, www.…, a@b.c) and Streamlit's icons
+# (:material/home:) are found in the text *after* the escapes are resolved, so
+# escaping cannot stop them: a zero-width space after the scheme, "www", "@" or a
+# colon before a letter does (the text reads the same; checked in Chromium).
+_AUTOLINK = re.compile(r"(?i)(?:(?:https?|ftp|mailto|xmpp|www)(?=[:.])|@|:(?=[a-z]))")
+MAX_MESSAGE = 400  # characters of one message on the page
+
+
+def safe_text(text: Any, limit: int = MAX_MESSAGE) -> str:
+    """``text`` as Markdown that renders as exactly that plain text: one line, cut to
+    ``limit`` characters, every syntax character escaped, autolinks and icons broken
+    by a zero-width space. Every message that can quote user input (URL keys and
+    values, CSV headers and cells, config keys, file names) goes through this before
+    ``st.error``/``warning``/``info``/``caption``."""
+    t = _INVISIBLE.sub(" ", str(text))
+    if len(t) > limit:
+        t = t[:limit - 1] + "…"
+    t = _AUTOLINK.sub(lambda m: m.group(0) + "\u200b", t)
+    return _MD_SPECIAL.sub(r"\\\1", t)
+
+
 def show_messages(messages: Iterable[lab.Message], container: Any = None) -> None:
-    """Short, deduplicated messages (never a traceback)."""
+    """Short, deduplicated messages (never a traceback), shown as plain text."""
     c = container or st
     seen = set()
     for m in messages:
         if m.text in seen:
             continue
         seen.add(m.text)
-        {"error": c.error, "warning": c.warning}.get(m.level, c.info)(m.text)
+        {"error": c.error, "warning": c.warning}.get(m.level, c.info)(safe_text(m.text))
 
 
 def show_notes() -> None:
@@ -435,7 +470,7 @@ def _csv_uploader(task: str, container: Any) -> None:
         ss[f"{_CSV}_{task}"] = (up.name, up.getvalue())
     held = ss.get(f"{_CSV}_{task}")
     if up is None and held is not None:
-        container.caption(f"Using the earlier upload “{held[0]}”.")
+        container.caption(safe_text(f"Using the earlier upload “{lab.clip(held[0])}”."))
 
 
 def uploaded_csv(task: str) -> bytes | None:
@@ -1086,18 +1121,41 @@ def sweep(P: Mapping[str, Any], method: str, param: str, values: np.ndarray,
     return cache("sweeps").put(key, out)
 
 
-def scaling(P: Mapping[str, Any], data: lab.LabData) -> lab.ScalingStudy | None:
-    key = ("scaling", data.key, float(P["C"]), float(P["sigma"]), int(P["scale_clusters"]),
-           int(P["scale_max_clusters"]), int(P["seed"]))
+@dataclass
+class Failed:
+    """A study that could not run: ``ok`` is False and ``messages`` say why and what
+    to do (:func:`keep_good` then keeps the last good result on screen)."""
+
+    messages: list[lab.Message] = field(default_factory=list)
+    ok: bool = False
+
+
+def scaling(P: Mapping[str, Any], data: lab.LabData) -> lab.ScalingStudy | Failed | None:
+    """The decomposition study (cached); a :class:`Failed` with a message when the
+    data cannot be split into the clusters asked for or the solve fails."""
+    v, max_v = int(P["scale_clusters"]), int(P["scale_max_clusters"])
+    key = ("scaling", data.key, float(P["C"]), float(P["sigma"]), v, max_v, int(P["seed"]))
+    n = len(data.y)
+    need = max(v, max_v)
+    if n < need:
+        return Failed([lab.Message(
+            "error", f"The study splits the data into up to {need} clusters, so it needs at "
+                     f"least {need} points; these data have {n}. Lower “Largest v in the "
+                     "sweep” and “Clusters v”, or use more data.")])
 
     def compute():
         progress = Progress("Solving the decompositions", delay=0.0)
-        study = lab.scaling_study(
-            data.X, data.y, C=P["C"], sigma=P["sigma"], v=int(P["scale_clusters"]),
-            max_v=int(P["scale_max_clusters"]), seed=int(P["seed"]),
-            progress=lambda d, t: progress.report(f"v = {d} of {t}", force=True))
-        progress.done()
-        return study
+        try:
+            return lab.scaling_study(
+                data.X, data.y, C=P["C"], sigma=P["sigma"], v=v, max_v=max_v,
+                seed=int(P["seed"]),
+                progress=lambda d, t: progress.report(f"v = {d} of {t}", force=True))
+        except (ValueError, ArithmeticError, np.linalg.LinAlgError, MemoryError) as exc:
+            return Failed([lab.Message(
+                "error", f"The decomposition study failed on these data ({lab.clip(exc, 120)})."
+                         " Try another σ or C, fewer clusters, or data on a moderate scale.")])
+        finally:
+            progress.done()
     return cached("sweeps", key, compute)
 
 

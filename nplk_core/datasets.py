@@ -663,10 +663,49 @@ def _read_text(file: Any) -> str:
                         f"{type(file).__name__}.")
     if isinstance(data, str):
         return data.lstrip("\ufeff")
+    utf16 = _utf16_codec(data)
+    if utf16 is not None:  # Excel's "Unicode text" and some Windows tools
+        try:
+            return data.decode(utf16).lstrip("\ufeff")
+        except UnicodeDecodeError as exc:
+            raise DataError("The file looks like UTF-16 text but does not decode as such. "
+                            "Save it as “CSV UTF-8” and upload it again.") from exc
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        return data.decode("latin-1")  # e.g. an old Excel export; never fails
+        text = data.decode("latin-1")  # e.g. an old Excel export; never fails
+    if "\x00" in text:
+        raise DataError("The file is not text (it contains NUL bytes): save the table as "
+                        "“CSV UTF-8” and upload that file.")
+    return text
+
+
+def _utf16_codec(data: bytes) -> str | None:
+    """"utf-16" (with BOM), "utf-16-le"/"-be" (NUL in every other byte of the first
+    line) or None."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return "utf-16"
+    head = data[:200]
+    if len(head) >= 4 and head.count(0) >= len(head) // 3:
+        even, odd = head[0::2].count(0), head[1::2].count(0)
+        if odd > 2 * even:
+            return "utf-16-le"
+        if even > 2 * odd:
+            return "utf-16-be"
+    return None
+
+
+def _clip(text: Any, limit: int = 40) -> str:
+    """A cell or header quoted in a message: one line, at most ``limit`` characters."""
+    t = "".join(" " if ord(ch) < 32 else ch for ch in str(text)[:limit + 1])
+    return t if len(t) <= limit else t[:limit - 1] + "…"
+
+
+def _names_text(names: list[str], limit: int = 8, quote: bool = True) -> str:
+    """Column names for a message: clipped, at most ``limit`` of them."""
+    q = "'" if quote else ""
+    shown = ", ".join(f"{q}{_clip(n, 24)}{q}" for n in names[:limit])
+    return shown + (f", … ({len(names)} columns)" if len(names) > limit else "")
 
 
 def _delimiter(text: str) -> str:
@@ -728,15 +767,15 @@ def _column_index(label_column: Any, names: list[str], has_header: bool) -> int:
             raise DataError(f"label_column={label_column!r} names a column, but the file has "
                             "no header row; give the column's index instead (0 = first).")
         if label_column.lower() not in lowered:
-            raise DataError(f"There is no column named {label_column!r}; the columns are "
-                            f"{names}.")
+            raise DataError(f"There is no column named '{_clip(label_column)}'; the columns "
+                            f"are {_names_text(names)}.")
         return lowered.index(label_column.lower())
     raise DataError(f"label_column must be None, a column name or an index, got "
                     f"{label_column!r}.")
 
 
 def _where(row: int, j: int, names: list[str]) -> str:
-    return f"Row {row}, column {j + 1} ('{names[j]}')"
+    return f"Row {row}, column {j + 1} ('{_clip(names[j])}')"
 
 
 def _cell_value(text: str, row: int, j: int, names: list[str], what: str) -> float:
@@ -745,15 +784,18 @@ def _cell_value(text: str, row: int, j: int, names: list[str], what: str) -> flo
     if text == "":
         raise DataError(f"{where}: the cell is empty. Fill it in or delete the row.")
     if text.lower() in _MISSING:
-        raise DataError(f"{where}: missing value {text!r}. Fill it in or delete the row.")
+        raise DataError(f"{where}: missing value '{_clip(text)}'. Fill it in or delete the "
+                        "row.")
     value = _number(text)
     if value is None:
         hint = (" Use a dot as the decimal separator." if "," in text and
                 _number(text.replace(",", ".")) is not None else "")
-        raise DataError(f"{where}: {text!r} is not a number, but {what} must be numeric."
+        raise DataError(f"{where}: '{_clip(text)}' is not a number, but {what} must be "
+                        "numeric."
                         f"{hint} Correct the cell or delete the row.")
     if not math.isfinite(value):
-        raise DataError(f"{where}: {text!r} is not a finite number. Replace it with a finite "
+        raise DataError(f"{where}: '{_clip(text)}' is not a finite number. Replace it with a "
+                        "finite "
                         "value or delete the row.")
     return value
 
@@ -833,7 +875,8 @@ def load_csv(file: str | os.PathLike | bytes | IO[Any], *, task: Task = "classif
         if len(cells) != d_all:
             ref = "the header" if has_header else f"row {rows[0][0]}"
             raise DataError(f"Row {row} has {len(cells)} cells but {ref} has {d_all} "
-                            f"columns ({', '.join(names)}). Make every row the same length.")
+                            f"columns ({_names_text(names, quote=False)}). Make every row the same "
+                            "length.")
         for k, j in enumerate(feats):
             X[i, k] = _cell_value(cells[j], row, j, names, "a feature")
         labels.append(cells[j_label])
@@ -849,15 +892,16 @@ def load_csv(file: str | os.PathLike | bytes | IO[Any], *, task: Task = "classif
     for (row, _), t in zip(data, labels, strict=True):
         if t == "" or t.lower() in _MISSING:
             raise DataError(f"{_where(row, j_label, names)}: the label is missing "
-                            f"({t!r}). Fill it in or delete the row.")
+                            f"('{_clip(t)}'). Fill it in or delete the row.")
     y = _typed_labels(labels)
     classes = np.unique(y)
     if classes.size < 2:
-        raise DataError(f"Column {j_label + 1} ('{label_name}') has only one class, "
-                        f"{str(classes[0])!r}, in all {len(y)} data rows ({rows_span}); a "
+        raise DataError(f"Column {j_label + 1} ('{_clip(label_name)}') has only one class, "
+                        f"'{_clip(classes[0])}', in all {len(y)} data rows ({rows_span}); a "
                         "classifier needs points of at least two classes.")
     if classes.size > max_classes:
-        raise DataError(f"Column {j_label + 1} ('{label_name}') has {classes.size} distinct "
+        raise DataError(f"Column {j_label + 1} ('{_clip(label_name)}') has {classes.size} "
+                        "distinct "
                         f"labels ({rows_span}); the limit is {max_classes}. This looks like a "
                         "regression target: choose the regression task, or pick the right "
                         "label column.")
@@ -887,9 +931,11 @@ def to_pm1(y: ArrayLike) -> tuple[NDArray[np.int64], NDArray]:
         raise DataError(f"y must be one-dimensional, got shape {y.shape}.")
     classes = np.unique(y)
     if classes.size != 2:
-        shown = list(classes[:5]) + (["..."] if classes.size > 5 else [])
-        raise DataError(f"Mapping to -1/+1 needs exactly two classes, got {classes.size}: "
-                        f"{shown}. Pick a binary label column or keep two classes.")
+        shown = ", ".join(_clip(c.item() if isinstance(c, np.generic) else c, 20)
+                          for c in classes[:5]) + (", …" if classes.size > 5 else "")
+        raise DataError(f"the label column has {classes.size} classes ({shown}), but "
+                        "mapping to -1/+1 needs exactly two. Pick a binary label column, or "
+                        "keep the rows of two classes only.")
     return np.where(y == classes[1], 1, -1).astype(np.int64), classes
 
 

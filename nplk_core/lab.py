@@ -21,6 +21,7 @@ import importlib
 import inspect
 import json
 import math
+import re
 import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -39,6 +40,11 @@ CLASSIFICATION, REGRESSION, CLUSTERING = "classification", "regression", "cluste
 _FOREIGN_KEYS = frozenset({"embed", "embed_options"})
 
 MAX_POINTS = 300  # user-added points kept in the state (and the URL)
+MAX_COORD = 1e6  # |x| of a user-added point (a click lands on the plotted data)
+MAX_CONFIG_BYTES = 64 * 1024  # a saved configuration is ~2 KB; 300 points ~12 KB
+MAX_CONFIG_DEPTH = 8  # {"params": {"points": [[x1, x2, c], ...]}} is 4 deep
+MAX_NOTES = 5  # per-entry notes about one link or configuration; the rest are counted
+MIN_ROWS = 6  # data rows a CSV needs: 2+ per class for training plus a test point
 
 
 # ---------------------------------------------------------------------------
@@ -58,6 +64,15 @@ class Message:
 
 def _msg(level: str, text: str) -> Message:
     return Message(level, text)
+
+
+def clip(text: Any, limit: int = 40) -> str:
+    """User-supplied text (a URL key or value, a CSV header, a config key) cut to
+    ``limit`` characters with "…", control characters and line breaks as spaces, so a
+    message quoting it stays one short line. Plain text: the page escapes it."""
+    t = "".join(" " if (ord(ch) < 32 or 127 <= ord(ch) < 160) else ch
+                for ch in str(text)[:limit + 1])
+    return t if len(t) <= limit else t[:limit - 1] + "…"
 
 
 # ---------------------------------------------------------------------------
@@ -504,6 +519,8 @@ def _coerce_points(value: Any) -> tuple[tuple[float, float, int], ...]:
         if len(r) != 3:
             raise ValueError("each point needs x1, x2 and a class")
         x1, x2 = _finite_float(r[0]), _finite_float(r[1])
+        if max(abs(x1), abs(x2)) > MAX_COORD:
+            raise ValueError(f"a point's coordinates must lie within ±{MAX_COORD:g}")
         lab = int(float(r[2]))
         if lab not in (-1, 1):
             raise ValueError("a point's class must be -1 or +1")
@@ -573,29 +590,59 @@ def decode_query(query: Mapping[str, Any], base: Mapping[str, Any] | None = None
     its value from ``base``. Never raises.
     """
     params = dict(defaults() if base is None else base)
-    messages: list[Message] = []
-    table = settings()
+    items = []
     for key, raw in query.items():
         if key in _FOREIGN_KEYS:
             continue
         if isinstance(raw, (list, tuple)) and all(isinstance(r, str) for r in raw):
             raw = raw[-1] if raw else ""  # a repeated URL key: the last one wins
-        _set_value(params, key, raw, "link parameter", table, messages)
-    return params, messages
+        items.append((key, raw))
+    return params, _set_values(params, items, "link parameter", settings())
 
 
-def _set_value(params: dict[str, Any], key: str, raw: Any, what: str,
-               table: Mapping[str, Any], messages: list[Message]) -> None:
-    """``params[key] = coerce(key, raw)``; an unknown key or an invalid value leaves
-    ``params`` as it was and adds a message naming ``what`` (link parameter, setting)."""
-    if key not in table:
-        messages.append(_msg("warning", f"Ignored unknown {what} “{key}”."))
-        return
-    try:
-        params[key] = coerce(key, raw)
-    except (ValueError, TypeError, OverflowError) as exc:
-        messages.append(_msg("warning", f"{what.capitalize()} {key}={str(raw)[:40]!r} is "
-                                        f"invalid ({exc}); kept {table[key].format(params[key])}."))
+def _set_values(params: dict[str, Any], items: Iterable[tuple[Any, Any]], what: str,
+                table: Mapping[str, Any]) -> list[Message]:
+    """``params[key] = coerce(key, raw)`` for each item; an unknown key or an invalid
+    value leaves ``params`` as it was. The notes name ``what`` (link parameter,
+    setting), quote user text clipped (:func:`clip`), and stay few: at most
+    :data:`MAX_NOTES` about invalid values plus one line counting the rest, and one
+    line for all unknown keys."""
+    messages: list[Message] = []
+    unknown: list[Any] = []
+    n_invalid = 0
+    for key, raw in items:
+        if not isinstance(key, str) or key not in table:
+            unknown.append(key)
+            continue
+        try:
+            params[key] = coerce(key, raw)
+        except (ValueError, TypeError, OverflowError) as exc:
+            n_invalid += 1
+            if n_invalid <= MAX_NOTES:
+                messages.append(_msg("warning", f"{what.capitalize()} {key}="
+                                                f"“{clip(_short_repr(raw))}” is invalid "
+                                                f"({clip(exc, 80)}); kept "
+                                                f"{table[key].format(params[key])}."))
+    if n_invalid > MAX_NOTES:
+        messages.append(_msg("warning", f"{n_invalid - MAX_NOTES} more invalid {what}s "
+                                        "were ignored (their settings kept their values)."))
+    if len(unknown) == 1:
+        messages.append(_msg("warning", f"Ignored unknown {what} “{clip(unknown[0])}”."))
+    elif unknown:
+        shown = ", ".join(f"“{clip(k, 24)}”" for k in unknown[:3])
+        more = ", …" if len(unknown) > 3 else ""
+        messages.append(_msg("warning", f"Ignored {len(unknown):,} unknown {what}s: "
+                                        f"{shown}{more}."))
+    return messages
+
+
+def _short_repr(raw: Any) -> str:
+    """``raw`` as text without building a huge string (nested JSON, long lists)."""
+    if isinstance(raw, str):
+        return raw[:200]
+    if isinstance(raw, (list, tuple, dict)):
+        return f"{type(raw).__name__} of {len(raw)}" if len(raw) > 8 else repr(raw)[:200]
+    return repr(raw)[:200]
 
 
 CONFIG_FORMAT = "nplk-lab-config"
@@ -622,20 +669,47 @@ def params_to_json(params: Mapping[str, Any], names: Iterable[str] | None = None
 
 def params_from_json(text: str | bytes, base: Mapping[str, Any] | None = None
                      ) -> tuple[dict[str, Any], list[Message]]:
-    """Parameters from a JSON configuration; invalid entries fall back with a message."""
+    """Parameters from a JSON configuration; invalid entries fall back with a message.
+
+    A file over :data:`MAX_CONFIG_BYTES` or nested deeper than :data:`MAX_CONFIG_DEPTH`
+    is refused before parsing (no ``RecursionError``, no long parse)."""
     params = dict(defaults() if base is None else base)
+    size = len(text)
+    if size > MAX_CONFIG_BYTES:
+        return params, [_msg("error", f"The configuration is {size / 1024:.0f} KB; a lab "
+                                      f"configuration is at most {MAX_CONFIG_BYTES // 1024} "
+                                      "KB. Load a file saved by NPLK Lab "
+                                      "(“Configuration (JSON)”).")]
     try:
+        if isinstance(text, (bytes, bytearray)):
+            text = bytes(text).decode("utf-8-sig")
+        depth = _nesting_depth(text)
+        if depth > MAX_CONFIG_DEPTH:
+            return params, [_msg("error", f"The configuration is nested {depth} levels deep; "
+                                          f"a lab configuration has at most "
+                                          f"{MAX_CONFIG_DEPTH}. Load a file saved by NPLK "
+                                          "Lab (“Configuration (JSON)”).")]
         doc = json.loads(text)
-    except (ValueError, UnicodeDecodeError) as exc:
-        return params, [_msg("error", f"The configuration is not valid JSON ({exc}).")]
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        return params, [_msg("error", f"The configuration is not valid JSON "
+                                      f"({clip(exc, 80)}). Load a file saved by NPLK Lab "
+                                      "(“Configuration (JSON)”).")]
     if not isinstance(doc, dict) or not isinstance(doc.get("params"), dict):
         return params, [_msg("error", "The configuration has no “params” object; was it "
                                       "saved by NPLK Lab?")]
-    messages: list[Message] = []
-    table = settings()
-    for key, raw in doc["params"].items():
-        _set_value(params, key, raw, "setting", table, messages)
-    return params, messages
+    return params, _set_values(params, doc["params"].items(), "setting", settings())
+
+
+def _nesting_depth(text: str) -> int:
+    """How deep the brackets of a JSON text nest (strings skipped), without parsing."""
+    depth = best = 0
+    for tok in re.findall(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', text):
+        if tok in "[{":
+            depth += 1
+            best = max(best, depth)
+        elif tok in "]}":
+            depth -= 1
+    return best
 
 
 # ---------------------------------------------------------------------------
@@ -855,7 +929,7 @@ def split(X: np.ndarray, y: np.ndarray, *, task: str, test_size: float, seed: in
     n = len(y)
     n_test = int(round(test_size * n))
     if n < 4 or n_test < 1 or n - n_test < 2:
-        return X, y, X[:0], y[:0]
+        return X, X[:0], y, y[:0]  # (X_train, X_test, y_train, y_test), as below
     strat = None
     if task == CLASSIFICATION:
         _, counts = np.unique(y, return_counts=True)
@@ -876,7 +950,8 @@ def standardize_features(X: np.ndarray, mode: str = "auto") -> tuple[np.ndarray,
     X = np.asarray(X, dtype=float)
     if X.size == 0 or not np.all(np.isfinite(X)):
         return X, ""
-    sd = X.std(axis=0)
+    big = np.maximum(np.abs(X).max(axis=0), np.finfo(float).tiny)
+    sd = (X / big).std(axis=0) * big  # no overflow for values near the float limit
     live = sd[sd > 0]
     uneven = live.size > 0 and (live.max() > 100 or live.min() < 0.01
                                 or live.max() / live.min() > 100)
@@ -884,7 +959,7 @@ def standardize_features(X: np.ndarray, mode: str = "auto") -> tuple[np.ndarray,
         scale = np.where(sd > 0, sd, 1.0)
         spread = ", ".join(f"{v:.3g}" for v in sd[:6]) + (" …" if sd.size > 6 else "")
         why = "their scales differ by orders of magnitude" if uneven else "as asked"
-        return (X - X.mean(axis=0)) / scale, (
+        return ((X / big - (X / big).mean(axis=0)) * big) / scale, (
             f"Features standardised to mean 0 and standard deviation 1 ({why}: standard "
             f"deviations {spread}); figures and σ are in standardised units. Set "
             f"“Standardise features” to “never” to use raw units.")
@@ -951,10 +1026,16 @@ def prepare_data(params: Mapping[str, Any], task: str = CLASSIFICATION, *,
                 return None, [_msg("error", f"The lab's classifiers need two classes: {exc}")]
             y = y_pm.astype(float)
             if not (classes[0] == -1 and classes[1] == 1):
-                messages.append(_msg("info", f"Classes mapped: {classes[0]} → −1, "
-                                             f"{classes[1]} → +1."))
+                messages.append(_msg("info", f"Classes mapped: {clip(classes[0], 20)} → −1, "
+                                             f"{clip(classes[1], 20)} → +1."))
         else:
             y = np.asarray(loaded.y, dtype=float)
+        if X.shape[0] < MIN_ROWS:
+            need = ("2 or more of each class to train on and some to test"
+                    if task == CLASSIFICATION else "enough to train on and some to test")
+            return None, [_msg("error", f"The CSV has {X.shape[0]} data rows; the lab needs "
+                                        f"at least {MIN_ROWS} ({need}). Add rows and upload "
+                                        "it again.")]
         feature_names = tuple(getattr(loaded, "feature_names", ()) or
                               (f"x{i + 1}" for i in range(X.shape[1])))
         label_name = getattr(loaded, "label_name", "y") or "y"
@@ -1835,7 +1916,8 @@ def scaling_study(X: np.ndarray, y: np.ndarray, *, C: float, sigma: float, v: in
 
 
 def timing_study(params: Mapping[str, Any], ns: Sequence[int], *, v: int,
-                 progress: Callable[[int, int], Any] | None = None
+                 progress: Callable[[int, int], Any] | None = None,
+                 callback: Callable | None = None
                  ) -> tuple[dict[str, np.ndarray], list[Message]]:
     """Fit time against n for exact DANK, scalable DANK (v clusters) and SVC."""
     from sklearn.svm import SVC
@@ -1856,7 +1938,8 @@ def timing_study(params: Mapping[str, Any], ns: Sequence[int], *, v: int,
         if data is None:
             return times, msgs
         X, y = data.X_train, data.y_train
-        models = {names[0]: dank_cls(C=p["C"], sigma=p["sigma"], tau=p["tau"]),
+        models = {names[0]: dank_cls(C=p["C"], sigma=p["sigma"], tau=p["tau"],
+                                     callback=callback),
                   names[1]: dank_cls(C=p["C"], sigma=p["sigma"], n_clusters=int(v),
                                      random_state=int(p["seed"])),
                   names[2]: SVC(C=p["C"], gamma=sigma_to_gamma(p["sigma"]))}
@@ -1867,9 +1950,11 @@ def timing_study(params: Mapping[str, Any], ns: Sequence[int], *, v: int,
                     warnings.simplefilter("ignore")
                     model.fit(X, y)
                 times[name][i] = time.perf_counter() - t0
-            except (ValueError, ArithmeticError, np.linalg.LinAlgError) as exc:
-                messages.append(_msg("warning", f"{name} at n={n}: {exc}"))
+            except (ValueError, ArithmeticError, np.linalg.LinAlgError, MemoryError) as exc:
+                messages.append(_msg("warning", f"{name} at n={n} failed: {clip(exc, 120)}"))
             done += 1
-            if progress is not None and progress(done, total):
+            # only an explicit True stops (a progress bar's update returns a truthy
+            # element: that stopped the study after its first fit)
+            if progress is not None and progress(done, total) is True:
                 return times, messages
     return times, messages

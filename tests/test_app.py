@@ -6,6 +6,7 @@ Small data (``n_samples`` 40-60 through the URL) keep the file fast on 2 cores.
 """
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -378,6 +379,11 @@ def test_scaling_controls_and_timing_button():
     at.button(key="run_timing").click().run()
     assert_clean(at)
     assert len(charts(at)) == 4
+    # every n listed is measured (a truthy progress return stopped it after one fit)
+    t_ns, times = at.session_state["lab_timing"]
+    assert t_ns == [100, 200]
+    for name, t in times.items():
+        assert np.all(np.isfinite(t)), (name, t)
 
 
 def test_sidebar_never_shows_unknown_widgets():
@@ -411,3 +417,153 @@ def test_knpl_algorithm_2_controls_only_with_the_alternating_solver():
     assert_clean(at)
     keys = {w.key for w in at.slider} | {w.key for w in at.select_slider}
     assert {"w_admm_rho", "w_n_outer"} <= keys
+
+
+def test_cache_never_keeps_an_entry_above_its_budget():
+    import lab_ui
+    lru = lab_ui.LRU(maxsize=8, max_bytes=10_000)
+    lru.put("small", np.zeros(100))
+    huge = np.zeros(2000)  # 16 kB > the whole 10 kB budget
+    assert lru.put("huge", huge) is huge  # returned to the caller ...
+    assert lru.get("huge") is None and len(lru) == 1  # ... but not kept
+    assert lru.get("small") is not None  # and it evicted nothing
+    lru.put("small", huge)  # a key whose new value is too big is dropped
+    assert lru.get("small") is None and len(lru) == 0
+
+
+# ---------------------------------------------------------------------------
+# hostile input: links, uploads and configurations never inject markup
+# ---------------------------------------------------------------------------
+
+EVIL = ("[Session expired – log in](http://evil.example) ![x](http://evil.example/x.png) "
+        "<img src=x>")
+BAD_INPUT = ROOT / "tests" / "bad_input"
+_ESCAPED = re.compile(r"\\[!-/:-@\[-`{-~]")
+# what the Markdown parser would turn into a link, an image, HTML or an entity
+_SYNTAX = {"link": r"\]\s*\(", "image": r"!\[", "bracket": r"\[[^\]]*\]",
+           "html": r"<[A-Za-z/!?]", "entity": r"&#?[A-Za-z0-9]+;"}
+# what Streamlit finds in the text after escapes are resolved: GFM autolink literals,
+# :material/icons:, :colour[directives]
+_TEXT = {"autolink": r"(?i)https?:|ftp:|mailto:|www\.|[\w.+-]@[\w-]",
+         "directive": r":[A-Za-z]"}
+
+
+def plain(body: str) -> str:
+    """What a Markdown body reads as once its backslash escapes are applied."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", body)
+
+
+def live_markup(body: str) -> list[str]:
+    """The kinds of live markup in a Markdown body: syntax, ignoring backslash-escaped
+    characters (literal text), and text patterns in the unescaped text. (Escaping alone
+    let Chromium render http://… as a link: Streamlit finds autolinks after parsing.)"""
+    bare = _ESCAPED.sub("\x00", body)
+    text = plain(body)
+    return ([k for k, pat in _SYNTAX.items() if re.search(pat, bare)] +
+            [k for k, pat in _TEXT.items() if re.search(pat, text)])
+
+
+def plain_texts(elements) -> list[str]:
+    return [plain(str(e.value)) for e in elements]
+
+
+def markdown_bodies(at: AppTest) -> list[str]:
+    """Every Markdown body on the page: alerts, captions, markdown, toasts."""
+    out = []
+    for kind in ("error", "warning", "info", "success", "caption", "markdown", "toast"):
+        out += [str(e.value) for e in getattr(at, kind)]
+    return out
+
+
+def assert_no_injected_markup(at: AppTest) -> None:
+    for body in markdown_bodies(at):
+        if "evil" in body or "img" in body or "Session expired" in body:
+            assert not live_markup(body), (live_markup(body), body)
+
+
+def test_safe_text_renders_as_the_plain_text():
+    import lab_ui
+    for text in (EVIL, "C=3 (a*b_c) `x` #h |t| ~s~ $m$ :red[r] &amp; a@b.c 1. + -",
+                 "back\\slash \\[x](y)", ":material/home: www.evil.example"):
+        safe = lab_ui.safe_text(text)
+        assert not live_markup(safe), (text, safe)
+        assert plain(safe).replace("\u200b", "") == text  # reads as exactly the text
+    assert live_markup(EVIL) == ["link", "image", "bracket", "html", "autolink"]
+    assert live_markup(":material/home: www.ev.il") == ["autolink", "directive"]
+    # escapes alone are not enough (what Streamlit showed in Chromium before the fix)
+    assert live_markup(r"\[x\]\(http\://evil\.example\)") == ["autolink"]
+    flat = lab_ui.safe_text("a\nb\u202ec\x00d" + "e" * 1000)
+    assert "\n" not in flat and "\u202e" not in flat and "\x00" not in flat
+    assert len(flat) <= lab_ui.MAX_MESSAGE + 5 and flat.endswith("…")
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_hostile_link_on_every_page(page):
+    """A crafted key and values in the URL: a message in plain text, no link, image or
+    HTML rendered from them, no traceback, the defaults kept."""
+    at = open_page(page, **{EVIL: EVIL, "sigma": EVIL, "dataset": EVIL, "n_samples": "40",
+                            "scale_max_clusters": "4", "seed": "1e999",
+                            "points": "1e300,1e300,1;-1e300,1e300,-1"})
+    bodies = markdown_bodies(at)
+    assert any("Ignored unknown link parameter" in b for b in bodies), bodies
+    assert any("sigma" in b and "invalid" in b for b in bodies), bodies
+    assert any("Session expired" in b for b in bodies)  # shown, as text
+    assert_no_injected_markup(at)
+    assert not at.error
+    assert lab.decode_query({"sigma": EVIL, "dataset": EVIL})[0] == lab.defaults()
+    if "Classification" in page:
+        assert widget(at, "sigma").value == 1.0 and widget(at, "dataset").value == "clowns"
+
+
+def test_many_unknown_link_keys_are_one_line():
+    at = open_page("pages/1_Classification.py", n_samples=40, method="svm",
+                   **{f"junk{i}": "1" for i in range(300)})
+    notes = [t for t in texts(at.warning) if "unknown link parameter" in t]
+    assert len(notes) == 1 and "300" in notes[0]
+
+
+def upload(at: AppTest, key: str, name: str) -> AppTest:
+    data = (BAD_INPUT / name).read_bytes()
+    at.file_uploader(key=key).set_value((name, data, "text/csv")).run()
+    assert_clean(at)
+    assert_no_injected_markup(at)
+    return at
+
+
+def test_hostile_csv_and_config_uploads_are_plain_text():
+    at = open_page("pages/1_Classification.py", n_samples=40, method="svm")
+    widget(at, "dataset").set_value("csv").run()
+    upload(at, "w_csv_classification", "hostile_cell.csv")
+    assert any("Row 3" in t and "Session expired" in t for t in plain_texts(at.error))
+    upload(at, "w_csv_classification", "hostile_header.csv")
+    assert any("Row 3" in t for t in plain_texts(at.error))
+    upload(at, "w_csv_classification", "three_classes.csv")
+    assert any("3 classes (0, 1, 2)" in t for t in plain_texts(at.error))
+    upload(at, "w_csv_classification", "tiny_3_rows.csv")
+    assert any("3 data rows" in t for t in plain_texts(at.error))
+    assert not any("No points yet" in t for t in plain_texts(at.info))
+    upload(at, "w_csv_classification", "utf16_bom.csv")
+    assert not at.error and metric(at, "Train accuracy") != "—"
+    upload(at, "cfg_upload_classification", "hostile_keys.json")
+    assert any("Session expired" in t for t in plain_texts(at.warning))
+
+
+@pytest.mark.parametrize("name, expect, standardize", [
+    ("six_rows.csv", "needs at least 7 points; these data have 6", "auto"),
+    ("huge_values.csv", "The decomposition study failed on these data", "off")])
+def test_scaling_page_bad_data_is_a_message(name, expect, standardize):
+    """6 rows cannot be split into 7 clusters (k-means raised); values near 1e300 in raw
+    units overflow the kernel (the SVC raised). Either is a message, never an exception.
+    (Standardised, the values near 1e300 are ordinary data: see the next test.)"""
+    at = open_page("pages/5_Scaling.py", dataset="csv", scale_max_clusters=7,
+                   scale_clusters=2, standardize=standardize)
+    upload(at, "w_csv_classification", name)
+    assert any(expect in t for t in plain_texts(at.error)), plain_texts(at.error)
+
+
+def test_values_near_the_float_limit_are_standardised_not_overflowed():
+    at = open_page("pages/5_Scaling.py", dataset="csv", scale_max_clusters=4,
+                   scale_clusters=2)
+    upload(at, "w_csv_classification", "huge_values.csv")
+    assert not at.error, plain_texts(at.error)
+    assert any("standardised" in t for t in plain_texts(at.info))

@@ -452,3 +452,37 @@ def test_entry_point_writes_files_without_streamlit(tmp_path):
     assert out.stdout.strip().splitlines()[-1] == "False"
     assert "chirp.csv" in out.stdout
     assert len(list(tmp_path.glob("*.csv"))) == len(NAMES) + 3
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-le", "utf-16-be", "utf-8-sig"])
+def test_load_csv_reads_utf16_and_utf8_bom(codec):
+    text = "x1;x2;label\n0.5;1;a\n1.5;2;b\n2.5;3;a\n"
+    got = load_csv(text.encode(codec))
+    np.testing.assert_array_equal(got.X, [[0.5, 1.0], [1.5, 2.0], [2.5, 3.0]])
+    assert got.y.tolist() == ["a", "b", "a"] and got.feature_names == ("x1", "x2")
+
+
+def test_load_csv_binary_file_is_a_readable_error():
+    with pytest.raises(DataError, match="not text") as err:
+        load_csv(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" * 8)
+    assert "\\x" not in str(err.value) and "CSV UTF-8" in str(err.value)
+
+
+def test_class_lists_print_as_plain_values():
+    """numpy 2 reprs (np.int64(0), np.str_('a')) never reach a message."""
+    for y, shown in (([0, 1, 2, 0], "(0, 1, 2)"), (np.array(["a", "b", "c"]), "(a, b, c)"),
+                     (np.arange(9), "(0, 1, 2, 3, 4, …)")):
+        with pytest.raises(DataError, match="exactly two") as err:
+            to_pm1(np.asarray(y))
+        assert shown in str(err.value) and "np." not in str(err.value), str(err.value)
+
+
+def test_headers_and_cells_are_clipped_in_messages():
+    long = "H" * 500
+    with pytest.raises(DataError) as err:
+        load_csv(f"{long},x2,label\nabc,1,1\n0,1,-1\n")
+    msg = str(err.value)
+    assert "H" * 39 in msg and "H" * 41 not in msg and len(msg) < 200
+    with pytest.raises(DataError) as err:
+        load_csv("x1,x2,label\n" + "1,2,3\n" * 2, label_column="Z" * 500)
+    assert "Z" * 41 not in str(err.value)

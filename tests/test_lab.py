@@ -493,3 +493,60 @@ def test_choice_settings_match_the_solver_registries():
     assert set(lab.setting("solver").options) == {"auto", *SOLVERS}
     assert set(lab.setting("onk_solver").options) == set(ONK_SOLVERS)
     assert set(lab.setting("npkl_loss").options) == set(LOSSES)
+
+
+@pytest.mark.parametrize("n", [4, 5, 6, 10])
+def test_split_returns_train_test_in_sklearn_order(n):
+    """(X_train, X_test, y_train, y_test) on every path, tiny data included (the
+    n < 4 path returned (X, y, X[:0], y[:0]), so tiny data had no training labels)."""
+    rng = np.random.default_rng(n)
+    X = rng.normal(size=(n, 2))
+    y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+    for test_size in (0.1, 0.3, 0.7):
+        Xtr, Xte, ytr, yte = lab.split(X, y, task=lab.CLASSIFICATION, test_size=test_size,
+                                       seed=0)
+        assert Xtr.ndim == Xte.ndim == 2 and ytr.ndim == yte.ndim == 1
+        assert len(Xtr) == len(ytr) >= 2 and len(Xte) == len(yte)
+        assert len(ytr) + len(yte) == n
+        # every (x, y) pair is a row of the input, with its own label
+        for Xs, ys in ((Xtr, ytr), (Xte, yte)):
+            for xi, yi in zip(Xs, ys, strict=True):
+                i = int(np.flatnonzero(np.all(X == xi, axis=1))[0])
+                assert y[i] == yi
+    Xtr, Xte, ytr, yte = lab.split(X[:3], y[:3], task=lab.CLASSIFICATION, test_size=0.3,
+                                   seed=0)
+    assert len(ytr) == 3 and len(yte) == 0 and Xtr.shape == (3, 2) and Xte.shape == (0, 2)
+
+
+@pytest.mark.parametrize("rows", [2, 3, 5])
+def test_tiny_csv_says_how_many_rows_are_needed(rows):
+    body = "".join(f"{i * 0.1},{i * 0.2},{1 if i % 2 else -1}\n" for i in range(rows))
+    P = {**lab.defaults(), "dataset": "csv"}
+    data, msgs = lab.prepare_data(P, csv=("x1,x2,label\n" + body).encode())
+    assert data is None and msgs[0].level == "error"
+    assert f"has {rows} data rows" in msgs[0].text and f"at least {lab.MIN_ROWS}" in \
+        msgs[0].text and "No points yet" not in msgs[0].text
+    body = "".join(f"{i * 0.1},{i * 0.2},{1 if i % 2 else -1}\n" for i in range(lab.MIN_ROWS))
+    data, msgs = lab.prepare_data(P, csv=("x1,x2,label\n" + body).encode())
+    assert data is not None and len(data.y_train) >= 2
+
+
+def test_timing_study_runs_every_n_whatever_progress_returns():
+    """A progress callback returning a truthy object (Streamlit's bar.progress returns
+    its element) must not stop the study; only an explicit True does."""
+    P = {**lab.defaults(), "dataset": "moons", "max_iter": 50}
+    ns = [40, 60]
+    seen = []
+
+    def progress(done, total):
+        seen.append((done, total))
+        return object()  # truthy, like DeltaGenerator
+
+    times, msgs = lab.timing_study(P, ns, v=2, progress=progress)
+    assert seen == [(d, 6) for d in range(1, 7)]
+    assert set(times) == {"exact DANK", "scalable DANK (v=2)", "SVC"}
+    for name, t in times.items():
+        assert t.shape == (2,) and np.all(np.isfinite(t)) and np.all(t > 0), (name, t, msgs)
+    calls = []
+    times, _ = lab.timing_study(P, ns, v=2, progress=lambda d, t: calls.append(d) or True)
+    assert calls == [1] and np.isnan(times["SVC"]).all()
