@@ -197,6 +197,134 @@ def test_beats_single_bandwidth_krr_on_the_same_support_set(chirp, chirp_model):
     assert r2_lab > best + 0.05
 
 
+def _sin_toy(n, seed):
+    """seed 004's Fig. 1 function: ``sin(2 x^3)`` on ``[0, 0.8 pi]``, noise 0.1."""
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(0.0, 0.8 * np.pi, n)
+    grid = np.linspace(0.0, 0.8 * np.pi, 1000)
+    return x[:, None], np.sin(2 * x ** 3) + 0.1 * rng.standard_normal(n), grid[:, None], \
+        np.sin(2 * grid ** 3)
+
+
+def _chirp_toy(n, seed):
+    X, y = make_chirp(n, f0=1.0, f1=10.0, noise=0.1, random_state=seed)
+    grid = np.linspace(0.0, 1.0, 1000)
+    return X, y, grid[:, None], chirp_function(grid, 1.0, 10.0)
+
+
+def _r2(y, pred):
+    return 1.0 - np.sum((y - pred) ** 2) / np.sum((y - y.mean()) ** 2)
+
+
+def _best_krr_r2(Xs, ys, Xte, yte, gammas=np.logspace(-1, 6, 57),
+                 alphas=(1e-8, 1e-6, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)):
+    """The reference: RBF kernel ridge on the given points, gamma and alpha (and whether
+    to centre y) chosen by R² on the TEST grid: an oracle no fitted model can use.
+    Closed form per gamma, ``coef = V (w + alpha)^-1 V^T y`` from ``K = V diag(w) V^T``
+    (checked against scikit-learn's KernelRidge below)."""
+    sq = (Xs[:, None, 0] - Xs[None, :, 0]) ** 2
+    sq_te = (Xte[:, None, 0] - Xs[None, :, 0]) ** 2
+    best = -np.inf
+    for g in gammas:
+        w, V = np.linalg.eigh(np.exp(-g * sq))
+        K_te = np.exp(-g * sq_te) @ V
+        for off in (0.0, ys.mean()):
+            Vy = V.T @ (ys - off)
+            for a in alphas:
+                best = max(best, _r2(yte, K_te @ (Vy / (w + a)) + off))
+    return best
+
+
+def test_best_krr_reference_matches_scikit_learn():
+    X, y, Xte, yte = _sin_toy(40, 0)
+    for g in (0.3, 10.0, 300.0):
+        for a in (1e-6, 1e-2):
+            ref = [r2_score(yte, KernelRidge(kernel="rbf", gamma=g, alpha=a)
+                            .fit(X, y - off).predict(Xte) + off) for off in (0.0, y.mean())]
+            assert _best_krr_r2(X, y, Xte, yte, [g], [a]) == pytest.approx(max(ref), rel=1e-6)
+
+
+@pytest.mark.parametrize("make, n, n_support, seed", [
+    (_sin_toy, 300, 30, 0), (_sin_toy, 300, 30, 1),
+    (_chirp_toy, 300, 30, 0), (_chirp_toy, 300, 30, 4),
+    (_chirp_toy, 100, 20, 3),  # R² -8.2 before the validation and the bounds
+])
+def test_default_is_not_below_the_best_single_bandwidth_krr_on_its_supports(
+        make, n, n_support, seed):
+    """Issue 10 §5 on the authors' toys (noise 0.1, R² on a 1,000-point noiseless grid):
+    LAB RBF with default options against the best one-bandwidth KRR on the same support
+    points. All 5 seeds of both toys: benchmarks/bench_lab_rbf.py (worst margin +0.04 at
+    n = 300; these seeds were below it, or at R² -8, before)."""
+    X, y, Xte, yte = make(n, seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        m = LABRBFRegressor(n_support=n_support).fit(X, y)
+    assert m.support_.size == n_support
+    r2 = r2_score(yte, m.predict(Xte))
+    assert r2 > 0.9
+    assert r2 >= _best_krr_r2(X[m.support_], y[m.support_], Xte, yte) - 1e-3
+
+
+def _val_loss(m, X, y, theta=None):
+    """Validation loss in the estimator's units (standardised y) from the public
+    attributes; with ``theta`` (internal units), of that bandwidth on m's supports."""
+    v = m.validation_
+    if theta is None:
+        pred = m.predict(X[v])
+    else:
+        Xs = (m.support_vectors_ - m.x_center_) / m.x_scale_
+        alpha, b = lab_fit_alpha(Xs, y[m.support_], theta, lam=m.lam)
+        pred = lab_kernel(Xs, theta, (X[v] - m.x_center_) / m.x_scale_).T @ alpha + b
+    return np.mean((pred - y[v]) ** 2) / y.var()
+
+
+@pytest.mark.parametrize("make, seed", [(_sin_toy, 2), (_chirp_toy, 1)])
+def test_the_fit_is_the_best_validation_iterate_and_beats_the_shared_bandwidth(make, seed):
+    import nplk_core.lab_rbf as mod
+
+    X, y, _, _ = make(150, seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        m = LABRBFRegressor(n_support=20).fit(X, y)
+    final = _val_loss(m, X, y)
+    # the shared-bandwidth candidate, rebuilt here: the grid value with the smallest loss
+    # on the training points (neither support nor validation)
+    rest = np.setdiff1d(np.arange(y.size), np.union1d(m.support_, m.validation_))
+    Xz = (X - m.x_center_) / m.x_scale_
+    grid = np.clip(m.bandwidth_init_ * mod._AUTO_FACTORS, *m.bandwidth_bounds_)
+    ys = y[m.support_]
+    losses = [lab_loss_and_grad(np.full((20, 1), t), Xz[m.support_], ys, Xz[rest], y[rest],
+                                lam=m.lam)[0] for t in grid]
+    shared = _val_loss(m, X, y, np.full((20, 1), grid[int(np.argmin(losses))]))
+    assert final <= shared + 1e-12
+    if m.fallback_global_:
+        assert np.ptp(m.bandwidths_scaled_) == 0
+    else:
+        # the validation loss recorded for the last stage is the fit's, and no iterate of
+        # that stage did better
+        last = m.history_["stage"] == m.history_["stage"][-1]
+        assert final == pytest.approx(m.stages_["val_loss"][-1], rel=1e-9)
+        assert final <= np.nanmin(m.history_["val_loss"][last]) + 1e-12
+
+
+def test_bandwidths_stay_below_the_data_spacing_bound(chirp_model, chirp):
+    X, _, _, _ = chirp
+    m = chirp_model
+    Xz = (X - m.x_center_) / m.x_scale_
+    D = np.abs(Xz - Xz.T)
+    np.fill_diagonal(D, np.inf)
+    assert m.bandwidth_bounds_ == pytest.approx((0.0, 3.0 / np.median(D.min(axis=1))))
+    assert np.all(m.bandwidths_scaled_ >= 0)
+    assert np.all(m.bandwidths_scaled_ <= m.bandwidth_bounds_[1] * (1 + 1e-12))
+    # without bounds and validation (the paper's procedure) the same data run past it
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        free = LABRBFRegressor(n_support=30, bandwidth_bounds=None, validation_fraction=None
+                               ).fit(*_sin_toy(300, 0)[:2])
+    assert free.bandwidth_bounds_ == (0.0, np.inf)
+    assert free.validation_.size == 0 and not free.fallback_global_
+
+
 def test_training_the_bandwidths_improves_on_the_initial_one(chirp, chirp_model):
     X, y, Xte, yte = chirp
     m = chirp_model
@@ -345,6 +473,7 @@ def test_classifier_fits_moons_and_keeps_labels():
 # bad input
 # ---------------------------------------------------------------------------
 
+@pytest.mark.filterwarnings("ignore:Every training point is a support point")
 def test_n_support_larger_than_n_is_clipped_with_a_warning():
     X, y = make_chirp(20, random_state=0)
     with pytest.warns(UserWarning, match="n_support=30 exceeds.*using n_support=20"):
