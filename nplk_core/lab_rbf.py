@@ -771,7 +771,8 @@ _PARAMS_DOC = """
         training points with the largest ``|error|``, each with the bandwidth of its
         nearest support point (Alg. 1: the mean bandwidth), repeat until
         ``N = n_support`` or all errors are below ``error_tol``). ``"sorted"``:
-        ``n_support`` points at evenly spaced ranks of the sorted ``y``, one stage. ``"random"``: ``n_support`` random points, one stage.
+        ``n_support`` points at evenly spaced ranks of the sorted ``y``, one stage.
+        ``"random"``: ``n_support`` random points, one stage.
     n_initial : int or None, default=None
         ``N_0`` of the dynamic selection; None: ``min(n_support, max(10, n_support // 3))``.
     error_tol : float >= 0 or None, default=None
