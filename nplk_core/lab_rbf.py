@@ -100,8 +100,6 @@ _AUTO_FACTORS = 2.0 ** (np.arange(-6, 11) / 2.0)
 # nearest-neighbour distance of the training data (internal units)
 _BOUND_LO = 0.0
 _BOUND_HI = 3.0
-# validation: a stage stops after this many iterations without a better validation loss
-_PATIENCE = 20
 
 
 # ---------------------------------------------------------------------------
@@ -285,10 +283,6 @@ class _StopRequested(Exception):
     pass
 
 
-class _EarlyStop(Exception):
-    pass
-
-
 def open_unit(name, value):
     if isinstance(value, bool) or not isinstance(value, Real) or not np.isfinite(value) \
             or not 0 < value < 1:
@@ -455,18 +449,20 @@ class _LABRBFBase(BaseEstimator):
         """Train the bandwidths of one support set; returns (theta, info dict).
 
         With a validation set (Xv, yv non-empty) the iterate with the smallest validation
-        loss is returned (the stage's start included) and the stage stops once
-        ``_PATIENCE`` iterations in a row have not improved it."""
+        loss is returned (the stage's start included). The optimiser still runs to its
+        own tolerance: stopping after 20 or 50 iterations without a better validation
+        loss left one toy seed below the shared-bandwidth reference (measured, issue 10
+        §5)."""
         fun = self._objective(Xs, ys, Xt, yt)
         x0 = np.clip(theta.ravel(), *bounds)
         loss0, _ = fun(x0, need_grad=False)
         use_val = yv.size > 0
         val0 = self._eval_loss(x0.reshape(theta.shape), Xs, ys, Xv, yv) if use_val else np.nan
         info = {"loss_start": loss0, "n_iter": 0, "converged": False, "stopped": False,
-                "hit_max_iter": False, "early_stopped": False, "val_start": val0}
+                "hit_max_iter": False, "val_start": val0}
         m = Xs.shape[0]
         last_finite = {"x": x0.copy(), "loss": loss0}
-        best = {"x": x0.copy(), "val": val0, "loss": loss0, "since": 0}
+        best = {"x": x0.copy(), "val": val0, "loss": loss0}
 
         def record(x, loss, **extra):
             step = float(np.linalg.norm(x - last_finite["x"]))
@@ -478,26 +474,18 @@ class _LABRBFBase(BaseEstimator):
             if use_val:
                 val = self._eval_loss(x.reshape(theta.shape), Xs, ys, Xv, yv)
                 if val < best["val"]:
-                    best.update(x=x.copy(), val=val, loss=loss, since=0)
-                else:
-                    best["since"] += 1
+                    best.update(x=x.copy(), val=val, loss=loss)
             stop = log.record(state={"theta": x.reshape(theta.shape), "stage": stage},
                               loss=loss, step_norm=step, support_size=m, stage=stage,
                               val_loss=val, **extra)
             if stop:
                 info["stopped"] = True
                 raise _StopRequested
-            if use_val and best["since"] >= _PATIENCE:
-                info["early_stopped"] = True
-                raise _EarlyStop
 
         try:
             x = self._run_optimizer(fun, x0, Xs, ys, Xt, yt, bounds, record, info, rng)
         except _StopRequested:
             x = last_finite["x"]
-        except _EarlyStop:
-            x = last_finite["x"]
-            info["converged"] = True
 
         loss, _ = fun(x, need_grad=False)
         if not np.isfinite(loss):
@@ -784,13 +772,13 @@ _PARAMS_DOC = """
         Share of the non-support points held out for model selection
         (``round(validation_fraction * (n_samples - n_support))`` points at evenly spaced
         positions of the data order; never support or training points). Each stage keeps
-        its iterate with the smallest validation loss and stops after 20 iterations
-        without a better one; at the end one shared bandwidth on the final support set
-        (the grid of ``bandwidth_init="auto"``, chosen on the training points) replaces
-        the trained bandwidths if its validation loss is smaller, so the fit is never
-        worse on the validation points than a one-bandwidth kernel ridge on the same
-        supports. None: the paper's procedure (train on every non-support point, keep the
-        last iterate).
+        its iterate with the smallest validation loss (the optimiser still runs to
+        ``tol``: stopping early lost accuracy, measured); at the end one shared bandwidth
+        on the final support set (the grid of ``bandwidth_init="auto"``, chosen on the
+        training points) replaces the trained bandwidths if its validation loss is
+        smaller, so the fit is never worse on the validation points than a one-bandwidth
+        kernel ridge on the same supports. None: the paper's procedure (train on every
+        non-support point, keep the last iterate).
     bandwidth_bounds : "auto" or None, default="auto"
         ``"auto"``: ``0 <= theta_il <= 3 / h`` (internal units), ``h`` the median
         nearest-neighbour distance of the training data. A Gaussian narrower than the

@@ -248,6 +248,7 @@ def test_best_krr_reference_matches_scikit_learn():
     (_sin_toy, 300, 30, 0), (_sin_toy, 300, 30, 1),
     (_chirp_toy, 300, 30, 0), (_chirp_toy, 300, 30, 4),
     (_chirp_toy, 100, 20, 3),  # R² -8.2 before the validation and the bounds
+    (_chirp_toy, 100, 20, 0),  # no support left of x = 0.3 if the stages stop early
 ])
 def test_default_is_not_below_the_best_single_bandwidth_krr_on_its_supports(
         make, n, n_support, seed):
