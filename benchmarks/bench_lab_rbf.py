@@ -1,21 +1,37 @@
-"""LAB RBF on a 1-D chirp: training time and test R² against the support count, with
-scikit-learn RBF kernel ridge regression at its best single bandwidth in the same run.
+"""LAB RBF against the best single-bandwidth kernel ridge on the same support points, on the
+authors' two 1-D toys, over noise seeds; optionally beside an earlier revision of
+``nplk_core/lab_rbf.py`` in the same run.
 
-    python benchmarks/bench_lab_rbf.py [--n 300] [--f1 10] [--noise 0] [--runs 5]
+    python benchmarks/bench_lab_rbf.py [--seeds 0 1 2 3 4] [--ref REV] [--runs 1]
 
-Columns: support count N; LAB RBF fit time (median of ``--runs`` fits, default options:
-dynamic support selection, L-BFGS-B) and its test R² (noise-free chirp on 2,000 test
-points); RBF KRR on all ``n`` training points at the (gamma, alpha) that is best on the
-TEST set (an oracle: an upper bound for any tuned single-bandwidth KRR), its fit time
-(median) and R²; and the same oracle KRR fitted on LAB's own N support points only.
+Toys (issue 10 §5): ``sin(2 x^3)`` on ``[0, 0.8 pi]`` and the chirp of
+``nplk_core.datasets.make_chirp`` (f0 = 1, f1 = 10, on [0, 1]), ``x`` uniform, noise
+``sigma = 0.1``; ``n = 300`` with 30 support points and ``n = 100`` with 20. Score: R² on a
+1,000-point noiseless grid over the domain.
+
+Columns: LAB RBF R² with the default options (and with ``--ref REV``'s lab_rbf.py, loaded
+from git, "before", with its own reference); the best RBF kernel ridge on LAB's own final
+support points, with ``gamma`` and ``alpha`` chosen on the TEST grid (an oracle: the
+reference gets every benefit of the doubt, and is also allowed an intercept
+``mean(y_sv)``); the margin LAB - KRR;
+whether the validation step kept one shared bandwidth; fit times (median of ``--runs``).
 Everything runs with one BLAS thread.
+
+The older chirp sweep over support counts (LAB vs oracle KRR on all points) is
+``--sweep``.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -23,21 +39,52 @@ from sklearn.kernel_ridge import KernelRidge
 from sklearn.metrics import r2_score
 from threadpoolctl import threadpool_limits
 
-from nplk_core.datasets import chirp_function, make_chirp
-from nplk_core.lab_rbf import LABRBFRegressor
+# this checkout's nplk_core, not an installed one
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from nplk_core.datasets import chirp_function, make_chirp  # noqa: E402
+from nplk_core.lab_rbf import LABRBFRegressor  # noqa: E402
 
 GAMMAS = np.logspace(-1, 6, 36)
 ALPHAS = (1e-8, 1e-6, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
+SIN_HI = 0.8 * np.pi
+
+
+def sin_toy(n, noise, seed):
+    """``y = sin(2 x^3) + noise``, ``x ~ U(0, 0.8 pi)`` (seed 004's Fig. 1 function)."""
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(0.0, SIN_HI, n)
+    return x[:, None], np.sin(2 * x ** 3) + noise * rng.standard_normal(n)
+
+
+def toy(name, n, noise, seed):
+    """(X, y, Xte, yte): training data and the 1,000-point noiseless grid."""
+    if name == "sin":
+        X, y = sin_toy(n, noise, seed)
+        grid = np.linspace(0.0, SIN_HI, 1000)
+        return X, y, grid[:, None], np.sin(2 * grid ** 3)
+    X, y = make_chirp(n, f0=1.0, f1=10.0, noise=noise, random_state=seed)
+    grid = np.linspace(0.0, 1.0, 1000)
+    return X, y, grid[:, None], chirp_function(grid, 1.0, 10.0)
 
 
 def oracle_krr(X, y, Xte, yte):
-    """(r2, gamma, alpha) of the best RBF KRR on the test set."""
+    """(r2, gamma, alpha) of the best RBF KRR on the test set, with or without the
+    intercept mean(y). Closed form per gamma from ``K = V diag(w) V^T``: ``coef = V (w +
+    alpha)^-1 V^T y`` (tests/test_lab_rbf.py checks the same formula against
+    scikit-learn's KernelRidge)."""
+    sq = np.sum((X[:, None, :] - X[None, :, :]) ** 2, axis=2)
+    sq_te = np.sum((Xte[:, None, :] - X[None, :, :]) ** 2, axis=2)
+    ss = np.sum((yte - yte.mean()) ** 2)
     best = (-np.inf, None, None)
     for g in GAMMAS:
-        for a in ALPHAS:
-            r2 = r2_score(yte, KernelRidge(kernel="rbf", gamma=g, alpha=a).fit(X, y)
-                          .predict(Xte))
-            best = max(best, (r2, g, a), key=lambda t: t[0])
+        w, V = np.linalg.eigh(np.exp(-g * sq))
+        K_te = np.exp(-g * sq_te) @ V
+        for off in (0.0, float(y.mean())):
+            Vy = V.T @ (y - off)
+            for a in ALPHAS:
+                r2 = 1.0 - np.sum((yte - K_te @ (Vy / (w + a)) - off) ** 2) / ss
+                best = max(best, (r2, g, a), key=lambda t: t[0])
     return best
 
 
@@ -50,47 +97,107 @@ def median_time(fn, runs):
     return float(np.median(times)), out
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=300)
-    ap.add_argument("--f0", type=float, default=1.0)
-    ap.add_argument("--f1", type=float, default=10.0)
-    ap.add_argument("--noise", type=float, default=0.0)
-    ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--supports", type=int, nargs="+", default=[10, 20, 30, 50, 80])
-    ap.add_argument("--seed", type=int, default=0)
-    args = ap.parse_args()
+def load_ref(rev):
+    """LABRBFRegressor of ``nplk_core/lab_rbf.py`` at git revision ``rev``."""
+    root = Path(__file__).resolve().parents[1]
+    src = subprocess.run(["git", "show", f"{rev}:nplk_core/lab_rbf.py"], cwd=root,
+                         check=True, capture_output=True, text=True).stdout
+    path = Path(tempfile.mkdtemp()) / "lab_rbf_ref.py"
+    path.write_text(src)
+    spec = importlib.util.spec_from_file_location("nplk_core._lab_rbf_ref", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod.LABRBFRegressor
 
-    X, y = make_chirp(args.n, f0=args.f0, f1=args.f1, noise=args.noise,
-                      random_state=args.seed)
+
+def fit_quiet(cls, X, y, **params):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return cls(**params).fit(X, y)
+
+
+def robustness(args):
+    ref_cls = load_ref(args.ref) if args.ref else None
+    print(f"# load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; noise "
+          f"{args.noise}; R² on a 1,000-point noiseless grid; times: median of {args.runs}")
+    head = "| toy | n | N | seed | "
+    if ref_cls:
+        head += f"LAB R² ({args.ref}) | best KRR R² (its sv) | "
+    head += "LAB R² | best KRR R² (same sv) | LAB − KRR | shared θ kept | "
+    if ref_cls:
+        head += f"time ({args.ref}) [s] | "
+    head += "time [s] |"
+    print(head)
+    print("|" + "---|" * (head.count("|") - 1))
+    worst = np.inf
+    for name in args.toys:
+        for n, N in ((300, 30), (100, 20)):
+            for seed in args.seeds:
+                X, y, Xte, yte = toy(name, n, args.noise, seed)
+                t_new, m = median_time(lambda: fit_quiet(LABRBFRegressor, X, y, n_support=N),
+                                       args.runs)
+                r2 = r2_score(yte, m.predict(Xte))
+                kr = oracle_krr(X[m.support_], y[m.support_], Xte, yte)[0]
+                worst = min(worst, r2 - kr)
+                row = f"| {name} | {n} | {N} | {seed} | "
+                if ref_cls:
+                    t_old, mo = median_time(lambda: fit_quiet(ref_cls, X, y, n_support=N),
+                                            args.runs)
+                    kro = oracle_krr(X[mo.support_], y[mo.support_], Xte, yte)[0]
+                    row += f"{r2_score(yte, mo.predict(Xte)):.3f} | {kro:.3f} | "
+                row += (f"{r2:.3f} | {kr:.3f} | {r2 - kr:+.3f} | "
+                        f"{'yes' if getattr(m, 'fallback_global_', False) else ''} | ")
+                if ref_cls:
+                    row += f"{t_old:.2f} | "
+                row += f"{t_new:.2f} |"
+                print(row, flush=True)
+    print(f"\nworst LAB − best-KRR margin: {worst:+.4f}")
+
+
+def sweep(args):
+    """Chirp: LAB fit time and R² against the support count, beside oracle KRR on all
+    points and on LAB's support points."""
+    X, y = make_chirp(args.n, f0=1.0, f1=args.f1, noise=args.noise, random_state=args.seed[0])
     Xte = np.linspace(0.0, 1.0, 2000)[:, None]
-    yte = chirp_function(Xte[:, 0], args.f0, args.f1)
-
+    yte = chirp_function(Xte[:, 0], 1.0, args.f1)
     r2_krr, g, a = oracle_krr(X, y, Xte, yte)
     t_krr, _ = median_time(lambda: KernelRidge(kernel="rbf", gamma=g, alpha=a).fit(X, y),
                            args.runs)
-
-    print(f"chirp f0={args.f0} f1={args.f1} n={args.n} noise={args.noise} "
-          f"runs={args.runs}; oracle KRR (all points): gamma={g:.3g} alpha={a:g}")
+    print(f"chirp f1={args.f1} n={args.n} noise={args.noise} runs={args.runs}; oracle KRR "
+          f"(all points): gamma={g:.3g} alpha={a:g}")
     head = (f"{'N':>4} | {'LAB time [s]':>12} | {'LAB R2':>8} | {'stages':>6} | "
             f"{'KRR time [s]':>12} | {'KRR R2':>8} | {'KRR on LAB sv R2':>16}")
     print(head)
     print("-" * len(head))
-    for N in args.supports:
+    for N in (10, 20, 30, 50, 80):
         if N > args.n:
             continue
-
-        def fit(N=N):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ConvergenceWarning)
-                return LABRBFRegressor(n_support=N, random_state=0).fit(X, y)
-
-        t_lab, model = median_time(fit, args.runs)
+        t_lab, model = median_time(lambda N=N: fit_quiet(LABRBFRegressor, X, y, n_support=N),
+                                   args.runs)
         r2_lab = r2_score(yte, model.predict(Xte))
         sv = model.support_
         r2_sv = oracle_krr(X[sv], y[sv], Xte, yte)[0]
         print(f"{N:>4} | {t_lab:>12.3f} | {r2_lab:>8.4f} | {len(model.stages_['loss']):>6} | "
               f"{t_krr:>12.4f} | {r2_krr:>8.4f} | {r2_sv:>16.4f}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
+    ap.add_argument("--toys", nargs="+", default=["sin", "chirp"], choices=["sin", "chirp"])
+    ap.add_argument("--noise", type=float, default=0.1)
+    ap.add_argument("--ref", default=None, help="git revision to compare with (e.g. cf6852c)")
+    ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--sweep", action="store_true", help="the chirp support-count sweep")
+    ap.add_argument("--n", type=int, default=300, help="--sweep only")
+    ap.add_argument("--f1", type=float, default=10.0, help="--sweep only")
+    args = ap.parse_args()
+    args.seed = args.seeds
+    if args.sweep:
+        sweep(args)
+    else:
+        robustness(args)
 
 
 if __name__ == "__main__":

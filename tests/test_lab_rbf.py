@@ -127,6 +127,13 @@ def chirp_model(chirp):
         return LABRBFRegressor(n_support=30, random_state=0).fit(X, y)
 
 
+def test_validation_points_are_a_fifth_of_the_non_support_points(chirp_model):
+    # round(0.2 * (300 - 30)) = 54, spread evenly over the data order
+    v = chirp_model.validation_
+    assert v.size == 54 and np.unique(v).size == 54
+    assert np.all(np.diff(v) >= 5) and v[0] < 6 and v[-1] > 293
+
+
 def test_dynamic_selection_grows_to_n_support(chirp_model):
     m = chirp_model
     np.testing.assert_array_equal(m.stages_["support_size"], [10, 20, 30])
@@ -152,7 +159,8 @@ def test_dynamic_selection_adds_the_largest_errors(chirp, chirp_model):
     staged = list(m.staged_predict(X))
     assert len(staged) == 3
     for s, size in enumerate([10, 20]):
-        rest = np.setdiff1d(np.arange(X.shape[0]), m.support_[:size])
+        # candidates: the training points, neither support nor validation points
+        rest = np.setdiff1d(np.arange(X.shape[0]), np.union1d(m.support_[:size], m.validation_))
         err = np.abs(staged[s][rest] - y[rest])
         added = m.support_[size:size + 10]
         assert set(added) == set(rest[np.argsort(-err)[:10]])
@@ -161,17 +169,21 @@ def test_dynamic_selection_adds_the_largest_errors(chirp, chirp_model):
 
 def test_initial_support_is_evenly_spaced_in_sorted_y(chirp, chirp_model):
     X, y, _, _ = chirp
-    first = chirp_model.support_[:10]
-    ranks = np.argsort(np.argsort(y, kind="stable"), kind="stable")[first]
-    np.testing.assert_array_equal(np.sort(ranks), np.round(np.linspace(0, 299, 10)))
+    m = chirp_model
+    pool = np.setdiff1d(np.arange(y.size), m.validation_)  # validation points never support
+    assert np.intersect1d(m.support_, m.validation_).size == 0
+    ranks = np.argsort(np.argsort(y[pool], kind="stable"), kind="stable")
+    first = np.searchsorted(pool, m.support_[:10])
+    np.testing.assert_array_equal(np.sort(ranks[first]),
+                                  np.round(np.linspace(0, pool.size - 1, 10)))
 
 
 def test_beats_single_bandwidth_krr_on_the_same_support_set(chirp, chirp_model):
     """Fig. 1 of seed 004: on a chirp, per-point bandwidths beat any single bandwidth.
 
     Compared at equal support: scikit-learn RBF KRR on LAB's own 30 support points,
-    with gamma and alpha chosen on the TEST data (an oracle). Measured over 4 data seeds:
-    LAB 0.966-0.997 vs oracle KRR 0.53-0.82. (RBF KRR on all 300 noiseless points
+    with gamma and alpha chosen on the TEST data (an oracle). Measured on this seed:
+    LAB 0.991 vs oracle KRR 0.892. (RBF KRR on all 300 noiseless points
     reaches R² > 0.999 on this chirp: a 30-point model does not beat that, see
     benchmarks/bench_lab_rbf.py.)"""
     X, y, Xte, yte = chirp
@@ -182,7 +194,137 @@ def test_beats_single_bandwidth_krr_on_the_same_support_set(chirp, chirp_model):
                         .predict(Xte))
                for g in np.logspace(-1, 5, 31) for a in [1e-8, 1e-6, 1e-4, 1e-2, 1])
     assert r2_lab > 0.95
-    assert r2_lab > best + 0.1
+    assert r2_lab > best + 0.05
+
+
+def _sin_toy(n, seed):
+    """seed 004's Fig. 1 function: ``sin(2 x^3)`` on ``[0, 0.8 pi]``, noise 0.1."""
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(0.0, 0.8 * np.pi, n)
+    grid = np.linspace(0.0, 0.8 * np.pi, 1000)
+    return x[:, None], np.sin(2 * x ** 3) + 0.1 * rng.standard_normal(n), grid[:, None], \
+        np.sin(2 * grid ** 3)
+
+
+def _chirp_toy(n, seed):
+    X, y = make_chirp(n, f0=1.0, f1=10.0, noise=0.1, random_state=seed)
+    grid = np.linspace(0.0, 1.0, 1000)
+    return X, y, grid[:, None], chirp_function(grid, 1.0, 10.0)
+
+
+def _r2(y, pred):
+    return 1.0 - np.sum((y - pred) ** 2) / np.sum((y - y.mean()) ** 2)
+
+
+def _best_krr_r2(Xs, ys, Xte, yte, gammas=np.logspace(-1, 6, 57),
+                 alphas=(1e-8, 1e-6, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)):
+    """The reference: RBF kernel ridge on the given points, gamma and alpha (and whether
+    to centre y) chosen by R² on the TEST grid: an oracle no fitted model can use.
+    Closed form per gamma, ``coef = V (w + alpha)^-1 V^T y`` from ``K = V diag(w) V^T``
+    (checked against scikit-learn's KernelRidge below)."""
+    sq = (Xs[:, None, 0] - Xs[None, :, 0]) ** 2
+    sq_te = (Xte[:, None, 0] - Xs[None, :, 0]) ** 2
+    best = -np.inf
+    for g in gammas:
+        w, V = np.linalg.eigh(np.exp(-g * sq))
+        K_te = np.exp(-g * sq_te) @ V
+        for off in (0.0, ys.mean()):
+            Vy = V.T @ (ys - off)
+            for a in alphas:
+                best = max(best, _r2(yte, K_te @ (Vy / (w + a)) + off))
+    return best
+
+
+def test_best_krr_reference_matches_scikit_learn():
+    X, y, Xte, yte = _sin_toy(40, 0)
+    for g in (0.3, 10.0, 300.0):
+        for a in (1e-6, 1e-2):
+            ref = [r2_score(yte, KernelRidge(kernel="rbf", gamma=g, alpha=a)
+                            .fit(X, y - off).predict(Xte) + off) for off in (0.0, y.mean())]
+            assert _best_krr_r2(X, y, Xte, yte, [g], [a]) == pytest.approx(max(ref), rel=1e-6)
+
+
+@pytest.mark.parametrize("make, n, n_support, seed", [
+    (_sin_toy, 300, 30, 0), (_sin_toy, 300, 30, 1),
+    (_chirp_toy, 300, 30, 0), (_chirp_toy, 300, 30, 4),
+    (_chirp_toy, 100, 20, 3),  # R² -8.2 before the validation and the bounds
+    (_chirp_toy, 100, 20, 0),  # no support left of x = 0.3 if the stages stop early
+])
+def test_default_is_not_below_the_best_single_bandwidth_krr_on_its_supports(
+        make, n, n_support, seed):
+    """Issue 10 §5 on the authors' toys (noise 0.1, R² on a 1,000-point noiseless grid):
+    LAB RBF with default options against the best one-bandwidth KRR on the same support
+    points. All 5 seeds of both toys at both sizes: benchmarks/bench_lab_rbf.py (worst
+    margin +0.047 at n = 300, +0.038 at n = 100; before, chirp n = 300 seed 4 was 0.12
+    below and chirp n = 100 seed 3 at R² -8.2)."""
+    X, y, Xte, yte = make(n, seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        m = LABRBFRegressor(n_support=n_support).fit(X, y)
+    assert m.support_.size == n_support
+    r2 = r2_score(yte, m.predict(Xte))
+    assert r2 > 0.9
+    assert r2 >= _best_krr_r2(X[m.support_], y[m.support_], Xte, yte) - 1e-3
+
+
+def _val_loss(m, X, y, theta=None):
+    """Validation loss in the estimator's units (standardised y) from the public
+    attributes; with ``theta`` (internal units), of that bandwidth on m's supports."""
+    v = m.validation_
+    if theta is None:
+        pred = m.predict(X[v])
+    else:
+        Xs = (m.support_vectors_ - m.x_center_) / m.x_scale_
+        alpha, b = lab_fit_alpha(Xs, y[m.support_], theta, lam=m.lam)
+        pred = lab_kernel(Xs, theta, (X[v] - m.x_center_) / m.x_scale_).T @ alpha + b
+    return np.mean((pred - y[v]) ** 2) / y.var()
+
+
+@pytest.mark.parametrize("make, seed", [(_sin_toy, 2), (_chirp_toy, 1)])
+def test_the_fit_is_the_best_validation_iterate_and_beats_the_shared_bandwidth(make, seed):
+    import nplk_core.lab_rbf as mod
+
+    X, y, _, _ = make(150, seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        m = LABRBFRegressor(n_support=20).fit(X, y)
+    final = _val_loss(m, X, y)
+    # the shared-bandwidth candidate, rebuilt here: the grid value with the smallest loss
+    # on the training points (neither support nor validation)
+    rest = np.setdiff1d(np.arange(y.size), np.union1d(m.support_, m.validation_))
+    Xz = (X - m.x_center_) / m.x_scale_
+    grid = np.clip(m.bandwidth_init_ * mod._AUTO_FACTORS, *m.bandwidth_bounds_)
+    ys = y[m.support_]
+    losses = [lab_loss_and_grad(np.full((20, 1), t), Xz[m.support_], ys, Xz[rest], y[rest],
+                                lam=m.lam)[0] for t in grid]
+    shared = _val_loss(m, X, y, np.full((20, 1), grid[int(np.argmin(losses))]))
+    assert final <= shared + 1e-12
+    if m.fallback_global_:
+        assert np.ptp(m.bandwidths_scaled_) == 0
+    else:
+        # the validation loss recorded for the last stage is the fit's, and no iterate of
+        # that stage did better
+        last = m.history_["stage"] == m.history_["stage"][-1]
+        assert final == pytest.approx(m.stages_["val_loss"][-1], rel=1e-9)
+        assert final <= np.nanmin(m.history_["val_loss"][last]) + 1e-12
+
+
+def test_bandwidths_stay_below_the_data_spacing_bound(chirp_model, chirp):
+    X, _, _, _ = chirp
+    m = chirp_model
+    Xz = (X - m.x_center_) / m.x_scale_
+    D = np.abs(Xz - Xz.T)
+    np.fill_diagonal(D, np.inf)
+    assert m.bandwidth_bounds_ == pytest.approx((0.0, 3.0 / np.median(D.min(axis=1))))
+    assert np.all(m.bandwidths_scaled_ >= 0)
+    assert np.all(m.bandwidths_scaled_ <= m.bandwidth_bounds_[1] * (1 + 1e-12))
+    # without bounds and validation (the paper's procedure) the same data run past it
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        free = LABRBFRegressor(n_support=30, bandwidth_bounds=None, validation_fraction=None
+                               ).fit(*_sin_toy(300, 0)[:2])
+    assert free.bandwidth_bounds_ == (0.0, np.inf)
+    assert free.validation_.size == 0 and not free.fallback_global_
 
 
 def test_training_the_bandwidths_improves_on_the_initial_one(chirp, chirp_model):
@@ -302,7 +444,8 @@ def test_non_finite_loss_steps_back_to_the_last_finite_bandwidths(monkeypatch):
     monkeypatch.setattr(mod, "_loss_grad", flaky)
     X, y = make_chirp(100, random_state=10)
     with pytest.warns(RuntimeWarning, match="stepping back"):
-        m = LABRBFRegressor(n_support=10, support_selection="sorted", random_state=0).fit(X, y)
+        m = LABRBFRegressor(n_support=10, support_selection="sorted", validation_fraction=None,
+                            random_state=0).fit(X, y)
     assert np.all(np.isfinite(m.bandwidths_)) and np.all(np.isfinite(m.predict(X)))
     finite = m.history_["loss"][np.isfinite(m.history_["loss"])]
     assert finite.size > 0 and m.stages_["loss"][0] == pytest.approx(finite[-1])
@@ -332,10 +475,17 @@ def test_classifier_fits_moons_and_keeps_labels():
 # bad input
 # ---------------------------------------------------------------------------
 
-def test_n_support_larger_than_n_is_a_clear_error():
+@pytest.mark.filterwarnings("ignore:Every training point is a support point")
+def test_n_support_larger_than_n_is_clipped_with_a_warning():
     X, y = make_chirp(20, random_state=0)
-    with pytest.raises(ValueError, match="n_support=30 exceeds"):
-        LABRBFRegressor().fit(X, y)
+    with pytest.warns(UserWarning, match="n_support=30 exceeds.*using n_support=20"):
+        m = LABRBFRegressor(lam=1e-9).fit(X, y)
+    assert m.n_support == 30  # the parameter is left as given (scikit-learn contract)
+    np.testing.assert_array_equal(np.sort(m.support_), np.arange(20))
+    np.testing.assert_allclose(m.predict(X), y, atol=1e-4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        LABRBFRegressor(n_support=15).fit(X, y)  # within the sample count: no warning
     with pytest.raises(ValueError, match="n_initial=12 exceeds n_support=10"):
         LABRBFRegressor(n_support=10, n_initial=12).fit(X, y)
 
@@ -382,6 +532,9 @@ def test_all_points_support_warns_and_still_interpolates():
 @parametrize_with_checks([
     LABRBFRegressor(n_support=8, max_iter=15, random_state=0),
     LABRBFClassifier(n_support=8, max_iter=15, random_state=0),
+    # default parameters: n_support=30 exceeds several checks' sample counts (clipped)
+    LABRBFRegressor(random_state=0),
+    LABRBFClassifier(random_state=0),
 ])
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
