@@ -135,15 +135,17 @@ def robustness(args):
         for n, N in ((300, 30), (100, 20)):
             for seed in args.seeds:
                 X, y, Xte, yte = toy(name, n, args.noise, seed)
-                t_new, m = median_time(lambda: fit_quiet(LABRBFRegressor, X, y, n_support=N),
-                                       args.runs)
+                t_new, m = median_time(
+                    lambda X=X, y=y, N=N: fit_quiet(LABRBFRegressor, X, y, n_support=N),
+                    args.runs)
                 r2 = r2_score(yte, m.predict(Xte))
                 kr = oracle_krr(X[m.support_], y[m.support_], Xte, yte)[0]
                 worst = min(worst, r2 - kr)
                 row = f"| {name} | {n} | {N} | {seed} | "
                 if ref_cls:
-                    t_old, mo = median_time(lambda: fit_quiet(ref_cls, X, y, n_support=N),
-                                            args.runs)
+                    t_old, mo = median_time(
+                        lambda X=X, y=y, N=N: fit_quiet(ref_cls, X, y, n_support=N),
+                        args.runs)
                     kro = oracle_krr(X[mo.support_], y[mo.support_], Xte, yte)[0]
                     row += f"{r2_score(yte, mo.predict(Xte)):.3f} | {kro:.3f} | "
                 row += (f"{r2:.3f} | {kr:.3f} | {r2 - kr:+.3f} | "

@@ -216,7 +216,10 @@ def _r2(y, pred):
     return 1.0 - np.sum((y - pred) ** 2) / np.sum((y - y.mean()) ** 2)
 
 
-def _best_krr_r2(Xs, ys, Xte, yte, gammas=np.logspace(-1, 6, 57),
+_GAMMAS = np.logspace(-1, 6, 57)
+
+
+def _best_krr_r2(Xs, ys, Xte, yte, gammas=_GAMMAS,
                  alphas=(1e-8, 1e-6, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)):
     """The reference: RBF kernel ridge on the given points, gamma and alpha (and whether
     to centre y) chosen by R² on the TEST grid: an oracle no fitted model can use.
