@@ -533,3 +533,16 @@ def test_home_links_open_existing_presets():
     used = [n for n in presets.PRESETS if presets.preset_query(n) in queries]
     assert {"dank_clowns", "dank_svr_step", "tau_sweep"} <= set(used)
     assert len(used) >= 6
+
+
+@pytest.mark.parametrize("name", list(__import__("nplk_core.presets").presets.PRESETS))
+def test_every_preset_page_renders(name):
+    """Each preset, opened as its link opens it, renders without an error and draws."""
+    from nplk_core import presets
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    at.switch_page(presets.preset_file(name))
+    at.query_params.update(presets.preset_query(name))
+    at.run()
+    assert_clean(at)
+    assert not at.error, texts(at.error)
+    assert len(charts(at)) >= 1
