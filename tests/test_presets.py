@@ -256,7 +256,8 @@ def test_knpl_sandwich_beats_the_svm():
 
 
 @pytest.mark.xfail(strict=False, reason="issue 10 §1: KNPL's default (the concave outer "
-                   "solve and a default γ keeping G near 11ᵀ) is fixed on the knpl branch")
+                   "solve and a default γ keeping G near 11ᵀ) comes with the knpl branch "
+                   "(passes once merged with it; then drop this mark)")
 def test_knpl_sandwich_converges_and_G_stays_near_all_ones():
     """At the preset (seed 0) KNPL converges without a warning and G stays positive
     and within 1 of the all-ones matrix (the paper's G lies in 0.95-1.05)."""
