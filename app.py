@@ -3,6 +3,7 @@
 import streamlit as st
 
 import lab_ui as ui
+from nplk_core import presets
 
 ui.page_setup("home", "Home")
 
@@ -29,32 +30,34 @@ with left:
         st.info("The toy datasets are not available yet.")
 with right:
     st.subheader("Try this")
+    # Each link opens a preset (nplk_core.presets): the page's whole state, chosen so
+    # the paper's effect is visible on first load (tests/test_presets.py measures it).
     links = [
-        ("pages/1_Classification.py", "Classification", "🎯",
-         "Clowns at σ = 1: watch DANK fix what the SVM cannot.",
-         {"dataset": "clowns", "method": "dank", "sigma": "1.0", "view": "matrix"}),
-        ("pages/1_Classification.py", "Classification — convergence", "📉",
-         "Nesterov vs projected gradient on the same problem (seed 000 Fig. 4).",
-         {"method": "dank", "view": "convergence", "compare_solvers": "1"}),
-        ("pages/2_Regression.py", "Regression", "📈",
-         "The step function: DANK-SVR keeps the steps that the plain SVR rounds off.",
-         {"reg_dataset": "step", "reg_method": "dank_svr"}),
-        ("pages/2_Regression.py", "Regression — LAB RBF", "🎚️",
-         "A chirp: LAB RBF's bandwidths shrink where the frequency rises.",
-         {"reg_dataset": "chirp", "reg_method": "lab_rbf_reg", "reg_view": "bandwidth"}),
-        ("pages/3_Pairwise_constraints.py", "Pairwise constraints", "🔗",
-         "Two spirals: a few must-links give clusters that k-means cannot find.",
-         {"dataset": "spiral", "constraint_fraction": "0.3"}),
-        ("pages/4_Sensitivity.py", "Sensitivity", "🎛️",
-         "τ from 10⁻⁴ to 10: accuracy holds while rank(F) falls (seed 000 Table 5).",
-         {"sweep_method": "dank", "sweep_param": "tau"}),
-        ("pages/5_Scaling.py", "Scaling", "🧩",
-         "More clusters: Q(π) grows and the gap stays under the Theorem 6 bound.",
-         {"scale_clusters": "4"}),
+        ("dank_clowns", "Classification", "🎯",
+         "Clowns with a kernel too wide for them (σ = 8): DANK bends the boundary the "
+         "plain SVM cannot, and wins on test accuracy."),
+        ("dank_solvers", "Classification — convergence", "📉",
+         "Nesterov vs projected gradient on the same problem (seed 000 Fig. 4)."),
+        ("dank_svr_step", "Regression", "📈",
+         "The step function: DANK-SVR keeps the steps that the plain SVR rounds off."),
+        ("lab_rbf_chirp", "Regression — LAB RBF", "🎚️",
+         "A chirp: LAB RBF's bandwidths shrink where the frequency rises."),
+        ("npkl_spiral", "Pairwise constraints", "🔗",
+         "Two spirals: a few must-links give clusters that k-means cannot find."),
+        ("tau_sweep", "Sensitivity", "🎛️",
+         "τ from 10⁻⁴ to 10: rank(F) falls; accuracy beats the SVM, then drops back "
+         "(seed 000 Table 5)."),
     ]
-    for page, label, icon, text, query in links:
-        st.page_link(page, label=label, icon=icon, query_params=query)
+    for name, label, icon, text in links:
+        st.page_link(presets.preset_file(name), label=label, icon=icon,
+                     query_params=presets.preset_query(name))
         st.caption(text)
+    st.page_link("pages/5_Scaling.py", label="Scaling", icon="🧩",
+                 query_params={"scale_clusters": "4"})
+    st.caption("More clusters: Q(π) grows and the gap stays under the Theorem 6 bound.")
+    st.page_link("pages/6_Paper_results.py", label="Paper results", icon="📄")
+    st.caption("Every reproducible result of the papers: their number, ours, and a link "
+               "to each on its page.")
 
 st.divider()
 st.markdown(

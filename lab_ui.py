@@ -1164,14 +1164,16 @@ def scaling(P: Mapping[str, Any], data: lab.LabData) -> lab.ScalingStudy | Faile
 # ---------------------------------------------------------------------------
 
 def home_figure():
-    """DANK against the plain SVM on the clowns at σ = 1 (cached for the server)."""
+    """DANK against the plain SVM at the ``dank_clowns`` preset (cached for the server)."""
     def build():
-        P = {**lab.defaults(), "n_samples": 150, "dataset": "clowns", "method": "dank"}
+        from nplk_core.presets import preset_params
+        P = preset_params("dank_clowns")  # the preset exactly (its claim is tested)
+        C, sigma = P["C"], P["sigma"]
         data, msgs = lab.prepare_data(P, lab.CLASSIFICATION)
         if data is None:
             return None
         grid = lab.make_grid(data.X)
-        svm = lab.fit_baseline_svm(data.X_train, data.y_train, C=1.0, sigma=1.0)
+        svm = lab.fit_baseline_svm(data.X_train, data.y_train, C=C, sigma=sigma)
         base = lab.grid_values(svm, grid)[0] if svm is not None else None
         ok, _ = lab.available("dank")
         res = lab.fit_method(P, data.X_train, data.y_train, data.X_test, data.y_test,
@@ -1181,9 +1183,9 @@ def home_figure():
             return fg.decision_surface(
                 grid.xs, grid.ys, Z, data.X_train, data.y_train, data.X_test, data.y_test,
                 support=res.support_points, baseline=base,
-                baseline_name="plain SVM boundary (σ = 1, C = 1)",
+                baseline_name=f"plain SVM boundary (σ = {sigma:g}, C = {C:g})",
                 train_score=res.train_score, test_score=res.test_score,
-                title="DANK on the clowns (σ = 1, C = 1)", height=620)
+                title=f"DANK on the clowns (σ = {sigma:g}, C = {C:g})", height=620)
         return fg.decision_surface(grid.xs, grid.ys, base, data.X_train, data.y_train,
                                    data.X_test, data.y_test, title="Plain SVM on the clowns",
                                    height=620)

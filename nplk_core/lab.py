@@ -225,12 +225,12 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
                            ("nesterov-monotone", "Nesterov, monotone"),
                            ("pg", "projected gradient"), ("apg", "accelerated PG")),
             help="DANK's solver for the concave dual h(α); all reach the same optimum."),
-    Setting("C", "float", 1.0, "C (box constraint)", min=0.01, max=1000.0, log=True,
+    Setting("C", "float", 10.0, "C (box constraint)", min=0.01, max=1000.0, log=True,
             methods=("dank", "knpl", "onk", "svm", "dank_svr", "svr", "mkl_uniform"),
             pages=PAGES, continuous=True,
             help="Upper bound on the dual variables α: larger C fits the training data "
                  "harder."),
-    Setting("sigma", "float", 1.0, "σ (Gaussian kernel width)", min=0.05, max=20.0, log=True,
+    Setting("sigma", "float", 8.0, "σ (Gaussian kernel width)", min=0.05, max=20.0, log=True,
             methods=_SIGMA, pages=PAGES, continuous=True,
             help="k(x, x′) = exp(−‖x − x′‖² / (2σ²)). Small σ: wiggly boundary; large σ: "
                  "nearly linear."),

@@ -113,7 +113,7 @@ def test_page_renders_with_defaults(page):
     assert not at.error
     assert len(charts(at)) >= 1
     if page == "app.py":
-        assert len(at.get("page_link")) == 7
+        assert len(at.get("page_link")) == 8  # 7 "try this" links + Paper results
     else:
         # the URL now holds the page's full state
         q = {k: (v[-1] if isinstance(v, list) else v) for k, v in at.query_params.items()}
@@ -202,7 +202,8 @@ def test_classification_garbage_url_is_a_message():
                    C="-4", dataset="nowhere", bogus="1")
     warn = " ".join(texts(at.warning))
     assert "sigma" in warn and "C=" in warn and "dataset" in warn and "bogus" in warn
-    assert widget(at, "sigma").value == 1.0 and widget(at, "dataset").value == "clowns"
+    assert widget(at, "sigma").value == lab.setting("sigma").default
+    assert widget(at, "dataset").value == "clowns"
     assert metric(at, "Train accuracy") != "—"
 
 
@@ -325,7 +326,8 @@ def test_configuration_download_and_reload():
     assert widget(at, "sigma").value == 0.5
     at.button(key="reset_classification").click().run()
     assert_clean(at)
-    assert widget(at, "sigma").value == 1.0 and widget(at, "method").value == "dank"
+    assert widget(at, "sigma").value == lab.setting("sigma").default
+    assert widget(at, "method").value == "dank"
     assert json.loads(config)["params"]["sigma"] == 0.5
 
 
@@ -512,7 +514,8 @@ def test_hostile_link_on_every_page(page):
     assert not at.error
     assert lab.decode_query({"sigma": EVIL, "dataset": EVIL})[0] == lab.defaults()
     if "Classification" in page:
-        assert widget(at, "sigma").value == 1.0 and widget(at, "dataset").value == "clowns"
+        assert widget(at, "sigma").value == lab.setting("sigma").default
+        assert widget(at, "dataset").value == "clowns"
 
 
 def test_many_unknown_link_keys_are_one_line():
@@ -567,3 +570,146 @@ def test_values_near_the_float_limit_are_standardised_not_overflowed():
     upload(at, "w_csv_classification", "huge_values.csv")
     assert not at.error, plain_texts(at.error)
     assert any("standardised" in t for t in plain_texts(at.info))
+
+
+# ---------------------------------------------------------------------------
+# Paper results page and presets (issue 10 §3)
+# ---------------------------------------------------------------------------
+
+PAPER = "pages/6_Paper_results.py"
+
+
+def page_links(at: AppTest) -> list[tuple[str, dict[str, str]]]:
+    """(page, query) of every st.page_link on the page."""
+    from urllib.parse import parse_qs
+    out = []
+    for e in at.get("page_link"):
+        q = parse_qs(e.proto.query_string, keep_blank_values=True)
+        out.append((e.proto.page, {k: v[-1] for k, v in q.items()}))
+    return out
+
+
+def open_paper() -> AppTest:
+    """The Paper results page reached from Home (page links resolve against the
+    entry script, app.py, as under ``streamlit run app.py``)."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    assert_clean(at)
+    at.switch_page(PAPER).run()
+    assert_clean(at)
+    return at
+
+
+def fake_reproduce(monkeypatch, results):
+    """Stand in for nplk_core.reproduce (another branch) with a fixed load_results."""
+    import types
+
+    import nplk_core
+    mod = types.ModuleType("nplk_core.reproduce")
+    mod.load_results = lambda path=None: results
+    monkeypatch.setitem(sys.modules, "nplk_core.reproduce", mod)
+    monkeypatch.setattr(nplk_core, "reproduce", mod, raising=False)
+
+
+def test_paper_results_without_a_results_file(monkeypatch):
+    from nplk_core import presets
+    fake_reproduce(monkeypatch, None)
+    at = open_paper()
+    assert any("python -m nplk_core.reproduce" in t for t in texts(at.text) + [
+        c.value for c in at.code])
+    assert not at.dataframe
+    links = page_links(at)
+    assert [q for _, q in links] == [presets.preset_query(n) for n in presets.PRESETS]
+    shown = " ".join(texts(at.text) + texts(at.caption))
+    for p in presets.PRESETS.values():
+        assert p.title in shown and p.claim in shown
+
+
+def test_paper_results_with_a_results_file_shows_file_text_as_plain_text(monkeypatch):
+    from nplk_core import presets
+    rows = [{"id": "dank_fig1", "paper": "DANK", "item": "Fig. 1",
+             "claim": "**bold** <script>x</script>", "paper_value": "better than SVM",
+             "ours": "0.933 vs 0.833", "holds": True, "note": "", "preset": "dank_clowns",
+             "figure": None},
+            {"id": "x", "paper": "ONK", "item": "Fig. 3", "claim": "c", "paper_value": 1,
+             "ours": 2, "holds": None, "note": "n", "preset": None, "figure": None}]
+    fake_reproduce(monkeypatch, {"generated": "2026-11-23T15:00:00", "quick": True,
+                                 "command": "python -m nplk_core.reproduce --quick",
+                                 "seconds": 80.0, "rows": rows})
+    at = open_paper()
+    assert len(at.dataframe) == 1
+    df = at.dataframe[0].value
+    assert list(df["claim"]) == ["**bold** <script>x</script>", "c"]
+    assert list(df["holds"]) == ["yes", "—"]
+    shown = texts(at.text)
+    assert any("2026-11-23T15:00:00" in t and "--quick" in t for t in shown)
+    assert any("Fig. 1" in t and "0.933 vs 0.833" in t for t in shown)
+    assert not any("<script>" in m.value for m in at.markdown)
+    assert len(page_links(at)) == len(presets.PRESETS)
+
+
+def test_paper_results_unreadable_file_is_a_message(monkeypatch):
+    import types
+
+    import nplk_core
+    mod = types.ModuleType("nplk_core.reproduce")
+
+    def broken(path=None):
+        raise ValueError("results.json: Expecting value")
+    mod.load_results = broken
+    monkeypatch.setitem(sys.modules, "nplk_core.reproduce", mod)
+    monkeypatch.setattr(nplk_core, "reproduce", mod, raising=False)
+    at = open_paper()
+    assert any("Could not read" in t for t in texts(at.text))
+
+
+def test_a_preset_link_replaces_a_stale_session_state(monkeypatch):
+    """Open Classification with other settings, go to Paper results, follow the
+    dank_clowns link: the page shows the preset, not the session's old values."""
+    from nplk_core import presets
+    fake_reproduce(monkeypatch, None)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    at.switch_page("pages/1_Classification.py")
+    at.query_params.update(n_samples="40", method="svm", sigma="0.5", C="3.0", seed="5",
+                           test_size="0.5")
+    at.run()
+    assert_clean(at)
+    assert widget(at, "sigma").value == 0.5 and widget(at, "n_samples").value == 40
+    at.switch_page(PAPER)
+    at.query_params.clear()
+    at.run()
+    assert_clean(at)
+    page, query = page_links(at)[list(presets.PRESETS).index("dank_clowns")]
+    assert page.endswith(presets.PAGE_PATHS["classification"]) or "Classification" in page
+    at.switch_page(presets.preset_file("dank_clowns"))
+    at.query_params.clear()
+    at.query_params.update(query)
+    at.run()
+    assert_clean(at)
+    full = presets.preset_params("dank_clowns")
+    for name in ("n_samples", "method", "sigma", "C", "seed", "test_size", "dataset"):
+        assert widget(at, name).value == full[name], name
+    assert metric(at, "Test accuracy") != "—"
+    # and the page then keeps the preset in its URL
+    assert at.query_params["sigma"] in (lab.to_text("sigma", 8.0), [lab.to_text("sigma", 8.0)])
+
+
+def test_home_links_open_existing_presets():
+    from nplk_core import presets
+    at = open_page("app.py")
+    queries = [q for _, q in page_links(at)]
+    used = [n for n in presets.PRESETS if presets.preset_query(n) in queries]
+    assert {"dank_clowns", "dank_svr_step", "tau_sweep"} <= set(used)
+    assert len(used) >= 6
+
+
+@pytest.mark.parametrize("name", list(__import__("nplk_core.presets").presets.PRESETS))
+def test_every_preset_page_renders(name):
+    """Each preset, opened as its link opens it, renders without an error and draws."""
+    from nplk_core import presets
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    at.switch_page(presets.preset_file(name))
+    at.query_params.update(presets.preset_query(name))
+    at.run()
+    assert_clean(at)
+    assert not at.error, texts(at.error)
+    assert len(charts(at)) >= 1
