@@ -893,7 +893,7 @@ def load_results(path=None) -> dict | None:
 def _plain_table(rows: list[Row]) -> str:
     out = []
     for r in rows:
-        out.append(f"[{_holds(r.holds):>6}] {r.item}\n    paper: {r.paper_value}\n"
+        out.append(f"[{ {True: 'yes', False: 'NO', None: 'shown'}[r.holds]:>5}] {r.item}\n    paper: {r.paper_value}\n"
                    f"    ours:  {r.ours}" + (f"\n    note:  {r.note}" if r.note else ""))
     return "\n".join(out)
 
