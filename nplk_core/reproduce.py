@@ -529,7 +529,8 @@ def row_onk_fig1(sc: Scale, cache: dict) -> Row:
     row.holds = bool(all(f.converged_ for f in fits.values())
                      and fits["level"].n_iter_ < fits["cgd"].n_iter_)
     if not row.holds:
-        row.note = "The level method did not take fewer iterations than CGD, or one did not converge."
+        row.note = ("The level method did not take fewer iterations than CGD, or one did not "
+                    "converge.")
     row.fig = figs.convergence_figure({s: f.history_ for s, f in fits.items()},
                                       panels=["objective"], title="ONK solvers on clowns")
     return row
@@ -774,7 +775,8 @@ def row_lab_rbf_fig4(sc: Scale, cache: dict) -> Row:
 ROWS: tuple[Callable[[Scale, dict], Row], ...] = (
     row_dank_fig1, row_dank_fig1b, row_dank_fig2, row_dank_fig4, row_dank_table5,
     row_dank_svr_step, row_dank_svr_harmonic, row_knpl_fig2, row_knpl_fig3, row_onk_fig1,
-    row_onk_fig3, row_npkl_table2, row_npkl_table4, row_npkl_table5, row_lab_rbf_fig1, row_lab_rbf_fig4)
+    row_onk_fig3, row_npkl_table2, row_npkl_table4, row_npkl_table5, row_lab_rbf_fig1,
+    row_lab_rbf_fig4)
 
 
 # ---------------------------------------------------------------------------
@@ -820,7 +822,7 @@ def _write_pngs(rows: list[Row], out: Path) -> str:
         return (f"PNG figures were not written ({type(exc).__name__}: {str(exc)[:200]}). "
                 "kaleido 1.x needs Chrome or Chromium: install one (e.g. `apt install "
                 "chromium` or `plotly_get_chrome`) and rerun.")
-    for r, p in zip(todo, paths):
+    for r, p in zip(todo, paths, strict=True):
         r.figure = p.name if p.exists() else None
     return ""
 
@@ -893,7 +895,8 @@ def load_results(path=None) -> dict | None:
 def _plain_table(rows: list[Row]) -> str:
     out = []
     for r in rows:
-        out.append(f"[{ {True: 'yes', False: 'NO', None: 'shown'}[r.holds]:>5}] {r.item}\n    paper: {r.paper_value}\n"
+        mark = {True: "yes", False: "NO", None: "shown"}[r.holds]
+        out.append(f"[{mark:>5}] {r.item}\n    paper: {r.paper_value}\n"
                    f"    ours:  {r.ours}" + (f"\n    note:  {r.note}" if r.note else ""))
     return "\n".join(out)
 

@@ -93,7 +93,7 @@ def test_report_has_the_table_and_figures(quick_run):
     assert "| paper | item | paper's value | ours | holds | note |" in md
     table = [ln for ln in md.splitlines() if ln.startswith("| 00")]
     assert len(table) == len(rows)
-    for r, line in zip(rows, table):
+    for r, line in zip(rows, table, strict=True):
         assert r["item"] in line
     if _browser():
         for r in rows:
