@@ -184,9 +184,10 @@ def preset_file(name: str) -> str:
 # ---------------------------------------------------------------------------
 
 REPRODUCE_COMMAND = "python -m nplk_core.reproduce"
-_COLUMNS = (("paper", "paper"), ("item", "result"), ("claim", "claim"),
-            ("paper_value", "paper's value"), ("ours", "ours"), ("holds", "holds"),
-            ("note", "note"), ("preset", "preset"))
+# what a reader scans first (which result, does it hold) comes first
+_COLUMNS = (("item", "result"), ("holds", "holds"), ("paper_value", "paper's value"),
+            ("ours", "ours"), ("note", "note"), ("claim", "claim"), ("paper", "paper"),
+            ("preset", "preset"))
 _MAX_TEXT = 400
 
 
