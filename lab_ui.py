@@ -1,5 +1,8 @@
 """Streamlit glue shared by the NPLK Lab pages.
 
+This module is long because it is still the whole Streamlit layer (state and URL,
+widgets, progress, charts, exports); issue 12 splits it by concern.
+
 Everything numeric lives in :mod:`nplk_core` (``lab`` for state, data and fits,
 ``figures`` for plots); this module only turns the settings table into widgets,
 keeps the state (session + URL), caches fits, shows messages and offers exports.

@@ -1,5 +1,9 @@
 r"""Toy data sets of the seed papers, a registry for the app, and a checked CSV loader.
 
+This module is long because it holds every toy generator of the papers' figures (each
+with its recipe in the docstring), their registry, and the CSV loader with its row-by-row
+messages for bad files.
+
 Generators (SPEC §9) all read ``make_X(n_samples, *, <shape/noise>, random_state) -> (X, y)``
 with ``X`` a float64 array of shape ``(n, d)``; ``y`` holds int labels in ``{-1, +1}``
 (classification, the two classes balanced to within one point, rows shuffled) or floats

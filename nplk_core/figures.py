@@ -1,5 +1,9 @@
 r"""Plotly figure builders for the lab: pure functions from arrays to ``go.Figure``.
 
+This module is long because every figure of the lab lives here (~1,300 lines), with the
+shared palette, layout and serialisation helpers they all use; it has no state, and
+each section (surfaces, matrices, convergence, regression, clusters) reads on its own.
+
 Conventions (scikit-learn gallery, ``shared/STYLE.md``):
 
 * decision functions filled in colour bands (a heatmap with a stepped scale: the look of
@@ -17,10 +21,6 @@ Conventions (scikit-learn gallery, ``shared/STYLE.md``):
   in separate legend groups;
 * arrays go to Plotly as float32 numpy (sent base64-encoded), never as Python lists,
   and a figure at default sizes stays under 0.5 MB.
-
-The module is long (~1,300 lines) because every figure of the lab lives here with the
-shared palette, layout and serialisation helpers they all use; it has no state, and
-each section (surfaces, matrices, convergence, regression, clusters) reads on its own.
 
 Every builder assembles plain trace and layout dicts and constructs the figure once
 (no ``make_subplots``/``add_hline``/templates: they cost tens of milliseconds per

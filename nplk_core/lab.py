@@ -1,6 +1,10 @@
 r"""The lab's state and plumbing: one declared table of every setting, URL and JSON
 round trips, the method registry, and a fit that never raises.
 
+This module is long because it is still the whole app model in one place: the settings
+table, the URL and JSON codec, data preparation, the method registry and fit runner, and
+the studies. Issue 12 moves it into a package of its own, split by job.
+
 Pure Python/numpy (no Streamlit): the pages only draw widgets from :data:`SETTINGS`,
 collect one ``params`` dict and call :func:`prepare_data` and :func:`fit_method`; what
 comes back is a :class:`LabResult` that the figure builders in

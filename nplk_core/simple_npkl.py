@@ -1,5 +1,9 @@
 r"""SimpleNPKL: simple non-parametric kernel learning from pairwise constraints (seed 002).
 
+This module is long because SimpleNPKL's four losses, the closed form, the Lanczos path
+and active constraint selection share one kernel machinery (low-rank kernels, warm
+started eigensolves) that reads best in one place.
+
 Given must-link pairs :math:`\mathcal S`, cannot-link pairs :math:`\mathcal D`, the
 constraint matrix :math:`T` (:math:`T_{ij} = +1` on :math:`\mathcal S`, :math:`-1` on
 :math:`\mathcal D`, 0 elsewhere; symmetric) and the normalised graph Laplacian
