@@ -28,19 +28,15 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
-
 from ._base import IterationLog
 from .projection import project_box, project_dual
+from .spectral import eigh_above
 
 
 def _eigh_above(M: np.ndarray, s: float) -> tuple[np.ndarray, np.ndarray]:
-    """Eigenpairs of the symmetric ``M`` with eigenvalue ``> s`` (ascending): LAPACK's
-    MRRR computes only those, 20-35% cheaper than the full spectrum at these sizes."""
-    lam, V = scipy.linalg.eigh(M, check_finite=False, driver="evr",
-                               subset_by_value=(s, np.inf))
-    keep = lam > s  # the interval is half-open in LAPACK; be exact about the boundary
-    return lam[keep], V[:, keep]
+    """Eigenpairs of the symmetric ``M`` with eigenvalue ``> s`` (ascending); see
+    :func:`nplk_core.spectral.eigh_above` for why this is the full decomposition."""
+    return eigh_above(M, s)
 
 
 @dataclass
@@ -250,17 +246,25 @@ class DankProblem:
             return project_box(v, self.C)
         return project_dual(v, self.proj_labels, self.C)
 
+    def _factor_for(self, m: int) -> np.ndarray | None:
+        """The factor when a support of size ``m`` should use it, else None. It pays off
+        only when the support is well beyond its rank: the exact route's gradient is a
+        cheap (n x |S|) product, the factored one is not. ``factor.shape[1]`` may be an
+        optimistic guess (a lazy factor not yet computed, computed here on first need)
+        or infinite (a factor not exact to its tolerance, never used)."""
+        f = self.factor
+        if f is None or m <= self.factor_ratio * f.shape[1]:
+            return None
+        phi = np.asarray(getattr(f, "array", f))
+        return phi if m > self.factor_ratio * f.shape[1] else None
+
     def evaluate(self, beta: np.ndarray, *, gradient: bool = True):
         """Return ``(h, grad, inner)`` at ``beta``."""
         self.n_evals += 1
         u = self.u_of(beta)
         S = np.flatnonzero(u)
-        # the factor pays off only when the support is well beyond its rank: the exact
-        # route's gradient is a cheap (n x |S|) product, the factored one is not
-        ratio = self.factor_ratio
-        if self.factor is not None and S.size > ratio * self.factor.shape[1] \
-                and S.size > ratio * (phi := np.asarray(getattr(self.factor, "array",
-                                                                self.factor))).shape[1]:
+        phi = self._factor_for(S.size)
+        if phi is not None:
             inner = LowRankInner(u, phi, self.eta, self.tau)
             Qu = inner.quad_grad(u)
             fro, nuc = inner.penalty_terms()
@@ -363,26 +367,69 @@ def solve_pg(problem: DankProblem, beta0: np.ndarray, L: float, *, max_iter: int
     return SolveResult(a, h, inner, t + 1, converged, stopped, log)
 
 
+#: the largest factor by which :func:`solve_apg` lowers its step constant between two
+#: iterations (towards the local curvature measured along the last step)
+APG_MAX_DECREASE = 8.0
+
+
+def _model_holds(hn: float, hz: float, gz: np.ndarray, d: np.ndarray, L: float) -> bool:
+    """The quadratic lower model ``h(z + d) >= h(z) + <g, d> - (L/2)||d||^2``, with a
+    round-off slack of 1e-12 of the objectives' size."""
+    slack = 1e-12 * max(abs(hz), abs(hn), 1e-300)
+    return bool(hn >= hz + gz @ d - 0.5 * L * (d @ d) - slack)
+
+
+def _initial_step_constant(problem: DankProblem, x: np.ndarray, g: np.ndarray,
+                           L: float) -> float:
+    """The first trial step constant of :func:`solve_apg`: the curvature of ``h`` along
+    a short projected-gradient step from ``x`` (one extra evaluation).
+
+    The global bound ``L`` can exceed the curvature near ``x`` by many orders of
+    magnitude (``C^2 / eta`` in Lemma 1: 7e8 at C = 120, eta = 0.002); a first step of
+    ``g / L`` is then shorter than ``tol`` and the stop rule would end the solve at its
+    start. Falls back to ``0.05 L`` when the probe measures no curvature.
+    """
+    fallback = min(L, max(1e-8, 0.05 * L))
+    xp = problem.project(x + g / L)
+    d = xp - x
+    dd = float(d @ d)
+    if dd == 0.0:
+        return fallback
+    _, gp, _ = problem.evaluate(xp)
+    curvature = -float((gp - g) @ d) / dd
+    return min(curvature, L) if np.isfinite(curvature) and curvature > 0 else fallback
+
+
 def solve_apg(problem: DankProblem, beta0: np.ndarray, L: float, *, max_iter: int,
               tol: float, callback=None) -> SolveResult:
-    r"""Accelerated projected gradient with backtracking and adaptive restart.
+    r"""Accelerated projected gradient with backtracking, a curvature step rule and
+    adaptive restart.
 
-    FISTA in ascent form: ``x_{k+1} = P(z_k + grad h(z_k)/L_k)`` with ``L_k`` found by
-    backtracking on the quadratic lower model
-    ``h(x) >= h(z) + <g, x - z> - (L/2)||x - z||^2`` (so ``L_k`` adapts to the *local*
-    curvature, typically several times below the global bound of Lemma 1, and may shrink
-    again by 10% per iteration), momentum ``z = x_{k+1} + (t_k - 1)/t_{k+1} (x_{k+1} - x_k)``
-    and a restart of the momentum whenever ``h`` decreases (O'Donoghue & Candes). The
-    objective recorded is ``h(x_k)``; the stop rule is Algorithm 1's
-    ``||x_{k+1} - x_k|| <= tol``.
+    FISTA in ascent form: ``x_{k+1} = P(z_k + grad h(z_k)/L_k)`` where ``L_k`` satisfies
+    the quadratic lower model ``h(x) >= h(z) + <g, x - z> - (L/2)||x - z||^2``
+    (backtracking doubles ``L_k`` until it does), momentum
+    ``z = x_{k+1} + (t_k - 1)/t_{k+1} (x_{k+1} - x_k)`` and a restart of the momentum
+    whenever ``h`` decreases (O'Donoghue & Candes). The objective recorded is ``h(x_k)``;
+    the stop rule is Algorithm 1's ``||x_{k+1} - x_k|| <= tol``.
+
+    **Step rule.** ``L`` (the global bound of Lemma 1, or any upper estimate) only sets
+    the length of a probe step whose measured curvature is the first trial (see
+    :func:`_initial_step_constant`). After each accepted step the next trial is the curvature measured
+    along it, ``-<g(x) - g(z), x - z> / ||x - z||^2``, but at most
+    :data:`APG_MAX_DECREASE` times below the accepted ``L_k``. The curvature of ``h``
+    varies by orders of magnitude over the box when ``eta`` is small (the inner ``F``
+    then makes ``h`` close to a quartic in ``alpha``): a step constant that can only
+    shrink by 10% per iteration spent a hundred iterations walking down from the
+    curvature at the start. Backtracking never gives up at a cap: a step is taken only
+    where the model holds, so a decrease of ``h`` after a plain (restarted) step means
+    ``x`` is stationary to round-off.
     """
     log = IterationLog(callback)
     x = problem.project(beta0)
     hx, gx, inner = problem.evaluate(x)
     z, hz, gz = x, hx, gx
     t = 1.0
-    L_max = L
-    L = min(L, max(1e-8, 0.05 * L))  # start optimistic; backtracking raises it
+    L = _initial_step_constant(problem, x, gx, L)
     converged = stopped = False
     k = 0
     for k in range(max_iter):  # noqa: B007 (k is the iteration count after the loop)
@@ -390,9 +437,12 @@ def solve_apg(problem: DankProblem, beta0: np.ndarray, L: float, *, max_iter: in
             xn = problem.project(z + gz / L)
             hn, gn, inn = problem.evaluate(xn)
             d = xn - z
-            if hn >= hz + gz @ d - 0.5 * L * (d @ d) - 1e-13 * abs(hz) or L >= L_max:
+            if (np.isfinite(hn) and _model_holds(hn, hz, gz, d, L)) or not np.any(d) \
+                    or L > 1e300:
                 break
-            L = min(2.0 * L, L_max)
+            L *= 2.0
+        dd = float(d @ d)
+        curvature = -float((gn - gz) @ d) / dd if dd > 0 else 0.0
         step = float(np.linalg.norm(xn - x))
         if hn < hx:
             if z is x:
@@ -420,10 +470,11 @@ def solve_apg(problem: DankProblem, beta0: np.ndarray, L: float, *, max_iter: in
         if _stop(converged, stopped, hx):
             break
         if t > 1.0 and np.any(z != x):
+            z = problem.project(z)  # momentum may leave the set by round-off only
             hz, gz, _ = problem.evaluate(z)
         else:
             z, hz, gz = x, hx, gx
-        L = max(0.9 * L, 1e-12)
+        L = max(min(L, curvature), L / APG_MAX_DECREASE, 1e-12)
     return SolveResult(x, hx, inner, k + 1, converged, stopped, log)
 
 
