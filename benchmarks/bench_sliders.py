@@ -130,9 +130,9 @@ def main() -> None:
             for r in sorted(res["rows"], key=lambda r: -r["t"]):
                 eta = r["eta"] if r["eta"] == "auto" else f"{r['eta']:.3g}"
                 eps = f" eps={r['epsilon']:.3g}" if "epsilon" in r else ""
-                print(f"  {r['t']:7.3f} s (cpu {r['cpu']:6.3f})  iters={r['iters']:5d} conv={r['converged']!s:5} "
-                      f"C={r['C']:.3g} sigma={r['sigma']:.3g} tau={r['tau']:.3g} "
-                      f"eta={eta}{eps}")
+                print(f"  {r['t']:7.3f} s (cpu {r['cpu']:6.3f})  iters={r['iters']:5d} "
+                      f"conv={r['converged']!s:5} C={r['C']:.3g} sigma={r['sigma']:.3g} "
+                      f"tau={r['tau']:.3g} eta={eta}{eps}")
     print(f"\nload average at the end {os.getloadavg()[0]:.2f}")
 
 

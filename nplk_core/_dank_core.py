@@ -28,6 +28,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+
 from ._base import IterationLog
 from .projection import project_box, project_dual
 from .spectral import eigh_above
@@ -414,8 +415,8 @@ def solve_apg(problem: DankProblem, beta0: np.ndarray, L: float, *, max_iter: in
 
     **Step rule.** ``L`` (the global bound of Lemma 1, or any upper estimate) only sets
     the length of a probe step whose measured curvature is the first trial (see
-    :func:`_initial_step_constant`). After each accepted step the next trial is the curvature measured
-    along it, ``-<g(x) - g(z), x - z> / ||x - z||^2``, but at most
+    :func:`_initial_step_constant`). After each accepted step the next trial is the
+    curvature measured along it, ``-<g(x) - g(z), x - z> / ||x - z||^2``, but at most
     :data:`APG_MAX_DECREASE` times below the accepted ``L_k``. The curvature of ``h``
     varies by orders of magnitude over the box when ``eta`` is small (the inner ``F``
     then makes ``h`` close to a quartic in ``alpha``): a step constant that can only

@@ -15,7 +15,6 @@ import scipy.linalg
 from numpy.typing import ArrayLike, NDArray
 from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 
-
 #: LAPACK drivers tried in turn by :func:`eigh_full`: divide and conquer first (the
 #: fastest full solver at the sizes used here), then MRRR, then the QR algorithm.
 _FULL_DRIVERS = ("evd", "evr", "ev")
