@@ -1,6 +1,9 @@
 r"""Numerical core of DANK (seed 000): the inner solution F(alpha), the objective
 h(alpha) = H(alpha, F(alpha)), its gradient, and the solvers that maximise h.
 
+(This file is long because the four solvers share the problem's evaluation and its
+support trick; splitting them would only spread one algorithm over two files.)
+
 The saddle problem is
 
 .. math::
@@ -564,7 +567,7 @@ def solve_apg(problem: DankProblem, beta0: np.ndarray, L: float, *, max_iter: in
         L = 0.5 * L  # the stacked variable's 2L (Lemma 1) is L in u
     log = IterationLog(callback)
 
-    def record(x, h, step, inner, gap=math.nan) -> bool:
+    def record(x, h, step, inner, gap) -> bool:
         return log.record({"alpha": oracle.beta(x)}, objective=h, step_norm=step,
                           rank=inner.rank, gap=gap)
 
@@ -591,14 +594,14 @@ def solve_apg(problem: DankProblem, beta0: np.ndarray, L: float, *, max_iter: in
             if z is x:
                 # a plain (proximal) gradient step from x, with the quadratic lower
                 # model satisfied, no longer raises h: x is stationary to round-off
-                stopped = record(x, hx, 0.0, inner)
+                stopped = record(x, hx, 0.0, inner, oracle.gap(x, gx))
                 converged = True
                 break
             # momentum overshot: restart from the better point
             t = 1.0
             if step > tol:
                 z, fz, gz = x, fx, gx
-                stopped = record(x, hx, 0.0, inner)
+                stopped = record(x, hx, 0.0, inner, oracle.gap(x, gx))
                 if stopped:
                     break
                 continue
