@@ -330,15 +330,16 @@ class DANKClassifier(ClassifierMixin, _DANKBase):
             self.solver_ = "scalable"
             return self
 
-        K, result = self._fit_dank(X, ypm, labels=ypm, linear=np.ones(X.shape[0]),
-                                   previous=getattr(self, "alpha_", None))
-        alpha = result.beta
-        self.X_fit_, self.y_pm_, self.K_ = X, ypm, K
-        self.alpha_ = alpha
-        self.dual_u_ = ypm * alpha
-        self.support_ = np.flatnonzero(alpha > 0)
-        self._store_inner(result.inner)
-        self.intercept_ = recover_bias(alpha, ypm, self.F_ * K, self.C)
+        with single_thread_blas():  # small products: threads only add contention
+            K, result = self._fit_dank(X, ypm, labels=ypm, linear=np.ones(X.shape[0]),
+                                       previous=getattr(self, "alpha_", None))
+            alpha = result.beta
+            self.X_fit_, self.y_pm_, self.K_ = X, ypm, K
+            self.alpha_ = alpha
+            self.dual_u_ = ypm * alpha
+            self.support_ = np.flatnonzero(alpha > 0)
+            self._store_inner(result.inner)
+            self.intercept_ = recover_bias(alpha, ypm, self.F_ * K, self.C)
         return self
 
     def decision_function(self, X, *, extension=None):
@@ -404,17 +405,18 @@ class DANKRegressor(RegressorMixin, _DANKBase):
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, y_numeric=True)
         y = np.asarray(y, dtype=float)
         n = X.shape[0]
-        K, result = self._fit_dank(X, y, labels=None,
-                                   linear=np.concatenate([y - self.epsilon, -y - self.epsilon]),
-                                   previous=getattr(self, "beta_", None))
-        beta = result.beta
-        self.X_fit_, self.K_, self.beta_ = X, K, beta
-        u = beta[:n] - beta[n:]
-        self.alpha_ = u
-        self.dual_u_ = u
-        self.support_ = np.flatnonzero(u != 0)
-        self._store_inner(result.inner)
-        self.intercept_ = _svr_bias(beta, y, self.F_ * K, self.C, self.epsilon)
+        with single_thread_blas():  # small products: threads only add contention
+            K, result = self._fit_dank(
+                X, y, labels=None, linear=np.concatenate([y - self.epsilon, -y - self.epsilon]),
+                previous=getattr(self, "beta_", None))
+            beta = result.beta
+            self.X_fit_, self.K_, self.beta_ = X, K, beta
+            u = beta[:n] - beta[n:]
+            self.alpha_ = u
+            self.dual_u_ = u
+            self.support_ = np.flatnonzero(u != 0)
+            self._store_inner(result.inner)
+            self.intercept_ = _svr_bias(beta, y, self.F_ * K, self.C, self.epsilon)
         return self
 
     def predict(self, X, *, extension=None):
