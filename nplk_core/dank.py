@@ -264,7 +264,8 @@ class DANKClassifier(ClassifierMixin, _DANKBase):
     alpha_ : (n,) dual vector; support_ : indices with alpha > 0
     F_ : (n, n) learned matrix; rank_ : rank of F_; K_ : (n, n) training kernel
     intercept_ : bias b; eta_ : the eta used; objective_ : h at the solution
-    history_ : dict of per-iteration arrays "objective", "step_norm", "rank", "time"
+    history_ : dict of per-iteration arrays "objective", "step_norm", "rank", "time" (and,
+        for "apg", "gap": the Frank-Wolfe gap, an upper bound on ``h* - h``)
     n_iter_, converged_, solver_ (the solver actually run)
 
     Notes
@@ -376,7 +377,10 @@ class DANKRegressor(RegressorMixin, _DANKBase):
     Parameters and attributes as :class:`DANKClassifier`; ``alpha_`` is
     ``a_hat - a_check``; ``eta="auto"`` uses ``||a_hat - a_check||^2`` of a plain SVR.
     Out-of-sample: the nearest-training-point column of ``F`` (``extension``). The
-    scalable decomposition (``n_clusters``) is defined for the SVM form only.
+    scalable decomposition (``n_clusters``) is defined for the SVM form only. The
+    accelerated solver (``"apg"``, the default) works in ``u = a_hat - a_check`` with the
+    exact proximal step of ``eps ||u||_1`` (see :class:`nplk_core._dank_core._SvrOracle`):
+    the same optimum as Algorithm 1 on the stacked variable.
     """
 
     _param_rules = {**{k: v for k, v in _DANKBase._param_rules.items()
