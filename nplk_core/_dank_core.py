@@ -1,6 +1,9 @@
 r"""Numerical core of DANK (seed 000): the inner solution F(alpha), the objective
 h(alpha) = H(alpha, F(alpha)), its gradient, and the solvers that maximise h.
 
+(This file is long because the four solvers share the problem's evaluation and its
+support trick; splitting them would only spread one algorithm over two files.)
+
 The saddle problem is
 
 .. math::
@@ -28,19 +31,16 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
 
 from ._base import IterationLog
 from .projection import project_box, project_dual
+from .spectral import eigh_above
 
 
 def _eigh_above(M: np.ndarray, s: float) -> tuple[np.ndarray, np.ndarray]:
-    """Eigenpairs of the symmetric ``M`` with eigenvalue ``> s`` (ascending): LAPACK's
-    MRRR computes only those, 20-35% cheaper than the full spectrum at these sizes."""
-    lam, V = scipy.linalg.eigh(M, check_finite=False, driver="evr",
-                               subset_by_value=(s, np.inf))
-    keep = lam > s  # the interval is half-open in LAPACK; be exact about the boundary
-    return lam[keep], V[:, keep]
+    """Eigenpairs of the symmetric ``M`` with eigenvalue ``> s`` (ascending); see
+    :func:`nplk_core.spectral.eigh_above` for why this is the full decomposition."""
+    return eigh_above(M, s)
 
 
 @dataclass
@@ -250,17 +250,25 @@ class DankProblem:
             return project_box(v, self.C)
         return project_dual(v, self.proj_labels, self.C)
 
+    def _factor_for(self, m: int) -> np.ndarray | None:
+        """The factor when a support of size ``m`` should use it, else None. It pays off
+        only when the support is well beyond its rank: the exact route's gradient is a
+        cheap (n x |S|) product, the factored one is not. ``factor.shape[1]`` may be an
+        optimistic guess (a lazy factor not yet computed, computed here on first need)
+        or infinite (a factor not exact to its tolerance, never used)."""
+        f = self.factor
+        if f is None or m <= self.factor_ratio * f.shape[1]:
+            return None
+        phi = np.asarray(getattr(f, "array", f))
+        return phi if m > self.factor_ratio * f.shape[1] else None
+
     def evaluate(self, beta: np.ndarray, *, gradient: bool = True):
         """Return ``(h, grad, inner)`` at ``beta``."""
         self.n_evals += 1
         u = self.u_of(beta)
         S = np.flatnonzero(u)
-        # the factor pays off only when the support is well beyond its rank: the exact
-        # route's gradient is a cheap (n x |S|) product, the factored one is not
-        ratio = self.factor_ratio
-        if self.factor is not None and S.size > ratio * self.factor.shape[1] \
-                and S.size > ratio * (phi := np.asarray(getattr(self.factor, "array",
-                                                                self.factor))).shape[1]:
+        phi = self._factor_for(S.size)
+        if phi is not None:
             inner = LowRankInner(u, phi, self.eta, self.tau)
             Qu = inner.quad_grad(u)
             fro, nuc = inner.penalty_terms()
@@ -363,68 +371,255 @@ def solve_pg(problem: DankProblem, beta0: np.ndarray, L: float, *, max_iter: int
     return SolveResult(a, h, inner, t + 1, converged, stopped, log)
 
 
+#: the largest factor by which :func:`solve_apg` lowers its step constant between two
+#: iterations (towards the local curvature measured along the last step)
+APG_MAX_DECREASE = 8.0
+
+
+def _model_holds(fn: float, fz: float, gz: np.ndarray, d: np.ndarray, L: float) -> bool:
+    """The quadratic lower model ``f(z + d) >= f(z) + <g, d> - (L/2)||d||^2``, with a
+    round-off slack of 1e-12 of the objectives' size."""
+    slack = 1e-12 * max(abs(fz), abs(fn), 1e-300)
+    return bool(fn >= fz + gz @ d - 0.5 * L * (d @ d) - slack)
+
+
+#: :func:`solve_apg` also stops when the Frank-Wolfe gap certifies ``h`` to this
+#: relative accuracy (the step rule alone can take hundreds of iterations to see a
+#: flat, ill-conditioned optimum that ``h`` reached long before)
+APG_GAP_RTOL = 1e-7
+
+
+def linear_max(g: np.ndarray, labels: np.ndarray, C: float, *, bias: bool = True) -> float:
+    r"""``max g^T a`` over ``{0 <= a <= C, labels^T a = 0}`` (labels +-1), or over the box
+    alone when ``bias`` is False: the linear program of a Frank-Wolfe step.
+
+    By LP duality it is ``min_nu C sum_i max(labels_i (b_i - nu), 0)`` with
+    ``b_i = labels_i g_i``, a convex piecewise-linear function of ``nu`` whose minimum
+    lies at one of the ``b_i``; all of them are evaluated with sorted cumulative sums.
+    """
+    g = np.asarray(g, dtype=float)
+    if not bias:
+        return float(C * np.maximum(g, 0.0).sum())
+    pos = np.sort(g[labels > 0])
+    neg = np.sort(-g[labels < 0])  # b_i = -g_i for label -1
+    if pos.size == 0 or neg.size == 0:
+        return 0.0  # the set is {0}
+    nus = np.concatenate([pos, neg])
+    # sum over label +1 of max(b - nu, 0) and over label -1 of max(nu - b, 0)
+    k_pos = np.searchsorted(pos, nus, side="right")
+    cpos = np.concatenate([[0.0], np.cumsum(pos)])
+    above = (cpos[-1] - cpos[k_pos]) - nus * (pos.size - k_pos)
+    k_neg = np.searchsorted(neg, nus, side="right")
+    cneg = np.concatenate([[0.0], np.cumsum(neg)])
+    below = nus * k_neg - cneg[k_neg]
+    return float(C * np.min(above + below))
+
+
+def frank_wolfe_gap(problem, beta: np.ndarray, g: np.ndarray) -> float:
+    """``max_{b in A} <grad h(beta), b - beta>``: an upper bound on ``h* - h(beta)`` for
+    the concave ``h`` (``inf`` when ``problem`` does not describe its feasible set)."""
+    labels = getattr(problem, "proj_labels", None)
+    C = getattr(problem, "C", None)
+    if labels is None or C is None:
+        return math.inf
+    lp = linear_max(g, labels, C, bias=getattr(problem, "bias", True))
+    return max(lp - float(g @ beta), 0.0)
+
+
+class _PlainOracle:
+    """The variable of :func:`solve_apg` is ``beta`` itself: the step is a projection and
+    the smooth part ``f`` is all of ``h``. Uses only ``problem.project`` and
+    ``problem.evaluate``, so any problem with those two methods can be solved."""
+
+    def __init__(self, problem):
+        self.problem = problem
+
+    def start(self, beta0: np.ndarray) -> np.ndarray:
+        return self.problem.project(beta0)
+
+    def step(self, v: np.ndarray, L: float) -> np.ndarray:
+        return self.problem.project(v)
+
+    def evaluate(self, x: np.ndarray):
+        """``(h, f, grad f, inner)``."""
+        h, g, inner = self.problem.evaluate(x)
+        return h, h, g, inner
+
+    def beta(self, x: np.ndarray) -> np.ndarray:
+        return x
+
+    def gap(self, x: np.ndarray, g: np.ndarray) -> float:
+        return frank_wolfe_gap(self.problem, x, g)
+
+
+class _SvrOracle:
+    r"""DANK-SVR in ``u = a_hat - a_check`` (n variables instead of 2n).
+
+    For a given ``u`` the best split is ``a_hat = u_+``, ``a_check = u_-`` (it minimises
+    ``eps 1^T (a_hat + a_check)`` and is feasible iff ``|u| <= C``), so the SVR form of
+    eq. (4) is ``max_u f(u) - eps ||u||_1`` over ``{|u| <= C, 1^T u = 0}`` with the smooth
+    ``f(u) = y^T u - 1/2 u^T (F o K) u + eta ||F - 11^T||^2 + tau eta ||F||_*``: the same
+    optimum and the same h. The proximal step
+    ``argmin 1/2 ||u - v||^2 + (eps/L) ||u||_1`` over that set is exactly
+    ``a_hat - a_check`` of the stacked projection of ``[v - eps/L; -v - eps/L]`` (per
+    coordinate ``clip(soft(v_i - nu, eps/L), -C, C)`` with one multiplier ``nu``). Two
+    things make this faster than accelerating the stacked variable: the stacked
+    Hessian has curvature ``2 lambda`` along ``(d, -d)`` (the 2L of Lemma 1), and the
+    direction ``(d, d)``, which raises both halves, has slope ``-2 eps`` and no curvature,
+    so with a small ``eps`` the stacked iterates crawl along it.
+    """
+
+    def __init__(self, problem: DankProblem):
+        self.problem = problem
+        self.n = problem.n
+        # linear = [y - eps; -y - eps] (eps may vary per point, as long as it is >= 0)
+        self.epsilon = -0.5 * (problem.linear[: self.n] + problem.linear[self.n:])
+
+    @staticmethod
+    def applies(problem) -> bool:
+        """The split argument needs ``eps >= 0`` (else raising both halves pays)."""
+        if not getattr(problem, "svr", False):
+            return False
+        n = problem.n
+        return bool(np.all(problem.linear[:n] + problem.linear[n:] <= 0.0))
+
+    def stack(self, u: np.ndarray) -> np.ndarray:
+        return np.concatenate([np.maximum(u, 0.0), np.maximum(-u, 0.0)])
+
+    def start(self, beta0: np.ndarray) -> np.ndarray:
+        beta = self.problem.project(beta0)
+        return self.step(beta[: self.n] - beta[self.n:], math.inf)
+
+    def step(self, v: np.ndarray, L: float) -> np.ndarray:
+        shrink = self.epsilon / L
+        beta = self.problem.project(np.concatenate([v - shrink, -v - shrink]))
+        return beta[: self.n] - beta[self.n:]
+
+    def evaluate(self, u: np.ndarray):
+        beta = self.stack(u)
+        h, g, inner = self.problem.evaluate(beta)
+        # g = [y - eps - Qu; -y - eps + Qu]: the smooth part's gradient is y - Qu
+        grad_f = 0.5 * (g[: self.n] - g[self.n:])
+        return h, h + float(self.epsilon @ np.abs(u)), grad_f, inner
+
+    def beta(self, u: np.ndarray) -> np.ndarray:
+        return self.stack(u)
+
+    def gap(self, u: np.ndarray, grad_f: np.ndarray) -> float:
+        """The Frank-Wolfe gap of the stacked problem at ``stack(u)`` (its gradient there
+        is ``[grad_f - eps; -grad_f - eps]``)."""
+        g = np.concatenate([grad_f - self.epsilon, -grad_f - self.epsilon])
+        return frank_wolfe_gap(self.problem, self.stack(u), g)
+
+
+def _initial_step_constant(oracle, x: np.ndarray, g: np.ndarray, L: float) -> float:
+    """The first trial step constant of :func:`solve_apg`: the curvature of ``h`` along
+    a short (projected or proximal) gradient step from ``x`` (one extra evaluation).
+
+    The global bound ``L`` can exceed the curvature near ``x`` by many orders of
+    magnitude (``C^2 / eta`` in Lemma 1: 7e8 at C = 120, eta = 0.002); a first step of
+    ``g / L`` is then shorter than ``tol`` and the stop rule would end the solve at its
+    start. Falls back to ``0.05 L`` when the probe measures no curvature.
+    """
+    fallback = min(L, max(1e-8, 0.05 * L))
+    xp = oracle.step(x + g / L, L)
+    d = xp - x
+    dd = float(d @ d)
+    if dd == 0.0:
+        return fallback
+    _, _, gp, _ = oracle.evaluate(xp)
+    curvature = -float((gp - g) @ d) / dd
+    return min(curvature, L) if np.isfinite(curvature) and curvature > 0 else fallback
+
+
 def solve_apg(problem: DankProblem, beta0: np.ndarray, L: float, *, max_iter: int,
               tol: float, callback=None) -> SolveResult:
-    r"""Accelerated projected gradient with backtracking and adaptive restart.
+    r"""Accelerated projected gradient with backtracking, a curvature step rule and
+    adaptive restart.
 
-    FISTA in ascent form: ``x_{k+1} = P(z_k + grad h(z_k)/L_k)`` with ``L_k`` found by
-    backtracking on the quadratic lower model
-    ``h(x) >= h(z) + <g, x - z> - (L/2)||x - z||^2`` (so ``L_k`` adapts to the *local*
-    curvature, typically several times below the global bound of Lemma 1, and may shrink
-    again by 10% per iteration), momentum ``z = x_{k+1} + (t_k - 1)/t_{k+1} (x_{k+1} - x_k)``
-    and a restart of the momentum whenever ``h`` decreases (O'Donoghue & Candes). The
-    objective recorded is ``h(x_k)``; the stop rule is Algorithm 1's
-    ``||x_{k+1} - x_k|| <= tol``.
+    FISTA in ascent form: ``x_{k+1} = P(z_k + grad h(z_k)/L_k)`` where ``L_k`` satisfies
+    the quadratic lower model ``h(x) >= h(z) + <g, x - z> - (L/2)||x - z||^2``
+    (backtracking doubles ``L_k`` until it does), momentum
+    ``z = x_{k+1} + (t_k - 1)/t_{k+1} (x_{k+1} - x_k)`` and a restart of the momentum
+    whenever ``h`` decreases (O'Donoghue & Candes). The objective recorded is ``h(x_k)``;
+    the stop rule is Algorithm 1's ``||x_{k+1} - x_k|| <= tol`` or a Frank-Wolfe gap (an
+    upper bound on ``h* - h(x)``, recorded as ``"gap"``) below :data:`APG_GAP_RTOL`
+    ``|h|``. For SVR the variable is
+    ``u = a_hat - a_check`` and the step is proximal (see :class:`_SvrOracle`); the
+    returned ``beta`` is always the stacked ``[a_hat; a_check]``, with the stop rule on
+    ``u``.
+
+    **Step rule.** ``L`` (the global bound of Lemma 1, or any upper estimate) only sets
+    the length of a probe step whose measured curvature is the first trial (see
+    :func:`_initial_step_constant`). After each accepted step the next trial is the
+    curvature measured along it, ``-<g(x) - g(z), x - z> / ||x - z||^2``, but at most
+    :data:`APG_MAX_DECREASE` times below the accepted ``L_k``. The curvature of ``h``
+    varies by orders of magnitude over the box when ``eta`` is small (the inner ``F``
+    then makes ``h`` close to a quartic in ``alpha``): a step constant that can only
+    shrink by 10% per iteration spent a hundred iterations walking down from the
+    curvature at the start. Backtracking never gives up at a cap: a step is taken only
+    where the model holds, so a decrease of ``h`` after a plain (restarted) step means
+    ``x`` is stationary to round-off.
     """
+    svr = _SvrOracle.applies(problem)
+    oracle = _SvrOracle(problem) if svr else _PlainOracle(problem)
+    if svr:
+        L = 0.5 * L  # the stacked variable's 2L (Lemma 1) is L in u
     log = IterationLog(callback)
-    x = problem.project(beta0)
-    hx, gx, inner = problem.evaluate(x)
-    z, hz, gz = x, hx, gx
+
+    def record(x, h, step, inner, gap) -> bool:
+        return log.record({"alpha": oracle.beta(x)}, objective=h, step_norm=step,
+                          rank=inner.rank, gap=gap)
+
+    x = oracle.start(beta0)
+    hx, fx, gx, inner = oracle.evaluate(x)
+    z, fz, gz = x, fx, gx
     t = 1.0
-    L_max = L
-    L = min(L, max(1e-8, 0.05 * L))  # start optimistic; backtracking raises it
+    L = _initial_step_constant(oracle, x, gx, L)
     converged = stopped = False
     k = 0
     for k in range(max_iter):  # noqa: B007 (k is the iteration count after the loop)
         while True:
-            xn = problem.project(z + gz / L)
-            hn, gn, inn = problem.evaluate(xn)
+            xn = oracle.step(z + gz / L, L)
+            hn, fn, gn, inn = oracle.evaluate(xn)
             d = xn - z
-            if hn >= hz + gz @ d - 0.5 * L * (d @ d) - 1e-13 * abs(hz) or L >= L_max:
+            if (np.isfinite(hn) and _model_holds(fn, fz, gz, d, L)) or not np.any(d) \
+                    or L > 1e300:
                 break
-            L = min(2.0 * L, L_max)
+            L *= 2.0
+        dd = float(d @ d)
+        curvature = -float((gn - gz) @ d) / dd if dd > 0 else 0.0
         step = float(np.linalg.norm(xn - x))
         if hn < hx:
             if z is x:
-                # a plain projected-gradient step from x, with the quadratic lower
+                # a plain (proximal) gradient step from x, with the quadratic lower
                 # model satisfied, no longer raises h: x is stationary to round-off
-                stopped = log.record({"alpha": x}, objective=hx, step_norm=0.0,
-                                     rank=inner.rank)
+                stopped = record(x, hx, 0.0, inner, oracle.gap(x, gx))
                 converged = True
                 break
             # momentum overshot: restart from the better point
             t = 1.0
             if step > tol:
-                z, hz, gz = x, hx, gx
-                stopped = log.record({"alpha": x}, objective=hx, step_norm=0.0,
-                                     rank=inner.rank)
+                z, fz, gz = x, fx, gx
+                stopped = record(x, hx, 0.0, inner, oracle.gap(x, gx))
                 if stopped:
                     break
                 continue
         t_new = 0.5 * (1.0 + math.sqrt(1.0 + 4.0 * t * t))
         z = xn + ((t - 1.0) / t_new) * (xn - x)
-        x, hx, gx, inner = xn, hn, gn, inn
+        x, hx, fx, gx, inner = xn, hn, fn, gn, inn
         t = t_new
-        stopped = log.record({"alpha": x}, objective=hx, step_norm=step, rank=inner.rank)
-        converged = step <= tol and bool(np.isfinite(hx))
+        gap = oracle.gap(x, gx)
+        stopped = record(x, hx, step, inner, gap)
+        converged = (step <= tol or gap <= APG_GAP_RTOL * abs(hx)) and bool(np.isfinite(hx))
         if _stop(converged, stopped, hx):
             break
         if t > 1.0 and np.any(z != x):
-            hz, gz, _ = problem.evaluate(z)
+            _, fz, gz, _ = oracle.evaluate(z)
         else:
-            z, hz, gz = x, hx, gx
-        L = max(0.9 * L, 1e-12)
-    return SolveResult(x, hx, inner, k + 1, converged, stopped, log)
+            z, fz, gz = x, fx, gx
+        L = max(min(L, curvature), L / APG_MAX_DECREASE, 1e-12)
+    return SolveResult(oracle.beta(x), hx, inner, k + 1, converged, stopped, log)
 
 
 SOLVERS = {

@@ -28,7 +28,13 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _base as rules
-from ._base import check_params, check_two_classes, recover_bias, warn_not_converged
+from ._base import (
+    check_params,
+    check_two_classes,
+    recover_bias,
+    single_thread_blas,
+    warn_not_converged,
+)
 from ._dank_core import SOLVERS, DankProblem, InnerSolution, LowRankInner
 from .kernels import gaussian_kernel, sigma_to_gamma, squared_distances
 from .spectral import pivoted_cholesky
@@ -134,9 +140,11 @@ class _DANKBase(BaseEstimator):
                                            regression=labels is None,
                                            epsilon=getattr(self, "epsilon", 0.1))
         self.eta_ = max(eta_svm, 1e-12) if self.eta == "auto" else float(self.eta)
-        problem = DankProblem(K, labels, linear, self.C, self.eta_, self.tau,
-                              factor=_lazy_factor(K))
-        return K, self._solve(problem, previous if warm else beta0, beta_svm)
+        # the solvers' many small eigenproblems and products only lose to threaded BLAS
+        with single_thread_blas():
+            problem = DankProblem(K, labels, linear, self.C, self.eta_, self.tau,
+                                  factor=_lazy_factor(K))
+            return K, self._solve(problem, previous if warm else beta0, beta_svm)
 
     def _solve(self, problem: DankProblem, beta0: np.ndarray, beta_svm: np.ndarray | None):
         """Run the chosen solver. Algorithm 1 and PG start from 0 (the paper's choice)
@@ -256,7 +264,8 @@ class DANKClassifier(ClassifierMixin, _DANKBase):
     alpha_ : (n,) dual vector; support_ : indices with alpha > 0
     F_ : (n, n) learned matrix; rank_ : rank of F_; K_ : (n, n) training kernel
     intercept_ : bias b; eta_ : the eta used; objective_ : h at the solution
-    history_ : dict of per-iteration arrays "objective", "step_norm", "rank", "time"
+    history_ : dict of per-iteration arrays "objective", "step_norm", "rank", "time" (and,
+        for "apg", "gap": the Frank-Wolfe gap, an upper bound on ``h* - h``)
     n_iter_, converged_, solver_ (the solver actually run)
 
     Notes
@@ -322,15 +331,16 @@ class DANKClassifier(ClassifierMixin, _DANKBase):
             self.solver_ = "scalable"
             return self
 
-        K, result = self._fit_dank(X, ypm, labels=ypm, linear=np.ones(X.shape[0]),
-                                   previous=getattr(self, "alpha_", None))
-        alpha = result.beta
-        self.X_fit_, self.y_pm_, self.K_ = X, ypm, K
-        self.alpha_ = alpha
-        self.dual_u_ = ypm * alpha
-        self.support_ = np.flatnonzero(alpha > 0)
-        self._store_inner(result.inner)
-        self.intercept_ = recover_bias(alpha, ypm, self.F_ * K, self.C)
+        with single_thread_blas():  # small products: threads only add contention
+            K, result = self._fit_dank(X, ypm, labels=ypm, linear=np.ones(X.shape[0]),
+                                       previous=getattr(self, "alpha_", None))
+            alpha = result.beta
+            self.X_fit_, self.y_pm_, self.K_ = X, ypm, K
+            self.alpha_ = alpha
+            self.dual_u_ = ypm * alpha
+            self.support_ = np.flatnonzero(alpha > 0)
+            self._store_inner(result.inner)
+            self.intercept_ = recover_bias(alpha, ypm, self.F_ * K, self.C)
         return self
 
     def decision_function(self, X, *, extension=None):
@@ -367,7 +377,10 @@ class DANKRegressor(RegressorMixin, _DANKBase):
     Parameters and attributes as :class:`DANKClassifier`; ``alpha_`` is
     ``a_hat - a_check``; ``eta="auto"`` uses ``||a_hat - a_check||^2`` of a plain SVR.
     Out-of-sample: the nearest-training-point column of ``F`` (``extension``). The
-    scalable decomposition (``n_clusters``) is defined for the SVM form only.
+    scalable decomposition (``n_clusters``) is defined for the SVM form only. The
+    accelerated solver (``"apg"``, the default) works in ``u = a_hat - a_check`` with the
+    exact proximal step of ``eps ||u||_1`` (see :class:`nplk_core._dank_core._SvrOracle`):
+    the same optimum as Algorithm 1 on the stacked variable.
     """
 
     _param_rules = {**{k: v for k, v in _DANKBase._param_rules.items()
@@ -396,17 +409,18 @@ class DANKRegressor(RegressorMixin, _DANKBase):
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, y_numeric=True)
         y = np.asarray(y, dtype=float)
         n = X.shape[0]
-        K, result = self._fit_dank(X, y, labels=None,
-                                   linear=np.concatenate([y - self.epsilon, -y - self.epsilon]),
-                                   previous=getattr(self, "beta_", None))
-        beta = result.beta
-        self.X_fit_, self.K_, self.beta_ = X, K, beta
-        u = beta[:n] - beta[n:]
-        self.alpha_ = u
-        self.dual_u_ = u
-        self.support_ = np.flatnonzero(u != 0)
-        self._store_inner(result.inner)
-        self.intercept_ = _svr_bias(beta, y, self.F_ * K, self.C, self.epsilon)
+        with single_thread_blas():  # small products: threads only add contention
+            K, result = self._fit_dank(
+                X, y, labels=None, linear=np.concatenate([y - self.epsilon, -y - self.epsilon]),
+                previous=getattr(self, "beta_", None))
+            beta = result.beta
+            self.X_fit_, self.K_, self.beta_ = X, K, beta
+            u = beta[:n] - beta[n:]
+            self.alpha_ = u
+            self.dual_u_ = u
+            self.support_ = np.flatnonzero(u != 0)
+            self._store_inner(result.inner)
+            self.intercept_ = _svr_bias(beta, y, self.F_ * K, self.C, self.epsilon)
         return self
 
     def predict(self, X, *, extension=None):
@@ -443,21 +457,29 @@ FACTOR_TOL = 1e-10
 
 
 class _LazyFactor:
-    """Pivoted-Cholesky factor of K, computed on first use (most small problems keep
-    their support below the factor's rank and never need it)."""
+    """Pivoted-Cholesky factor of K, computed on first use (most large problems keep
+    their support below the factor's rank and never need it).
 
-    def __init__(self, K: np.ndarray):
+    The factor is used only if it is exact to :data:`FACTOR_TOL`: when the rank bound
+    (``n/2``) stops the factorisation first, ``shape`` reports an infinite rank and
+    :class:`DankProblem` keeps the exact route.
+    """
+
+    def __init__(self, K: np.ndarray, *, eager: bool = False):
         self.K = K
         self._phi: np.ndarray | None = None
-        self._rank_bound = K.shape[0] // 2
+        self._exact = True
+        self._rank_bound = max(K.shape[0] // 2, 1)
+        if eager:
+            self.array  # noqa: B018 (computes the factor)
 
     @property
-    def shape(self) -> tuple[int, int]:
+    def shape(self) -> tuple[int, float]:
         if self._phi is None:
             # before it exists, report an optimistic rank so that only large supports
             # trigger the factorisation
             return (self.K.shape[0], max(self._rank_bound // 2, 100))
-        return self._phi.shape
+        return (self._phi.shape[0], self._phi.shape[1] if self._exact else math.inf)
 
     def __getitem__(self, idx):
         return self.array[idx]
@@ -465,14 +487,24 @@ class _LazyFactor:
     @property
     def array(self) -> np.ndarray:
         if self._phi is None:
-            self._phi, _ = pivoted_cholesky(self.K, tol=FACTOR_TOL, max_rank=self._rank_bound)
+            phi, _ = pivoted_cholesky(self.K, tol=FACTOR_TOL, max_rank=self._rank_bound)
+            if phi.shape[1] >= self._rank_bound:
+                resid = np.diag(self.K) - np.einsum("ij,ij->i", phi, phi)
+                self._exact = bool(resid.max() <= FACTOR_TOL)
+            self._phi = phi
         return self._phi
 
 
-def _lazy_factor(K: np.ndarray) -> _LazyFactor | None:
-    """The factor only pays off for large n: below ~400 points the support trick's
-    (|S|+1)-sized eigenproblem is never larger than the factor's (r+1) one by much."""
-    return _LazyFactor(K) if K.shape[0] > 400 else None
+#: up to this many points the factor is computed at once (it costs < 3 ms there, and a
+#: smooth kernel's rank, e.g. 28 for the step data at sigma = 1, is far below the
+#: support's size, so every evaluation's eigenproblem shrinks from |S|+1 to r+1)
+EAGER_FACTOR_N = 400
+
+
+def _lazy_factor(K: np.ndarray) -> _LazyFactor:
+    """The kernel factor: eager for small n, lazy (computed when a support first exceeds
+    its optimistic rank) above :data:`EAGER_FACTOR_N`."""
+    return _LazyFactor(K, eager=K.shape[0] <= EAGER_FACTOR_N)
 
 
 def _power_lambda_max(K: np.ndarray, iters: int = 100, rtol: float = 1e-6) -> float:

@@ -184,8 +184,13 @@ def prop4_rank(m: int) -> int:
 
 def _dense_positive(A) -> tuple[NDArray, NDArray]:
     Ad = A.toarray() if sp.issparse(A) else np.asarray(A, dtype=float)
-    w, V = scipy.linalg.eigh(Ad, subset_by_value=(0.0, np.inf), check_finite=False,
-                             driver="evr")
+    try:
+        w, V = scipy.linalg.eigh(Ad, subset_by_value=(0.0, np.inf), check_finite=False,
+                                 driver="evr")
+    except (np.linalg.LinAlgError, ValueError):  # evr's value subset fails on some inputs
+        from .spectral import eigh_above  # (issue 11): the full decomposition, filtered
+
+        w, V = eigh_above(Ad, 0.0)
     return w[::-1], V[:, ::-1]
 
 

@@ -15,11 +15,63 @@ import scipy.linalg
 from numpy.typing import ArrayLike, NDArray
 from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 
+#: LAPACK drivers tried in turn by :func:`eigh_full`: divide and conquer first (the
+#: fastest full solver at the sizes used here), then MRRR, then the QR algorithm.
+_FULL_DRIVERS = ("evd", "evr", "ev")
+
+
+def eigh_full(M: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """All eigenpairs of a symmetric matrix (ascending), robust to LAPACK driver failures.
+
+    LAPACK's drivers fail on some well-posed inputs (e.g. ``evr`` with a value subset
+    on ``11^T + 1e-3 I`` raises "Internal Error", issue 11), so each driver in turn is
+    tried and the first answer is returned; only if all of them fail is the last
+    ``LinAlgError`` raised.
+    """
+    M = np.asarray(M, dtype=float)
+    err: Exception | None = None
+    for driver in _FULL_DRIVERS:
+        try:
+            return scipy.linalg.eigh(M, check_finite=False, driver=driver)
+        except (np.linalg.LinAlgError, ValueError) as e:
+            err = e
+    try:
+        return np.linalg.eigh(M)
+    except np.linalg.LinAlgError as e:
+        raise np.linalg.LinAlgError(
+            f"every symmetric eigensolver failed on a {M.shape[0]} x {M.shape[0]} "
+            f"matrix ({err}); the matrix is probably not finite.") from e
+
+
+def eigh_above(M: ArrayLike, s: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Eigenpairs of a symmetric matrix with eigenvalue ``> s`` (ascending).
+
+    The full decomposition, filtered: LAPACK's value-subset route (``evr``/``evx`` with
+    ``subset_by_value``) falls back to bisection and inverse iteration, which is 3-10x
+    slower than a full divide and conquer on the clustered spectra of kernel matrices
+    (141 x 141: 32 ms against 3 ms) and fails outright on some inputs (issue 11).
+    """
+    lam, V = eigh_full(M)
+    keep = lam > s
+    return lam[keep], V[:, keep]
+
+
+def eigh_top(M: ArrayLike, k: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The ``k`` largest eigenpairs (ascending) by LAPACK's index subset, falling back to
+    the full decomposition when the subset driver fails (LinAlgError or ValueError)."""
+    M = np.asarray(M, dtype=float)
+    n = M.shape[0]
+    try:
+        return scipy.linalg.eigh(M, subset_by_index=(n - k, n - 1), check_finite=False,
+                                 driver="evr")
+    except (np.linalg.LinAlgError, ValueError):
+        w, V = eigh_full(M)
+        return w[n - k:], V[:, n - k:]
+
 
 def sym_eigh(M: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Eigen-decomposition of a symmetric matrix, eigenvalues descending."""
-    M = np.asarray(M, dtype=float)
-    w, V = scipy.linalg.eigh(M, check_finite=False, driver="evr")
+    w, V = eigh_full(M)
     return w[::-1], V[:, ::-1]
 
 
@@ -34,8 +86,7 @@ def top_eigh(M: ArrayLike, k: int, *, v0: ArrayLike | None = None
     n = M.shape[0]
     k = int(min(max(k, 1), n))
     if k >= n // 4 or n <= 300:
-        w, V = scipy.linalg.eigh(M, subset_by_index=(n - k, n - 1), check_finite=False,
-                                 driver="evr")
+        w, V = eigh_top(M, k)
         return w[::-1], V[:, ::-1]
     try:
         w, V = eigsh(M, k=k, which="LA", v0=v0)
@@ -94,7 +145,11 @@ def psd_part(M: ArrayLike) -> NDArray[np.float64]:
 
 def spectrum(M: ArrayLike) -> NDArray[np.float64]:
     """Eigenvalues of a symmetric matrix, sorted descending (for eigen-decay views)."""
-    return scipy.linalg.eigvalsh(np.asarray(M, dtype=float), check_finite=False)[::-1]
+    M = np.asarray(M, dtype=float)
+    try:
+        return scipy.linalg.eigvalsh(M, check_finite=False)[::-1]
+    except (np.linalg.LinAlgError, ValueError):
+        return eigh_full(M)[0][::-1]
 
 
 def numerical_rank(w: ArrayLike, *, rtol: float = 1e-10) -> int:

@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
+from scipy.optimize import linprog, minimize
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC, SVR
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -15,10 +16,11 @@ from nplk_core._dank_core import (
     DankProblem,
     LowRankInner,
     inner_F,
+    linear_max,
     penalty_terms,
     quad_grad,
 )
-from nplk_core.dank import nearest_index, reciprocal_index
+from nplk_core.dank import _lazy_factor, nearest_index, reciprocal_index
 from nplk_core.datasets import make_clowns, make_moons, make_step
 from nplk_core.kernels import gaussian_kernel, sigma_to_gamma
 from nplk_core.scalable import (
@@ -424,3 +426,137 @@ def test_bad_data(clowns):
         DANKClassifier().fit(X[:1], y[:1])
     with pytest.raises(ValueError, match="NaN"):
         DANKRegressor().fit(Xn, y)
+
+
+# ---------------------------------------------------------------------------
+# the accelerated solver: SVR, small eta, large C, the Frank-Wolfe stop
+# ---------------------------------------------------------------------------
+
+def _svr_problem(n=30, C=1.0, eta=2.0, tau=0.01, eps=0.1, sigma=0.5, seed=1):
+    X, y = make_step(n, noise=0.05, random_state=seed)
+    K = gaussian_kernel(X, sigma=sigma)
+    return DankProblem(K, None, np.r_[y - eps, -y - eps], C, eta, tau), K
+
+
+def test_svr_apg_reaches_algorithm1_and_long_pg():
+    problem, K = _svr_problem()
+    n = problem.n
+    L = problem.lipschitz(np.linalg.eigvalsh(K)[-1])
+    ref = SOLVERS["nesterov"](problem, np.zeros(2 * n), L, max_iter=100000, tol=1e-9)
+    pg = SOLVERS["pg"](problem, np.zeros(2 * n), L, max_iter=100000, tol=1e-9)
+    fast = SOLVERS["apg"](problem, np.zeros(2 * n), L, max_iter=2000, tol=1e-8)
+    assert ref.converged and pg.converged and fast.converged
+    assert fast.objective == pytest.approx(ref.objective, rel=1e-6)
+    assert fast.objective == pytest.approx(pg.objective, rel=1e-6)
+    assert fast.n_iter < ref.n_iter / 10
+    # feasible, complementary halves (u-space iterates), and KKT of the stacked problem:
+    # the Frank-Wolfe gap, from an LP solved here by scipy, vanishes at the optimum
+    b = fast.beta
+    assert b.min() >= 0 and b.max() <= problem.C
+    assert abs(b[:n].sum() - b[n:].sum()) < 1e-9
+    assert np.all(np.minimum(b[:n], b[n:]) == 0)
+    h, g, _ = problem.evaluate(b)
+    assert h == pytest.approx(fast.objective, rel=1e-12)
+    lp = linprog(-g, A_eq=problem.proj_labels[None], b_eq=[0.0],
+                 bounds=[(0, problem.C)] * (2 * n))
+    assert -lp.fun - g @ b <= 1e-6 * abs(h)
+    # the history records the gap certificate; the last one meets the stop rule unless
+    # the step rule stopped first
+    gaps = fast.log.as_dict()["gap"]
+    assert np.isfinite(gaps[-1]) and gaps[-1] >= 0
+
+
+def test_svr_estimator_apg_matches_nesterov_at_1e6():
+    X, y = make_step(40, noise=0.05, random_state=2)
+    kw = dict(C=1.0, sigma=0.7, epsilon=0.05, eta=5.0, tau=0.01)
+    a1 = DANKRegressor(solver="nesterov", tol=1e-8, max_iter=100000, **kw).fit(X, y)
+    a2 = DANKRegressor(**kw).fit(X, y)
+    assert a2.solver_ == "apg" and a2.converged_ and a1.converged_
+    assert a2.objective_ == pytest.approx(a1.objective_, rel=1e-6)
+    np.testing.assert_allclose(a2.predict(X), a1.predict(X), atol=1e-2)
+
+
+def _slsqp_max(problem, starts):
+    """An independent reference: SLSQP on -h with the box and the equality constraint."""
+    n = starts[0].size
+    best = -np.inf
+    for s in starts:
+        r = minimize(lambda a: tuple(-v for v in problem.evaluate(a)[:2]), s, jac=True,
+                     method="SLSQP", bounds=[(0, problem.C)] * n,
+                     constraints=[{"type": "eq", "fun": lambda a: a @ problem.proj_labels,
+                                   "jac": lambda a: problem.proj_labels}],
+                     options={"maxiter": 1000, "ftol": 1e-15})
+        best = max(best, -r.fun)
+    return best
+
+
+@pytest.mark.parametrize("C, eta, sigma", [(100.0, 0.002, 0.1), (15.0, 0.0015, 0.25),
+                                           (1000.0, 0.01, 1.0)])
+def test_small_eta_large_C_reaches_the_optimum_in_few_iterations(C, eta, sigma):
+    X, y = make_clowns(40, random_state=4)
+    y = np.where(y > 0, 1.0, -1.0)
+    m = DANKClassifier(C=C, eta=eta, sigma=sigma, tau=0.01).fit(X, y)
+    assert m.converged_ and m.n_iter_ < 300
+    K = gaussian_kernel(X, sigma=sigma)
+    problem = DankProblem(K, y, np.ones(40), C, eta, 0.01)
+    ref = _slsqp_max(problem, [np.zeros(40), m.alpha_])
+    assert m.objective_ >= ref - 1e-7 * abs(ref)
+    assert m.objective_ <= ref + 1e-7 * abs(ref)  # h is the true h of a feasible point
+    assert m.alpha_.min() >= 0 and m.alpha_.max() <= C and abs(m.alpha_ @ y) < 1e-8
+
+
+def test_apg_does_not_stop_at_a_tiny_first_step():
+    """The global bound of Lemma 1 is C^2/eta-large; the step rule used to stop after one
+    step of length < tol (h = -5514 where the optimum is 19.5 on the lab's data)."""
+    X, y = make_clowns(40, random_state=4)
+    y = np.where(y > 0, 1.0, -1.0)
+    K = gaussian_kernel(X, sigma=0.05)
+    problem = DankProblem(K, y, np.ones(40), 120.0, 0.002, 1.9)
+    L = problem.lipschitz(np.abs(K).sum(1).max())
+    start = np.where(y > 0, 2.0, 2.0)  # far from the optimum, feasible (balanced)
+    res = SOLVERS["apg"](problem, start, L, max_iter=2000, tol=1e-4)
+    ref = _slsqp_max(problem, [np.zeros(40)])
+    assert res.converged
+    assert res.objective == pytest.approx(ref, rel=1e-7)
+
+
+def test_capped_solve_is_honest():
+    X, y = make_clowns(60, random_state=0)
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        m = DANKClassifier(C=1000.0, eta=0.001, sigma=0.2, max_iter=3).fit(X, y)
+    assert not m.converged_ and m.n_iter_ == 3
+    assert len(m.history_["objective"]) == 3 and np.all(np.isfinite(m.history_["gap"]))
+
+
+def test_linear_max_matches_linprog():
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        n = int(rng.integers(1, 15))
+        g, labels, C = rng.normal(size=n), rng.choice([-1.0, 1.0], n), rng.uniform(0.1, 3)
+        r = linprog(-g, A_eq=labels[None], b_eq=[0.0], bounds=[(0, C)] * n)
+        assert linear_max(g, labels, C) == pytest.approx(-r.fun, abs=1e-9)
+        assert linear_max(g, labels, C, bias=False) == pytest.approx(
+            C * np.maximum(g, 0).sum())
+
+
+def test_factor_is_used_only_when_exact():
+    X, _ = make_step(120, random_state=0)
+    smooth = _lazy_factor(gaussian_kernel(X, sigma=1.0))   # rank ~ 28 < 60
+    rough = _lazy_factor(gaussian_kernel(X, sigma=0.05))   # needs more than n/2 columns
+    assert smooth.shape[1] < 60
+    assert rough.shape[1] == np.inf
+    assert np.abs(smooth.array @ smooth.array.T - smooth.K).max() <= 1e-9
+
+
+@pytest.mark.parametrize("n", [14, 20, 30])
+def test_raw_unit_features_fit(n):
+    """Features in raw units 1e2-1e4 make K ~ I and 11^T + Gamma ~ 11^T + c I, on which
+    LAPACK's evr value subset fails with 'Internal Error' (issue 11)."""
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        X = rng.normal(size=(n, 2)) * np.array([1e2, 1e4])
+        y = np.r_[np.zeros(n // 2), np.ones(n - n // 2)]
+        m = DANKClassifier().fit(X, y)
+        assert m.converged_ and np.isfinite(m.objective_)
+        r = DANKRegressor().fit(X, rng.normal(size=n))
+        assert r.converged_ and np.isfinite(r.objective_)

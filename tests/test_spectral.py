@@ -2,7 +2,16 @@ import numpy as np
 import pytest
 
 from nplk_core.kernels import gaussian_kernel
-from nplk_core.spectral import numerical_rank, psd_part, spectrum, svt, top_eigh
+from nplk_core.spectral import (
+    eigh_above,
+    eigh_full,
+    eigh_top,
+    numerical_rank,
+    psd_part,
+    spectrum,
+    svt,
+    top_eigh,
+)
 
 
 def _random_psd(n, r, seed):
@@ -68,3 +77,63 @@ def test_gaussian_kernel_matches_sklearn():
     np.testing.assert_array_equal(np.diag(K), 1.0)
     with pytest.raises(ValueError, match="sigma"):
         gaussian_kernel(X, sigma=0)
+
+
+# ---------------------------------------------------------------------------
+# LAPACK driver failures (issue 11): every eigensolver entry point falls back
+# ---------------------------------------------------------------------------
+
+def _issue11_matrix():
+    return np.ones((14, 14)) + 1e-3 * np.eye(14)
+
+
+def test_eigh_above_and_svt_on_the_issue11_matrix():
+    M = _issue11_matrix()
+    # closed form: eigenvalues 14 + 1e-3 (vector 1/sqrt(14)) and 1e-3 (13 times)
+    lam, V = eigh_above(M, 0.0)
+    assert lam.size == 14
+    np.testing.assert_allclose(lam[-1], 14.001, rtol=1e-12)
+    np.testing.assert_allclose(lam[:-1], 1e-3, rtol=1e-9)
+    np.testing.assert_allclose((V * lam) @ V.T, M, atol=1e-12)
+    lam2, V2 = eigh_above(M, 0.01)
+    assert lam2.size == 1 and abs(abs(V2[:, 0] @ np.ones(14)) - np.sqrt(14)) < 1e-12
+    J, w, _ = svt(M, 0.01)
+    np.testing.assert_allclose(J, (14.001 - 0.01) / 14 * np.ones((14, 14)), atol=1e-12)
+
+
+def test_every_driver_failure_falls_back(monkeypatch):
+    import scipy.linalg
+
+    real = scipy.linalg.eigh
+    calls = []
+
+    def flaky(M, *args, driver=None, **kw):
+        calls.append(driver)
+        if driver in ("evd", "evr"):
+            raise np.linalg.LinAlgError("Internal Error.")
+        return real(M, *args, driver=driver, **kw)
+
+    monkeypatch.setattr(scipy.linalg, "eigh", flaky)
+    M = _random_psd(30, 5, 3)
+    w, V = eigh_full(M)
+    assert calls == ["evd", "evr", "ev"]
+    np.testing.assert_allclose((V * w) @ V.T, M, atol=1e-9)
+    top_w, _ = eigh_top(M, 4)
+    np.testing.assert_allclose(top_w, np.linalg.eigvalsh(M)[-4:], atol=1e-9)
+    lam, _ = top_eigh(M, 8)  # dense subset path (n <= 300)
+    np.testing.assert_allclose(lam, np.linalg.eigvalsh(M)[::-1][:8], atol=1e-9)
+
+    def broken(*args, **kw):
+        raise np.linalg.LinAlgError("Internal Error.")
+
+    monkeypatch.setattr(scipy.linalg, "eigh", broken)
+    w2, _ = eigh_full(M)  # numpy's own eigh is the last resort
+    np.testing.assert_allclose(w2, np.linalg.eigvalsh(M), atol=1e-9)
+
+
+def test_simple_npkl_positive_part_survives_the_issue11_matrix():
+    from nplk_core.simple_npkl import _dense_positive
+
+    w, V = _dense_positive(_issue11_matrix())
+    np.testing.assert_allclose(w[0], 14.001, rtol=1e-12)
+    np.testing.assert_allclose((V * w) @ V.T, _issue11_matrix(), atol=1e-12)
