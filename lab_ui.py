@@ -116,12 +116,46 @@ def cache(name: str) -> LRU:
 
 
 def cached(kind: str, key: Any, compute: Callable[[], Any]) -> Any:
-    """``compute()`` once per ``key`` in the store ``kind``."""
+    """``compute()`` once per ``key`` in the store ``kind``, also across sessions that
+    ask at the same moment (see :func:`single_flight`)."""
     store = cache(kind)
     hit = store.get(key, _MISS)
     if hit is not _MISS:
         return hit
-    return store.put(key, compute())
+    return single_flight(kind, key, lambda: store.put(key, compute()))
+
+
+_FLIGHTS: dict[Any, threading.Lock] = {}
+_FLIGHTS_LOCK = threading.Lock()
+
+
+def single_flight(kind: str, key: Any, compute: Callable[[], Any]) -> Any:
+    """Run ``compute()`` for ``(kind, key)`` in one session at a time; a session that asks
+    for a value another session is computing waits for it and reads it from the store.
+
+    Without this, six students opening the same page at once made six identical fits
+    compete for two cores. The waiting session reports through its status line each
+    0.2 s: that Streamlit call is where a new widget value or a closed tab ends the wait.
+    (``st.cache_data`` does the same for its own entries, but the lab's stores are
+    byte-bounded LRUs shared with the fit runner, which reports progress as it goes.)"""
+    with _FLIGHTS_LOCK:
+        lock = _FLIGHTS.setdefault((kind, key), threading.Lock())
+    if not lock.acquire(blocking=False):
+        progress = Progress("Waiting for the same computation in another session")
+        while not lock.acquire(timeout=0.2):
+            progress.report("it will be shared with this page")
+        progress.done()
+        hit = cache(kind).get(key, _MISS)
+        if hit is not _MISS:
+            lock.release()
+            return hit
+    try:
+        return compute()
+    finally:
+        lock.release()
+        with _FLIGHTS_LOCK:
+            if _FLIGHTS.get((kind, key)) is lock and not lock.locked():
+                _FLIGHTS.pop((kind, key), None)
 
 
 _MISS = object()
@@ -546,12 +580,14 @@ def fit(P: Mapping[str, Any], data: lab.LabData, method: str, *, page: str
         if warm is not None and not (warm.data_key == data.key and
                                      lab.can_warm_start(warm.params, P, method)):
             warm = None
-        progress = Progress(f"Fitting {spec.label}")
-        res = lab.fit_method(P, data.X_train, data.y_train, data.X_test, data.y_test,
-                             method=method, warm_from=warm, callback=progress.callback(),
-                             data_key=data.key)
-        progress.done()
-        store.put(key, res)
+        def compute() -> lab.LabResult:
+            progress = Progress(f"Fitting {spec.label}")
+            out = lab.fit_method(P, data.X_train, data.y_train, data.X_test, data.y_test,
+                                 method=method, warm_from=warm,
+                                 callback=progress.callback(), data_key=data.key)
+            progress.done()
+            return store.put(key, out)
+        res = single_flight("fits", key, compute)
     if res.ok:
         prev[(page, method)] = res
     return res
