@@ -47,10 +47,13 @@ def _sliders(method: str) -> list[str]:
     from nplk_core import lab
 
     spec = lab.METHODS[method]
+    defaults = lab.defaults()
     out = []
     for name in spec.params:
         s = lab.setting(name)
-        if s.kind in NUMERIC and name != "max_iter" and (s.min is not None or s.options):
+        shown = all(defaults.get(k) == v for k, v in s.when)  # e.g. KNPL's ADMM controls
+        if shown and s.kind in NUMERIC and name != "max_iter" and \
+                (s.min is not None or s.options):
             out.append(name)
     return out
 
