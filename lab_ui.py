@@ -29,9 +29,9 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
+import nplk_figures as fg
 from lab_chart import clicks, live_chart, preload
 from nplk_core import budget, lab
-from nplk_core import figures as fg
 
 STORE = "lab_params"
 PREFIX = "w_"

@@ -165,7 +165,7 @@ class PieceTimer:
 
     def install(self) -> None:
         import lab_ui
-        from nplk_core import figures as fg
+        import nplk_figures as fg
         from nplk_core import lab
 
         for n in ("prepare_data", "fit_method", "fit_baseline_svm", "make_grid",

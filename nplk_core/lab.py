@@ -8,7 +8,7 @@ the studies. Issue 12 moves it into a package of its own, split by job.
 Pure Python/numpy (no Streamlit): the pages only draw widgets from :data:`SETTINGS`,
 collect one ``params`` dict and call :func:`prepare_data` and :func:`fit_method`; what
 comes back is a :class:`LabResult` that the figure builders in
-:mod:`nplk_core.figures` turn into plots.
+:mod:`nplk_figures` turn into plots.
 
 Modelled on TensorFlow Playground's ``state.ts``: every setting has a name (its URL
 key), a type, a default, a range, a log-scale flag, the methods and pages it applies

@@ -29,8 +29,9 @@ from typing import Any
 
 import numpy as np
 
+import nplk_figures as figs
+
 from . import datasets as ds
-from . import figures as figs
 
 DEFAULT_OUT = Path("reports/reproduce")
 ROW_KEYS = ("id", "paper", "item", "claim", "paper_value", "ours", "holds", "note", "preset",

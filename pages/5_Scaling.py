@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 import lab_ui as ui
-from nplk_core import figures as fg
+import nplk_figures as fg
 from nplk_core import lab
 
 PAGE = "scaling"
