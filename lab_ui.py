@@ -29,9 +29,10 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
+import nplk_app as lab
 import nplk_figures as fg
 from lab_chart import clicks, live_chart, preload
-from nplk_core import budget, lab
+from nplk_app import budget
 
 STORE = "lab_params"
 PREFIX = "w_"
@@ -1205,7 +1206,7 @@ def scaling(P: Mapping[str, Any], data: lab.LabData) -> lab.ScalingStudy | Faile
 def home_figure():
     """DANK against the plain SVM at the ``dank_clowns`` preset (cached for the server)."""
     def build():
-        from nplk_core.presets import preset_params
+        from nplk_app.presets import preset_params
         P = preset_params("dank_clowns")  # the preset exactly (its claim is tested)
         C, sigma = P["C"], P["sigma"]
         data, msgs = lab.prepare_data(P, lab.CLASSIFICATION)

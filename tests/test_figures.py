@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import nplk_figures as fg
-from nplk_core.lab import click_grid, make_grid
+from nplk_app import click_grid, make_grid
 from nplk_figures import common as fgc
 from nplk_figures import matrices as fgm
 

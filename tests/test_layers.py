@@ -40,7 +40,7 @@ def test_a_page_reaches_its_first_widgets_without_scikit_learn():
             "import lab_chart\n"
             "light = [m for m in ('nplk_core', 'sklearn') if m in sys.modules]\n"
             "import lab_ui\n"
-            "from nplk_core import lab\n"
+            "import nplk_app as lab\n"
             "lab.defaults(); [lab.setting(n) for n in lab.settings()]\n"
             "print(light, 'sklearn' in sys.modules, 'scipy.stats' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
