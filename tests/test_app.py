@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 import nplk_app as lab
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # lab_ui.py sits next to app.py (as with `streamlit run`)
+if str(ROOT) not in sys.path:  # lab_ui/ sits next to app.py (as with `streamlit run`)
     sys.path.insert(0, str(ROOT))
 
 PAGES = ["app.py", "pages/1_Classification.py", "pages/2_Regression.py",
