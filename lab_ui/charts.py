@@ -22,6 +22,7 @@ from .widgets import _BOUNDS, _SEEN, _SURFACE, _add_clicked_points, control
 # output
 # ---------------------------------------------------------------------------
 
+
 def chart(fig: Any, key: str, filename: str, **kw: Any) -> Any:
     """A figure with the lab's PNG export settings, updated in place on reruns
     (:func:`lab_chart.live_chart`; ``kw``: its click reporting, ``on_click``, ``ack``,

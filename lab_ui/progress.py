@@ -15,6 +15,7 @@ from .state import _STATUS, _STOP
 # running work: progress line, Stop button, interruption
 # ---------------------------------------------------------------------------
 
+
 def _request_stop() -> None:
     st.session_state[_STOP] = True
 

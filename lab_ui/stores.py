@@ -16,6 +16,7 @@ from .progress import Progress
 # caches (one LRU per kind, shared by the sessions of this server)
 # ---------------------------------------------------------------------------
 
+
 def nbytes(obj: Any, depth: int = 4) -> int:
     """Rough memory of a cached value: the numpy arrays reachable in a few hops."""
     if isinstance(obj, np.ndarray):

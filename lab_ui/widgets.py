@@ -18,6 +18,7 @@ from .stores import cached
 # widgets from the settings table
 # ---------------------------------------------------------------------------
 
+
 def _with_value(options: Sequence, value: Any) -> list:
     opts = list(options)
     if value in opts:

@@ -35,6 +35,7 @@ MIN_ROWS = 6  # data rows a CSV needs: 2+ per class for training plus a test poi
 # value validation and (de)serialisation
 # ---------------------------------------------------------------------------
 
+
 def _finite_float(value: Any) -> float:
     if isinstance(value, bool):
         raise ValueError("not a number")

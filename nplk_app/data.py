@@ -25,6 +25,7 @@ from .settings_table import (
 # data
 # ---------------------------------------------------------------------------
 
+
 @dataclass
 class LabData:
     """Train/test arrays plus a key that identifies them for caching."""

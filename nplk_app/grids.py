@@ -20,6 +20,7 @@ from .settings_table import CLASSIFICATION, REGRESSION, Message, _msg, defaults
 # decision functions on a grid
 # ---------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Grid:
     """A ``resolution × resolution`` grid over the data's padded bounding box."""

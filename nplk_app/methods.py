@@ -29,6 +29,7 @@ from .settings_table import (
 # the method registry
 # ---------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class MethodSpec:
     """A method of the lab: how to build it from ``params`` and what it can show.
@@ -173,8 +174,6 @@ def can_warm_start(old: Mapping[str, Any], new: Mapping[str, Any], method: str) 
     if any(table[n].estimator_param == "sigma" for n in changed):
         return False
     return bool(changed) and all(table[n].continuous for n in changed)
-
-
 
 
 def relative_error(y_true: np.ndarray, y_pred: np.ndarray) -> float:

@@ -117,6 +117,7 @@ class SweepResult:
 # pairwise constraints (SimpleNPKL)
 # ---------------------------------------------------------------------------
 
+
 @dataclass
 class PairwiseResult:
     """SimpleNPKL fitted on all points, with plain k-means for comparison."""

@@ -18,6 +18,7 @@ CLASSIFICATION, REGRESSION, CLUSTERING = "classification", "regression", "cluste
 # messages
 # ---------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Message:
     """A short note for the page: ``level`` is "error", "warning" or "info"."""

@@ -20,6 +20,7 @@ from .settings_table import CLASSIFICATION, Message, _msg, clip, defaults, setti
 # sensitivity sweeps
 # ---------------------------------------------------------------------------
 
+
 def sweep_values(name: str, lo: float | None = None, hi: float | None = None,
                  n_points: int = 7) -> np.ndarray:
     """``n_points`` values of setting ``name`` between ``lo`` and ``hi`` (log-spaced if
@@ -36,6 +37,7 @@ def sweep_values(name: str, lo: float | None = None, hi: float | None = None,
     else:
         vals = np.array([float(f"{v:.4g}") for v in vals])
     return vals
+
 
 def run_sweep(params: Mapping[str, Any], method: str, param: str, values: Sequence[float],
               *, repeats: int = 1, progress: Callable[[int, int], Any] | None = None,
@@ -122,7 +124,6 @@ def sweep_table(sweep: SweepResult):
 def sweepable(method: str) -> list[str]:
     """The swept-parameter choices that apply to ``method``."""
     return [p for p in setting("sweep_param").options if p in METHODS[method].params]
-
 
 
 def scaling_study(X: np.ndarray, y: np.ndarray, *, C: float, sigma: float, v: int,

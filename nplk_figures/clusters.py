@@ -25,6 +25,7 @@ from .common import (
 # pairwise constraints (SimpleNPKL)
 # ---------------------------------------------------------------------------
 
+
 def _segments(X: np.ndarray, pairs: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray]:
     pairs = np.asarray(pairs, dtype=int).reshape(-1, 2)[:limit]
     if pairs.size == 0:

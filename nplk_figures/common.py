@@ -235,8 +235,6 @@ def _side_by_side(k: int, gap: float = 0.08, titles: Sequence[str] = ()) -> dict
     return lay
 
 
-
-
 def figure_nbytes(fig: go.Figure) -> int:
     """Bytes of the JSON the browser receives for ``fig`` (Streamlit re-validates the
     figure and serialises it with ``plotly.io.to_json``, escaping ``/``)."""

@@ -13,6 +13,7 @@ from .common import DIVERGING, SEQUENTIAL, TEXT_COLOR, TICK_COLOR, _figure, _lay
 # matrices
 # ---------------------------------------------------------------------------
 
+
 def class_order(y: np.ndarray | None, n: int) -> np.ndarray:
     """Point order for matrix views: grouped by class (stable within a class)."""
     if y is None:

@@ -25,6 +25,7 @@ from .surfaces import _class_traces, _ring_trace
 # regression
 # ---------------------------------------------------------------------------
 
+
 def regression_curve(X_train: np.ndarray, y_train: np.ndarray, x_line: np.ndarray,
                      y_line: np.ndarray, *, X_test: np.ndarray | None = None,
                      y_test: np.ndarray | None = None, support: np.ndarray | None = None,

@@ -29,6 +29,7 @@ from .common import (
 # classification: decision surface
 # ---------------------------------------------------------------------------
 
+
 def _class_traces(X: np.ndarray, y: np.ndarray, *, hollow: bool, name_suffix: str,
                   size: int = 8, opacity: float = 1.0) -> list[dict]:
     out = []

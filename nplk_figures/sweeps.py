@@ -25,6 +25,7 @@ from .convergence import _log_axis
 # sensitivity
 # ---------------------------------------------------------------------------
 
+
 def sensitivity_figure(values: np.ndarray, scores: np.ndarray, *,
                        ranks: np.ndarray | None = None, times: np.ndarray | None = None,
                        param_label: str = "τ", log_x: bool = True,
