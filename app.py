@@ -3,7 +3,7 @@
 import streamlit as st
 
 import lab_ui as ui
-from nplk_core import presets
+from nplk_app import presets
 
 ui.page_setup("home", "Home")
 
@@ -30,7 +30,7 @@ with left:
         st.info("The toy datasets are not available yet.")
 with right:
     st.subheader("Try this")
-    # Each link opens a preset (nplk_core.presets): the page's whole state, chosen so
+    # Each link opens a preset (nplk_app.presets): the page's whole state, chosen so
     # the paper's effect is visible on first load (tests/test_presets.py measures it).
     links = [
         ("dank_clowns", "Classification", "🎯",

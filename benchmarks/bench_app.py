@@ -91,7 +91,7 @@ sys.path.insert(0, {root!r})
 
 import lab_ui as ui
 import streamlit as st
-from nplk_core import lab
+import nplk_app as lab
 
 P = ui.page_setup("classification", "Classification")
 with st.sidebar:
@@ -165,8 +165,8 @@ class PieceTimer:
 
     def install(self) -> None:
         import lab_ui
-        from nplk_core import figures as fg
-        from nplk_core import lab
+        import nplk_app as lab
+        import nplk_figures as fg
 
         for n in ("prepare_data", "fit_method", "fit_baseline_svm", "make_grid",
                   "click_grid"):
@@ -244,7 +244,7 @@ def server_bench(moves: int) -> tuple[list[dict], dict[str, list[float]], list]:
 
 
 def _next_value(name: str, v0):
-    from nplk_core import lab
+    import nplk_app as lab
 
     grid = list(lab.setting(name).grid())
     i = grid.index(v0)
@@ -580,7 +580,7 @@ t4 = time.perf_counter()
 at.run()
 t5 = time.perf_counter()
 print(json.dumps({"import streamlit": t1 - t0,
-                  "import lab_ui (lab_chart, nplk_core.lab, figures; no sklearn)": t2 - t1,
+                  "import lab_ui (lab_chart, nplk_app, nplk_figures; no sklearn)": t2 - t1,
                   "first run of the page (sklearn import, fit, grids, figures)": t4 - t3,
                   "second run (cached)": t5 - t4}))
 """

@@ -44,7 +44,7 @@ NUMERIC = ("float", "float_auto", "int")
 
 
 def _sliders(method: str) -> list[str]:
-    from nplk_core import lab
+    import nplk_app as lab
 
     spec = lab.METHODS[method]
     defaults = lab.defaults()
@@ -61,7 +61,7 @@ def _sliders(method: str) -> list[str]:
 def _draw(name: str, rng: np.random.Generator):
     """A random slider value: a random stop of a log slider (log-uniform), else uniform
     over the range on the slider's step."""
-    from nplk_core import lab
+    import nplk_app as lab
 
     s = lab.setting(name)
     grid = list(s.grid())
@@ -94,7 +94,7 @@ class FitTimer:
     during one rerun."""
 
     def __init__(self) -> None:
-        from nplk_core import lab
+        import nplk_app as lab
 
         self.lab = lab
         self.total = 0.0
@@ -137,7 +137,7 @@ def bench_method(method: str, moves: int, rng: np.random.Generator) -> dict:
     from streamlit.testing.v1 import AppTest
 
     import lab_ui
-    from nplk_core import lab
+    import nplk_app as lab
 
     page = {"classification": "classification", "regression": "regression",
             "clustering": "pairwise"}[lab.METHODS[method].task]
@@ -182,7 +182,7 @@ def main() -> int:
     args = ap.parse_args()
     warnings.filterwarnings("ignore")
     os.chdir(ROOT)
-    from nplk_core import lab
+    import nplk_app as lab
 
     methods = [m for m in lab.METHODS if m not in ("svm_cv", "svr_cv", "mkl_uniform")]
     if args.only:

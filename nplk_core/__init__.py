@@ -1,8 +1,10 @@
 """NPLK core: non-parametric and locally adaptive kernel learning solvers.
 
-Pure numerics (numpy, scipy, scikit-learn, plotly for figure builders); this
-package never imports streamlit. Public estimators are loaded lazily so that
-``import nplk_core`` stays cheap for the app's cold start.
+The estimators and their building blocks, and the toy datasets: pure numerics (numpy,
+scipy, scikit-learn); this package imports nothing of the project above it (the app
+model ``nplk_app``, the figures ``nplk_figures``, the Streamlit layer ``lab_ui``).
+Public estimators are loaded lazily so that ``import nplk_core`` stays cheap for the
+app's cold start.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ learned matrix (F or G) beside K, eigen-decay and convergence."""
 import streamlit as st
 
 import lab_ui as ui
-from nplk_core import lab
+import nplk_app as lab
 
 PAGE = "classification"
 P = ui.page_setup(PAGE, "Classification")

@@ -4,7 +4,7 @@ harmonic surface and the chirp; support points, learned bandwidths, relative err
 import streamlit as st
 
 import lab_ui as ui
-from nplk_core import lab
+import nplk_app as lab
 
 PAGE = "regression"
 P = ui.page_setup(PAGE, "Regression")

@@ -5,8 +5,8 @@ import numpy as np
 import streamlit as st
 
 import lab_ui as ui
-from nplk_core import figures as fg
-from nplk_core import lab
+import nplk_app as lab
+import nplk_figures as fg
 
 PAGE = "pairwise"
 P = ui.page_setup(PAGE, "Pairwise constraints")

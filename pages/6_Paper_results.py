@@ -1,11 +1,11 @@
-"""Paper results: the reproduction table (python -m nplk_core.reproduce) and, per paper
+"""Paper results: the reproduction table (python -m nplk_app.reproduce) and, per paper
 result, a link that opens its page in the preset state where the effect shows."""
 
 import pandas as pd
 import streamlit as st
 
 import lab_ui as ui
-from nplk_core import presets as pr
+from nplk_app import presets as pr
 
 ui.page_setup("paper", "Paper results", "📄")
 PAPER_VALUE = "paper's value"

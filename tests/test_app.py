@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from nplk_core import lab
+import nplk_app as lab
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # lab_ui.py sits next to app.py (as with `streamlit run`)
+if str(ROOT) not in sys.path:  # lab_ui/ sits next to app.py (as with `streamlit run`)
     sys.path.insert(0, str(ROOT))
 
 PAGES = ["app.py", "pages/1_Classification.py", "pages/2_Regression.py",
@@ -600,21 +600,21 @@ def open_paper() -> AppTest:
 
 
 def fake_reproduce(monkeypatch, results):
-    """Stand in for nplk_core.reproduce (another branch) with a fixed load_results."""
+    """Stand in for nplk_app.reproduce (another branch) with a fixed load_results."""
     import types
 
-    import nplk_core
-    mod = types.ModuleType("nplk_core.reproduce")
+    import nplk_app
+    mod = types.ModuleType("nplk_app.reproduce")
     mod.load_results = lambda path=None: results
-    monkeypatch.setitem(sys.modules, "nplk_core.reproduce", mod)
-    monkeypatch.setattr(nplk_core, "reproduce", mod, raising=False)
+    monkeypatch.setitem(sys.modules, "nplk_app.reproduce", mod)
+    monkeypatch.setattr(nplk_app, "reproduce", mod, raising=False)
 
 
 def test_paper_results_without_a_results_file(monkeypatch):
-    from nplk_core import presets
+    from nplk_app import presets
     fake_reproduce(monkeypatch, None)
     at = open_paper()
-    assert any("python -m nplk_core.reproduce" in t for t in texts(at.text) + [
+    assert any("python -m nplk_app.reproduce" in t for t in texts(at.text) + [
         c.value for c in at.code])
     assert not at.dataframe
     links = page_links(at)
@@ -625,7 +625,7 @@ def test_paper_results_without_a_results_file(monkeypatch):
 
 
 def test_paper_results_with_a_results_file_shows_file_text_as_plain_text(monkeypatch):
-    from nplk_core import presets
+    from nplk_app import presets
     rows = [{"id": "dank_fig1", "paper": "DANK", "item": "Fig. 1",
              "claim": "**bold** <script>x</script>", "paper_value": "better than SVM",
              "ours": "0.933 vs 0.833", "holds": True, "note": "", "preset": "dank_clowns",
@@ -633,7 +633,7 @@ def test_paper_results_with_a_results_file_shows_file_text_as_plain_text(monkeyp
             {"id": "x", "paper": "ONK", "item": "Fig. 3", "claim": "c", "paper_value": 1,
              "ours": 2, "holds": None, "note": "n", "preset": None, "figure": None}]
     fake_reproduce(monkeypatch, {"generated": "2026-11-23T15:00:00", "quick": True,
-                                 "command": "python -m nplk_core.reproduce --quick",
+                                 "command": "python -m nplk_app.reproduce --quick",
                                  "seconds": 80.0, "rows": rows})
     at = open_paper()
     assert len(at.dataframe) == 1
@@ -650,14 +650,14 @@ def test_paper_results_with_a_results_file_shows_file_text_as_plain_text(monkeyp
 def test_paper_results_unreadable_file_is_a_message(monkeypatch):
     import types
 
-    import nplk_core
-    mod = types.ModuleType("nplk_core.reproduce")
+    import nplk_app
+    mod = types.ModuleType("nplk_app.reproduce")
 
     def broken(path=None):
         raise ValueError("results.json: Expecting value")
     mod.load_results = broken
-    monkeypatch.setitem(sys.modules, "nplk_core.reproduce", mod)
-    monkeypatch.setattr(nplk_core, "reproduce", mod, raising=False)
+    monkeypatch.setitem(sys.modules, "nplk_app.reproduce", mod)
+    monkeypatch.setattr(nplk_app, "reproduce", mod, raising=False)
     at = open_paper()
     assert any("Could not read" in t for t in texts(at.text))
 
@@ -665,7 +665,7 @@ def test_paper_results_unreadable_file_is_a_message(monkeypatch):
 def test_a_preset_link_replaces_a_stale_session_state(monkeypatch):
     """Open Classification with other settings, go to Paper results, follow the
     dank_clowns link: the page shows the preset, not the session's old values."""
-    from nplk_core import presets
+    from nplk_app import presets
     fake_reproduce(monkeypatch, None)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
     at.switch_page("pages/1_Classification.py")
@@ -694,7 +694,7 @@ def test_a_preset_link_replaces_a_stale_session_state(monkeypatch):
 
 
 def test_home_links_open_existing_presets():
-    from nplk_core import presets
+    from nplk_app import presets
     at = open_page("app.py")
     queries = [q for _, q in page_links(at)]
     used = [n for n in presets.PRESETS if presets.preset_query(n) in queries]
@@ -702,10 +702,10 @@ def test_home_links_open_existing_presets():
     assert len(used) >= 6
 
 
-@pytest.mark.parametrize("name", list(__import__("nplk_core.presets").presets.PRESETS))
+@pytest.mark.parametrize("name", list(__import__("nplk_app.presets").presets.PRESETS))
 def test_every_preset_page_renders(name):
     """Each preset, opened as its link opens it, renders without an error and draws."""
-    from nplk_core import presets
+    from nplk_app import presets
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
     at.switch_page(presets.preset_file(name))
     at.query_params.update(presets.preset_query(name))

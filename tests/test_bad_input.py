@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nplk_core import lab
+import nplk_app as lab
 
 CORPUS = Path(__file__).resolve().parent / "bad_input"
 EVIL = ("[Session expired – log in](http://evil.example) ![x](http://evil.example/x.png) "

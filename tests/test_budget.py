@@ -7,7 +7,8 @@ import warnings
 import numpy as np
 import pytest
 
-from nplk_core import budget, lab
+import nplk_app as lab
+from nplk_app import budget
 from nplk_core.datasets import make_clowns
 
 

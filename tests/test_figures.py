@@ -4,8 +4,10 @@ scales, axis types, float32 arrays and the size the browser receives."""
 import numpy as np
 import pytest
 
-from nplk_core import figures as fg
-from nplk_core.lab import click_grid, make_grid
+import nplk_figures as fg
+from nplk_app import click_grid, make_grid
+from nplk_figures import common as fgc
+from nplk_figures import matrices as fgm
 
 MB = 0.5 * 1024 * 1024
 
@@ -14,12 +16,12 @@ MB = 0.5 * 1024 * 1024
 def validated_figures(monkeypatch):
     """Every figure built here goes through plotly.py's full property validation (the
     app skips it for speed): an invalid property or value raises."""
-    monkeypatch.setattr(fg, "VALIDATE", True)
+    monkeypatch.setattr(fgc, "VALIDATE", True)
 
 
 def test_validation_is_on_in_these_tests():
     with pytest.raises(ValueError):
-        fg._figure([dict(type="scatter", x=[1], y=[2], no_such_property=1)], {})
+        fgc._figure([dict(type="scatter", x=[1], y=[2], no_such_property=1)], {})
 
 
 @pytest.fixture(scope="module")
@@ -232,7 +234,7 @@ def test_large_matrices_are_block_averaged_exactly():
     rng = np.random.default_rng(2)
     n = 301
     M = rng.random((n, n))
-    P, starts = fg._pool(M, 120)
+    P, starts = fgm._pool(M, 120)
     assert P.shape == (120, 120)
     sizes = np.diff(np.append(starts, n))
     assert sizes.min() >= 2 and sizes.max() <= 3
@@ -338,11 +340,11 @@ def test_pooled_matrices_are_scaled_by_what_is_drawn():
     fig = fg.matrix_triptych(K, F, np.ones(n), difference=True)
     f, d = fig.data[1], fig.data[3]
     assert len(f.z) == 128
-    P, _ = fg._pool(F, 128)
+    P, _ = fgm._pool(F, 128)
     _diverging_limits_are_the_largest_deviation(f, 1.0, P)
     # block averages of noise are smaller than its largest entry: the scale follows
     assert f.zmax - 1 < 0.5 * np.abs(F - 1).max()
-    assert d.zmax == pytest.approx(np.abs(fg._pool(F * K - K, 128)[0]).max(), rel=1e-12)
+    assert d.zmax == pytest.approx(np.abs(fgm._pool(F * K - K, 128)[0]).max(), rel=1e-12)
 
 
 def test_matrix_panels_keep_cells_square_inside_their_domain():

@@ -7,7 +7,8 @@ import warnings
 import numpy as np
 import pytest
 
-from nplk_core import lab
+import nplk_app as lab
+from nplk_app import grids
 
 ISSUE_4_METHODS = {
     # classification page
@@ -359,17 +360,17 @@ def test_grid_values_from_the_shared_geometry_match_the_estimators(clowns, sigma
                          method="dank")
     svm = lab.fit_baseline_svm(clowns.X_train, clowns.y_train, C=2.0, sigma=sigma)
     for est, ext in ((res.estimator, "nearest"), (svm, None)):
-        assert lab._fast_decision(est, geom, ext) is not None  # the fast path is taken
+        assert grids._fast_decision(est, geom, ext) is not None  # the fast path is taken
         Z, msgs = lab.grid_values(est, g, extension=ext, geometry=geom)
         assert msgs == []
         ref = (est.decision_function(g.points, extension=ext) if ext else
                est.decision_function(g.points))
         np.testing.assert_allclose(Z.ravel(), ref, rtol=1e-10, atol=1e-10)
     # anything else falls back to the estimator: DANK's reciprocal rule, other data
-    assert lab._fast_decision(res.estimator, geom, "reciprocal") is None
+    assert grids._fast_decision(res.estimator, geom, "reciprocal") is None
     other = lab.grid_geometry(g, clowns.X_train[::-1].copy())
-    assert lab._fast_decision(res.estimator, other, "nearest") is None
-    assert lab._fast_decision(svm, other, None) is None
+    assert grids._fast_decision(res.estimator, other, "nearest") is None
+    assert grids._fast_decision(svm, other, None) is None
     Zr, _ = lab.grid_values(res.estimator, g, extension="reciprocal", geometry=geom)
     np.testing.assert_allclose(Zr.ravel(), res.estimator.decision_function(
         g.points, extension="reciprocal"))

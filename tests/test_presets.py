@@ -14,12 +14,12 @@ from urllib.parse import parse_qs, urlparse
 import numpy as np
 import pytest
 
-from nplk_core import lab
-from nplk_core import presets as pr
+import nplk_app as lab
+from nplk_app import presets as pr
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# The names shared with nplk_core.reproduce (HELPERS.md, issue 10 §2-3).
+# The names shared with nplk_app.reproduce (HELPERS.md, issue 10 §2-3).
 NAMES = ("dank_clowns", "dank_matrix", "dank_solvers", "tau_sweep", "dank_svr_step",
          "dank_svr_harmonic", "knpl_sandwich", "onk_rho", "npkl_spiral", "lab_rbf_chirp",
          "lab_rbf_support")
@@ -112,7 +112,7 @@ def test_load_paper_results_without_a_file(tmp_path):
     results, why = pr.load_paper_results(tmp_path / "missing.json")
     assert results is None
     try:
-        import nplk_core.reproduce  # noqa: F401
+        import nplk_app.reproduce  # noqa: F401
     except ImportError:
         assert "not installed" in why
     else:

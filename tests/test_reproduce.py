@@ -19,7 +19,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from nplk_core import reproduce
+from nplk_app import reproduce
 
 #: the rows issue 10 §2 asks for, by id
 REQUIRED_IDS = {
@@ -158,6 +158,6 @@ def test_a_failing_row_is_reported_not_raised(monkeypatch):
 
 
 def test_no_streamlit_import():
-    code = ("import sys, nplk_core.reproduce; "
+    code = ("import sys, nplk_app.reproduce; "
             "sys.exit(1 if 'streamlit' in sys.modules else 0)")
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0

@@ -4,8 +4,8 @@ Each :class:`Preset` names the lab page and the settings (everything else at its
 default) where one claim of the papers is visible, and the claim in words. The
 settings were found by small searches over σ, C and the data (README, "Paper
 results"); ``tests/test_presets.py`` measures every claim through
-:func:`nplk_core.lab.prepare_data`, :func:`~nplk_core.lab.fit_method` and
-:func:`~nplk_core.lab.run_sweep` at the seeds it lists, i.e. exactly as the pages do.
+:func:`nplk_app.data.prepare_data`, :func:`~nplk_app.methods.fit_method` and
+:func:`~nplk_app.studies.run_sweep` at the seeds it lists, i.e. exactly as the pages do.
 
 :func:`preset_query` encodes the *whole* state of the preset's page (every setting
 that matters there, not only the ones that differ from the defaults), so that opening
@@ -22,7 +22,7 @@ from types import MappingProxyType
 from typing import Any
 from urllib.parse import urlencode
 
-from . import lab
+from . import codec, settings_table
 
 #: URL path of each lab page (Streamlit's name for ``pages/<n>_<Name>.py``).
 PAGE_PATHS = MappingProxyType({
@@ -47,7 +47,7 @@ PAGE_FILES = MappingProxyType({
 class Preset:
     """A page state where one paper result shows.
 
-    ``page`` is one of :data:`nplk_core.lab.PAGES`; ``params`` maps setting names to
+    ``page`` is one of :data:`nplk_app.settings_table.PAGES`; ``params`` maps setting names to
     values (the settings the claim depends on; the rest keep their defaults);
     ``title`` is a short label; ``claim`` says what the page shows, in words.
     """
@@ -144,7 +144,7 @@ _LIST = (
            "cover the chirp."),
 )
 
-#: Every preset by name (the names are shared with :mod:`nplk_core.reproduce`).
+#: Every preset by name (the names are shared with :mod:`nplk_app.reproduce`).
 PRESETS: MappingProxyType[str, Preset] = MappingProxyType({p.name: p for p in _LIST})
 
 
@@ -159,14 +159,14 @@ def preset(name: str) -> Preset:
 
 def preset_params(name: str) -> dict[str, Any]:
     """The full lab state of the preset: the defaults with the preset's values."""
-    return {**lab.defaults(), **preset(name).params}
+    return {**settings_table.defaults(), **preset(name).params}
 
 
 def preset_query(name: str) -> dict[str, str]:
     """URL query values of every setting that matters on the preset's page."""
     p = preset(name)
     full = preset_params(name)
-    return lab.encode_query(full, lab.relevant_names(p.page, full))
+    return codec.encode_query(full, codec.relevant_names(p.page, full))
 
 
 def preset_url(name: str) -> str:
@@ -180,10 +180,10 @@ def preset_file(name: str) -> str:
 
 
 # ---------------------------------------------------------------------------
-# the reproduction table (written by ``python -m nplk_core.reproduce``)
+# the reproduction table (written by ``python -m nplk_app.reproduce``)
 # ---------------------------------------------------------------------------
 
-REPRODUCE_COMMAND = "python -m nplk_core.reproduce"
+REPRODUCE_COMMAND = "python -m nplk_app.reproduce"
 # what a reader scans first (which result, does it hold) comes first
 _COLUMNS = (("item", "result"), ("holds", "holds"), ("paper_value", "paper's value"),
             ("ours", "ours"), ("note", "note"), ("claim", "claim"), ("paper", "paper"),
@@ -208,7 +208,7 @@ def load_paper_results(path: Any = None) -> tuple[dict[str, Any] | None, str]:
     try:
         from . import reproduce
     except ImportError:
-        return None, "The reproduction command (nplk_core.reproduce) is not installed."
+        return None, "The reproduction command (nplk_app.reproduce) is not installed."
     try:
         results = reproduce.load_results(path)
     except (OSError, ValueError, TypeError, KeyError) as exc:

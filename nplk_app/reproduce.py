@@ -1,4 +1,4 @@
-"""Regenerate the seed papers' reproducible results: ``python -m nplk_core.reproduce``.
+"""Regenerate the seed papers' reproducible results: ``python -m nplk_app.reproduce``.
 
 This file is long because it holds one short experiment per paper result (16 rows) next to
 the report writer; splitting them would scatter each protocol away from its claim.
@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from . import datasets as ds
-from . import figures as figs
+import nplk_figures as figs
+from nplk_core import datasets as ds
 
 DEFAULT_OUT = Path("reports/reproduce")
 ROW_KEYS = ("id", "paper", "item", "claim", "paper_value", "ours", "holds", "note", "preset",
@@ -126,7 +126,7 @@ def _split(X, y, seed: int, test_size: float = 0.3, stratify: bool = True):
 def _svc(C: float, sigma: float):
     from sklearn.svm import SVC
 
-    from .kernels import sigma_to_gamma
+    from nplk_core.kernels import sigma_to_gamma
 
     return SVC(C=C, gamma=sigma_to_gamma(sigma))
 
@@ -161,7 +161,7 @@ def _clowns_fits(sc: Scale, cache: dict) -> dict:
     Fig. 1 and Fig. 2."""
     if "clowns" in cache:
         return cache["clowns"]
-    from . import DANKClassifier
+    from nplk_core import DANKClassifier
 
     out: dict[float, dict[str, list]] = {}
     for sigma in sc.sigmas:
@@ -220,7 +220,7 @@ def row_dank_fig1(sc: Scale, cache: dict) -> Row:
 
 
 def row_dank_fig1b(sc: Scale, cache: dict) -> Row:
-    from . import DANKClassifier, SVMCVClassifier
+    from nplk_core import DANKClassifier, SVMCVClassifier
 
     row = Row("dank_fig1b", "000", "DANK Fig. 1b",
               "Even at the cross-validated σ the learned kernel is more accurate than the "
@@ -284,7 +284,7 @@ def _first_below(gap: np.ndarray, level: float) -> int | None:
 
 
 def row_dank_fig4(sc: Scale, cache: dict) -> Row:
-    from . import DANKClassifier
+    from nplk_core import DANKClassifier
 
     row = Row("dank_fig4", "000", "DANK Fig. 4",
               "Nesterov's method (Algorithm 1) reaches the optimum of h(α) in fewer iterations "
@@ -340,7 +340,7 @@ def _pad(series: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 
 
 def row_dank_table5(sc: Scale, cache: dict) -> Row:
-    from . import DANKClassifier
+    from nplk_core import DANKClassifier
 
     row = Row("dank_table5", "000", "DANK Table 5",
               "A larger τ lowers rank(F); dropping the nuclear norm (τ = 0) costs accuracy "
@@ -381,8 +381,8 @@ def row_dank_table5(sc: Scale, cache: dict) -> Row:
 def _svr_row(sc: Scale, which: str) -> Row:
     from sklearn.svm import SVR
 
-    from . import DANKRegressor, SVRCVRegressor
-    from .kernels import sigma_to_gamma
+    from nplk_core import DANKRegressor, SVRCVRegressor
+    from nplk_core.kernels import sigma_to_gamma
 
     step = which == "step"
     row = Row(f"dank_svr_{which}", "000", "DANK §6.3 " + ("step function" if step else
@@ -456,7 +456,7 @@ def row_dank_svr_harmonic(sc: Scale, cache: dict) -> Row:
 
 def _sandwich(sc: Scale, cache: dict):
     if "sandwich" not in cache:
-        from . import SVMCVClassifier
+        from nplk_core import SVMCVClassifier
 
         X, y = ds.make_sandwich(sc.n_sandwich, random_state=0)
         cache["sandwich"] = (X, y, SVMCVClassifier(random_state=0).fit(X, y))
@@ -464,7 +464,7 @@ def _sandwich(sc: Scale, cache: dict):
 
 
 def row_knpl_fig2(sc: Scale, cache: dict) -> Row:
-    from . import KNPLClassifier
+    from nplk_core import KNPLClassifier
 
     row = Row("knpl_fig2", "001", "KNPL Fig. 2",
               "On the sandwich data KNPL fits the training set better than SVM-CV, with G "
@@ -492,7 +492,7 @@ def row_knpl_fig2(sc: Scale, cache: dict) -> Row:
 
 
 def row_knpl_fig3(sc: Scale, cache: dict) -> Row:
-    from . import KNPLClassifier
+    from nplk_core import KNPLClassifier
 
     row = Row("knpl_fig3", "001", "KNPL Fig. 3",
               "ADMM reaches G* in a few iterations and the outer loop (Algorithm 2) settles "
@@ -524,7 +524,7 @@ def row_knpl_fig3(sc: Scale, cache: dict) -> Row:
 
 
 def row_onk_fig1(sc: Scale, cache: dict) -> Row:
-    from . import ONKClassifier
+    from nplk_core import ONKClassifier
 
     row = Row("onk_fig1", "003", "ONK Fig. 1",
               "Both the level method and constrained gradient descent converge fast; the level "
@@ -548,7 +548,7 @@ def row_onk_fig1(sc: Scale, cache: dict) -> Row:
 
 
 def row_onk_fig3(sc: Scale, cache: dict) -> Row:
-    from . import ONKClassifier
+    from nplk_core import ONKClassifier
 
     row = Row("onk_fig3", "003", "ONK Fig. 3",
               "Small ρ hurts, a wide middle range beats the given kernel, and ρ → ∞ gives the "
@@ -592,8 +592,8 @@ def row_onk_fig3(sc: Scale, cache: dict) -> Row:
 # ---------------------------------------------------------------------------
 
 def _npkl_rand(X, y, seed: int, **params) -> tuple[float, Any]:
-    from . import SimpleNPKL
-    from .simple_npkl import clustering_accuracy
+    from nplk_core import SimpleNPKL
+    from nplk_core.simple_npkl import clustering_accuracy
 
     with _quiet():
         m = SimpleNPKL(random_state=seed, **params).fit(X, y)
@@ -611,7 +611,7 @@ NPKL_C = 0.1
 def row_npkl_table2(sc: Scale, cache: dict) -> Row:
     from sklearn.cluster import KMeans
 
-    from .simple_npkl import clustering_accuracy
+    from nplk_core.simple_npkl import clustering_accuracy
 
     row = Row("npkl_table2", "002", "SimpleNPKL Table 2 (spiral)",
               "The kernel learned from pairwise constraints clusters the spiral far better "
@@ -709,7 +709,7 @@ def _r2(y, pred) -> float:
 
 
 def row_lab_rbf_fig1(sc: Scale, cache: dict) -> Row:
-    from . import KernelRidgeBaseline, LABRBFRegressor
+    from nplk_core import KernelRidgeBaseline, LABRBFRegressor
 
     row = Row("lab_rbf_fig1", "004", "LAB RBF Fig. 1",
               "On a function whose frequency varies, locally adaptive bandwidths beat every "
@@ -748,7 +748,7 @@ def row_lab_rbf_fig1(sc: Scale, cache: dict) -> Row:
 
 
 def row_lab_rbf_fig4(sc: Scale, cache: dict) -> Row:
-    from . import LABRBFRegressor
+    from nplk_core import LABRBFRegressor
 
     row = Row("lab_rbf_fig4", "004", "LAB RBF Fig. 4",
               "Test error is lowest at an intermediate share of support data: too few underfit, "
@@ -870,7 +870,7 @@ def write_report(rows: list[Row], out, *, quick: bool, seconds: float,
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     png_note = _write_pngs(rows, out)
-    command = command or "python -m nplk_core.reproduce" + (" --quick" if quick else "")
+    command = command or "python -m nplk_app.reproduce" + (" --quick" if quick else "")
     data = {"generated": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             "command": command, "quick": bool(quick), "seconds": round(float(seconds), 1),
             "rows": [r.as_dict() for r in rows]}
@@ -920,7 +920,7 @@ def _plain_table(rows: list[Row]) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m nplk_core.reproduce",
+    parser = argparse.ArgumentParser(prog="python -m nplk_app.reproduce",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true",
                         help="smoke run: fewer points and seeds (< 2 min on 2 quiet cores)")
@@ -937,7 +937,7 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     rows = run(quick=args.quick, progress=progress, only=args.only)
     seconds = time.perf_counter() - t0
-    cmd = "python -m nplk_core.reproduce" + (" --quick" if args.quick else "")
+    cmd = "python -m nplk_app.reproduce" + (" --quick" if args.quick else "")
     path = write_report(rows, args.out, quick=args.quick, seconds=seconds, command=cmd)
     print(_plain_table(rows))
     print(f"\n{len(rows)} rows in {seconds:.0f} s (+ figures); report: {path}")

@@ -1,0 +1,146 @@
+"""Streamlit glue shared by the NPLK Lab pages, split by concern.
+
+:mod:`.state` (the params store, URL sync, page set-up, messages), :mod:`.widgets`
+(widgets from the settings table), :mod:`.progress` (progress line and Stop button),
+:mod:`.stores` (the caches shared across sessions, single flight; not ``cache.py``: that
+name is the function :func:`cache` here), :mod:`.running` (fits,
+grids, sweeps and studies through the stores), :mod:`.charts` (chart assembly per view),
+:mod:`.exports` (downloads, configuration save and load). This package re-exports what
+the pages use, so ``import lab_ui as ui`` keeps working; ``lab_chart`` (the live chart
+component) sits beside it at the top level. Not installed: ``streamlit run app.py``
+imports it from the repository directory, like the pages.
+
+Everything numeric lives below: :mod:`nplk_app` (state, data and fits; imported as
+``lab``) and :mod:`nplk_figures` (plots); this package only turns the settings table into
+widgets, keeps the state (session + URL), caches fits, shows messages and offers exports.
+
+State protocol. ``st.session_state[STORE]`` is the one ``params`` dict of the
+session. Widgets use keys ``"w_<setting>"``; each is seeded from the store before it
+is drawn and written back after, so values survive page switches (Streamlit drops
+the state of widgets that are not drawn) and programmatic changes (config upload,
+reset) only have to edit the store and drop the widget keys. The URL is read once
+per session (a pasted link) and rewritten at the end of every run.
+"""
+
+from __future__ import annotations
+
+from .charts import (  # noqa: F401
+    bandwidth_chart_figure,
+    chart,
+    convergence_chart_figure,
+    home_figure,
+    matrix_caption,
+    matrix_figure,
+    metrics,
+    regression_chart,
+    spectra_chart_figure,
+    surface_chart,
+    view_panel,
+)
+from .exports import (  # noqa: F401
+    exports,
+    state_controls,
+)
+from .progress import (  # noqa: F401
+    Progress,
+    stop_requested,
+)
+from .running import (  # noqa: F401
+    Failed,
+    baseline_values,
+    fit,
+    fit_key,
+    grid_for,
+    grid_geometry,
+    grid_values,
+    keep_good,
+    pairwise_fit,
+    scaling,
+    solver_histories,
+    sweep,
+)
+from .state import (  # noqa: F401
+    MAX_MESSAGE,
+    PAGE_FILES,
+    PREFIX,
+    STORE,
+    apply_params,
+    page_setup,
+    params,
+    safe_text,
+    show_messages,
+    show_notes,
+    sync_url,
+)
+from .stores import (  # noqa: F401
+    _FLIGHTS,  # noqa: F401  (the single-flight test checks no lock is left)
+    LRU,
+    cache,
+    cached,
+    nbytes,
+    single_flight,
+)
+from .widgets import (  # noqa: F401
+    control,
+    controls,
+    dataset_controls,
+    get_data,
+    method_controls,
+    points_panel,
+    range_control,
+    uploaded_csv,
+)
+
+__all__ = [
+    "Failed",
+    "LRU",
+    "MAX_MESSAGE",
+    "PAGE_FILES",
+    "PREFIX",
+    "Progress",
+    "STORE",
+    "apply_params",
+    "bandwidth_chart_figure",
+    "baseline_values",
+    "cache",
+    "cached",
+    "chart",
+    "control",
+    "controls",
+    "convergence_chart_figure",
+    "dataset_controls",
+    "exports",
+    "fit",
+    "fit_key",
+    "get_data",
+    "grid_for",
+    "grid_geometry",
+    "grid_values",
+    "home_figure",
+    "keep_good",
+    "matrix_caption",
+    "matrix_figure",
+    "method_controls",
+    "metrics",
+    "nbytes",
+    "page_setup",
+    "pairwise_fit",
+    "params",
+    "points_panel",
+    "range_control",
+    "regression_chart",
+    "safe_text",
+    "scaling",
+    "show_messages",
+    "show_notes",
+    "single_flight",
+    "solver_histories",
+    "spectra_chart_figure",
+    "state_controls",
+    "stop_requested",
+    "surface_chart",
+    "sweep",
+    "sync_url",
+    "uploaded_csv",
+    "view_panel",
+]

@@ -1,0 +1,336 @@
+"""Chart assembly per view: a figure builder fed from a result, shown in the page."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import streamlit as st
+
+import nplk_app as lab
+import nplk_figures as fg
+from lab_chart import live_chart
+
+from .exports import _fmt
+from .running import baseline_values, fit_key, grid_for, grid_values, solver_histories
+from .state import show_messages
+from .stores import cached
+from .widgets import _BOUNDS, _SEEN, _SURFACE, _add_clicked_points, control
+
+# ---------------------------------------------------------------------------
+# output
+# ---------------------------------------------------------------------------
+
+
+def chart(fig: Any, key: str, filename: str, **kw: Any) -> Any:
+    """A figure with the lab's PNG export settings, updated in place on reruns
+    (:func:`lab_chart.live_chart`; ``kw``: its click reporting, ``on_click``, ``ack``,
+    ``mark_color``)."""
+    return live_chart(fg.figure_json(fig), key=key, config=fg.plot_config(filename),
+                      height=fig.layout.height, **kw)
+
+
+def metrics(res: lab.LabResult, container: Any = None, per_row: int = 5) -> None:
+    """Train/test score, fit time, rank and iterations as ``st.metric`` tiles,
+    ``per_row`` to a row (2 in a side column next to a figure)."""
+    c = container or st
+    if per_row >= 5:
+        cols = c.columns(5)
+    else:
+        cols = [col for _ in range(-(-5 // per_row)) for col in c.columns(per_row)]
+    lower = res.metric == "relative error"
+    name = "rel. error" if lower else "accuracy"
+    fmt = "{:.3g}" if lower else "{:.3f}"
+    cols[0].metric(f"Train {name}", _fmt(res.train_score, fmt))
+    cols[1].metric(f"Test {name}", _fmt(res.test_score, fmt))
+    cols[2].metric("Fit time", f"{res.fit_time * 1000:.0f} ms" if res.fit_time < 1
+                   else f"{res.fit_time:.2f} s")
+    if res.rank is not None:
+        cols[3].metric(f"rank({res.matrix_name or 'F'})", str(res.rank))
+    if res.n_iter is not None:
+        conv = "" if res.converged in (None, True) else " (not converged)"
+        cols[4].metric("Iterations", f"{res.n_iter}{conv}",
+                       help="Warm-started from the previous fit." if res.warm_started
+                       else None)
+
+
+def surface_chart(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabResult | None,
+                  *, add_mode: bool, add_label: int, page: str = "classification") -> None:
+    """The decision surface (or the bare data) with the baseline SVM boundary; in add
+    mode a click on the plot adds a point of class ``add_label`` there. The chart is
+    updated in place and its axes come from the data without the added points
+    (:func:`grid_for`), with ``uirevision`` keeping a user's zoom while they stay."""
+    ss = st.session_state
+    if data is not None and data.n_features != 2:
+        st.info(f"The decision surface needs 2 features; these data have {data.n_features}. "
+                "The other views still work.")
+        return
+    grid = grid_for(data) if data is not None else lab.make_grid(np.zeros((0, 2)))
+    Z = base = None
+    ext = P.get("extension") if res is not None and "extension" in _view_settings(res) \
+        else None
+    if res is not None:
+        Z, msgs = grid_values(res, data, P, ext)
+        show_messages(msgs)
+        if P.get("show_baseline") and res.method != "svm":
+            base = baseline_values(data, P["C"], P["sigma"])
+    title = lab.METHODS[res.method].label if res is not None else "Data"
+    if ext:
+        title += f" — {lab.setting('extension').format(ext).split(' (')[0]} rule"
+    key = ("surface", None if res is None else fit_key(res.params, data, res.method), ext,
+           None if data is None else data.key, base is not None,
+           float(P["C"]), float(P["sigma"]))
+    x0, x1, y0, y1 = (float(v) for v in (grid.xs[0], grid.xs[-1], grid.ys[0], grid.ys[-1]))
+
+    def build():
+        fig = fg.decision_surface(
+            grid.xs, grid.ys, Z, data.X_train if data else np.zeros((0, 2)),
+            data.y_train if data else np.zeros(0), data.X_test if data else None,
+            data.y_test if data else None,
+            support=None if res is None else res.support_points, baseline=base,
+            baseline_name=f"SVM boundary (σ={P['sigma']:g}, C={P['C']:g})",
+            train_score=None if res is None else res.train_score,
+            test_score=None if res is None else res.test_score, title=title)
+        # the same canvas keeps a user's zoom and pan across refits and added points
+        fig.update_layout(uirevision=f"{x0:.6g},{x1:.6g},{y0:.6g},{y1:.6g}")
+        return fig
+    fig = cached("figs", key, build)
+    if not add_mode:
+        chart(fig, _SURFACE, f"nplk-{page}-surface")
+        return
+    # a click may land anywhere the user can see around the surface (zoomed out too)
+    wx, wy = x1 - x0, y1 - y0
+    ss[_BOUNDS] = ((x0 - wx, x1 + wx), (y0 - wy, y1 + wy))
+    chart(fig, _SURFACE, f"nplk-{page}-surface", on_click=_add_clicked_points,
+          ack=ss.get(_SEEN, 0.0), mark_color=fg.CLASS_COLORS[1 if add_label > 0 else -1])
+
+
+def _view_settings(res: lab.LabResult) -> set[str]:
+    return {s.name for s in lab.settings().values()
+            if s.methods is not None and res.method in s.methods}
+
+
+def matrix_figure(res: lab.LabResult, data: lab.LabData):
+    """K | F | F∘K | F∘K − K for DANK and KNPL, K | G | G − K for ONK, K alone for
+    plain kernels."""
+    key = ("matrix", fit_key(res.params, data, res.method))
+
+    def build():
+        if res.matrix is not None and res.kernel is not None and \
+                res.matrix.shape == res.kernel.shape:
+            return fg.matrix_triptych(res.kernel, res.matrix, data.y_train,
+                                      name=res.matrix_name, product=res.method != "onk",
+                                      difference=True)
+        if res.matrix is not None:
+            return fg.matrix_heatmap(res.matrix, data.y_train, name=res.matrix_name)
+        if res.kernel is not None:
+            return fg.matrix_heatmap(res.kernel, data.y_train, name="K", center=None,
+                                     title="Gaussian kernel K (points ordered by class)")
+        return None
+    return cached("figs", key, build)
+
+
+def matrix_caption(res: lab.LabResult) -> str:
+    """What the matrix view's colours mean (a multiplier F or G, or ONK's kernel G)."""
+    name = res.matrix_name or "F"
+    head = ("Training points ordered by class (or by target), black lines between the "
+            "classes; hover for i, j and the value. ")
+    if res.method == "onk":
+        return head + (f"ONK's {name} = K + a rank-one term is itself a kernel: K and {name} "
+                       f"share one colour scale. {name} − K is what was learned, diverging "
+                       "around 0 (red = entries it strengthens, blue = entries it weakens; "
+                       "the ends are ± its largest entry).")
+    return head + (f"K and {name}∘K share one colour scale. {name} is diverging around 1 "
+                   f"(white = the plain kernel, red = entries it strengthens, blue = entries "
+                   f"it weakens; the ends are 1 ± its largest deviation, so even a small "
+                   f"change shows). {name}∘K − K is where the kernel moved, around 0.")
+
+
+def spectra_chart_figure(res: lab.LabResult, data: lab.LabData):
+    key = ("spectra", fit_key(res.params, data, res.method))
+    return cached("figs", key, lambda: fg.spectra_figure(
+        res.spectra, rank=res.rank, rank_label=f"rank({res.matrix_name or 'F'})")
+        if res.spectra else None)
+
+
+def convergence_chart_figure(P: Mapping[str, Any], res: lab.LabResult, data: lab.LabData,
+                             page: str):
+    hist = solver_histories(P, data, res, page=page)
+    extra = {k: v for k, v in _extra_histories(res).items()}
+    key = ("conv", fit_key(res.params, data, res.method), tuple(hist), tuple(extra))
+    if not any(h for h in hist.values()):
+        return None
+
+    def build():
+        label = lab.METHODS[res.method].label
+        figs = [fg.convergence_figure(hist, title=f"Convergence of {label}")]
+        for name, h in extra.items():
+            figs.append(fg.convergence_figure({name: h}, title=name))
+        stages = getattr(res.estimator, "stages_", None)
+        if isinstance(stages, dict) and len(stages.get("support_size", ())) > 1:
+            figs.append(fg.lines_figure(
+                np.asarray(stages["support_size"]),
+                {"training loss (share of var y)": np.asarray(stages["loss"])},
+                x_title="support points N", y_title="loss", log_y=True,
+                title="LAB RBF: loss after each support stage (Alg. 1)"))
+        return figs
+    return cached("figs", key, build)
+
+
+def _extra_histories(res: lab.LabResult) -> dict[str, dict]:
+    """Secondary histories some solvers keep (KNPL's ADMM residuals)."""
+    est = res.estimator
+    out = {}
+    for attr in ("admm_history_", "inner_history_"):
+        h = getattr(est, attr, None)
+        if isinstance(h, dict) and h:
+            out["ADMM (inner solver)"] = {k: np.asarray(v, dtype=float) for k, v in h.items()
+                                          if np.ndim(v) == 1}
+    return out
+
+
+def bandwidth_chart_figure(res: lab.LabResult, data: lab.LabData):
+    est = res.estimator
+    if getattr(est, "bandwidths_", None) is None:
+        return None
+    key = ("bandwidth", fit_key(res.params, data, res.method))
+    return cached("figs", key, lambda: fg.bandwidth_figure(
+        est.support_vectors_, est.bandwidths_, X=data.X_train, y=data.y_train,
+        kernel=getattr(est, "kernel", "gaussian")))
+
+
+# ---------------------------------------------------------------------------
+# regression: the fit over the data
+# ---------------------------------------------------------------------------
+
+def regression_chart(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult,
+                     page: str = "regression") -> None:
+    """Curve (1-D), surface (2-D) or predicted-vs-true (more features) with the plain
+    SVR and the noiseless function for comparison."""
+    spec = lab.METHODS[res.method]
+    ext = P.get("extension") if res.method == "dank_svr" else None
+    fkey = fit_key(res.params, data, res.method)
+    d = data.n_features
+    base_on = bool(P.get("show_baseline")) and res.method != "svr"
+    key = ("regfig", fkey, ext, base_on, float(P["C"]), float(P["sigma"]),
+           float(P["epsilon"]))
+
+    def build():
+        msgs: list[lab.Message] = []
+        if d == 1:
+            xl = lab.line_points(data.X)
+            yl, m = lab.predict_values(res.estimator, xl, extension=ext)
+            msgs += m
+            if yl is None:
+                return None, msgs
+            others = {}
+            truth = lab.true_function(P["reg_dataset"], P) if P["reg_dataset"] != "csv" \
+                else None
+            if truth is not None:
+                others["noiseless function"] = truth(xl)
+            if base_on:
+                svr = lab.fit_baseline_svr(data.X_train, data.y_train, C=P["C"],
+                                           sigma=P["sigma"], epsilon=P["epsilon"])
+                if svr is not None:
+                    others[f"SVR (σ={P['sigma']:g}, C={P['C']:g})"] = svr.predict(xl)
+            sup = res.support_points
+            sup_y = None
+            if sup is not None and len(sup):
+                sup_y, _ = lab.predict_values(res.estimator, sup, extension=ext)
+            fig = fg.regression_curve(
+                data.X_train, data.y_train, xl[:, 0], yl, X_test=data.X_test,
+                y_test=data.y_test, support=sup, support_y=sup_y, others=others,
+                name=spec.label, train_score=res.train_score, test_score=res.test_score,
+                title=f"{spec.label} fit")
+            return fig, msgs
+        if d == 2:
+            grid = grid_for(data)
+            z, m = lab.predict_values(res.estimator, grid.points, extension=ext)
+            msgs += m
+            if z is None:
+                return None, msgs
+            fig = fg.regression_surface(
+                grid.xs, grid.ys, z.reshape(grid.shape), data.X_train, data.y_train,
+                X_test=data.X_test, y_test=data.y_test, support=res.support_points,
+                train_score=res.train_score, test_score=res.test_score,
+                title=f"{spec.label} fit")
+            return fig, msgs
+        yp, m = lab.predict_values(res.estimator, data.X_test if len(data.y_test)
+                                   else data.X_train, extension=ext)
+        if yp is None:
+            return None, m
+        yt = data.y_test if len(data.y_test) else data.y_train
+        return fg.parity_figure(yt, yp, title=f"{spec.label}: predicted vs true (test)"), m
+
+    fig, msgs = cached("figs", key, build)
+    show_messages(msgs)
+    if fig is not None:
+        chart(fig, "regression_fit", f"nplk-{res.method}-fit")
+
+
+def view_panel(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult, *,
+               setting: str, page: str) -> None:
+    """The selectable second figure: learned matrix, eigen-decay, convergence or
+    bandwidths — only the views the method supports are offered."""
+    spec = lab.METHODS[res.method]
+    views = [v for v in lab.setting(setting).options if v in spec.views]
+    if not views:
+        st.info(f"{spec.label} has no learned matrix or history to show; the fit says it "
+                "all.")
+        return
+    view = control(setting, options=views)
+    if view == "matrix":
+        fig = matrix_figure(res, data)
+        if fig is not None:
+            chart(fig, f"{page}_matrix", f"nplk-{res.method}-matrix")
+            st.caption(matrix_caption(res))
+    elif view == "spectra":
+        fig = spectra_chart_figure(res, data)
+        if fig is not None:
+            chart(fig, f"{page}_spectra", f"nplk-{res.method}-spectra")
+    elif view == "convergence":
+        if "compare_solvers" in _view_settings(res):
+            control("compare_solvers")
+        figs = convergence_chart_figure(P, res, data, page)
+        for i, fig in enumerate(figs or []):
+            chart(fig, f"{page}_convergence_{i}", f"nplk-{res.method}-convergence")
+        if not figs:
+            st.info("This method keeps no per-iteration history.")
+    elif view == "bandwidth":
+        fig = bandwidth_chart_figure(res, data)
+        if fig is not None:
+            chart(fig, f"{page}_bandwidth", "nplk-lab-rbf-bandwidths")
+
+
+# ---------------------------------------------------------------------------
+# home page picture
+# ---------------------------------------------------------------------------
+
+def home_figure():
+    """DANK against the plain SVM at the ``dank_clowns`` preset (cached for the server)."""
+    def build():
+        from nplk_app.presets import preset_params
+        P = preset_params("dank_clowns")  # the preset exactly (its claim is tested)
+        C, sigma = P["C"], P["sigma"]
+        data, msgs = lab.prepare_data(P, lab.CLASSIFICATION)
+        if data is None:
+            return None
+        grid = lab.make_grid(data.X)
+        svm = lab.fit_baseline_svm(data.X_train, data.y_train, C=C, sigma=sigma)
+        base = lab.grid_values(svm, grid)[0] if svm is not None else None
+        ok, _ = lab.available("dank")
+        res = lab.fit_method(P, data.X_train, data.y_train, data.X_test, data.y_test,
+                             method="dank") if ok else None
+        if res is not None and res.ok:
+            Z = lab.grid_values(res.estimator, grid, extension="nearest")[0]
+            return fg.decision_surface(
+                grid.xs, grid.ys, Z, data.X_train, data.y_train, data.X_test, data.y_test,
+                support=res.support_points, baseline=base,
+                baseline_name=f"plain SVM boundary (σ = {sigma:g}, C = {C:g})",
+                train_score=res.train_score, test_score=res.test_score,
+                title=f"DANK on the clowns (σ = {sigma:g}, C = {C:g})", height=620)
+        return fg.decision_surface(grid.xs, grid.ys, base, data.X_train, data.y_train,
+                                   data.X_test, data.y_test, title="Plain SVM on the clowns",
+                                   height=620)
+    return cached("figs", ("home",), build)

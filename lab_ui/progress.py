@@ -1,0 +1,79 @@
+"""Running work: the progress line, the Stop button, and the stop request."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+import streamlit as st
+
+from .state import _STATUS, _STOP
+
+# ---------------------------------------------------------------------------
+# running work: progress line, Stop button, interruption
+# ---------------------------------------------------------------------------
+
+
+def _request_stop() -> None:
+    st.session_state[_STOP] = True
+
+
+def stop_requested() -> bool:
+    """True once per press of a Stop button (the press reruns the script: the running fit
+    was interrupted at its next progress report, and this run must not start it again)."""
+    return bool(st.session_state.pop(_STOP, False))
+
+
+class Progress:
+    """A progress line with a Stop button in the page's status slot.
+
+    The slot is created at the same position on every run (:func:`show_notes`), so while
+    a fit runs the figures below it stay on screen (Streamlit dims what the running
+    script has not redrawn yet) instead of being pushed down or replaced by a progress
+    bar. Each report reaches a Streamlit call, which is where a newer widget value, a
+    press of Stop or a closed tab interrupts the run: the fit stops at its next
+    iteration. Reports are throttled (the first after ``delay`` seconds, then every
+    0.15 s) so fast fits draw nothing."""
+
+    _count = 0
+
+    def __init__(self, label: str, *, delay: float = 0.3) -> None:
+        self.label = label
+        self.delay = delay
+        self.t0 = time.perf_counter()
+        self.last = 0.0
+        self.line = None
+        slot = st.session_state.get(_STATUS)
+        self.slot = slot if slot is not None else st.empty()
+
+    def report(self, text: str, *, force: bool = False) -> bool:
+        now = time.perf_counter() - self.t0
+        if not force and (now < self.delay or now - self.last < 0.15):
+            return False
+        self.last = now
+        if self.line is None:
+            Progress._count += 1
+            box = self.slot.container()
+            left, right = box.columns([6, 1], vertical_alignment="center")
+            self.line = left.empty()
+            right.button("Stop", key=f"lab_stop_{Progress._count}", on_click=_request_stop,
+                         help="Stop this computation; the last result stays on screen.")
+        self.line.caption(f"Running · {self.label}: {text} ({now:.1f} s)")
+        return False
+
+    def callback(self, prefix: str = "") -> Callable:
+        """A solver callback ``(iteration, state, elapsed)`` reporting the iteration and
+        the objective."""
+        def cb(iteration: int, info: Mapping[str, Any], elapsed: float) -> bool:
+            obj = info.get("objective") if isinstance(info, Mapping) else None
+            txt = f"{prefix}iteration {iteration + 1}"
+            if isinstance(obj, (int, float)) and np.isfinite(obj):
+                txt += f", objective {obj:.6g}"
+            return self.report(txt)
+        return cb
+
+    def done(self) -> None:
+        if self.line is not None:
+            self.slot.empty()

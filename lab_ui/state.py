@@ -1,0 +1,148 @@
+"""The session's one ``params`` store, the URL read once and rewritten each run, page
+set-up and the page's messages (escaped user text)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import streamlit as st
+
+import nplk_app as lab
+from lab_chart import preload
+
+STORE = "lab_params"
+PREFIX = "w_"
+_LAST_GOOD = "lab_last_good"
+_PREV_FIT = "lab_prev_fit"
+_CSV = "lab_csv"
+_STATUS = "lab_status_slot"
+_STOP = "lab_stop_request"
+_STOPPED = "lab_stopped_fit"
+
+PAGE_FILES = {
+    "classification": "pages/1_Classification.py",
+    "regression": "pages/2_Regression.py",
+    "pairwise": "pages/3_Pairwise_constraints.py",
+    "sensitivity": "pages/4_Sensitivity.py",
+    "scaling": "pages/5_Scaling.py",
+}
+
+
+# ---------------------------------------------------------------------------
+# page set-up, state and URL
+# ---------------------------------------------------------------------------
+
+def page_setup(page: str, title: str, icon: str = "🧪") -> dict[str, Any]:
+    """Configure the page and load the state (applying the URL when it carries a state
+    this session did not write); return the live ``params`` dict."""
+    st.set_page_config(page_title=f"{title} · NPLK Lab", page_icon=icon, layout="wide")
+    # First element of every page: the browser starts fetching Plotly.js now, while
+    # this run imports scikit-learn and fits (the first run of a new server).
+    with st.sidebar:
+        preload()
+    ss = st.session_state
+    if STORE not in ss:
+        ss[STORE] = lab.defaults()
+    if ss.get("lab_page") != page:
+        # A widget of another page keeps its state under the same key, but the new
+        # page's widget is a different element and would start from its own default:
+        # drop the keys so every widget re-seeds from the store.
+        for key in [k for k in ss.keys() if isinstance(k, str) and k.startswith(PREFIX)]:
+            del ss[key]
+    _read_url(ss)
+    ss["lab_page"] = page
+    return ss[STORE]
+
+
+def _read_url(ss: Any) -> None:
+    """Apply the URL's state when it is not the one this session last wrote (a pasted
+    link, a browser refresh, a "try this" link); invalid values become notes."""
+    query = {k: st.query_params.get_all(k) for k in st.query_params.keys()}
+    flat = {k: v[-1] if v else "" for k, v in query.items()}
+    if not query or flat == ss.get("lab_url_written"):
+        return
+    old = ss[STORE]
+    new, msgs = lab.decode_query(query, old)
+    ss[STORE] = new
+    for name in [k for k in new if new[k] != old.get(k)]:
+        for key in [k for k in ss.keys() if isinstance(k, str) and
+                    (k == PREFIX + name or k.startswith(f"{PREFIX}{name}_"))]:
+            del ss[key]
+    ss["lab_url_written"] = flat
+    notes = ss.setdefault("lab_notes", [])
+    notes += msgs
+    for task in (lab.CLASSIFICATION, lab.REGRESSION):
+        name = "dataset" if task == lab.CLASSIFICATION else "reg_dataset"
+        if new.get(name) == "csv" and f"{_CSV}_{task}" not in ss:
+            notes.append(lab.Message("info", "Links cannot carry uploaded files: upload "
+                                             "the CSV again."))
+
+
+def params() -> dict[str, Any]:
+    return st.session_state[STORE]
+
+
+def apply_params(new: Mapping[str, Any]) -> None:
+    """Replace the state (config upload, reset) and re-seed every widget from it."""
+    ss = st.session_state
+    ss[STORE] = dict(new)
+    for k in [k for k in ss.keys() if isinstance(k, str) and k.startswith(PREFIX)]:
+        del ss[k]
+
+
+def sync_url(page: str) -> None:
+    """Write the page's full state into the URL (so a pasted link reproduces it)."""
+    P = params()
+    q = lab.encode_query(P, lab.relevant_names(page, P))
+    current = {k: st.query_params.get(k) for k in st.query_params.keys()}
+    if current != q:
+        st.query_params.from_dict(q)
+    st.session_state["lab_url_written"] = q
+
+
+# Characters that start Markdown, HTML or Streamlit syntax (links, images, tags,
+# autolinks such as http:// and www., emphasis, code, tables, maths, :colour[] and
+# :icon: directives, entities). A backslash makes each a literal character.
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]()!<>#|~$:&@.+\-])")
+# C0/C1 controls and bidirectional overrides (they could reorder the visible text)
+_INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]+")
+# GFM autolink literals (http://…, www.…, a@b.c) and Streamlit's icons
+# (:material/home:) are found in the text *after* the escapes are resolved, so
+# escaping cannot stop them: a zero-width space after the scheme, "www", "@" or a
+# colon before a letter does (the text reads the same; checked in Chromium).
+_AUTOLINK = re.compile(r"(?i)(?:(?:https?|ftp|mailto|xmpp|www)(?=[:.])|@|:(?=[a-z]))")
+MAX_MESSAGE = 400  # characters of one message on the page
+
+
+def safe_text(text: Any, limit: int = MAX_MESSAGE) -> str:
+    """``text`` as Markdown that renders as exactly that plain text: one line, cut to
+    ``limit`` characters, every syntax character escaped, autolinks and icons broken
+    by a zero-width space. Every message that can quote user input (URL keys and
+    values, CSV headers and cells, config keys, file names) goes through this before
+    ``st.error``/``warning``/``info``/``caption``."""
+    t = _INVISIBLE.sub(" ", str(text))
+    if len(t) > limit:
+        t = t[:limit - 1] + "…"
+    t = _AUTOLINK.sub(lambda m: m.group(0) + "\u200b", t)
+    return _MD_SPECIAL.sub(r"\\\1", t)
+
+
+def show_messages(messages: Iterable[lab.Message], container: Any = None) -> None:
+    """Short, deduplicated messages (never a traceback), shown as plain text."""
+    c = container or st
+    seen = set()
+    for m in messages:
+        if m.text in seen:
+            continue
+        seen.add(m.text)
+        {"error": c.error, "warning": c.warning}.get(m.level, c.info)(safe_text(m.text))
+
+
+def show_notes() -> None:
+    """The run-status line, then the messages queued for this run (e.g. invalid link
+    parameters). Every page calls this right below its title, so the status line sits at
+    the same place on every run (see :class:`Progress`)."""
+    st.session_state[_STATUS] = st.empty()
+    show_messages(st.session_state.pop("lab_notes", []))

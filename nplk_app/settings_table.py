@@ -1,0 +1,400 @@
+"""The settings table: every setting of the lab declared once, and the page messages."""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+PAGES = ("classification", "regression", "pairwise", "sensitivity", "scaling")
+CLASSIFICATION, REGRESSION, CLUSTERING = "classification", "regression", "clustering"
+
+# ---------------------------------------------------------------------------
+# messages
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Message:
+    """A short note for the page: ``level`` is "error", "warning" or "info"."""
+
+    level: str
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _msg(level: str, text: str) -> Message:
+    return Message(level, text)
+
+
+def clip(text: Any, limit: int = 40) -> str:
+    """User-supplied text (a URL key or value, a CSV header, a config key) cut to
+    ``limit`` characters with "…", control characters and line breaks as spaces, so a
+    message quoting it stays one short line. Plain text: the page escapes it."""
+    t = "".join(" " if (ord(ch) < 32 or 127 <= ord(ch) < 160) else ch
+                for ch in str(text)[:limit + 1])
+    return t if len(t) <= limit else t[:limit - 1] + "…"
+
+
+# ---------------------------------------------------------------------------
+# the settings table
+# ---------------------------------------------------------------------------
+
+def log_options(lo: float, hi: float, mantissas: Sequence[float] = (1, 1.5, 2, 3, 5, 7)
+                ) -> tuple[float, ...]:
+    """Round values from ``lo`` to ``hi`` spaced evenly on a log scale (1-1.5-2-3-5-7)."""
+    out = []
+    for e in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1):
+        for m in mantissas:
+            v = float(f"{m * 10.0 ** e:.6g}")
+            if lo * (1 - 1e-9) <= v <= hi * (1 + 1e-9):
+                out.append(v)
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One user-facing setting.
+
+    ``kind`` is one of ``"float"``, ``"int"``, ``"choice"``, ``"bool"``,
+    ``"float_auto"`` (a float or the string ``"auto"``), ``"range"`` (a pair of
+    floats) or ``"points"`` (user-added points, rows ``(x1, x2, label)``).
+    ``methods`` lists the methods the setting applies to (``None``: not method
+    specific); ``pages`` the pages that show it; ``param`` the estimator parameter it
+    feeds (defaults to ``name``); ``continuous`` whether a change allows a warm start.
+    """
+
+    name: str
+    kind: str
+    default: Any
+    label: str
+    help: str = ""
+    min: float | None = None
+    max: float | None = None
+    step: float | None = None
+    log: bool = False
+    options: tuple = ()
+    option_labels: tuple[tuple[Any, str], ...] = ()
+    methods: tuple[str, ...] | None = None
+    pages: tuple[str, ...] = ()
+    group: str = "method"
+    param: str | None = None
+    continuous: bool = False
+    datasets: tuple[str, ...] | None = None
+    when: tuple[tuple[str, Any], ...] = ()  # shown only while these settings have these values
+
+    @property
+    def estimator_param(self) -> str:
+        return self.param or self.name
+
+    def grid(self) -> tuple:
+        """The discrete values a slider offers (log-spaced for log settings)."""
+        if self.options:
+            return self.options
+        if self.kind in ("float", "float_auto", "range") and self.log:
+            return log_options(self.min, self.max)
+        if self.kind == "int" and self.log:
+            vals = sorted({int(round(v)) for v in log_options(self.min, self.max)})
+            return tuple(v for v in vals if self.min <= v <= self.max)
+        return ()
+
+    def format(self, value: Any) -> str:
+        """Human-readable value for labels and option lists."""
+        for opt, lab in self.option_labels:
+            if opt == value:
+                return lab
+        if value == "auto":
+            return "auto"
+        if isinstance(value, float):
+            return f"{value:g}"
+        return str(value)
+
+    def applies(self, method: str | None = None, page: str | None = None,
+                dataset: str | None = None) -> bool:
+        if page is not None and self.pages and page not in self.pages:
+            return False
+        if method is not None and self.methods is not None and method not in self.methods:
+            return False
+        if self.datasets is not None and dataset is not None and dataset not in self.datasets:
+            return False
+        return True
+
+
+# method groups used in the table
+_DANK = ("dank", "dank_svr")
+_SVM_LIKE = ("dank", "knpl", "onk", "svm", "dank_svr", "svr")
+_SIGMA = ("dank", "knpl", "onk", "svm", "dank_svr", "svr", "krr")
+_LAB = ("lab_rbf", "lab_rbf_reg")
+
+_C_PAGES = ("classification", "sensitivity", "scaling")
+_R_PAGES = ("regression", "sensitivity")
+_ALL_FIT_PAGES = ("classification", "regression", "sensitivity")
+
+CLASSIFICATION_METHODS = ("dank", "knpl", "onk", "lab_rbf", "svm", "svm_cv", "mkl_uniform")
+REGRESSION_METHODS = ("dank_svr", "lab_rbf_reg", "svr", "svr_cv", "krr")
+
+CLASSIFICATION_DATASETS = ("clowns", "sandwich", "moons", "circles", "chessboard", "spiral",
+                           "csv", "drawn")
+REGRESSION_DATASETS = ("step", "harmonic", "chirp", "csv")
+
+_STATIC_SETTINGS: tuple[Setting, ...] = (
+    # ---- data -------------------------------------------------------------------------
+    Setting("dataset", "choice", "clowns", "Dataset", group="data",
+            options=CLASSIFICATION_DATASETS,
+            option_labels=(("csv", "CSV upload"), ("drawn", "your points (click to add)")),
+            pages=("classification", "pairwise", "sensitivity", "scaling"),
+            help="Toy data from the papers' figures, your own CSV, or points you add by "
+                 "clicking the plot."),
+    Setting("reg_dataset", "choice", "step", "Dataset", group="data",
+            options=REGRESSION_DATASETS, option_labels=(("csv", "CSV upload"),),
+            pages=_R_PAGES, help="Regression data: step function, 2-D harmonic surface, "
+                                 "chirp, or your own CSV."),
+    Setting("n_samples", "int", 200, "Sample size n", group="data", min=20, max=1000,
+            step=10, pages=PAGES, help="Number of points drawn (train + test)."),
+    Setting("test_size", "float", 0.3, "Test fraction", group="data", min=0.1, max=0.7,
+            step=0.05, pages=_ALL_FIT_PAGES,
+            help="Share of the points held out for the test score."),
+    Setting("seed", "int", 0, "Seed", group="data", min=0, max=9999, step=1, pages=PAGES,
+            help="Random seed for the data draw and the train/test split."),
+    Setting("standardize", "choice", "auto", "Standardise features", group="data",
+            options=("auto", "on", "off"),
+            option_labels=(("auto", "when scales differ by orders of magnitude"),
+                           ("on", "always"), ("off", "never (raw units)")),
+            pages=PAGES, datasets=("csv",),
+            help="Rescale each CSV feature to mean 0 and standard deviation 1. The "
+                 "Gaussian kernel's σ is one length for every feature, so features in raw "
+                 "units of 10²–10⁴ make every kernel entry 0 or 1."),
+    Setting("points", "points", (), "Added points", group="data",
+            pages=("classification",),
+            help="Points you added by clicking (x1, x2, class)."),
+    # ---- method choice ------------------------------------------------------------------
+    Setting("method", "choice", "dank", "Method", group="method",
+            options=CLASSIFICATION_METHODS,
+            option_labels=(("dank", "DANK"), ("knpl", "KNPL"), ("onk", "ONK"),
+                           ("lab_rbf", "LAB RBF"), ("svm", "SVM"), ("svm_cv", "SVM-CV"),
+                           ("mkl_uniform", "MKL-uniform")),
+            pages=("classification",), help="The classifier to fit."),
+    Setting("reg_method", "choice", "dank_svr", "Method", group="method",
+            options=REGRESSION_METHODS,
+            option_labels=(("dank_svr", "DANK-SVR"), ("lab_rbf_reg", "LAB RBF"),
+                           ("svr", "SVR"), ("svr_cv", "SVR-CV"), ("krr", "Kernel ridge")),
+            pages=("regression",), help="The regressor to fit."),
+    # ---- method parameters ----------------------------------------------------------------
+    Setting("solver", "choice", "auto", "Solver", methods=_DANK, pages=_ALL_FIT_PAGES,
+            options=("auto", "nesterov", "nesterov-monotone", "pg", "apg"),
+            option_labels=(("auto", "auto (fastest)"), ("nesterov", "Nesterov (Alg. 1)"),
+                           ("nesterov-monotone", "Nesterov, monotone"),
+                           ("pg", "projected gradient"), ("apg", "accelerated PG")),
+            help="DANK's solver for the concave dual h(α); all reach the same optimum."),
+    Setting("C", "float", 10.0, "C (box constraint)", min=0.01, max=1000.0, log=True,
+            methods=("dank", "knpl", "onk", "svm", "dank_svr", "svr", "mkl_uniform"),
+            pages=PAGES, continuous=True,
+            help="Upper bound on the dual variables α: larger C fits the training data "
+                 "harder."),
+    Setting("sigma", "float", 8.0, "σ (Gaussian kernel width)", min=0.05, max=20.0, log=True,
+            methods=_SIGMA, pages=PAGES, continuous=True,
+            help="k(x, x′) = exp(−‖x − x′‖² / (2σ²)). Small σ: wiggly boundary; large σ: "
+                 "nearly linear."),
+    Setting("tau", "float", 0.01, "τ (nuclear-norm weight)", min=1e-4, max=10.0, log=True,
+            methods=_DANK, pages=_ALL_FIT_PAGES, continuous=True,
+            help="Weight of τη‖F‖*: larger τ gives a lower-rank F (DANK eq. 4)."),
+    Setting("eta", "float_auto", "auto", "η (closeness of F to 11ᵀ)", min=1e-3, max=1e5,
+            log=True, methods=_DANK, pages=_ALL_FIT_PAGES, continuous=True,
+            help="Weight of η‖F − 11ᵀ‖²: large η keeps F near all-ones (plain SVM); "
+                 "auto = ‖α_SVM‖² as in the paper."),
+    Setting("max_iter", "int", 2000, "Max iterations", min=10, max=5000, log=False,
+            options=(10, 20, 50, 100, 200, 500, 1000, 2000, 5000),
+            methods=_DANK, pages=_ALL_FIT_PAGES,
+            help="Iteration cap (the paper uses 2000)."),
+    Setting("extension", "choice", "nearest", "Out-of-sample rule (drawn surface)",
+            group="view", options=("nearest", "reciprocal"),
+            option_labels=(("reciprocal", "reciprocal neighbours (DANK §2.3)"),
+                           ("nearest", "nearest training point (KNPL eq. 23)")),
+            methods=_DANK, pages=("classification", "regression"),
+            help="How F is extended to the grid the surface is drawn on. The paper's "
+                 "reciprocal rule depends on the whole set of new points (here: the 10,000 "
+                 "grid points, so the picture depends on the grid, and it is slower); the "
+                 "nearest-point rule does not. Test scores always use the paper's rule."),
+    Setting("epsilon", "float", 0.1, "ε (tube width)", min=1e-3, max=2.0, log=True,
+            methods=("dank_svr", "svr", "svr_cv"), pages=_R_PAGES, continuous=True,
+            help="Errors smaller than ε cost nothing (ε-insensitive loss)."),
+    Setting("gamma", "float_auto", "auto", "γ (KNPL regulariser)", min=1e-3, max=1e5,
+            log=True, methods=("knpl",), pages=("classification", "sensitivity"),
+            continuous=True,
+            help="Weight of γ‖G‖²_F in KNPL: large γ keeps G near the all-ones matrix "
+                 "(plain SVM). auto = 5·max αᵢ² of the plain SVM, which keeps G within the "
+                 "paper's 0.95–1.05 (Fig. 2) while the boundary still moves."),
+    Setting("knpl_solver", "choice", "apg", "KNPL solver", options=("apg", "alternating"),
+            option_labels=(("apg", "saddle point (accelerated PG)"),
+                           ("alternating", "alternating (Alg. 2, can cycle)")),
+            methods=("knpl",), pages=("classification", "sensitivity"), param="solver",
+            help="The saddle point of eq. (4) by accelerated projected gradient on the "
+                 "concave h(α) (G in closed form), or the paper's Algorithm 2 (ADMM for G, "
+                 "SMO for α), which can cycle."),
+    Setting("admm_rho", "float", 1.1, "ρ (ADMM penalty growth)", min=1.01, max=3.0,
+            step=0.01, methods=("knpl",), pages=("classification", "sensitivity"),
+            param="rho", when=(("knpl_solver", "alternating"),),
+            help="β ← min(ρβ, 1e8) after every ADMM step (KNPL Alg. 1; used by the "
+                 "alternating solver only). Not ONK's ρ."),
+    Setting("n_outer", "int", 10, "Outer rounds T", min=1, max=30, step=1,
+            methods=("knpl",), pages=("classification", "sensitivity"),
+            when=(("knpl_solver", "alternating"),),
+            help="Rounds of 'G by ADMM, then α by SMO' (KNPL Alg. 2, the alternating "
+                 "solver)."),
+    Setting("onk_rho", "float", 100.0, "ρ (neighbourhood radius)", min=1e-3, max=1e4,
+            log=True, methods=("onk",), pages=("classification", "sensitivity"),
+            param="rho", continuous=True,
+            help="How far the learned kernel G may move from K: ρ → ∞ gives the plain SVM."),
+    Setting("onk_solver", "choice", "cgd", "ONK solver", options=("cgd", "level"),
+            option_labels=(("cgd", "constrained gradient descent"),
+                           ("level", "level method")),
+            methods=("onk",), pages=("classification", "sensitivity"), param="solver",
+            help="Constrained gradient descent (ONK Alg. 2) or the level method (Alg. 1)."),
+    Setting("n_support", "int", 30, "Support count N", min=2, max=200, step=1,
+            methods=_LAB, pages=_ALL_FIT_PAGES,
+            help="Number of support points whose bandwidths LAB RBF learns."),
+    Setting("lam", "float", 1e-3, "λ (ridge)", min=1e-6, max=10.0, log=True,
+            methods=("lab_rbf", "lab_rbf_reg", "krr"), pages=_ALL_FIT_PAGES, continuous=True,
+            help="Ridge regularisation of the kernel solve."),
+    # ---- views --------------------------------------------------------------------------
+    Setting("show_baseline", "bool", True, "Show the plain SVM / SVR", group="view",
+            pages=("classification", "regression"),
+            help="Dotted: the plain SVM's boundary (or the plain SVR's curve) with the same "
+                 "σ and C."),
+    Setting("compare_solvers", "bool", False, "Overlay all solvers", group="view",
+            methods=_DANK + ("onk",), pages=("classification", "regression"),
+            help="Fit with every solver and overlay their convergence: DANK's Nesterov vs "
+                 "projected gradient (seed 000 Fig. 4), ONK's CGD vs level method."),
+    Setting("view", "choice", "matrix", "View", group="view",
+            options=("matrix", "spectra", "convergence", "bandwidth"),
+            option_labels=(("matrix", "Learned matrix"), ("spectra", "Eigen-decay"),
+                           ("convergence", "Convergence"), ("bandwidth", "Bandwidths")),
+            pages=("classification",), help="What the right-hand figure shows."),
+    Setting("reg_view", "choice", "bandwidth", "View", group="view",
+            options=("bandwidth", "matrix", "spectra", "convergence"),
+            option_labels=(("bandwidth", "Bandwidths"), ("matrix", "Learned matrix"),
+                           ("spectra", "Eigen-decay"), ("convergence", "Convergence")),
+            pages=("regression",), help="What the second figure shows."),
+    # ---- pairwise constraints (SimpleNPKL) -----------------------------------------------
+    Setting("npkl_loss", "choice", "linear", "Loss", options=("linear", "square_hinge",
+                                                              "hinge", "square"),
+            option_labels=(("linear", "linear (closed form)"), ("square_hinge",
+                                                                 "square hinge"),
+                           ("hinge", "hinge"), ("square", "square")),
+            methods=("simple_npkl",), pages=("pairwise",), group="method", param="loss",
+            help="Loss on the pairwise constraints (SimpleNPKL §4–5)."),
+    Setting("npkl_C", "float", 0.1, "C (constraint weight)", min=1e-3, max=1e3, log=True,
+            methods=("simple_npkl",), pages=("pairwise",), group="method", param="C",
+            continuous=True,
+            help="Weight of the constraint loss against the Laplacian smoothness tr(LK). "
+                 "Near C = 1 each constrained pair becomes its own eigenvector and k-means "
+                 "splits it off; 0.1-0.3 clusters best on the toy data."),
+    Setting("B", "float", 1.0, "B (capacity)", min=0.01, max=1e4, log=True,
+            methods=("simple_npkl",), pages=("pairwise",), group="method", continuous=True,
+            help="tr(K^p) ≤ B bounds the learned kernel's size (the seed uses 1 on small "
+                 "data)."),
+    Setting("p", "float", 2.0, "p (capacity power)", min=1.1, max=5.0, step=0.1,
+            methods=("simple_npkl",), pages=("pairwise",), group="method", continuous=True,
+            help="The power p > 1 of the capacity term; p = 2 gives K* ∝ A₊."),
+    Setting("n_neighbors", "int", 5, "k (graph neighbours)", min=2, max=20, step=1,
+            methods=("simple_npkl",), pages=("pairwise",), group="method",
+            help="Neighbours in the mutual k-NN graph of the Laplacian L (seed: 5)."),
+    Setting("constraint_fraction", "float", 0.1, "Constraint fraction", min=0.01, max=1.0,
+            step=0.01, methods=("simple_npkl",), pages=("pairwise",), group="method",
+            help="Random pairs are drawn from the labels until the must-link graph has "
+                 "(1 − fraction)·n components (the seed uses 0.3)."),
+    Setting("active_selection", "int", 0, "Active selection (points)", min=0, max=200,
+            step=5, methods=("simple_npkl",), pages=("pairwise",), group="method",
+            help="Keep only the constraints touching this many least-certain points (§5.3); "
+                 "0 = use every constraint."),
+    Setting("n_clusters_npkl", "int", 2, "Clusters", min=2, max=8, step=1,
+            methods=("simple_npkl",), pages=("pairwise",), group="method",
+            param="n_clusters",
+            help="Number of clusters for kernel k-means on the learned kernel."),
+    Setting("pair_view", "choice", "embedding", "View", group="view",
+            options=("embedding", "spectra", "convergence"),
+            option_labels=(("embedding", "2-D embedding"), ("spectra", "Spectrum"),
+                           ("convergence", "Objective")),
+            pages=("pairwise",), help="What the second figure shows."),
+    # ---- sensitivity ---------------------------------------------------------------------
+    Setting("sweep_method", "choice", "dank", "Method", group="sweep",
+            options=CLASSIFICATION_METHODS + REGRESSION_METHODS,
+            option_labels=(("dank", "DANK"), ("knpl", "KNPL"), ("onk", "ONK"),
+                           ("lab_rbf", "LAB RBF"), ("svm", "SVM"), ("svm_cv", "SVM-CV"),
+                           ("mkl_uniform", "MKL-uniform"), ("dank_svr", "DANK-SVR"),
+                           ("lab_rbf_reg", "LAB RBF (regression)"), ("svr", "SVR"),
+                           ("svr_cv", "SVR-CV"), ("krr", "Kernel ridge")),
+            pages=("sensitivity",), help="The method whose parameter is swept."),
+    Setting("sweep_param", "choice", "tau", "Swept parameter", group="sweep",
+            options=("tau", "eta", "onk_rho", "C", "sigma", "n_support", "lam", "epsilon",
+                     "gamma"),
+            pages=("sensitivity",), help="The parameter to vary; the others stay fixed."),
+    Setting("sweep_range", "range", (), "Range", group="sweep", pages=("sensitivity",),
+            help="Smallest and largest swept value (empty: the parameter's full range)."),
+    Setting("sweep_points", "int", 7, "Points", min=3, max=15, step=1, group="sweep",
+            pages=("sensitivity",), help="Number of values in the sweep."),
+    Setting("sweep_repeats", "int", 3, "Repeats (seeds)", min=1, max=10, step=1,
+            group="sweep", pages=("sensitivity",),
+            help="Each value is fitted on this many seeds; the plot shows mean ± std."),
+    # ---- scaling ---------------------------------------------------------------------------
+    Setting("scale_clusters", "int", 4, "Clusters v", min=1, max=16, step=1, group="scaling",
+            pages=("scaling",),
+            help="Number of k-means clusters for the decomposition (seed 000 §4)."),
+    Setting("scale_max_clusters", "int", 10, "Largest v in the sweep", min=2, max=20,
+            step=1, group="scaling", pages=("scaling",),
+            help="Q(π) and the Theorem 6 bound are drawn for v = 1 … this value."),
+    Setting("scale_max_n", "choice", 800, "Largest n for timing",
+            options=(200, 400, 800, 1600, 3200), group="scaling", pages=("scaling",),
+            help="Fit time is measured for n = 100, 200, … up to this value."),
+)
+
+
+@lru_cache(maxsize=1)
+def _dataset_settings() -> tuple[Setting, ...]:
+    """Settings generated from the dataset registry (one per dataset parameter)."""
+    try:
+        datasets = importlib.import_module("nplk_core.datasets")
+        registry = datasets.DATASETS
+    except (ImportError, AttributeError):
+        return ()
+    out = []
+    for name, spec in registry.items():
+        for pname, ps in getattr(spec, "params", {}).items():
+            default = getattr(ps, "default", None)
+            kind = "int" if isinstance(default, (int, np.integer)) and \
+                not isinstance(default, bool) else "float"
+            pages = ("regression", "sensitivity") if getattr(spec, "task", "") == REGRESSION \
+                else ("classification", "pairwise", "sensitivity", "scaling")
+            out.append(Setting(
+                f"{name}_{pname}", kind, default,
+                getattr(ps, "label", None) or (pname if len(pname) <= 2 else
+                                               pname.replace("_", " ").capitalize()),
+                help=getattr(ps, "help", "") or "", min=getattr(ps, "min", None),
+                max=getattr(ps, "max", None), step=getattr(ps, "step", None),
+                log=bool(getattr(ps, "log", False)), group="data", pages=pages,
+                param=pname, datasets=(name,)))
+    return tuple(out)
+
+
+def settings() -> dict[str, Setting]:
+    """Every setting by name: the static table plus one per dataset parameter."""
+    table = {s.name: s for s in _STATIC_SETTINGS}
+    for s in _dataset_settings():
+        table.setdefault(s.name, s)
+    return table
+
+
+def setting(name: str) -> Setting:
+    return settings()[name]
+
+
+def defaults() -> dict[str, Any]:
+    """The default value of every setting."""
+    return {name: s.default for name, s in settings().items()}

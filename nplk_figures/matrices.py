@@ -1,0 +1,231 @@
+"""Matrix figures: heatmaps of learned multipliers and kernels, ordered by class."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .common import DIVERGING, SEQUENTIAL, TEXT_COLOR, TICK_COLOR, _figure, _layout, _suffix, f32
+
+# ---------------------------------------------------------------------------
+# matrices
+# ---------------------------------------------------------------------------
+
+
+def class_order(y: np.ndarray | None, n: int) -> np.ndarray:
+    """Point order for matrix views: grouped by class (stable within a class)."""
+    if y is None:
+        return np.arange(n)
+    return np.argsort(np.asarray(y), kind="stable")
+
+
+def _pool(M: np.ndarray, max_side: int) -> tuple[np.ndarray, np.ndarray]:
+    """Block-average a square matrix down to at most ``max_side`` rows (blocks of
+    nearly equal size); return the pooled matrix and the start index of every block."""
+    n = M.shape[0]
+    if n <= max_side:
+        return M, np.arange(n)
+    starts = np.unique(np.floor(np.linspace(0, n, max_side + 1)).astype(int)[:-1])
+    sums = np.add.reduceat(np.add.reduceat(M, starts, axis=0), starts, axis=1)
+    sizes = np.diff(np.append(starts, n))
+    return sums / np.outer(sizes, sizes), starts
+
+
+def _ordered(M: np.ndarray, order: np.ndarray, max_side: int
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``M`` in ``order``, block-averaged beyond ``max_side`` rows: (drawn matrix, start
+    of every block, hover labels)."""
+    Mo = np.asarray(M, dtype=float)[np.ix_(order, order)]
+    P, starts = _pool(Mo, max_side)
+    n = Mo.shape[0]
+    if P.shape[0] == n:
+        labels = np.array([str(i) for i in order])
+    else:
+        ends = np.append(starts[1:], n) - 1
+        labels = np.array([f"sorted {a}–{b}" for a, b in zip(starts, ends, strict=True)])
+    return P, starts, labels
+
+
+def _heatmap(M: np.ndarray, order: np.ndarray, *, name: str, colorscale: Any,
+             zmid: float | None, zmin: float | None = None, zmax: float | None = None,
+             max_side: int = 180, colorbar: dict | None = None, axes: int = 1,
+             drawn: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+             ) -> tuple[dict, np.ndarray]:
+    """Heatmap trace of ``M`` in ``order`` (block-averaged beyond ``max_side``; or
+    ``drawn``, the result of :func:`_ordered` when the caller already has it); hover
+    shows the original indices i, j and the value."""
+    P, starts, labels = drawn if drawn is not None else _ordered(M, order, max_side)
+    s = _suffix(axes)
+    tr = dict(type="heatmap", z=f32(P), x=labels, y=labels, colorscale=colorscale,
+              name=name, colorbar=colorbar or dict(thickness=12), xaxis=f"x{s}",
+              yaxis=f"y{s}",
+              hovertemplate=f"i=%{{y}}<br>j=%{{x}}<br>{name}=%{{z:.4g}}<extra></extra>")
+    for k, v in (("zmid", zmid), ("zmin", zmin), ("zmax", zmax)):
+        if v is not None:
+            tr[k] = v
+    return tr, starts
+
+
+def symmetric_limits(M: np.ndarray, center: float) -> tuple[float, float]:
+    """Colour limits ``center ± max|M − center|`` of a diverging scale: the strongest
+    change reaches the end colours, however small it is (F within 1 ± 0.005 shows its
+    pattern instead of a flat white). A matrix equal to ``center`` gets ± 1e-12."""
+    M = np.asarray(M, dtype=float)
+    dev = float(np.nanmax(np.abs(M - center))) if M.size and np.isfinite(M).any() else 0.0
+    dev = dev if dev > 0 else 1e-12
+    return center - dev, center + dev
+
+
+def _class_lines(y: np.ndarray | None, starts: np.ndarray, axes: int = 1) -> list[dict]:
+    """Thin lines between the class blocks of a class-ordered matrix view (none when
+    ``y`` is a continuous target: more than 10 distinct values)."""
+    if y is None or np.unique(y).size > 10:
+        return []
+    ys = np.sort(np.asarray(y))
+    cuts = np.flatnonzero(np.diff(ys) != 0) + 1
+    s = _suffix(axes)
+    out = []
+    for c in cuts:
+        pos = float(np.searchsorted(starts, c)) - 0.5
+        line = dict(color="black", width=1)
+        out.append(dict(type="line", xref=f"x{s}", yref=f"y{s} domain", x0=pos, x1=pos,
+                        y0=0, y1=1, line=line))
+        out.append(dict(type="line", yref=f"y{s}", xref=f"x{s} domain", y0=pos, y1=pos,
+                        x0=0, x1=1, line=line))
+    return out
+
+
+def _matrix_axes(s: str, **kw: Any) -> tuple[dict, dict]:
+    # both axes shrink their domain (not widen their range) to keep the cells square:
+    # the class lines span the axis domain, so a widened range let them overrun the matrix
+    x = dict(showticklabels=False, type="category", showgrid=False, ticks="",
+             constrain="domain", **kw)
+    y = dict(showticklabels=False, type="category", autorange="reversed", showgrid=False,
+             ticks="", scaleanchor=f"x{s}", constrain="domain")
+    return x, y
+
+
+def _pm(v: float) -> str:
+    return f"{v:.2g}"
+
+
+def matrix_heatmap(M: np.ndarray, y: np.ndarray | None = None, *, name: str = "F",
+                   center: float | None = 1.0, max_side: int = 180, title: str = "",
+                   height: int = 480) -> go.Figure:
+    """Heatmap of one matrix, points ordered by class; diverging palette spanning
+    ``center ± max|M − center|`` (1 for F and G), or sequential with ``center=None``
+    (a kernel K)."""
+    M = np.asarray(M, dtype=float)
+    order = class_order(y, M.shape[0])
+    drawn = _ordered(M, order, max_side)
+    if center is not None:
+        lo, hi = symmetric_limits(drawn[0], center)
+        bar = dict(thickness=12, title=dict(text=f"{name}<br>{center:g} ± {_pm(hi - center)}",
+                                            side="top"))
+        tr, starts = _heatmap(M, order, name=name, colorscale=DIVERGING, zmid=center,
+                              zmin=lo, zmax=hi, colorbar=bar, drawn=drawn)
+    else:
+        tr, starts = _heatmap(M, order, name=name, colorscale=SEQUENTIAL, zmid=None,
+                              drawn=drawn)
+    xa, ya = _matrix_axes("")
+    layout = _layout(title or f"{name} (points ordered by class)", height, xaxis=xa,
+                     yaxis=ya, shapes=_class_lines(y, starts))
+    return _figure([tr], layout)
+
+
+def matrix_triptych(K: np.ndarray, F: np.ndarray, y: np.ndarray | None = None, *,
+                    name: str = "F", product: bool = True, difference: bool = False,
+                    max_side: int | None = None, pooled_side: int = 128, title: str = "",
+                    height: int = 360) -> go.Figure:
+    """``K | F | F∘K`` (and ``F∘K − K`` with ``difference``) as a row of square
+    heatmaps, points ordered by class.
+
+    ``product=True`` (DANK's F, KNPL's G: multipliers of K, equal to 1 where the kernel
+    is unchanged): K and F∘K share one sequential scale (one colour bar, "K, F∘K"), so
+    the product reads directly as a reweighted K; F has its own diverging bar centred
+    at 1 spanning 1 ± max|F − 1|, so the largest change reaches the end colours however
+    small it is. ``product=False`` (ONK's G = K + a rank-one term: a kernel, not a
+    multiplier): ``K | G`` on the one shared sequential scale, no product panel.
+    ``difference`` adds what the learning changed, ``F∘K − K`` (or ``G − K``), on a
+    diverging scale centred at 0 spanning ± its largest entry. Matrices with more than
+    ``max_side`` rows are block-averaged to ``pooled_side`` blocks so the figure stays
+    small (the scales then span the block averages that are drawn); below that every
+    entry is drawn. The default ``max_side`` keeps the cells drawn within those of three
+    300 × 300 panels (300 for three panels, 259 for four).
+    """
+    K = np.asarray(K, dtype=float)
+    F = np.asarray(F, dtype=float)
+    n = K.shape[0]
+    if max_side is None:
+        max_side = int(300 * np.sqrt(3 / (1 + product + 1 + difference)))
+    side = n if n <= max_side else pooled_side
+    order = class_order(y, n)
+    learned = F * K if product else F           # the kernel the model uses
+    prod = f"{name}∘K"
+    used = prod if product else name
+    drawn = {"K": _ordered(K, order, side), "learned": _ordered(learned, order, side)}
+    lo = min(0.0, *(float(np.nanmin(d[0])) for d in drawn.values()))
+    hi = max(float(np.nanmax(d[0])) for d in drawn.values())
+    hi = 1.0 if hi <= 1.0 else float(f"{hi:.3g}")
+    shared = ("K, " + used, SEQUENTIAL, None, lo, hi)
+    # (panel name, drawn matrix, scale: (bar title, colours, mid, zmin, zmax))
+    panels = [("K", drawn["K"], shared)]
+    if product:
+        dF = _ordered(F, order, side)
+        flo, fhi = symmetric_limits(dF[0], 1.0)
+        panels.append((name, dF, (f"{name}<br>1 ± {_pm(fhi - 1.0)}", DIVERGING, 1.0,
+                                  flo, fhi)))
+        panels.append((prod, drawn["learned"], shared))
+    else:
+        panels.append((name, drawn["learned"], shared))
+    if difference:
+        dname = f"{used} − K"
+        dD = _ordered(learned - K, order, side)
+        dlo, dhi = symmetric_limits(dD[0], 0.0)
+        panels.append((dname, dD, (f"{dname}<br>± {_pm(dhi)}", DIVERGING, 0.0, dlo, dhi)))
+    k = len(panels)
+    bars = list(dict.fromkeys(p[2][0] for p in panels))      # one bar per scale
+    # panels fill [0, right]; the colour bars sit side by side in the rest
+    right = {1: 0.86, 2: 0.8, 3: 0.79}[len(bars)] if k > 2 else 0.7
+    slot = (1.0 - right) / len(bars)
+    gap = 0.03
+    w = (right - gap * (k - 1)) / k
+    traces, shapes, notes = [], [], []
+    layout: dict[str, Any] = {}
+    shown: set[str] = set()
+    for c, (nm, d, (bar_title, cs, mid, zmin, zmax)) in enumerate(panels, start=1):
+        s = _suffix(c)
+        bar = dict(thickness=14, len=0.85, y=0.5, yanchor="middle", xanchor="left",
+                   x=right + 0.02 + slot * bars.index(bar_title), outlinewidth=0,
+                   tickfont=dict(size=12, color=TICK_COLOR),
+                   title=dict(text=bar_title, side="top",
+                              font=dict(size=13, color=TEXT_COLOR)))
+        M = d[0]
+        tr, starts = _heatmap(M, order, name=nm, colorscale=cs, zmid=mid, zmin=zmin,
+                              zmax=zmax, colorbar=bar, axes=c, drawn=d)
+        # one bar per scale: K's bar stands for F∘K (or G) too
+        tr["showscale"] = bar_title not in shown
+        shown.add(bar_title)
+        traces.append(tr)
+        shapes += _class_lines(y, starts, axes=c)
+        left = (c - 1) * (w + gap)
+        xa, ya = _matrix_axes(s, domain=[left, left + w], anchor=f"y{s}")
+        ya["anchor"] = f"x{s}"
+        ya["domain"] = [0.0, 1.0]
+        layout[f"xaxis{s}"], layout[f"yaxis{s}"] = xa, ya
+        notes.append(dict(text=f"<b>{nm}</b>", xref=f"x{s} domain", yref=f"y{s} domain",
+                          x=0.5, y=1.0, xanchor="center", yanchor="bottom", yshift=2,
+                          showarrow=False, font=dict(size=15, color=TEXT_COLOR)))
+    what = (f"Kernel K, learned {name} and {prod}" if product
+            else f"Kernel K and learned kernel {name}")
+    if difference:
+        what += f", change {used} − K"
+    by = "class" if y is None or np.unique(y).size <= 10 else "target"
+    head = title or f"{what} ({n} training points, ordered by {by})"
+    if side < n:
+        head += f" — block-averaged to {side}×{side}"
+    lay = _layout(head, height, top=70, shapes=shapes, annotations=notes, **layout)
+    lay["margin"].update(l=10, r=10, b=16)
+    return _figure(traces, lay)
