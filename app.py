@@ -34,7 +34,7 @@ with right:
     # the paper's effect is visible on first load (tests/test_presets.py measures it).
     links = [
         ("dank_clowns", "Classification", "🎯",
-         "Clowns with a kernel too wide for them (σ = 8): DANK bends the boundary the "
+         "Clowns with a kernel too wide for them (σ = 10): DANK bends the boundary the "
          "plain SVM cannot, and wins on test accuracy."),
         ("dank_solvers", "Classification — convergence", "📉",
          "Nesterov vs projected gradient on the same problem (seed 000 Fig. 4)."),

@@ -198,7 +198,7 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
             pages=PAGES, continuous=True,
             help="Upper bound on the dual variables α: larger C fits the training data "
                  "harder."),
-    Setting("sigma", "float", 8.0, "σ (Gaussian kernel width)", min=0.05, max=20.0, log=True,
+    Setting("sigma", "float", 10.0, "σ (Gaussian kernel width)", min=0.05, max=20.0, log=True,
             methods=_SIGMA, pages=PAGES, continuous=True,
             help="k(x, x′) = exp(−‖x − x′‖² / (2σ²)). Small σ: wiggly boundary; large σ: "
                  "nearly linear."),

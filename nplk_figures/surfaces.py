@@ -175,6 +175,19 @@ def _level_trace(xs: np.ndarray, ys: np.ndarray, z: np.ndarray, *, levels: Seque
                 showlegend=True)
 
 
+def _fixed_width_colorbar(m: float) -> dict:
+    """The f(x) colour bar with five ticks, the widest label (±m) always made of a sign,
+    three digits and a point (m < 10: two decimals, else one; m ≤ 50), so the bar, and
+    with it the plot area (centred, square cells), does not shift when the range of f
+    changes (e.g. while the user adds points). Digits are equally wide in Plotly's
+    fonts, so equal glyph counts give equal widths."""
+    ticks = [-m, -m / 2, 0.0, m / 2, m]
+    digits = 2 if m < 10 else 1
+    text = ["0" if v == 0 else f"{v:+.{digits}f}".replace("-", "\u2212") for v in ticks]
+    return dict(title=dict(text="f(x)"), thickness=12, len=0.8, tickmode="array",
+                tickvals=ticks, ticktext=text)
+
+
 def decision_surface(xs: np.ndarray, ys: np.ndarray, Z: np.ndarray | None,
                      X_train: np.ndarray, y_train: np.ndarray,
                      X_test: np.ndarray | None = None, y_test: np.ndarray | None = None, *,
@@ -209,7 +222,7 @@ def decision_surface(xs: np.ndarray, ys: np.ndarray, Z: np.ndarray | None,
         traces.append(dict(
             type="heatmap", x=xs32, y=ys32, z=z32, colorscale=banded(DIVERGING, SURFACE_BANDS),
             zmin=-m, zmax=m, zsmooth="best", opacity=0.8, name="decision function",
-            colorbar=dict(title=dict(text="f(x)"), thickness=12, len=0.8),
+            colorbar=_fixed_width_colorbar(m),
             hovertemplate="x1=%{x:.2f}<br>x2=%{y:.2f}<br>f=%{z:.3f}<extra></extra>"))
         traces.append(_level_trace(xs, ys, Z, levels=(0.0,), color="black", width=2.5,
                                    dash="solid", name="f(x) = 0"))

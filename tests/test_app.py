@@ -690,7 +690,7 @@ def test_a_preset_link_replaces_a_stale_session_state(monkeypatch):
         assert widget(at, name).value == full[name], name
     assert metric(at, "Test accuracy") != "—"
     # and the page then keeps the preset in its URL
-    assert at.query_params["sigma"] in (lab.to_text("sigma", 8.0), [lab.to_text("sigma", 8.0)])
+    assert at.query_params["sigma"] in (lab.to_text("sigma", 10.0), [lab.to_text("sigma", 10.0)])
 
 
 def test_home_links_open_existing_presets():

@@ -419,10 +419,12 @@ def test_click_to_add_puts_points_where_clicked_and_keeps_the_axes(app_server, p
     assert any(abs(a - pts[0][0]) < 1e-3 and abs(b - pts[0][1]) < 1e-3 for a, b in plus)
     assert any(abs(a - pts[1][0]) < 1e-3 and abs(b - pts[1][1]) < 1e-3 for a, b in minus)
     # the axes and the plot area did not move while points were added
+    # (ranges exactly; the plot area to a pixel: the f(x) colour bar's labels keep one
+    # width, but glyph metrics can still move the centred, square plot by a sub-pixel)
     for ax in (ax1, ax2):
         assert ax["x"] == ax0["x"] and ax["y"] == ax0["y"], (ax0, ax)
-        assert (ax["left"], ax["top"], ax["width"], ax["height"]) == \
-            (ax0["left"], ax0["top"], ax0["width"], ax0["height"])
+        for k in ("left", "top", "width", "height"):
+            assert abs(ax[k] - ax0[k]) <= 1.0, (k, ax0, ax)
 
     page.get_by_role("button", name="Undo").click()
     page.wait_for_function(

@@ -106,8 +106,19 @@ def test_every_layer_imports_only_downward():
     assert offenders == []
 
 
+def _project_files():
+    """The project's Python files: not a virtual environment, build or cache folder
+    inside the checkout (CI makes ``.venv`` there)."""
+    skip = {"build", "dist", "node_modules", "__pycache__", "test-artifacts"}
+    for p in ROOT.rglob("*.py"):
+        parts = p.relative_to(ROOT).parts[:-1]
+        if not any(part.startswith(".") or part in skip or part.endswith(".egg-info")
+                   for part in parts):
+            yield p
+
+
 def test_only_pages_and_app_import_the_streamlit_layer():
-    users = sorted(str(p.relative_to(ROOT)) for p in ROOT.rglob("*.py")
+    users = sorted(str(p.relative_to(ROOT)) for p in _project_files()
                    if "lab_ui" in imported_packages(p)
                    and p.relative_to(ROOT).parts[0] not in ("lab_ui", "tests", "benchmarks"))
     assert users == ["app.py"] + sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py"))
