@@ -117,7 +117,7 @@ def solve_box_quartic_active(X: np.ndarray, y: np.ndarray, C: float, eta: float,
     return alpha, float(h), n_iter, converged, trace
 
 
-def _solve_cluster(Xc, yc, C, sigma, eta, max_iter, tol, start=None):
+def _solve_cluster(Xc, yc, start=None, *, C, sigma, eta, max_iter, tol):
     """One sub-problem (eq. 19) on its own cluster's rows. Returns only what is small:
     the cluster's non-zero ``alpha`` (positions within the cluster and values), its
     objective and the worker's pid and clock (the kernel never leaves the worker)."""
@@ -138,7 +138,7 @@ def _dense(sparse, n):
     return a
 
 
-def _cluster_svm(X, y, C, sigma):
+def _cluster_svm(X, y, *, C, sigma):
     """Plain SVM on one cluster: ``(||alpha_SVM||^2, (support, alpha_support))`` (0 and
     None for a one-class cluster). Gives the global eta and each sub-problem's starting
     set."""
@@ -149,11 +149,12 @@ def _cluster_svm(X, y, C, sigma):
     return float(a @ a), (np.asarray(svm.support_), a)
 
 
-def _svm_and_solve(Xc, yc, C, sigma, eta, max_iter, tol):
+def _svm_and_solve(Xc, yc, *, C, sigma, eta, max_iter, tol):
     """Both steps of one cluster in one task (a numeric ``eta`` needs no global
     reduction between them, so the cluster's rows travel once)."""
-    _, start = _cluster_svm(Xc, yc, C, sigma)
-    return _solve_cluster(Xc, yc, C, sigma, eta, max_iter, tol, start)
+    _, start = _cluster_svm(Xc, yc, C=C, sigma=sigma)
+    return _solve_cluster(Xc, yc, start, C=C, sigma=sigma, eta=eta, max_iter=max_iter,
+                          tol=tol)
 
 
 #: above this many points k-means runs mini-batch (see :func:`_partition`)
