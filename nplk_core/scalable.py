@@ -243,8 +243,9 @@ def fit_scalable(X: np.ndarray, y: np.ndarray, *, n_clusters: int, C: float = 1.
         centers = X.mean(axis=0, keepdims=True)
     else:
         labels, centers = _partition(X, n_clusters, random_state)
-    groups = [np.flatnonzero(labels == c) for c in range(centers.shape[0])]
-    groups = [g for g in groups if g.size]
+    order = np.argsort(labels, kind="stable")      # one pass, not one per cluster
+    bounds = np.searchsorted(labels[order], np.arange(centers.shape[0] + 1))
+    groups = [order[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
     # each cluster's rows are one task's own data, built once and reused by both
     # rounds (the same objects: joblib's Dask backend scatters each once per round)
     parts = [(X[g], y[g]) for g in groups]
