@@ -5,15 +5,15 @@
 
 For each data set and n: scalable ``DANKClassifier`` (sigma, C as below, eta="auto",
 ``n_clusters = n / cluster_size``, default 1,000 points per cluster) fitted
-- "local": ``n_jobs=2`` on joblib's default (loky) processes;
-- "dask": ``joblib.parallel_config(backend="dask")`` with a ``LocalCluster`` of 2 worker
-  processes (1 thread each) started beforehand;
+- "local": ``n_jobs=2`` (``--workers``) on joblib's default (loky) processes;
+- "dask": ``joblib.parallel_config(backend="dask")`` with a ``LocalCluster`` of 2
+  (``--workers``) worker processes, 1 thread each, started beforehand;
 - "svc": scikit-learn's ``SVC`` with the same kernel and C on all the data, only up to
   ``--svc-max`` points (its time grows about as n^2: 1M would take hours).
 Fit time (wall), peak memory (the largest sum of RSS over this process and all its
-child processes -- loky workers, Dask nanny and workers -- sampled every 50 ms, minus
-nothing: it includes the data), prediction time on the test set (20,000 points,
-blockwise) and test accuracy. A warm-up fit on 2,000 points starts each pool first.
+child processes -- loky workers, Dask nanny and workers -- sampled every 50 ms; it
+includes the data and the idle pools, about 1.3 GB here), prediction time on the test
+set (20,000 points, blockwise) and test accuracy. A warm-up fit on 2,000 points starts each pool first.
 
 Data: "clowns" (2-D, sigma = 1, C = 1) and "covtype-like": d = 54 as the UCI covertype
 table (10 standardised continuous features, a 4-way and a 40-way one-hot), a
@@ -101,7 +101,7 @@ class PeakRSS:
         self.peak = max(self.peak, self._total())
 
 
-def run_one(mode, name, X, y, Xt, yt, cluster_size, client=None) -> dict:
+def run_one(mode, name, X, y, Xt, yt, cluster_size, workers=2) -> dict:
     p = DATA[name]
     n = X.shape[0]
     k = max(2, n // cluster_size)
@@ -109,7 +109,7 @@ def run_one(mode, name, X, y, Xt, yt, cluster_size, client=None) -> dict:
         model = SVC(C=p["C"], gamma=sigma_to_gamma(p["sigma"]))
     else:
         model = DANKClassifier(C=p["C"], sigma=p["sigma"], n_clusters=k, random_state=0,
-                               n_jobs=2 if mode == "local" else None)
+                               n_jobs=workers if mode == "local" else None)
     ctx = joblib.parallel_config(backend="dask") if mode == "dask" else _null()
     with PeakRSS() as mem, ctx, warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -142,17 +142,20 @@ def main() -> None:
                     help="skip SVC above this n (its time grows about as n^2)")
     ap.add_argument("--cluster-size", type=int, default=1000)
     ap.add_argument("--test", type=int, default=20_000)
+    ap.add_argument("--workers", type=int, default=2,
+                    help="local n_jobs and the number of Dask worker processes")
     args = ap.parse_args()
 
     client = cluster = None
     if "dask" in args.modes:
         from dask.distributed import Client, LocalCluster
 
-        cluster = LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
+        cluster = LocalCluster(n_workers=args.workers, processes=True, threads_per_worker=1,
                                host="127.0.0.1", dashboard_address=None)
         client = Client(cluster)
     print(f"# scalable DANK vs SVC; load average {os.getloadavg()[0]:.2f} on "
-          f"{os.cpu_count()} cores; cluster size {args.cluster_size}\n", flush=True)
+          f"{os.cpu_count()} cores; cluster size {args.cluster_size}; "
+          f"{args.workers} local jobs / Dask workers\n", flush=True)
     head = ("| data | n | mode | clusters | fit (s) | predict 20k (s) | peak RSS (GB) "
             "| test acc. |")
     print(head + "\n|---|---|---|---|---|---|---|---|", flush=True)
@@ -161,7 +164,7 @@ def main() -> None:
         Xw, yw = load(name, 2000, 5)
         for mode in args.modes:                       # warm the pools up
             if mode != "svc":
-                run_one(mode, name, Xw, yw, Xw[:10], yw[:10], args.cluster_size, client)
+                run_one(mode, name, Xw, yw, Xw[:10], yw[:10], args.cluster_size, args.workers)
         Xt, yt = load(name, args.test, 1)
         for n in args.sizes:
             X, y = load(name, n, 0)
@@ -170,7 +173,7 @@ def main() -> None:
                     print(f"| {name} | {n:,} | svc | | skipped (n > {args.svc_max:,}) "
                           "| | | |", flush=True)
                     continue
-                r = run_one(mode, name, X, y, Xt, yt, args.cluster_size, client)
+                r = run_one(mode, name, X, y, Xt, yt, args.cluster_size, args.workers)
                 rows.append(r)
                 conv = "" if r["converged"] else " (max_iter)"
                 print(f"| {name} | {n:,} | {mode} | {r['clusters']} | {r['fit_s']:.1f}{conv} "
