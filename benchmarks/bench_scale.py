@@ -13,7 +13,8 @@ For each data set and n: scalable ``DANKClassifier`` (sigma, C as below, eta="au
 Fit time (wall), peak memory (the largest sum of RSS over this process and all its
 child processes -- loky workers, Dask nanny and workers -- sampled every 50 ms; it
 includes the data and the idle pools, about 1.3 GB here), prediction time on the test
-set (20,000 points, blockwise) and test accuracy. A warm-up fit on 2,000 points starts each pool first.
+set (20,000 points, blockwise) and test accuracy. A warm-up fit on 2,000 points starts
+each pool first.
 
 Data: "clowns" (2-D, sigma = 1, C = 1) and "covtype-like": d = 54 as the UCI covertype
 table (10 standardised continuous features, a 4-way and a 40-way one-hot), a
