@@ -30,7 +30,7 @@ from scipy.optimize import minimize
 from sklearn.cluster import KMeans, MiniBatchKMeans
 from sklearn.svm import SVC
 
-from ._base import warn_not_converged
+from ._base import single_thread_blas, warn_not_converged
 from .kernels import gaussian_kernel, sigma_to_gamma, squared_distances
 from .parallel import map_fits
 
@@ -122,9 +122,10 @@ def _solve_cluster(Xc, yc, start=None, *, C, sigma, eta, max_iter, tol):
     the cluster's non-zero ``alpha`` (positions within the cluster and values), its
     objective and the worker's pid and clock (the kernel never leaves the worker)."""
     t0 = time.perf_counter()
-    alpha, h, nit, ok, _ = solve_box_quartic_active(Xc, yc, C, eta, sigma,
-                                                     start=_dense(start, yc.size),
-                                                     max_iter=max_iter, tol=tol)
+    with single_thread_blas():  # small products; also keeps n_jobs=1 off BLAS threads
+        alpha, h, nit, ok, _ = solve_box_quartic_active(Xc, yc, C, eta, sigma,
+                                                         start=_dense(start, yc.size),
+                                                         max_iter=max_iter, tol=tol)
     nz = np.flatnonzero(alpha)
     return {"nz": nz, "alpha": alpha[nz], "objective": h, "n_iter": nit, "converged": ok,
             "pid": os.getpid(), "start": t0, "end": time.perf_counter()}
