@@ -149,7 +149,9 @@ class SVMCVClassifier(_GridForwarding, ClassifierMixin, BaseEstimator):
     cv : int >= 2, default=5
         Number of stratified folds.
     n_jobs : int or None
-        Parallel fits of ``GridSearchCV``.
+        Parallel fits of ``GridSearchCV`` (joblib: ``None`` follows
+        ``joblib.parallel_config``, e.g. ``backend="dask"`` runs the folds on Dask
+        workers).
     random_state : int or None
         None: folds in data order (scikit-learn's default for an integer ``cv``);
         otherwise shuffled folds with this seed.

@@ -26,13 +26,13 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-from joblib import Parallel, delayed
 from scipy.optimize import minimize
-from sklearn.cluster import KMeans
+from sklearn.cluster import KMeans, MiniBatchKMeans
 from sklearn.svm import SVC
 
-from ._base import warn_not_converged
+from ._base import single_thread_blas, warn_not_converged
 from .kernels import gaussian_kernel, sigma_to_gamma, squared_distances
+from .parallel import map_fits
 
 
 def quartic_objective(alpha: np.ndarray, y: np.ndarray, K: np.ndarray, eta: float,
@@ -117,35 +117,86 @@ def solve_box_quartic_active(X: np.ndarray, y: np.ndarray, C: float, eta: float,
     return alpha, float(h), n_iter, converged, trace
 
 
-def _solve_cluster(idx, X, y, C, sigma, eta, max_iter, tol, start=None):
+def _solve_cluster(Xc, yc, start=None, *, C, sigma, eta, max_iter, tol):
+    """One sub-problem (eq. 19) on its own cluster's rows. Returns only what is small:
+    the cluster's non-zero ``alpha`` (positions within the cluster and values), its
+    objective and the worker's pid and clock (the kernel never leaves the worker)."""
     t0 = time.perf_counter()
-    alpha, h, nit, ok, trace = solve_box_quartic_active(X, y, C, eta, sigma, start=start,
+    with single_thread_blas():  # small products; also keeps n_jobs=1 off BLAS threads
+        alpha, h, nit, ok, _ = solve_box_quartic_active(Xc, yc, C, eta, sigma,
+                                                         start=_dense(start, yc.size),
                                                          max_iter=max_iter, tol=tol)
-    return {"idx": idx, "alpha": alpha, "objective": h, "n_iter": nit, "converged": ok,
-            "trace": trace, "pid": os.getpid(), "start": t0, "end": time.perf_counter()}
+    nz = np.flatnonzero(alpha)
+    return {"nz": nz, "alpha": alpha[nz], "objective": h, "n_iter": nit, "converged": ok,
+            "pid": os.getpid(), "start": t0, "end": time.perf_counter()}
 
 
-def _cluster_svm(X, y, C, sigma):
-    """Plain SVM on one cluster: ``(||alpha_SVM||^2, alpha_SVM)`` (0 and None for a
-    one-class cluster). Gives the global eta and each sub-problem's starting set."""
+def _dense(sparse, n):
+    if sparse is None:
+        return None
+    a = np.zeros(n)
+    a[sparse[0]] = sparse[1]
+    return a
+
+
+def _cluster_svm(X, y, *, C, sigma):
+    """Plain SVM on one cluster: ``(||alpha_SVM||^2, (support, alpha_support))`` (0 and
+    None for a one-class cluster). Gives the global eta and each sub-problem's starting
+    set."""
     if np.unique(y).size < 2:
         return 0.0, None
     svm = SVC(C=C, gamma=sigma_to_gamma(sigma)).fit(X, y)
-    alpha = np.zeros(y.size)
-    alpha[svm.support_] = np.abs(svm.dual_coef_[0])
-    return float(alpha @ alpha), alpha
+    a = np.abs(svm.dual_coef_[0])
+    return float(a @ a), (np.asarray(svm.support_), a)
+
+
+def _svm_and_solve(Xc, yc, *, C, sigma, eta, max_iter, tol):
+    """Both steps of one cluster in one task (a numeric ``eta`` needs no global
+    reduction between them, so the cluster's rows travel once)."""
+    _, start = _cluster_svm(Xc, yc, C=C, sigma=sigma)
+    return _solve_cluster(Xc, yc, start, C=C, sigma=sigma, eta=eta, max_iter=max_iter,
+                          tol=tol)
+
+
+#: above this many points k-means runs mini-batch (see :func:`_partition`)
+MINIBATCH_ABOVE = 50_000
+#: rows per block when points are assigned to their nearest centre
+_ASSIGN_ROWS = 65_536
+
+
+def nearest_center(X: np.ndarray, centers: np.ndarray, *, rows: int = _ASSIGN_ROWS
+                   ) -> np.ndarray:
+    """Index of the nearest centre of each row, ``rows`` rows at a time (memory
+    ``rows x k``, not ``n x k``)."""
+    out = np.empty(X.shape[0], dtype=np.intp)
+    for a in range(0, X.shape[0], rows):
+        out[a:a + rows] = np.argmin(squared_distances(X[a:a + rows], centers), axis=1)
+    return out
 
 
 def _partition(X, n_clusters, random_state):
-    """k-means partition; above 5,000 points the centres are fitted on a 5,000-point
-    sample and every point goes to its nearest centre (the partition, not the k-means
-    objective, is what the decomposition needs)."""
-    rng = np.random.default_rng(random_state if isinstance(random_state, int) else None)
-    fit_on = X if X.shape[0] <= 5000 else X[rng.choice(X.shape[0], 5000, replace=False)]
-    km = KMeans(n_clusters=n_clusters, n_init=3, random_state=random_state).fit(fit_on)
+    """k-means partition (the partition, not the k-means objective, is what the
+    decomposition needs).
+
+    Up to :data:`MINIBATCH_ABOVE` (50,000) points: Lloyd's k-means (3 starts) on a
+    5,000-point sample (all points when fewer), as before. Beyond, a fixed sample
+    would hold ever fewer points per centre (k grows with n to keep clusters small), so
+    ``MiniBatchKMeans`` (batches of 4,096, 3 initialisations) sees all the data in
+    passes of ``O(batch x k)`` memory, independent of n; Lloyd's on all of a large n
+    costs ``n x k x d`` per iteration and per start. Every point then goes to its
+    nearest centre, in blocks.
+    """
+    n = X.shape[0]
+    if n <= MINIBATCH_ABOVE:
+        rng = np.random.default_rng(random_state if isinstance(random_state, int) else None)
+        fit_on = X if n <= 5000 else X[rng.choice(n, 5000, replace=False)]
+        km = KMeans(n_clusters=n_clusters, n_init=3, random_state=random_state).fit(fit_on)
+    else:
+        km = MiniBatchKMeans(n_clusters=n_clusters, batch_size=4096, n_init=3,
+                             init_size=max(3 * 4096, 3 * n_clusters),
+                             random_state=random_state).fit(X)
     centers = km.cluster_centers_
-    labels = np.argmin(squared_distances(X, centers), axis=1)
-    return labels, centers
+    return nearest_center(X, centers), centers
 
 
 @dataclass
@@ -176,6 +227,15 @@ def fit_scalable(X: np.ndarray, y: np.ndarray, *, n_clusters: int, C: float = 1.
     ``eta="auto"`` is one global ``eta = sum_c ||alpha_SVM^(c)||^2`` from plain SVMs on
     the clusters (a full-data SVM would cost what the decomposition saves).
     ``n_clusters=1`` solves the exact box-constrained problem (18).
+
+    The clusters are independent tasks of :func:`nplk_core.parallel.map_fits`, run by
+    whatever joblib backend is active: ``n_jobs`` local processes by default, Dask
+    workers inside ``joblib.parallel_config(backend="dask")`` with a connected
+    ``dask.distributed.Client``. Each task receives its own cluster's rows (every point
+    travels to one task, once per round: two rounds for ``eta="auto"``, whose global
+    eta sums the clusters' SVMs, one for a numeric eta) and returns the cluster's
+    non-zero alphas; kernel matrices never leave the workers. Above
+    :data:`MINIBATCH_ABOVE` points k-means is mini-batch.
     """
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -184,17 +244,29 @@ def fit_scalable(X: np.ndarray, y: np.ndarray, *, n_clusters: int, C: float = 1.
         centers = X.mean(axis=0, keepdims=True)
     else:
         labels, centers = _partition(X, n_clusters, random_state)
-    groups = [np.flatnonzero(labels == c) for c in range(centers.shape[0])]
-    groups = [g for g in groups if g.size]
-    par = Parallel(n_jobs=n_jobs)
-    svms = par(delayed(_cluster_svm)(X[g], y[g], C, sigma) for g in groups)
-    eta_value = (float(sum(e for e, _ in svms)) or 1.0) if eta == "auto" else float(eta)
-    outs = par(delayed(_solve_cluster)(g, X[g], y[g], C, sigma, eta_value, max_iter, tol,
-                                       start)
-               for g, (_, start) in zip(groups, svms, strict=True))
+    order = np.argsort(labels, kind="stable")      # one pass, not one per cluster
+    bounds = np.searchsorted(labels[order], np.arange(centers.shape[0] + 1))
+    groups = [order[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
+    # each cluster's rows are one task's own data, built once and reused by both
+    # rounds (the same objects: joblib's Dask backend scatters each once per round)
+    parts = [(X[g], y[g]) for g in groups]
+    if eta == "auto":
+        svms = map_fits(_cluster_svm, parts, n_jobs=n_jobs, shared={"C": C, "sigma": sigma})
+        eta_value = float(sum(e for e, _ in svms)) or 1.0
+        outs = map_fits(_solve_cluster, [(*p, s) for p, (_, s) in zip(parts, svms, strict=True)],
+                        n_jobs=n_jobs, shared={"C": C, "sigma": sigma, "eta": eta_value,
+                                               "max_iter": max_iter, "tol": tol})
+    else:
+        eta_value = float(eta)
+        outs = map_fits(_svm_and_solve, parts, n_jobs=n_jobs,
+                        shared={"C": C, "sigma": sigma, "eta": eta_value,
+                                "max_iter": max_iter, "tol": tol})
+    del parts
+    for g, o in zip(groups, outs, strict=True):
+        o["idx"] = g
     alpha = np.zeros(X.shape[0])
     for o in outs:
-        alpha[o["idx"]] = o["alpha"]
+        alpha[o["idx"][o["nz"]]] = o["alpha"]
     objs = np.array([o["objective"] for o in outs])
     converged = all(o["converged"] for o in outs)
     if not converged:
@@ -216,25 +288,37 @@ def fit_scalable(X: np.ndarray, y: np.ndarray, *, n_clusters: int, C: float = 1.
                           history=history)
 
 
-def scalable_decision(res: ScalableResult, X: np.ndarray) -> np.ndarray:
+def scalable_decision(res: ScalableResult, X: np.ndarray, *,
+                      max_bytes: int = 64 * 2**20) -> np.ndarray:
     """Local model of the nearest centre: ``sum_{i in c} u_i F_{i,j*} k(x_i, x)`` with
-    ``F = 11^T + Gamma`` of cluster c and ``j*`` the nearest training point in c."""
+    ``F = 11^T + Gamma`` of cluster c and ``j*`` the nearest training point in c.
+
+    Runs over ``X`` in blocks of rows so that each block's largest matrix (rows x the
+    largest cluster, or rows x k centres) stays near ``max_bytes``: memory is bounded
+    whatever the number of test points.
+    """
     X = np.asarray(X, dtype=float)
-    which = np.argmin(squared_distances(X, res.centers), axis=1)
     out = np.zeros(X.shape[0])
     u = res.y * res.alpha
-    for c in np.unique(which):
-        rows = np.flatnonzero(which == c)
-        members = np.flatnonzero(res.labels == c)
-        S = members[u[members] != 0]
-        if S.size == 0:
-            continue
-        Xm = res.X[members]
-        jstar = members[np.argmin(squared_distances(X[rows], Xm), axis=1)]
-        Kt = gaussian_kernel(res.X[S], X[rows], sigma=res.sigma)       # (|S|, r)
-        Kj = gaussian_kernel(res.X[S], res.X[jstar], sigma=res.sigma)  # K_{i, j*}
-        F = 1.0 + (u[S][:, None] * Kj * u[jstar][None, :]) / (4.0 * res.eta)
-        out[rows] = u[S] @ (F * Kt)
+    order = np.argsort(res.labels, kind="stable")
+    bounds = np.searchsorted(res.labels[order], np.arange(res.centers.shape[0] + 1))
+    members = [order[bounds[c]:bounds[c + 1]] for c in range(res.centers.shape[0])]
+    widest = max(res.centers.shape[0], max(m.size for m in members))
+    rows = max(64, int(max_bytes // (8 * 3 * widest)))
+    for a in range(0, X.shape[0], rows):
+        Xb = X[a:a + rows]
+        which = nearest_center(Xb, res.centers)
+        for c in np.unique(which):
+            m = members[c]
+            S = m[u[m] != 0]
+            if S.size == 0:
+                continue
+            r = np.flatnonzero(which == c)
+            jstar = m[np.argmin(squared_distances(Xb[r], res.X[m]), axis=1)]
+            Kt = gaussian_kernel(res.X[S], Xb[r], sigma=res.sigma)       # (|S|, r)
+            Kj = gaussian_kernel(res.X[S], res.X[jstar], sigma=res.sigma)  # K_{i, j*}
+            F = 1.0 + (u[S][:, None] * Kj * u[jstar][None, :]) / (4.0 * res.eta)
+            out[a + r] = u[S] @ (F * Kt)
     return out
 
 

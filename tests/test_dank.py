@@ -27,7 +27,9 @@ from nplk_core.scalable import (
     block_F,
     fit_scalable,
     gradient_bar,
+    nearest_center,
     q_pi,
+    scalable_decision,
     screen_non_support,
     theorem6_bound,
 )
@@ -560,3 +562,60 @@ def test_raw_unit_features_fit(n):
         assert m.converged_ and np.isfinite(m.objective_)
         r = DANKRegressor().fit(X, rng.normal(size=n))
         assert r.converged_ and np.isfinite(r.objective_)
+
+
+# ---------------------------------------------------------------------------
+# scalable DANK at large n: mini-batch k-means, blockwise assignment and prediction
+# ---------------------------------------------------------------------------
+
+def test_scalable_prediction_in_blocks_matches_a_pointwise_reference():
+    X, y = make_moons(600, noise=0.2, random_state=1)
+    Xt, _ = make_moons(700, noise=0.2, random_state=2)
+    m = DANKClassifier(n_clusters=4, random_state=0).fit(X, y)
+    res = m.scalable_
+    u = res.y * res.alpha
+    ref = np.empty(len(Xt))
+    for t, x in enumerate(Xt):                      # the local model, one point at a time
+        c = np.argmin(((res.centers - x) ** 2).sum(axis=1))
+        mem = np.flatnonzero(res.labels == c)
+        j = mem[np.argmin(((res.X[mem] - x) ** 2).sum(axis=1))]
+        S = mem[u[mem] != 0]
+        k = np.exp(-((res.X[S] - x) ** 2).sum(axis=1) / (2 * res.sigma ** 2))
+        kj = np.exp(-((res.X[S] - res.X[j]) ** 2).sum(axis=1) / (2 * res.sigma ** 2))
+        ref[t] = np.sum(u[S] * (1.0 + u[S] * kj * u[j] / (4 * res.eta)) * k)
+    # 64-row blocks (the smallest) against one block for all 700 rows
+    small = scalable_decision(res, Xt, max_bytes=1)
+    np.testing.assert_allclose(small, ref, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(m.decision_function(Xt), ref, rtol=1e-10, atol=1e-12)
+
+
+def test_nearest_center_in_blocks():
+    rng = np.random.default_rng(0)
+    X, centers = rng.normal(size=(1000, 3)), rng.normal(size=(7, 3))
+    full = np.argmin(((X[:, None, :] - centers[None]) ** 2).sum(axis=2), axis=1)
+    np.testing.assert_array_equal(nearest_center(X, centers, rows=13), full)
+
+
+def test_large_n_partition_is_mini_batch(monkeypatch):
+    import nplk_core.scalable as sc
+
+    rng = np.random.default_rng(0)
+    means = np.array([[0.0, 0.0], [10.0, 0.0], [0.0, 10.0], [10.0, 10.0]])
+    truth = np.repeat(np.arange(4), 500)
+    X = means[truth] + rng.normal(scale=0.5, size=(2000, 2))
+
+    def no_lloyd(*a, **k):
+        raise AssertionError("Lloyd's KMeans used above the mini-batch threshold")
+
+    monkeypatch.setattr(sc, "MINIBATCH_ABOVE", 1000)
+    monkeypatch.setattr(sc, "KMeans", no_lloyd)
+    labels, centers = sc._partition(X, 4, 0)
+    assert centers.shape == (4, 2)
+    # the four blobs are recovered, and every point sits with its nearest centre
+    assert all(np.unique(labels[truth == b]).size == 1 for b in range(4))
+    assert np.unique(labels).size == 4
+    np.testing.assert_array_equal(labels, nearest_center(X, centers))
+    # the scalable fit takes that route end to end
+    ypm = np.where(X[:, 0] + rng.normal(scale=2, size=2000) > 5, 1.0, -1.0)
+    res = fit_scalable(X, ypm, n_clusters=4, eta=50.0, random_state=0, sigma=2.0)
+    assert res.converged and res.alpha.shape == (2000,) and np.all(res.alpha >= 0)
