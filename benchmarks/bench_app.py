@@ -664,7 +664,7 @@ def main() -> int:
         lat, binfo = browser_bench(args.moves, chromium)
         triv = median(lat["trivial"])
         for name, label in (("tau_fresh", "τ walking up, fresh values"),
-                            ("sigma_revisit", "σ 1↔1.5, revisited values")):
+                            ("sigma_revisit", "σ one stop either side, revisited values")):
             xs = lat[name]
             if not xs:
                 continue
@@ -687,7 +687,7 @@ def main() -> int:
                       ""))
         lf = lat["lab_floor"]
         table.append((f"browser: the page cut to its method controls + decision surface, "
-                      f"σ 1↔1.5 revisited (median, n={len(lf)})",
+                      f"σ one stop either side, revisited (median, n={len(lf)})",
                       f"{median(lf):.0f} ms = {median(lf) / triv:.2f}× trivial", "(floor)",
                       ""))
         print(f"load average after the browser rows: {load()}")
