@@ -1,0 +1,91 @@
+"""Real-browser test of an upload, as a person does it: choose "CSV upload", pick a file
+in the file chooser. A CSV in raw units is standardised with a note and drawn; a CSV
+whose header is a crafted link shows that text as plain text (no link, no image, no
+request to the outside host).
+
+Drives Debian's Chromium through Playwright against ``streamlit run app.py`` (helpers
+from ``test_browser.py``); skips when either is missing.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+import test_browser as tb
+from test_browser import (
+    ARTIFACTS,
+    CLASSIFICATION_PATH,
+    exception_texts,
+    wait_idle,
+    wait_surface,
+)
+
+from nplk_core.datasets import make_clowns
+
+# the server, browser and page fixtures of the first browser test
+chromium_path, app_server, page = tb.chromium_path, tb.app_server, tb.page
+
+pytestmark = pytest.mark.browser
+
+EVIL = "[Session expired](http://evil.example) ![x](http://evil.example/x.png)"
+
+
+def _choose_csv(page) -> None:
+    box = page.locator('[data-testid="stSelectbox"]').filter(
+        has=page.get_by_text("Dataset", exact=True)).first
+    choice = page.get_by_role("option", name=re.compile("^CSV upload")).first
+    for _ in range(3):
+        box.click()
+        try:
+            choice.wait_for(timeout=5_000)
+            break
+        except Exception:  # noqa: BLE001 (Playwright's TimeoutError): click again
+            continue
+    choice.click()
+    wait_idle(page)
+
+
+def _upload(page, path) -> None:
+    with page.expect_file_chooser() as fc:
+        page.get_by_role("button", name=re.compile("Browse files|Upload")).first.click()
+    fc.value.set_files(str(path))
+    wait_idle(page, timeout_ms=120_000)
+
+
+def test_raw_unit_csv_upload_is_standardised_and_drawn(app_server, page, tmp_path):
+    X, y = make_clowns(120, random_state=0)
+    raw = X * np.array([100.0, 1e4]) + np.array([500.0, 3000.0])
+    path = tmp_path / "raw_units.csv"
+    path.write_text("width_mm,mass_mg,label\n" + "\n".join(
+        f"{a:.3f},{b:.3f},{int(c)}" for (a, b), c in zip(raw, y, strict=True)))
+    page.goto(app_server.url + CLASSIFICATION_PATH + "?method=svm",
+              wait_until="domcontentloaded")
+    wait_surface(page)
+    _choose_csv(page)
+    _upload(page, path)
+    page.get_by_text("Features standardised").first.wait_for(timeout=60_000)
+    wait_surface(page)
+    page.screenshot(path=str(ARTIFACTS / "upload-raw-units.png"))
+    assert not exception_texts(page), exception_texts(page)
+
+
+def test_hostile_csv_header_is_plain_text(app_server, page, tmp_path):
+    requests = []
+    page.on("request", lambda r: requests.append(r.url))
+    path = tmp_path / "hostile.csv"
+    path.write_text(f"x1,x2,{EVIL}\n" + "\n".join(f"{i},{i % 7},1" for i in range(30)))
+    page.goto(app_server.url + CLASSIFICATION_PATH + "?method=svm",
+              wait_until="domcontentloaded")
+    wait_surface(page)
+    _choose_csv(page)
+    _upload(page, path)
+    alert = page.locator('[data-testid="stAlert"]').filter(has_text="Session expired").first
+    alert.wait_for(timeout=60_000)
+    page.screenshot(path=str(ARTIFACTS / "upload-hostile-header.png"))
+    # shown, as text: no link, no image element came from it, nothing fetched outside
+    assert alert.locator("a").count() == 0 and alert.locator("img").count() == 0
+    assert "evil.example" in alert.inner_text()
+    assert not [u for u in requests if "evil.example" in u], requests
+    assert not exception_texts(page), exception_texts(page)
