@@ -949,7 +949,24 @@ def _fmt(value: Any, precision: int | None) -> str:
     if isinstance(value, Real):
         v = float(value)
         return repr(v) if precision is None else format(v, f".{precision}g")
-    return str(value)
+    return _cell_text(str(value))
+
+
+# A text cell that starts with one of these is run as a formula by spreadsheet programs
+# (CSV injection): an uploaded header such as "=HYPERLINK(...)" would come back live in
+# the exported file. Such cells get a leading apostrophe, which spreadsheets hide and
+# which keeps the text (not a formula) when the file is read back here.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _cell_text(text: str) -> str:
+    if not text.startswith(_FORMULA_START):
+        return text
+    try:
+        float(text)  # "-1" is a number, not a formula
+        return text
+    except ValueError:
+        return "'" + text
 
 
 def dataset_to_csv(X: ArrayLike, y: ArrayLike, *, feature_names: Iterable[str] | None = None,
@@ -963,6 +980,9 @@ def dataset_to_csv(X: ArrayLike, y: ArrayLike, *, feature_names: Iterable[str] |
     feature_names : defaults to ``x1, x2, ...``
     label_name : header of the last column
     precision : significant digits; None writes every float exactly (shortest round trip).
+
+    Text cells (names, class labels) that a spreadsheet would run as a formula are written
+    with a leading apostrophe; numbers (also '-1' as text) are written as they are.
     """
     X = np.asarray(X, dtype=np.float64)
     if X.ndim == 1:
@@ -981,7 +1001,7 @@ def dataset_to_csv(X: ArrayLike, y: ArrayLike, *, feature_names: Iterable[str] |
         raise ValueError(f"precision must be None or an integer >= 1, got {precision!r}.")
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([*names, label_name])
+    writer.writerow([_cell_text(nm) for nm in (*names, str(label_name))])
     y_list = y.tolist()
     for row, label in zip(X.tolist(), y_list, strict=True):
         writer.writerow([*(_fmt(v, precision) for v in row), _fmt(label, precision)])

@@ -1,4 +1,5 @@
 import inspect
+import csv
 import io
 import subprocess
 import sys
@@ -486,3 +487,20 @@ def test_headers_and_cells_are_clipped_in_messages():
     with pytest.raises(DataError) as err:
         load_csv("x1,x2,label\n" + "1,2,3\n" * 2, label_column="Z" * 500)
     assert "Z" * 41 not in str(err.value)
+
+
+def test_dataset_to_csv_defuses_spreadsheet_formulas():
+    """Uploaded headers and class names come back in the exported CSV; a cell that a
+    spreadsheet would run as a formula is written as text (leading apostrophe), while
+    numbers, negative ones included, stay numbers."""
+    X = np.array([[-1.5, 2.0], [0.5, -3.0]])
+    y = np.array(["=HYPERLINK(\"http://x\")", "-1"])
+    text = dataset_to_csv(X, y, feature_names=["@SUM(A1)", "+x"], label_name="-cmd|' /C calc'!A0")
+    rows = list(csv.reader(io.StringIO(text)))
+    assert rows[0] == ["'@SUM(A1)", "'+x", "'-cmd|' /C calc'!A0"]
+    assert rows[1] == ["-1.5", "2.0", "'=HYPERLINK(\"http://x\")"]
+    assert rows[2] == ["0.5", "-3.0", "-1"]
+    for row in rows:
+        assert not any(cell.startswith(("=", "+", "@")) for cell in row)
+    back = load_csv(text)
+    np.testing.assert_array_equal(back.X, X)
