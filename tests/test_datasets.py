@@ -1,5 +1,5 @@
-import inspect
 import csv
+import inspect
 import io
 import subprocess
 import sys
