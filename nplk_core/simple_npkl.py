@@ -133,6 +133,12 @@ def knn_laplacian(X: ArrayLike, n_neighbors: int = 5) -> sp.csr_array:
                          f"= {n}, got {n_neighbors!r}. Lower n_neighbors or add points.")
     if not np.all(np.isfinite(X)):
         raise ValueError("X contains NaN or infinity; remove or impute those values.")
+    # The neighbour graph does not change when every coordinate is scaled by the same
+    # factor; at extreme scales (|x| ~ 1e300) squared distances overflow to inf and the
+    # neighbour search breaks, so such data are brought to unit scale first.
+    scale = float(np.max(np.abs(X))) if X.size else 0.0
+    if scale > 1e100 or 0.0 < scale < 1e-100:
+        X = X / scale
     knn = NearestNeighbors(n_neighbors=int(n_neighbors)).fit(X)
     G = sp.csr_array(knn.kneighbors_graph(mode="connectivity"))  # self excluded
     S = G.multiply(G.T).tocsr()  # mutual neighbours only

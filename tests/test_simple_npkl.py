@@ -555,3 +555,17 @@ def test_sklearn_compatible(estimator, check):
         # tiny random data sets can make the learned kernel 0 (a RuntimeWarning)
         warnings.simplefilter("ignore", RuntimeWarning)
         check(estimator)
+
+
+@pytest.mark.parametrize("scale", [1e300, 1e-300])
+def test_knn_laplacian_is_scale_free_at_extreme_magnitudes(scale):
+    """The neighbour graph depends only on the order of distances, so data scaled by
+    1e300 (whose squared distances overflow) or 1e-300 (underflow) give the graph of the
+    unit-scale data instead of a NumPy reshape error."""
+    X, _ = make_spiral(n_samples=60, random_state=0)
+    L_ref = knn_laplacian(X, 5).toarray()
+    L = knn_laplacian(X * scale, 5).toarray()
+    np.testing.assert_allclose(L, L_ref, atol=1e-12)
+    y = np.r_[np.zeros(30), np.ones(30)]
+    est = SimpleNPKL(n_clusters=2, random_state=0).fit(X * scale, y)
+    assert np.all(np.isfinite(est.kernel_))
