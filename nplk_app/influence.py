@@ -272,8 +272,9 @@ def _lab_basis(est: Any, X_train: np.ndarray, points: np.ndarray) -> InfluenceBa
 
 def _valid_clicks(clicks: Any, seen: float, limit: int = 50
                   ) -> tuple[list[tuple[float, float]], float]:
-    """Finite ``(x, y)`` of the clicks newer than ``seen``, and the newest id."""
-    out: list[tuple[float, float]] = []
+    """Finite ``(x, y)`` of the clicks newer than ``seen``, oldest first (by id), and
+    the newest id."""
+    out: list[tuple[float, float, float]] = []
     newest = float(seen)
     if not isinstance(clicks, (list, tuple)):
         return out, newest
@@ -287,8 +288,8 @@ def _valid_clicks(clicks: Any, seen: float, limit: int = 50
         if not (np.isfinite(cid) and np.isfinite(x) and np.isfinite(y)) or cid <= seen:
             continue
         newest = max(newest, cid)
-        out.append((x, y))
-    return out, newest
+        out.append((cid, x, y))
+    return [(x, y) for _, x, y in sorted(out)], newest
 
 
 def nearest_point(xy: tuple[float, float], P: np.ndarray, spans: Sequence[float],

@@ -32,9 +32,10 @@ from .matrices import class_order, symmetric_limits
 FOCUS_COLOR = "#E69F00"
 
 
-def _ellipse(center: np.ndarray, axes: np.ndarray, n: int = 60) -> tuple[np.ndarray,
+def _ellipse(center: np.ndarray, axes: np.ndarray, n: int = 65) -> tuple[np.ndarray,
                                                                          np.ndarray]:
-    """Points of the axis-aligned ellipse with semi-axes ``axes`` around ``center``."""
+    """Points of the axis-aligned ellipse with semi-axes ``axes`` around ``center`` (``n``
+    = 4k + 1: the ends of both axes are among them)."""
     t = np.linspace(0.0, 2.0 * np.pi, n)
     return center[0] + axes[0] * np.cos(t), center[1] + axes[1] * np.sin(t)
 
