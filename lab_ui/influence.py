@@ -74,8 +74,7 @@ def _select(i: int | None, newest: float) -> None:
     ss[_SEEN] = max(float(ss.get(_SEEN, 0.0)), newest)
     if i is not None and STORE in ss:
         params()["focus_point"] = int(i)
-        rec = ss.get(_FOCUS_ON)
-        ss[_FOCUS_ON] = (rec[0] if rec else None, int(i))
+        ss.pop(_FOCUS_ON, None)  # made on the data on screen: focus_of records them
 
 
 def _on_plot_click(key: str) -> None:
@@ -90,10 +89,11 @@ def _on_plot_click(key: str) -> None:
 
 def _on_matrix_click(key: str) -> None:
     """``on_click`` of the matrix view: the clicked row's point."""
-    n = st.session_state.get(_TARGETS, {}).get(key)
-    if not isinstance(n, int):
+    order = st.session_state.get(_TARGETS, {}).get(key)
+    if order is None:
         return
-    i, newest = lab.row_from_clicks(clicks(key), n, seen=st.session_state.get(_SEEN, 0.0))
+    i, newest = lab.row_from_clicks(clicks(key), order,
+                                    seen=st.session_state.get(_SEEN, 0.0))
     _select(i, newest)
 
 
@@ -143,7 +143,9 @@ def matrix_clicks(fig: Any, key: str, data: lab.LabData, res: lab.LabResult,
     if not supported(res, data, page) or res.kernel is None or res.kernel.shape[0] != n:
         return fig, {}
     ss = st.session_state
-    ss.setdefault(_TARGETS, {})[key] = n
+    heat = [t for t in fig._data if t.get("type") == "heatmap"]
+    pooled = not heat or len(heat[0].get("y", ())) < n   # a block is not a point
+    ss.setdefault(_TARGETS, {})[key] = None if pooled else fg.class_order(data.y_train, n)
     i = focus_of(data)
     out = cached("figs", ("matrix-linked", fit_key(res.params, data, res.method), i),
                  lambda: fg.linked_matrix(fig, data.y_train, i))

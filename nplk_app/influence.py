@@ -316,15 +316,17 @@ def point_from_clicks(clicks: Any, P: np.ndarray, spans: Sequence[float], *,
     return nearest_point(pts[-1], P, spans, tol), newest
 
 
-def row_from_clicks(clicks: Any, n: int, *, seen: float = 0.0) -> tuple[int | None, float]:
-    """The training point of the heatmap row clicked last: the matrix views label their
-    rows with the point's own index (:func:`nplk_figures.linked_matrix`), so the clicked
-    ``y`` is that index."""
+def row_from_clicks(clicks: Any, order: Sequence[int] | np.ndarray, *, seen: float = 0.0
+                    ) -> tuple[int | None, float]:
+    """The training point of the matrix row clicked last: the click's ``y`` is the drawn
+    row's position (:func:`nplk_figures.linked_matrix`), and ``order`` (the points in
+    drawn order, :func:`nplk_figures.class_order`) maps it back to the point."""
     pts, newest = _valid_clicks(clicks, seen)
     if not pts:
         return None, newest
-    i = int(round(pts[-1][1]))
-    return (i if 0 <= i < n and abs(pts[-1][1] - i) < 0.5 else None), newest
+    order = np.asarray(order)
+    r = int(np.floor(pts[-1][1] + 0.5))
+    return (int(order[r]) if 0 <= r < order.size else None), newest
 
 
 __all__ = ["CLICK_TOLERANCE", "INFLUENCE_METHODS", "Influence", "InfluenceBasis",

@@ -7,6 +7,7 @@ themselves are computed in :mod:`nplk_app.influence`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -237,6 +238,7 @@ def focus_ring(fig: go.Figure, point: np.ndarray | None, index: int = -1, *,
     p = np.ravel(np.asarray(point, dtype=float))
     ring = dict(type=SCATTER, x=f32(p[:1]), y=f32(p[1:2]), mode="markers",
                 name=f"selected point {index}", xaxis=f"x{axes}", yaxis=f"y{axes}",
+                showlegend=False,  # a legend row more would shrink the plot area
                 marker=dict(symbol="circle-open", size=24, color=FOCUS_COLOR,
                             line=dict(width=3.5, color=FOCUS_COLOR)),
                 hovertemplate=f"selected training point {index}<extra></extra>")
@@ -251,29 +253,66 @@ def _pooled_starts(n: int, side: int) -> np.ndarray:
     return np.unique(np.floor(np.linspace(0, n, side + 1)).astype(int)[:-1])
 
 
+_REF = re.compile(r"([xy])(\d*)( domain)?")
+
+
+def _shift_ref(ref: Any) -> Any:
+    """An axis reference one panel on ("x" -> "x2", "y3 domain" -> "y4 domain")."""
+    m = _REF.fullmatch(ref) if isinstance(ref, str) else None
+    if m is None:
+        return ref
+    return f"{m[1]}{int(m[2] or 1) + 1}{m[3] or ''}"
+
+
+def _shifted_axes(data: list[dict], layout: dict) -> tuple[list[dict], dict]:
+    """Every trace, axis, shape and annotation moved from axes k to axes k + 1, so that
+    the first pair (``xaxis``/``yaxis``) is free."""
+    for t in data:
+        t["xaxis"] = _shift_ref(t.get("xaxis", "x"))
+        t["yaxis"] = _shift_ref(t.get("yaxis", "y"))
+    lay: dict[str, Any] = {}
+    for key, val in layout.items():
+        m = re.fullmatch(r"([xy])axis(\d*)", key)
+        if m is None:
+            lay[key] = val
+            continue
+        ax = dict(val)
+        for k in ("anchor", "scaleanchor", "matches", "overlaying"):
+            if k in ax:
+                ax[k] = _shift_ref(ax[k])
+        lay[f"{m[1]}axis{int(m[2] or 1) + 1}"] = ax
+    for group in ("shapes", "annotations"):
+        items = []
+        for it in layout.get(group, ()):
+            it = dict(it)
+            for k in ("xref", "yref"):
+                if k in it:
+                    it[k] = _shift_ref(it[k])
+            items.append(it)
+        lay[group] = items
+    return data, lay
+
+
 def linked_matrix(fig: go.Figure, y: np.ndarray | None, index: int = -1) -> go.Figure:
     """The matrix view (:func:`matrix_heatmap`, :func:`matrix_triptych`) ready for the
-    linked selection: rows and columns labelled by the point's own index as a *number*
-    (so a click on the plot reports that index as its coordinate), and, when ``index``
-    is a point, its row and column framed in :data:`FOCUS_COLOR` in every panel.
+    linked selection: when ``index`` is a point, its row and column framed in
+    :data:`FOCUS_COLOR` in every panel (a block-averaged view frames the block holding
+    it); and the click axes.
 
-    Block-averaged views (more rows than drawn) keep their text labels (a block is not
-    one point): the frame then marks the block holding the point."""
-    n = len(y) if y is not None else None
+    Click axes: a click reports its data coordinates through the figure's *first* axes
+    (:mod:`lab_chart`), which a category axis gives as a label string. So the panels move
+    to axes 2.. (unchanged: labels, hover, class lines) and the first pair becomes a
+    hidden linear one over the first panel's place with range −0.5 … side − 0.5
+    (y reversed): a click on any panel (all have the same size and order) reports the
+    drawn row's position, which ``order[round(y)]`` turns back into the point
+    (:func:`nplk_app.influence.row_from_clicks`)."""
     data = [dict(t) for t in fig._data]
     heat = [t for t in data if t.get("type") == "heatmap"]
     if not heat:
         return fig
-    labels = list(heat[0].get("x", ()))
-    side = len(labels)
-    n = n if n is not None else side
+    side = len(heat[0].get("y", ()))
+    n = len(y) if y is not None else side
     order = class_order(y, n)
-    pooled = side < n
-    if not pooled:
-        numeric = [int(i) for i in order]
-        for t in heat:
-            t["x"] = numeric
-            t["y"] = numeric
     shapes = list(fig._layout.get("shapes", ()))
     if 0 <= index < n:
         pos = int(np.flatnonzero(order == index)[0])
@@ -287,6 +326,18 @@ def linked_matrix(fig: go.Figure, y: np.ndarray | None, index: int = -1) -> go.F
                                x0=b - 0.5, x1=b + 0.5, line=line, layer="above"))
     lay = dict(fig._layout)
     lay["shapes"] = shapes
+    data, lay = _shifted_axes(data, lay)
+    first = lay.get("xaxis2", {})
+    lay["xaxis"] = dict(type="linear", range=[-0.5, side - 0.5], visible=False,
+                        domain=first.get("domain", [0.0, 1.0]), anchor="y",
+                        constrain="domain", showgrid=False, zeroline=False)
+    lay["yaxis"] = dict(type="linear", range=[side - 0.5, -0.5], visible=False,
+                        domain=lay.get("yaxis2", {}).get("domain", [0.0, 1.0]), anchor="x",
+                        scaleanchor="x", constrain="domain", showgrid=False,
+                        zeroline=False)
+    # an empty trace on the click axes, so Plotly lays them out (below the panels)
+    data.insert(0, dict(type="scatter", x=[], y=[], xaxis="x", yaxis="y", mode="markers",
+                        showlegend=False, hoverinfo="skip", name="click axes"))
     return _figure(data, lay)
 
 

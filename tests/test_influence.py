@@ -283,9 +283,11 @@ def test_a_click_selects_the_nearest_point_within_the_tolerance():
     assert point_from_clicks(clicks, P, spans) == (2, 7.0)         # the newest valid one
     assert point_from_clicks(clicks, P, spans, seen=7) == (None, 7.0)
     assert point_from_clicks(None, P, spans, seen=4) == (None, 4.0)
-    assert row_from_clicks([{"id": 1, "x": 3, "y": 17.0}], 40) == (17, 1.0)
-    assert row_from_clicks([{"id": 1, "x": 3, "y": 40.0}], 40) == (None, 1.0)
-    assert row_from_clicks([{"id": 1, "x": 3, "y": 2.5}], 40) == (None, 1.0)
+    order = np.arange(40)[::-1]
+    assert row_from_clicks([{"id": 1, "x": 3, "y": 17.2}], order) == (22, 1.0)
+    assert row_from_clicks([{"id": 1, "x": 3, "y": 16.6}], order) == (22, 1.0)
+    assert row_from_clicks([{"id": 1, "x": 3, "y": 39.6}], order) == (None, 1.0)
+    assert row_from_clicks([{"id": 1, "x": 3, "y": -0.6}], order) == (None, 1.0)
 
 
 # ---------------------------------------------------------------------------
@@ -324,7 +326,7 @@ def test_influence_figure_pair_and_ratio(fits, toy):
     assert {t.name for t in curve.data} >= {"F̃∘k", "k", "point 3"}
 
 
-def test_linked_matrix_labels_rows_by_index_and_frames_the_selection(fits, toy):
+def test_linked_matrix_frames_the_selection_and_adds_linear_click_axes(fits, toy):
     res = fits["dank"]
     y = toy.y_train
     fig = fg.matrix_triptych(res.kernel, res.matrix, y, difference=True)
@@ -332,20 +334,37 @@ def test_linked_matrix_labels_rows_by_index_and_frames_the_selection(fits, toy):
     out = fg.linked_matrix(fig, y, 13)
     heat = [t for t in out.data if t.type == "heatmap"]
     assert len(heat) == 4
-    for t in heat:
-        assert list(t.x) == list(order) and list(t.y) == list(order)
-        assert all(isinstance(v, int) for v in t.x)          # numbers: clicks report them
+    # the panels moved to axes 2..5, unchanged (labels, values, hover)
+    for old, new in zip([t for t in fig.data if t.type == "heatmap"], heat, strict=True):
+        assert new.xaxis == f"x{int(old.xaxis[1:] or 1) + 1}"
+        assert list(new.y) == list(old.y) == [str(i) for i in order]
+        np.testing.assert_array_equal(np.asarray(new.z), np.asarray(old.z))
+        assert new.hovertemplate == old.hovertemplate
+    assert out.layout.xaxis2.type == "category" and out.layout.yaxis2.scaleanchor == "x2"
+    # the first axes: hidden, linear, over the first panel, one unit per drawn row
+    xa, ya = out.layout.xaxis, out.layout.yaxis
+    assert xa.type == ya.type == "linear" and xa.visible is False
+    n = len(y)
+    assert tuple(xa.range) == (-0.5, n - 0.5) and tuple(ya.range) == (n - 0.5, -0.5)
+    assert tuple(xa.domain) == tuple(out.layout.xaxis2.domain)
+    # class lines and notes follow their panels
+    assert {s.xref for s in out.layout.shapes} <= {"x2", "x3", "x4", "x5", "x2 domain",
+                                                   "x3 domain", "x4 domain", "x5 domain"}
+    assert {a.xref for a in out.layout.annotations} == {"x2 domain", "x3 domain",
+                                                         "x4 domain", "x5 domain"}
     pos = int(np.flatnonzero(order == 13)[0])
     frames = [s for s in out.layout.shapes if s.line.color == fg.FOCUS_COLOR]
     assert len(frames) == 8                                  # a row and a column per panel
-    assert {(s.y0, s.y1) for s in frames if s.yref in ("y", "y2", "y3", "y4")} == {
+    assert {(s.y0, s.y1) for s in frames if "domain" not in s.yref} == {
         (pos - 0.5, pos + 0.5)}
-    assert {(s.x0, s.x1) for s in frames if s.xref in ("x", "x2", "x3", "x4")} == {
+    assert {(s.x0, s.x1) for s in frames if "domain" not in s.xref} == {
         (pos - 0.5, pos + 0.5)}
+    # a click on row position pos (its y, as the click axes report it) is point 13
+    assert row_from_clicks([{"id": 1, "x": 3.2, "y": pos + 0.3}], order) == (13, 1.0)
     # the cached figure is left alone
-    assert all(not isinstance(v, int) for v in fig.data[0].x)
+    assert fig.data[0].xaxis in (None, "x")
     assert not any(s.line.color == fg.FOCUS_COLOR for s in fig.layout.shapes)
-    # none selected: labels only
+    # none selected: click axes only
     assert not [s for s in fg.linked_matrix(fig, y, -1).layout.shapes
                 if s.line.color == fg.FOCUS_COLOR]
 
@@ -360,10 +379,9 @@ def test_linked_matrix_of_a_pooled_view_frames_the_block():
     _, starts = fgm._pool(K[np.ix_(order, order)], 100)
     np.testing.assert_array_equal(fgi._pooled_starts(n, len(starts)), starts)
     out = fg.linked_matrix(fig, y, int(order[150]))
-    assert isinstance(out.data[0].x[0], str)                 # a block is not a point
     b = int(np.searchsorted(starts, 150, side="right") - 1)
     frames = [s for s in out.layout.shapes if s.line.color == fg.FOCUS_COLOR]
-    assert {(s.y0, s.y1) for s in frames if s.yref == "y"} == {(b - 0.5, b + 0.5)}
+    assert {(s.y0, s.y1) for s in frames if s.yref == "y2"} == {(b - 0.5, b + 0.5)}
 
 
 def test_focus_ring_adds_a_ring_and_leaves_the_figure(toy):
