@@ -17,8 +17,8 @@ import test_browser as tb
 from test_browser import (
     ARTIFACTS,
     CLASSIFICATION_PATH,
-    ROOT,
     RERUN_TIMEOUT_MS,
+    ROOT,
     exception_texts,
     settled_surface,
     wait_idle,
@@ -119,7 +119,8 @@ def wait_influence(page, index: int) -> dict:
 
 def test_click_a_point_then_a_heatmap_row_selects_and_draws_its_influence(app_server, page):
     page.goto(app_server.url + CLASSIFICATION_PATH
-              + "?dataset=clowns&n_samples=60&method=dank&sigma=1.0&C=1.0",
+              # η = 1: F spans about 0.7-1.4, so the two maps differ visibly
+              + "?dataset=clowns&n_samples=60&method=dank&sigma=1.0&C=10.0&eta=1.0",
               wait_until="domcontentloaded")
     wait_surface(page)
     settled_surface(page)
@@ -155,6 +156,7 @@ def test_click_a_point_then_a_heatmap_row_selects_and_draws_its_influence(app_se
     page.screenshot(path=str(ARTIFACTS / "influence-point.png"), full_page=True)
 
     # the README's screenshot: the surface with the ring and the influence below
+    page.mouse.move(5, 5)          # no modebar, no hover label in the picture
     page.set_viewport_size({"width": 1400, "height": 2000})
     page.wait_for_timeout(800)
     box = page.evaluate(BOXES_JS)
