@@ -183,7 +183,9 @@ def influence_basis(estimator: Any, method: str, X_train: np.ndarray, points: np
 
     ``points`` are the evaluation points (a grid's points, a line, or the training points
     themselves); ``sqdist`` (``(m, n)``, e.g. a :class:`~nplk_app.grids.GridGeometry`'s)
-    and ``cols`` (the rule's columns, e.g. its ``nearest``) skip recomputing them.
+    and ``cols`` (:func:`rule_columns` of the rule in use, e.g. the geometry's
+    ``nearest``; ONK and KNPL use the nearest rule) skip recomputing them: both depend
+    on the points only, not on the fit.
     Raises ValueError when the estimator has no per-point kernel to show (a multi-class
     fit, a fit on other points)."""
     X_train = np.asarray(X_train, dtype=float)
@@ -210,7 +212,7 @@ def influence_basis(estimator: Any, method: str, X_train: np.ndarray, points: np
                              "classes, or the scalable decomposition).")
         rule = "nearest" if method == "knpl" else (extension or est.extension)
         D = dists()
-        if cols is None or rule != "nearest":
+        if cols is None:
             cols = rule_columns(rule, points, X_train, D)
         return InfluenceBasis("multiplier", X_train, points, D,
                               (sigma_to_gamma(float(est.sigma)),), np.asarray(cols),
