@@ -226,6 +226,12 @@ def _caption(inf: lab.Influence, res: lab.LabResult) -> str:
         else:
             parts.append(f"Learning changed this point's similarities by {lo:+.3g} to "
                          f"{hi:+.3g} (0 = unchanged).")
+    sup = getattr(res.estimator, "support_", None)
+    if res.method in ("dank", "dank_svr", "knpl", "onk") and sup is not None \
+            and inf.index not in set(np.asarray(sup).tolist()):
+        parts.append(f"Point {inf.index} is not a support vector (αᵢ = 0): learning moves "
+                     f"its row of {res.matrix_name or 'F'} only indirectly"
+                     + (" (ONK: not at all)." if res.method == "onk" else "."))
     if inf.note:
         parts.append(inf.note)
     if res.method in ("dank", "dank_svr", "knpl"):
