@@ -320,6 +320,12 @@ def test_influence_figure_pair_and_ratio(fits, toy):
     plain_only = fg.influence_figure(grid.xs, grid.ys, inf.plain, X_train=X,
                                      y_train=toy.y_train, index=6)
     assert sum(t.type == "heatmap" for t in plain_only.data) == 1
+    # at the page's 100 × 100 grid the figure stays small (float32, base64)
+    g100 = lab.make_grid(X, 100)
+    big = influence_basis(est, "dank", X, g100.points, extension="nearest").at(6)
+    assert fg.figure_nbytes(fg.influence_figure(
+        g100.xs, g100.ys, big.plain, big.learned, big.change, X_train=X,
+        y_train=toy.y_train, index=6)) < 0.5 * 1024 * 1024
     curve = fg.influence_curve(np.linspace(0, 1, 50), np.ones(50), np.full(50, 2.0),
                                np.full(50, 2.0), X_train=np.linspace(0, 1, 9)[:, None],
                                index=3)
