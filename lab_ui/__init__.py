@@ -41,6 +41,9 @@ from .exports import (  # noqa: F401
     exports,
     state_controls,
 )
+from .influence import (  # noqa: F401
+    influence_panel,
+)
 from .progress import (  # noqa: F401
     Progress,
     stop_requested,
@@ -117,6 +120,7 @@ __all__ = [
     "grid_geometry",
     "grid_values",
     "home_figure",
+    "influence_panel",
     "keep_good",
     "matrix_caption",
     "matrix_figure",

@@ -12,6 +12,7 @@ import nplk_app as lab
 import nplk_figures as fg
 from lab_chart import live_chart
 
+from . import influence
 from .exports import _fmt
 from .running import baseline_values, fit_key, grid_for, grid_values, solver_histories
 from .state import show_messages
@@ -97,8 +98,11 @@ def surface_chart(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabRe
         return fig
     fig = cached("figs", key, build)
     if not add_mode:
-        chart(fig, _SURFACE, f"nplk-{page}-surface")
+        # a click near a training point selects it (its influence is drawn below)
+        fig, kw = influence.surface_clicks(fig, _SURFACE, data, res, grid, page)
+        chart(fig, _SURFACE, f"nplk-{page}-surface", **kw)
         return
+    fig, _ = influence.surface_clicks(fig, _SURFACE, data, res, grid, page)  # the ring
     # a click may land anywhere the user can see around the surface (zoomed out too)
     wx, wy = x1 - x0, y1 - y0
     ss[_BOUNDS] = ((x0 - wx, x1 + wx), (y0 - wy, y1 + wy))
@@ -266,7 +270,8 @@ def regression_chart(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult
     fig, msgs = cached("figs", key, build)
     show_messages(msgs)
     if fig is not None:
-        chart(fig, "regression_fit", f"nplk-{res.method}-fit")
+        fig, kw = influence.regression_clicks(fig, "regression_fit", data, res, page)
+        chart(fig, "regression_fit", f"nplk-{res.method}-fit", **kw)
 
 
 def view_panel(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult, *,
@@ -283,7 +288,9 @@ def view_panel(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult, *,
     if view == "matrix":
         fig = matrix_figure(res, data)
         if fig is not None:
-            chart(fig, f"{page}_matrix", f"nplk-{res.method}-matrix")
+            # a click on a row selects that point (its row and column framed)
+            fig, kw = influence.matrix_clicks(fig, f"{page}_matrix", data, res, page)
+            chart(fig, f"{page}_matrix", f"nplk-{res.method}-matrix", **kw)
             st.caption(matrix_caption(res))
     elif view == "spectra":
         fig = spectra_chart_figure(res, data)

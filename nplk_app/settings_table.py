@@ -282,6 +282,16 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
             option_labels=(("bandwidth", "Bandwidths"), ("matrix", "Learned matrix"),
                            ("spectra", "Eigen-decay"), ("convergence", "Convergence")),
             pages=("regression",), help="What the second figure shows."),
+    Setting("focus_point", "int", -1, "Selected training point", group="view", min=-1,
+            max=1_000_000, step=1, pages=("classification", "regression"),
+            help="The training point whose learned influence is drawn (−1: none). Click a "
+                 "point on the surface (with “Click to add” off) or a row of the matrix."),
+    Setting("influence_view", "choice", "pair", "Influence view", group="view",
+            options=("pair", "ratio"),
+            option_labels=(("pair", "Learned vs plain"), ("ratio", "What learning changed")),
+            pages=("classification", "regression"),
+            help="The learned similarity k̃(xᵢ, x) beside the plain k(xᵢ, x) on one colour "
+                 "scale, or their ratio F̃(xᵢ, x) (ONK, LAB RBF: the difference k̃ − k)."),
     # ---- pairwise constraints (SimpleNPKL) -----------------------------------------------
     Setting("npkl_loss", "choice", "linear", "Loss", options=("linear", "square_hinge",
                                                               "hinge", "square"),

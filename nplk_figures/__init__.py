@@ -65,6 +65,13 @@ from .convergence import (  # noqa: F401
     convergence_figure,
     spectra_figure,
 )
+from .influence import (  # noqa: F401
+    FOCUS_COLOR,
+    focus_ring,
+    influence_curve,
+    influence_figure,
+    linked_matrix,
+)
 from .matrices import (  # noqa: F401
     class_order,
     matrix_heatmap,
@@ -119,6 +126,11 @@ __all__ = [
     "decision_surface",
     "embedding_figure",
     "f32",
+    "FOCUS_COLOR",
+    "focus_ring",
+    "influence_curve",
+    "influence_figure",
+    "linked_matrix",
     "figure_json",
     "figure_nbytes",
     "level_lines",
