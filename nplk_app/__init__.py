@@ -83,6 +83,7 @@ from .methods import (  # noqa: F401
     relative_error,
     score,
 )
+from .replay import REPLAY_METHODS, Replay, ReplayFrame, replay_frames  # noqa: F401
 from .results import (  # noqa: F401
     LabResult,
     PairwiseResult,
@@ -139,6 +140,9 @@ __all__ = [
     "REGRESSION",
     "REGRESSION_DATASETS",
     "REGRESSION_METHODS",
+    "REPLAY_METHODS",
+    "Replay",
+    "ReplayFrame",
     "ScalingStudy",
     "Setting",
     "SweepResult",
@@ -176,6 +180,7 @@ __all__ = [
     "prepare_data",
     "relative_error",
     "relevant_names",
+    "replay_frames",
     "run_sweep",
     "scaling_study",
     "score",

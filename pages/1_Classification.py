@@ -47,6 +47,8 @@ with right:
     if s_res is not None and s_res.method == "dank":
         ui.control("extension")
 
+ui.replay_panel(P, s_data, s_res, page=PAGE)
+
 if s_res is not None:
     st.divider()
     ui.view_panel(P, s_data, s_res, setting="view", page=PAGE)
