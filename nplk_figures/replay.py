@@ -71,9 +71,11 @@ def _finite(v: float) -> float | None:
 def _colorbar(lo: float, hi: float, title: str, **kw: Any) -> dict:
     """A colour bar labelled in the values the levels stand for."""
     vals = np.linspace(lo, hi, 5)
+    step = (hi - lo) / 4 if hi > lo else 1.0
+    decimals = int(min(max(0, 1 - np.floor(np.log10(step))), 8))
     return dict(title=dict(text=title, side="top"), thickness=10, tickmode="array",
                 tickvals=[float(v) for v in np.linspace(0, LEVELS, 5)],
-                ticktext=[f"{v:.3g}".replace("-", "\u2212") for v in vals], **kw)
+                ticktext=[f"{v:.{decimals}f}".replace("-", "\u2212") for v in vals], **kw)
 
 
 def _note(rp: Any, fr: Any) -> list[dict]:
@@ -121,7 +123,8 @@ def replay_figure(rp: Any, X_train: np.ndarray, y_train: np.ndarray,
         zq = lambda fr: quantize(fr.values, lo, hi)  # noqa: E731
         traces.append(dict(type="heatmap", x=f32(rp.xs), y=f32(rp.ys), z=zq(last),
                            colorscale=scale, zmin=0, zmax=LEVELS, zsmooth="best",
-                           opacity=0.8, name="decision function" if clf else "fit",
+                           opacity=0.8,
+                           name="f at this iteration" if clf else "fit at this iteration",
                            hoverinfo="skip",
                            colorbar=_colorbar(lo, hi, bar, len=0.8, x=0.6, xanchor="left")))
         changing.append(0)
@@ -240,7 +243,48 @@ def replay_figure(rp: Any, X_train: np.ndarray, y_train: np.ndarray,
                                            font=dict(size=12)))
     fig = _figure(traces, layout)
     fig._replay_frames = frames  # serialised by replay_json (go.Frame would validate)
+    # what the player paints itself per frame (lab_replay.py): the traces that change,
+    # with the colour of every level (no Plotly redraw per frame)
+    player: dict[str, Any] = {
+        "rings": {"trace": i_ring, "size": 13 if surface else 12},
+        "marker": {"trace": i_mark, "color": SERIES_COLORS[1]}}
+    if surface:
+        player["surface"] = {"trace": 0, "lut": lut(scale), "opacity": 0.8}
+        if clf:
+            player["lines"] = [{"trace": 1, "width": 2.5, "dash": []},
+                               {"trace": 2, "width": 1.2, "dash": [6, 4]}]
+    else:
+        player["curve"] = {"trace": 0, "width": 2.5, "color": SERIES_COLORS[0]}
+    if has_matrix:
+        player["matrix"] = {"trace": i_mat, "lut": lut(DIVERGING)}
+    fig._replay_player = player
     return fig
+
+
+def _rgb(color: str) -> np.ndarray:
+    c = color.strip()
+    if c.startswith("#"):
+        return np.array([int(c[i:i + 2], 16) for i in (1, 3, 5)], dtype=float)
+    return np.array([float(v) for v in c[c.index("(") + 1:c.index(")")].split(",")[:3]])
+
+
+def lut(colorscale: Any) -> list[list[int]]:
+    """The RGB colour of every level ``0 … LEVELS`` under ``colorscale`` (a list of
+    ``[position, colour]`` stops, steps allowed, or a Plotly scale name), interpolated
+    linearly between stops as Plotly does."""
+    if isinstance(colorscale, str):
+        from plotly.colors import get_colorscale
+
+        colorscale = get_colorscale(colorscale)
+    pos = np.array([float(p) for p, _ in colorscale])
+    cols = np.array([_rgb(c) for _, c in colorscale])
+    out = []
+    for t in np.arange(LEVELS + 1) / LEVELS:
+        i = min(max(int(np.searchsorted(pos, t, side="right")) - 1, 0), len(pos) - 1)
+        j = min(i + 1, len(pos) - 1)
+        w = 0.0 if pos[j] <= pos[i] else (t - pos[i]) / (pos[j] - pos[i])
+        out.append([int(round(v)) for v in (1 - w) * cols[i] + w * cols[j]])
+    return out
 
 
 def replay_frames_of(fig: go.Figure) -> list[dict]:
@@ -249,7 +293,9 @@ def replay_frames_of(fig: go.Figure) -> list[dict]:
 
 
 def replay_json(fig: go.Figure) -> str:
-    """``fig`` with its frames as the JSON the player reads (typed arrays base64)."""
+    """``fig`` with its frames (and what the player paints) as the JSON the player reads
+    (typed arrays base64)."""
     return json.dumps({"data": fig._data, "layout": fig._layout,
-                       "frames": replay_frames_of(fig)},
+                       "frames": replay_frames_of(fig),
+                       "player": getattr(fig, "_replay_player", None)},
                       default=_json_default, separators=(",", ":"), allow_nan=False)
