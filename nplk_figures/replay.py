@@ -227,19 +227,20 @@ def replay_figure(rp: Any, X_train: np.ndarray, y_train: np.ndarray,
         yaxis=_axis("x2" if surface else "y",
                     **(dict(range=[float(rp.ys[0]), float(rp.ys[-1])], scaleanchor="x",
                             scaleratio=1, constrain="domain") if surface else {})),
-        xaxis2=_axis("iteration", domain=[0.74, 1.0], anchor="y2"),
+        xaxis2=_axis("iteration", domain=[0.8, 1.0], anchor="y2"),
         yaxis2=_axis(rp.objective_name, domain=[0.58, 1.0], anchor="x2",
                      type="log" if log_y else "linear"),
         annotations=_note(rp, last),
         legend=dict(orientation="h", yref="container", y=0.0, yanchor="bottom", x=0.0,
                     xanchor="left", font=dict(size=12, color=TEXT_COLOR)))
     if has_matrix:
-        layout["xaxis3"] = dict(domain=[0.74, 0.95], anchor="y3", showticklabels=False,
+        order = "class" if clf else "target"
+        layout["xaxis3"] = dict(domain=[0.8, 0.95], anchor="y3", showticklabels=False,
                                 showgrid=False, ticks="", constrain="domain")
         layout["yaxis3"] = dict(domain=[0.0, 0.44], anchor="x3", showticklabels=False,
                                 showgrid=False, ticks="", autorange="reversed",
                                 scaleanchor="x3", constrain="domain",
-                                title=dict(text=f"{rp.matrix_name} (by class)",
+                                title=dict(text=f"{rp.matrix_name} (by {order})",
                                            font=dict(size=12)))
     fig = _figure(traces, layout)
     fig._replay_frames = frames  # serialised by replay_json (go.Frame would validate)

@@ -342,3 +342,41 @@ def test_apptest_replay_of_the_plain_svm_says_why():
     at.run()
     assert not at.exception
     assert any("not trained iteratively" in i.value for i in at.info)
+
+
+def _player_data(at):
+    import json
+
+    import lab_replay
+
+    els = [e for e in at.get("bidi_component") if lab_replay.frames_of(e)]
+    assert len(els) == 1
+    return json.loads(els[0].proto.json)
+
+
+def test_apptest_refit_while_paused_keeps_the_position_as_a_fraction():
+    from streamlit.testing.v1 import AppTest
+
+    from lab_ui.replay import carried_step
+
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    at = AppTest.from_file(str(ROOT / "pages/1_Classification.py"), default_timeout=180)
+    for k, v in {"n_samples": "60", "method": "lab_rbf", "replay": "1",
+                 "replay_step": "6"}.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception
+    d0 = _player_data(at)
+    n0 = len(__import__("json").loads(d0["figure"])["frames"])
+    assert d0["step"] == 6
+    support = [s for s in at.slider if s.label.startswith("Support count")]
+    assert len(support) == 1
+    support[0].set_value(12).run()
+    assert not at.exception
+    d1 = _player_data(at)
+    n1 = len(__import__("json").loads(d1["figure"])["frames"])
+    assert d1["figure"] != d0["figure"]                  # refitted
+    assert n0 != n1                                      # a new frame count ...
+    assert d1["step"] == carried_step(6, n0, n1) != 6    # ... the same fraction of the run
+    assert str(dict(at.query_params)["replay_step"]).strip("[]'") == str(d1["step"])
