@@ -216,17 +216,39 @@ def _score(values: np.ndarray, y: np.ndarray, task: str, classes: np.ndarray | N
     return relative_error(y, values)
 
 
-def _frame_seconds(res: Any, cells: int, n_test: int) -> float:
-    """Estimated seconds to build one frame: the kernel-weighted sums over the support
-    (at most every training point) for the grid, the training and the test points, plus
-    the learned matrix's rebuild (an eigendecomposition for DANK)."""
+def _frame_seconds(res: Any, cells: int, n_test: int, m: int) -> float:
+    """Estimated seconds to build one frame: the kernel-weighted sums over a support of
+    ``m`` points for the grid, the training and the test points, plus the learned
+    matrix's rebuild (DANK: an eigendecomposition of size m + 1 and the dense F)."""
     n = len(res.X_train)
-    products = (cells + n + n_test) * n
+    products = (cells + n + n_test) * max(m, 1)
     if res.method in ("dank", "dank_svr"):
-        products += 4 * n ** 3 / 3 + 2 * n * n
+        products += 4 * (m + 1) ** 3 / 3 + 2 * n * n
     elif res.method in ("knpl", "onk"):
         products += 4 * n * n
     return products / _PRODUCTS_PER_SECOND
+
+
+def _plan(res: Any, grid: Any, n_test: int, n_snaps: int, m: int, seconds: float,
+          max_cells: int) -> tuple[int, int | None]:
+    """(frames, grid resolution or None to keep the grid) within the budget: every
+    snapshot when it fits; else a coarser grid when that alone keeps at least
+    :data:`MIN_FRAMES`; else fewer frames (at least the first and the last)."""
+    def frames(cells: int) -> int:
+        per = _frame_seconds(res, cells, n_test, m)
+        return max(2, min(n_snaps, int(seconds / max(per, 1e-9)), max_cells // max(cells, 1)))
+
+    if not isinstance(grid, Grid):
+        return frames(len(grid)), None
+    full = grid.xs.size
+    k = frames(full * grid.ys.size)
+    target = min(MIN_FRAMES, n_snaps)
+    if k >= target:
+        return k, None
+    for r in range(full - 10, MIN_RESOLUTION - 1, -10):
+        if frames(r * r) >= target:
+            return frames(r * r), r
+    return k, None
 
 
 def replay_frames(res: Any, data: Any, grid: Grid | np.ndarray, P: Mapping[str, Any], *,
@@ -248,6 +270,10 @@ def replay_frames(res: Any, data: Any, grid: Grid | np.ndarray, P: Mapping[str, 
     label = METHODS[res.method].label
     est = res.estimator
     snaps = getattr(est, "snapshots_", None)
+    if res.method == "knpl" and getattr(est, "solver", "apg") == "alternating":
+        return _fail(res, "KNPL's Algorithm 2 takes G from an ADMM at each round, not "
+                          "from α: its rounds are not replayed. The saddle-point solver "
+                          "(apg) is.")
     if res.method not in REPLAY_METHODS or snaps is None:
         return _fail(res, f"{label} is not trained iteratively (one solve, no iterations), "
                           "so there is no training to replay; pick DANK, KNPL, ONK or "
@@ -265,30 +291,14 @@ def replay_frames(res: Any, data: Any, grid: Grid | np.ndarray, P: Mapping[str, 
     ext = P.get("extension") if res.method in ("dank", "dank_svr") else None
     messages: list[Message] = []
     surface = isinstance(grid, Grid)
-    cells = grid.xs.size * grid.ys.size if surface else len(grid)
-    n_test = len(data.y_test)
-    per_frame = _frame_seconds(res, cells, n_test)
     n_snaps = len(snaps)
-    k = n_snaps
-    k = min(k, max(2, int(seconds / max(per_frame, 1e-9))), max(2, max_cells // max(cells, 1)))
-    if surface and k < min(MIN_FRAMES, n_snaps):
-        # fewer frames would lose the motion: a coarser grid first
-        res_now = full = grid.xs.size
-        while res_now > MIN_RESOLUTION:
-            res_now -= 10
-            c = res_now * res_now
-            k_c = min(n_snaps, int(seconds / max(_frame_seconds(res, c, n_test), 1e-9)),
-                      max_cells // c)
-            if k_c >= min(MIN_FRAMES, n_snaps):
-                break
-        grid = _coarser(grid, res_now)
-        cells = res_now * res_now
-        per_frame = _frame_seconds(res, cells, n_test)
-        k = min(n_snaps, max(2, int(seconds / max(per_frame, 1e-9))),
-                max(2, max_cells // cells))
-        messages.append(_msg("info", f"The replay uses a {res_now} × {res_now} grid (the "
-                                     f"surface: {full} × {full}) to stay within the lab's "
-                                     "work budget."))
+    m = int(np.count_nonzero(snaps[-1].get("alpha", ())))
+    k, coarse = _plan(res, grid, len(data.y_test), n_snaps, m, seconds, max_cells)
+    if coarse is not None:
+        messages.append(_msg("info", f"The replay uses a {coarse} × {coarse} grid (the "
+                                     f"surface: {grid.xs.size} × {grid.ys.size}) to stay "
+                                     "within the lab's work budget."))
+        grid = _coarser(grid, coarse)
     keep = keep_frames(n_snaps, k)
     if keep.size < n_snaps:
         messages.append(_msg("info", f"The replay shows {keep.size} of the {n_snaps} kept "

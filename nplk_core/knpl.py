@@ -791,6 +791,7 @@ class KNPLClassifier(_OneVsRestMixin, ClassifierMixin, BaseEstimator):
             "history_": log.as_dict(),
             "admm_history_": {k: np.asarray(v, dtype=float) for k, v in admm_rows.items()},
             "n_iter_": t + 1, "converged_": settled,
+            "snapshots_": None,  # G comes from an ADMM, not from alpha: no replay
         }
 
     def _prepare(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

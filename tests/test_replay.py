@@ -380,3 +380,22 @@ def test_apptest_refit_while_paused_keeps_the_position_as_a_fraction():
     assert n0 != n1                                      # a new frame count ...
     assert d1["step"] == carried_step(6, n0, n1) != 6    # ... the same fraction of the run
     assert str(dict(at.query_params)["replay_step"]).strip("[]'") == str(d1["step"])
+
+
+def test_knpl_algorithm_2_is_not_replayed_and_says_why():
+    P, data, res = _fit(lab.CLASSIFICATION, "knpl", knpl_solver="alternating")
+    rp = replay_frames(res, data, lab.make_grid(data.X, 20), P)
+    assert not rp.ok and "Algorithm 2" in rp.messages[0].text
+
+
+def test_a_large_sample_keeps_the_grid_when_the_grid_is_not_the_cost():
+    from nplk_app.replay import _plan
+
+    P, data, res = _fit(lab.CLASSIFICATION, "dank")
+    grid = lab.make_grid(data.X, 100)
+    # a tiny budget: coarsening cannot reach MIN_FRAMES, so the grid stays
+    k, coarse = _plan(res, grid, 10, 40, 30, seconds=1e-6, max_cells=10**9)
+    assert k == 2 and coarse is None
+    # a budget the full grid misses but a coarser one meets
+    k, coarse = _plan(res, grid, 10, 40, 30, seconds=1e9, max_cells=20 * 60 * 60)
+    assert coarse is not None and coarse < 100 and k >= 15
