@@ -105,6 +105,7 @@ const setup = (parentElement) => {
   const plot = document.createElement('div');
   plot.className = 'nplk-replay-plot';
   plot.style.width = '100%';
+  plot.style.background = 'white';  // the figure's paper is transparent (canvas below)
   root.append(bar, plot);
   parentElement.appendChild(root);
   Object.assign(root, { __bar: bar, __back: back, __play: play, __fwd: fwd,

@@ -41,9 +41,9 @@ MIN_FRAMES = 15
 MIN_RESOLUTION = 30
 #: side of the pooled learned-matrix heatmap
 MATRIX_SIDE = 60
-#: kernel products per second assumed by the cost estimate (measured ~3e8 on the
-#: 2-core lab machine; conservative)
-_PRODUCTS_PER_SECOND = 1.5e8
+#: kernel products per second assumed by the cost estimate (numpy with its temporaries
+#: reaches ~3e8 on the 2-core lab machine when it is idle; conservative for a busy one)
+_PRODUCTS_PER_SECOND = 1.0e8
 
 
 @dataclass
@@ -123,7 +123,7 @@ class _Evaluator:
     """Decision values, support and learned matrix of one snapshot of a method."""
 
     def __init__(self, res: Any, points: np.ndarray, X_test: np.ndarray,
-                 extension: str | None) -> None:
+                 extension: str | None, y_train: np.ndarray, factor: Any = None) -> None:
         from nplk_core.kernels import gaussian_kernel
 
         est = res.estimator
@@ -138,6 +138,21 @@ class _Evaluator:
             return
         sigma = float(est.sigma)
         self.K = np.asarray(est.K_, dtype=float)
+        self.problem = None
+        if self.method in ("dank", "dank_svr"):
+            # F of an iterate through the same route as the solver (the kernel factor
+            # when the support is well beyond its rank), so the last frame is the fit
+            from nplk_core._dank_core import DankProblem
+
+            n = self.X.shape[0]
+            y = np.asarray(y_train, dtype=float)
+            if self.method == "dank":
+                labels, linear = est.y_pm_, np.ones(n)
+            else:
+                eps = float(est.epsilon)
+                labels, linear = None, np.concatenate([y - eps, -y - eps])
+            self.problem = DankProblem(self.K, labels, linear, est.C, est.eta_, est.tau,
+                                       factor=factor)
         for name, P in self.sets.items():
             self.kernels[name] = gaussian_kernel(self.X, P, sigma=sigma) if len(P) \
                 else np.zeros((self.X.shape[0], 0))
@@ -175,9 +190,7 @@ class _Evaluator:
             u = alpha * self._labels()
         S = np.flatnonzero(u)
         if m in ("dank", "dank_svr"):
-            from nplk_core._dank_core import inner_F
-
-            M = inner_F(u, self.K, est.eta_, est.tau).dense()
+            M = self.problem.evaluate(alpha, gradient=False)[2].dense()
         elif m == "knpl":
             from nplk_core.knpl import knpl_inner
 
@@ -216,26 +229,29 @@ def _score(values: np.ndarray, y: np.ndarray, task: str, classes: np.ndarray | N
     return relative_error(y, values)
 
 
-def _frame_seconds(res: Any, cells: int, n_test: int, m: int) -> float:
+def _frame_seconds(res: Any, cells: int, n_test: int, m: int, eig: int | None = None
+                   ) -> float:
     """Estimated seconds to build one frame: the kernel-weighted sums over a support of
     ``m`` points for the grid, the training and the test points, plus the learned
-    matrix's rebuild (DANK: an eigendecomposition of size m + 1 and the dense F)."""
+    matrix's rebuild (DANK: an eigendecomposition of size ``eig + 1``, ``eig`` = m or
+    the kernel factor's rank, and the dense F)."""
     n = len(res.X_train)
     products = (cells + n + n_test) * max(m, 1)
     if res.method in ("dank", "dank_svr"):
-        products += 4 * (m + 1) ** 3 / 3 + 2 * n * n
+        e = m if eig is None else eig
+        products += 4 * (e + 1) ** 3 / 3 + 2 * n * n * (e + 1) ** 0.5
     elif res.method in ("knpl", "onk"):
         products += 4 * n * n
     return products / _PRODUCTS_PER_SECOND
 
 
 def _plan(res: Any, grid: Any, n_test: int, n_snaps: int, m: int, seconds: float,
-          max_cells: int) -> tuple[int, int | None]:
+          max_cells: int, eig: int | None = None) -> tuple[int, int | None]:
     """(frames, grid resolution or None to keep the grid) within the budget: every
     snapshot when it fits; else a coarser grid when that alone keeps at least
     :data:`MIN_FRAMES`; else fewer frames (at least the first and the last)."""
     def frames(cells: int) -> int:
-        per = _frame_seconds(res, cells, n_test, m)
+        per = _frame_seconds(res, cells, n_test, m, eig)
         return max(2, min(n_snaps, int(seconds / max(per, 1e-9)), max_cells // max(cells, 1)))
 
     if not isinstance(grid, Grid):
@@ -293,7 +309,15 @@ def replay_frames(res: Any, data: Any, grid: Grid | np.ndarray, P: Mapping[str, 
     surface = isinstance(grid, Grid)
     n_snaps = len(snaps)
     m = int(np.count_nonzero(snaps[-1].get("alpha", ())))
-    k, coarse = _plan(res, grid, len(data.y_test), n_snaps, m, seconds, max_cells)
+    factor = eig = None
+    if res.method in ("dank", "dank_svr"):
+        from nplk_core.dank import _lazy_factor
+
+        factor = _lazy_factor(np.asarray(est.K_, dtype=float))
+        factor.array  # noqa: B018 (computed now: its rank sets the cost)
+        r = factor.shape[1]
+        eig = r if np.isfinite(r) and m > 1.5 * r else m
+    k, coarse = _plan(res, grid, len(data.y_test), n_snaps, m, seconds, max_cells, eig)
     if coarse is not None:
         messages.append(_msg("info", f"The replay uses a {coarse} × {coarse} grid (the "
                                      f"surface: {grid.xs.size} × {grid.ys.size}) to stay "
@@ -308,7 +332,7 @@ def replay_frames(res: Any, data: Any, grid: Grid | np.ndarray, P: Mapping[str, 
     from nplk_core._base import single_thread_blas
 
     with single_thread_blas():  # many small eigenproblems: threads only add contention
-        frames = _frames(res, data, grid, surface, points, ext, keep)
+        frames = _frames(res, data, grid, surface, points, ext, keep, factor)
     hist = res.history or {}
     key = "objective" if "objective" in hist else ("loss" if "loss" in hist else None)
     obj = np.asarray(hist.get(key, np.zeros(0)), dtype=float) if key else np.zeros(0)
@@ -323,10 +347,10 @@ def replay_frames(res: Any, data: Any, grid: Grid | np.ndarray, P: Mapping[str, 
 
 
 def _frames(res: Any, data: Any, grid: Any, surface: bool, points: np.ndarray,
-            ext: str | None, keep: np.ndarray) -> list[ReplayFrame]:
+            ext: str | None, keep: np.ndarray, factor: Any) -> list[ReplayFrame]:
     est = res.estimator
     snaps = est.snapshots_
-    ev = _Evaluator(res, points, data.X_test, ext)
+    ev = _Evaluator(res, points, data.X_test, ext, data.y_train, factor)
     if res.method in ("knpl", "onk"):
         ev._y_pm = np.where(np.asarray(data.y_train) == est.classes_[1], 1.0, -1.0)
     hist = res.history or {}
