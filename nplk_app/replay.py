@@ -290,14 +290,16 @@ def replay_frames(res: Any, data: Any, grid: Grid | np.ndarray, P: Mapping[str, 
         return _fail(res, "KNPL's Algorithm 2 takes G from an ADMM at each round, not "
                           "from α: its rounds are not replayed. The saddle-point solver "
                           "(apg) is.")
-    if res.method not in REPLAY_METHODS or snaps is None:
+    if res.method not in REPLAY_METHODS:
         return _fail(res, f"{label} is not trained iteratively (one solve, no iterations), "
                           "so there is no training to replay; pick DANK, KNPL, ONK or "
                           "LAB RBF.")
-    if not snaps or not isinstance(snaps[0], Mapping):
+    if np.size(getattr(est, "classes_", ())) > 2 or (snaps and not isinstance(snaps[0],
+                                                                               Mapping)):
         return _fail(res, f"The replay shows two-class problems; {label} was fitted "
-                          "one-vs-rest, one model per class." if snaps else
-                          f"{label} kept no iterates in this fit.")
+                          "one-vs-rest, one model per class.")
+    if not snaps:
+        return _fail(res, f"{label} kept no iterates in this fit.")
     if res.X_train is None or len(res.X_train) != len(data.y_train):
         return _fail(res, "The replay needs the fit on all training points; this one was "
                           "fitted on a subsample (see the note above).")

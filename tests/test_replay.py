@@ -399,3 +399,20 @@ def test_a_large_sample_keeps_the_grid_when_the_grid_is_not_the_cost():
     # a budget the full grid misses but a coarser one meets
     k, coarse = _plan(res, grid, 10, 40, 30, seconds=1e9, max_cells=20 * 60 * 60)
     assert coarse is not None and coarse < 100 and k >= 15
+
+
+@pytest.mark.parametrize("method", ["dank", "onk"])
+def test_three_classes_are_not_replayed_and_say_why(method):
+    from nplk_app.data import LabData
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    y = np.arange(60) % 3
+    data = LabData(X[:45], y[:45].astype(float), X[45:], y[45:].astype(float),
+                   lab.CLASSIFICATION, "three")
+    P = {**lab.defaults(), "method": method}
+    res = lab.fit_method(P, data.X_train, data.y_train, data.X_test, data.y_test,
+                         method=method)
+    assert res.ok
+    rp = replay_frames(res, data, lab.make_grid(data.X, 20), P)
+    assert not rp.ok and "one-vs-rest" in rp.messages[0].text
