@@ -17,7 +17,8 @@ from .stores import cached
 from .widgets import control
 
 _PLAYER = "replay_player"
-_FRAMES = "lab_replay_frames"  # frame count of the replay last shown (keeps the position)
+_FRAMES = "lab_replay_frames"  # {page: frame count of the replay last shown there}
+_PAGE = "lab_replay_page"      # the page whose player reported last
 
 
 def _on_step() -> None:
@@ -26,7 +27,7 @@ def _on_step() -> None:
     k = reported_step(_PLAYER)
     ss = st.session_state
     if k is not None and STORE in ss:
-        n = ss.get(_FRAMES, 0)
+        n = ss.get(_FRAMES, {}).get(ss.get(_PAGE), 0)
         ss[STORE]["replay_step"] = -1 if n and k >= n - 1 else max(int(k), 0)
 
 
@@ -74,9 +75,11 @@ def replay_panel(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabRes
         return
     ss = st.session_state
     store = ss[STORE]
-    step = carried_step(int(store.get("replay_step", -1)), int(ss.get(_FRAMES, n) or n), n)
+    counts = ss.setdefault(_FRAMES, {})
+    step = carried_step(int(store.get("replay_step", -1)), int(counts.get(page, n) or n), n)
     store["replay_step"] = step
-    ss[_FRAMES] = n
+    counts[page] = n
+    ss[_PAGE] = page
     st.caption("Play runs in the browser from frames sent once; the position is kept in "
                "the link when you pause, step or release the slider. Left: the model at "
                "that iteration (rings: its support); right: the objective with the "
