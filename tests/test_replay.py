@@ -416,3 +416,16 @@ def test_three_classes_are_not_replayed_and_say_why(method):
     assert res.ok
     rp = replay_frames(res, data, lab.make_grid(data.X, 20), P)
     assert not rp.ok and "one-vs-rest" in rp.messages[0].text
+
+
+def test_2d_regression_replays_a_surface_ending_at_the_fit():
+    from nplk_figures.replay import replay_figure
+
+    P, data, res = _fit(lab.REGRESSION, "dank_svr", reg_dataset="harmonic")
+    grid = lab.make_grid(data.X, 30)
+    rp = replay_frames(res, data, grid, P)
+    assert rp.kind == "surface" and rp.frames[-1].values.shape == grid.shape
+    np.testing.assert_allclose(rp.frames[-1].values, _final_values(res, data, P, grid),
+                               atol=1e-8)
+    fig = replay_figure(rp, data.X_train, data.y_train, data.X_test, data.y_test)
+    assert fig._replay_player["surface"]["trace"] == 0 and "lines" not in fig._replay_player
