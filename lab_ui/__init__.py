@@ -48,6 +48,7 @@ from .progress import (  # noqa: F401
     Progress,
     stop_requested,
 )
+from .replay import replay_panel  # noqa: F401
 from .running import (  # noqa: F401
     Failed,
     baseline_values,
@@ -133,6 +134,7 @@ __all__ = [
     "points_panel",
     "range_control",
     "regression_chart",
+    "replay_panel",
     "safe_text",
     "scaling",
     "show_messages",

@@ -91,6 +91,7 @@ from .methods import (  # noqa: F401
     relative_error,
     score,
 )
+from .replay import REPLAY_METHODS, Replay, ReplayFrame, replay_frames  # noqa: F401
 from .results import (  # noqa: F401
     LabResult,
     PairwiseResult,
@@ -150,6 +151,9 @@ __all__ = [
     "REGRESSION",
     "REGRESSION_DATASETS",
     "REGRESSION_METHODS",
+    "REPLAY_METHODS",
+    "Replay",
+    "ReplayFrame",
     "ScalingStudy",
     "Setting",
     "SweepResult",
@@ -189,6 +193,7 @@ __all__ = [
     "prepare_data",
     "relative_error",
     "relevant_names",
+    "replay_frames",
     "row_from_clicks",
     "run_sweep",
     "scaling_study",

@@ -272,6 +272,14 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
             methods=_DANK + ("onk",), pages=("classification", "regression"),
             help="Fit with every solver and overlay their convergence: DANK's Nesterov vs "
                  "projected gradient (seed 000 Fig. 4), ONK's CGD vs level method."),
+    Setting("replay", "bool", False, "Training replay", group="view",
+            pages=("classification", "regression"),
+            help="Replay the training under the surface: the model at up to 60 of the "
+                 "solver's iterations (dense early), with play, pause, step and a scrub "
+                 "slider; played in the browser, without the server."),
+    Setting("replay_step", "int", -1, "Replay frame", group="view", min=-1, max=59, step=1,
+            pages=("classification", "regression"), when=(("replay", True),),
+            help="The replay frame shown (0 = first kept iteration; −1 = the last)."),
     Setting("view", "choice", "matrix", "View", group="view",
             options=("matrix", "spectra", "convergence", "bandwidth"),
             option_labels=(("matrix", "Learned matrix"), ("spectra", "Eigen-decay"),

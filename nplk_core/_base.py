@@ -11,6 +11,12 @@ bias recovery.
   no warning is emitted: the caller asked for it).
 * **Limits.** Hitting ``max_iter`` emits :class:`sklearn.exceptions.ConvergenceWarning`
   and leaves ``converged_ = False``.
+* **Snapshots.** Beside the history every iterative solver keeps the iterate itself
+  (what is needed to evaluate the model then) at a bounded set of iterations,
+  :class:`Snapshots`: at most :data:`SNAPSHOT_CAP`, dense early, always with the first
+  and the final one; estimators expose them as ``snapshots_`` (the lab's training
+  replay). Solvers pass ``snapshot=`` (a dict, or a function making one, called only at
+  kept iterations) to :meth:`IterationLog.record`.
 * **Parameters.** Each estimator declares ``_param_rules``; :func:`check_params`
   validates them in ``fit`` and raises ``ValueError`` saying which parameter, what
   value and what to do.
@@ -63,6 +69,65 @@ def single_thread_blas() -> Iterator[None]:
                 _blas_state["limiter"] = None
 
 
+#: the most iterates a solve keeps (:class:`Snapshots`)
+SNAPSHOT_CAP = 60
+#: growth of the gap between kept iterations: 0-9 all, then 10, 11, 12, 13, 15, ...
+SNAPSHOT_RATIO = 1.12
+
+
+class Snapshots:
+    """The iterates of one solve at a bounded number of iterations, dense early.
+
+    Iterations ``0, 1, 2, ...`` are kept on a geometric schedule (each next one
+    ``max(i + 1, round(SNAPSHOT_RATIO * i))``: every iteration up to 9, about 26 up to
+    50, 46 up to 500); the final iterate is added by :meth:`finish`. When a run is
+    longer than the cap allows, the kept set is thinned (the interior iterate whose
+    neighbours are closest on a log scale goes first), so it never exceeds ``cap`` and
+    always holds the first and the newest iterate. Each snapshot is a dict with
+    ``"iteration"`` (the row of the history it belongs to) and copies of the arrays.
+    """
+
+    def __init__(self, cap: int = SNAPSHOT_CAP, ratio: float = SNAPSHOT_RATIO) -> None:
+        if cap < 2:
+            raise ValueError(f"cap must be >= 2 (the first and the last iterate), got {cap}.")
+        self.cap = int(cap)
+        self.ratio = float(ratio)
+        self.items: list[dict[str, Any]] = []
+        self._next = 0
+
+    def wants(self, iteration: int) -> bool:
+        """Whether ``iteration`` is on the schedule (call once per iteration, in order)."""
+        if iteration < self._next:
+            return False
+        while self._next <= iteration:
+            self._next = max(self._next + 1, int(round(self._next * self.ratio)))
+        return True
+
+    def add(self, iteration: int, arrays: Mapping[str, Any]) -> None:
+        """Keep ``arrays`` (copied) as the iterate of ``iteration``; replaces a snapshot
+        of the same iteration."""
+        snap = {"iteration": int(iteration)}
+        for k, v in arrays.items():
+            snap[k] = np.array(v, copy=True) if isinstance(v, np.ndarray) else v
+        if self.items and self.items[-1]["iteration"] == snap["iteration"]:
+            self.items[-1] = snap
+        else:
+            self.items.append(snap)
+        while len(self.items) > self.cap:
+            self._thin()
+
+    def finish(self, iteration: int, arrays: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """Add the final iterate (``iteration`` = the last history row) and return the
+        kept snapshots in order."""
+        self.add(iteration, arrays)
+        return self.items
+
+    def _thin(self) -> None:
+        its = np.log1p([s["iteration"] for s in self.items])
+        gaps = its[2:] - its[:-2]  # span left if interior item i+1 were dropped
+        del self.items[int(np.argmin(gaps)) + 1]
+
+
 class IterationLog:
     """Per-iteration record of a solve.
 
@@ -76,6 +141,7 @@ class IterationLog:
         self._rows: dict[str, list[float]] = {"time": []}
         self._n = 0
         self.callback = callback
+        self.snapshots = Snapshots()
 
     @property
     def elapsed(self) -> float:
@@ -84,12 +150,18 @@ class IterationLog:
     def __len__(self) -> int:
         return self._n
 
-    def record(self, state: Mapping[str, Any] | None = None, **values: float) -> bool:
+    def record(self, state: Mapping[str, Any] | None = None, *,
+               snapshot: Mapping[str, Any] | Callable[[], Mapping[str, Any]] | None = None,
+               **values: float) -> bool:
         """Append one iteration; return True if the callback asked to stop.
 
         ``values`` are scalars stored in the history; ``state`` holds extra objects
-        (e.g. the iterate) that are passed to the callback but not stored.
+        (e.g. the iterate) that are passed to the callback but not stored. ``snapshot``
+        is the iterate to keep (:class:`Snapshots`): a dict of arrays, or a function
+        returning one, called only when this iteration is kept.
         """
+        if snapshot is not None and self.snapshots.wants(self._n):
+            self.snapshots.add(self._n, snapshot() if callable(snapshot) else snapshot)
         elapsed = self.elapsed
         values["time"] = elapsed
         for key in self._rows.keys() | values.keys():
@@ -209,7 +281,15 @@ def recover_bias(alpha: np.ndarray, y: np.ndarray, Kt: np.ndarray, C: float,
     """
     alpha = np.asarray(alpha, dtype=float)
     y = np.asarray(y, dtype=float)
-    g = y - Kt @ (alpha * y)  # y_i - f_noBias(x_i)
+    return bias_from_residual(alpha, y, y - Kt @ (alpha * y), C, rtol=rtol)
+
+
+def bias_from_residual(alpha: np.ndarray, y: np.ndarray, g: np.ndarray, C: float,
+                       *, rtol: float = 1e-8) -> float:
+    """:func:`recover_bias` given ``g = y - Kt (alpha * y)`` (``y_i - f_noBias(x_i)``),
+    for a solver that has the product already (the snapshots of an iterate)."""
+    alpha = np.asarray(alpha, dtype=float)
+    y = np.asarray(y, dtype=float)
     eps = rtol * max(C, 1.0)
     free = (alpha > eps) & (alpha < C - eps)
     if np.any(free):

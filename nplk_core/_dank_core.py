@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -232,6 +233,18 @@ class DankProblem:
         else:
             self.proj_labels = np.asarray(labels, dtype=float)
         self.n_evals = 0
+        #: ``bias_of(beta, Qu)``: the bias implied by ``beta`` given ``Qu = (F o K) u``
+        #: (set by the estimator; used for the snapshots of the training replay)
+        self.bias_of = None
+
+    def snapshot(self, beta: np.ndarray, inner) -> dict:
+        """The iterate the training replay keeps: ``beta`` and its bias, from
+        ``(F(u) o K) u`` of ``inner`` (O(n |S|); F itself is rebuilt from ``beta``)."""
+        u = self.u_of(beta)
+        Qu = inner.quad_grad(u) if isinstance(inner, LowRankInner) else \
+            quad_grad(inner, u, self.K)
+        return {"alpha": beta, "bias": 0.0 if self.bias_of is None
+                else float(self.bias_of(beta, Qu))}
 
     # variable <-> u
     def u_of(self, beta: np.ndarray) -> np.ndarray:
@@ -342,7 +355,9 @@ def solve_nesterov(problem: DankProblem, beta0: np.ndarray, L: float, *, max_ite
         h, g, inner = problem.evaluate(a)
         rec_h, rec_inner = (best[0], best[2]) if monotone else (h, inner)
         stopped = log.record({"alpha": best[1] if monotone else a}, objective=rec_h,
-                             step_norm=step, rank=rec_inner.rank)
+                             step_norm=step, rank=rec_inner.rank,
+                             snapshot=partial(problem.snapshot,
+                                              best[1] if monotone else a, rec_inner))
         converged = step <= tol and bool(np.isfinite(h))
         if _stop(converged, stopped, h):
             break
@@ -364,7 +379,8 @@ def solve_pg(problem: DankProblem, beta0: np.ndarray, L: float, *, max_iter: int
         step = float(np.linalg.norm(a_new - a))
         a = a_new
         h, g, inner = problem.evaluate(a)
-        stopped = log.record({"alpha": a}, objective=h, step_norm=step, rank=inner.rank)
+        stopped = log.record({"alpha": a}, objective=h, step_norm=step, rank=inner.rank,
+                             snapshot=partial(problem.snapshot, a, inner))
         converged = step <= tol and bool(np.isfinite(h))
         if _stop(converged, stopped, h):
             break
@@ -568,8 +584,11 @@ def solve_apg(problem: DankProblem, beta0: np.ndarray, L: float, *, max_iter: in
     log = IterationLog(callback)
 
     def record(x, h, step, inner, gap) -> bool:
+        snap = getattr(problem, "snapshot", None)
         return log.record({"alpha": oracle.beta(x)}, objective=h, step_norm=step,
-                          rank=inner.rank, gap=gap)
+                          rank=inner.rank, gap=gap,
+                          snapshot=lambda: snap(oracle.beta(x), inner) if snap else
+                          {"alpha": oracle.beta(x)})
 
     x = oracle.start(beta0)
     hx, fx, gx, inner = oracle.evaluate(x)

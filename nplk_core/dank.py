@@ -29,6 +29,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _base as rules
 from ._base import (
+    bias_from_residual,
     check_params,
     check_two_classes,
     recover_bias,
@@ -144,6 +145,7 @@ class _DANKBase(BaseEstimator):
         with single_thread_blas():
             problem = DankProblem(K, labels, linear, self.C, self.eta_, self.tau,
                                   factor=_lazy_factor(K))
+            problem.bias_of = self._snapshot_bias(target, labels)
             return K, self._solve(problem, previous if warm else beta0, beta_svm)
 
     def _solve(self, problem: DankProblem, beta0: np.ndarray, beta_svm: np.ndarray | None):
@@ -170,7 +172,16 @@ class _DANKBase(BaseEstimator):
         self.converged_ = bool(result.converged)
         self.objective_ = float(result.objective)
         self.lipschitz_ = float(L)
+        self.snapshots_ = result.log.snapshots.finish(
+            len(result.log) - 1, problem.snapshot(result.beta, result.inner))
         return result
+
+    def _snapshot_bias(self, target, labels):
+        """``bias_of(beta, Qu)`` for :meth:`DankProblem.snapshot` (the SVM's or the SVR's
+        KKT rule, as the fitted ``intercept_``)."""
+        if labels is not None:
+            return lambda beta, Qu: bias_from_residual(beta, labels, labels - Qu, self.C)
+        return lambda beta, Qu: _svr_bias(beta, target, None, self.C, self.epsilon, f=Qu)
 
     def _store_inner(self, inner: InnerSolution | LowRankInner) -> None:
         self.inner_ = inner
@@ -429,12 +440,13 @@ class DANKRegressor(RegressorMixin, _DANKBase):
         return self._raw_decision(X, extension)
 
 
-def _svr_bias(beta, y, Kt, C, epsilon):
+def _svr_bias(beta, y, Kt, C, epsilon, f=None):
     """Bias of epsilon-SVR from KKT: free a_hat gives b = y - f - eps, free a_check
-    b = y - f + eps; else the midpoint of the feasible interval."""
+    b = y - f + eps; else the midpoint of the feasible interval. ``f`` (= ``Kt u``)
+    may be given instead of ``Kt``."""
     n = y.size
     ah, ac = beta[:n], beta[n:]
-    f = Kt @ (ah - ac)
+    f = Kt @ (ah - ac) if f is None else f
     tol = 1e-8 * max(C, 1.0)
     vals = []
     free_h = (ah > tol) & (ah < C - tol)

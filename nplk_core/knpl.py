@@ -56,6 +56,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._base import (
     IterationLog,
     any_value,
+    bias_from_residual,
     callable_or_none,
     check_params,
     check_two_classes,
@@ -414,6 +415,12 @@ class _KNPLSaddle:
         grad = 1.0 - self.y * Qu if gradient else None
         return h, grad, _SaddleInner(Qu, min(int(np.count_nonzero(u)) + 1, n))
 
+    def snapshot(self, alpha: np.ndarray, inner: _SaddleInner) -> dict:
+        """The iterate the training replay keeps: ``alpha`` (which defines ``G*``) and
+        its bias (SPEC §0 on ``G* o K``, from ``Qu``)."""
+        return {"alpha": alpha,
+                "bias": bias_from_residual(alpha, self.y, self.y - inner.Qu, self.C)}
+
     def lipschitz(self) -> float:
         r"""An upper bound on the curvature of ``h`` along any segment with
         :math:`|u_i| \le 2C` (the momentum point of APG may leave ``A`` by up to one
@@ -486,6 +493,8 @@ class _OneVsRestMixin:
                 setattr(self, key, np.unique(np.concatenate(values)))
             elif key == "converged_":
                 setattr(self, key, bool(all(values)))
+            elif key == "snapshots_":
+                setattr(self, key, values)  # one list per class
             else:
                 setattr(self, key, np.stack([np.asarray(v) for v in values]))
 
@@ -729,6 +738,8 @@ class KNPLClassifier(_OneVsRestMixin, ClassifierMixin, BaseEstimator):
             "support_": np.flatnonzero(alpha > 0), "gamma_": gamma,
             "objective_": float(result.objective + problem.offset), "history_": history,
             "n_iter_": result.n_iter, "converged_": bool(result.converged),
+            "snapshots_": result.log.snapshots.finish(
+                len(result.log) - 1, problem.snapshot(alpha, result.inner)),
         }
 
     def _fit_alternating(self, K: np.ndarray, y: np.ndarray, gamma: float) -> dict:
@@ -780,6 +791,7 @@ class KNPLClassifier(_OneVsRestMixin, ClassifierMixin, BaseEstimator):
             "history_": log.as_dict(),
             "admm_history_": {k: np.asarray(v, dtype=float) for k, v in admm_rows.items()},
             "n_iter_": t + 1, "converged_": settled,
+            "snapshots_": None,  # G comes from an ADMM, not from alpha: no replay
         }
 
     def _prepare(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -477,7 +477,8 @@ class _LABRBFBase(BaseEstimator):
                     best.update(x=x.copy(), val=val, loss=loss)
             stop = log.record(state={"theta": x.reshape(theta.shape), "stage": stage},
                               loss=loss, step_norm=step, support_size=m, stage=stage,
-                              val_loss=val, **extra)
+                              val_loss=val, **extra,
+                              snapshot=lambda: self._snapshot(x.reshape(theta.shape), Xs, ys))
             if stop:
                 info["stopped"] = True
                 raise _StopRequested
@@ -682,6 +683,10 @@ class _LABRBFBase(BaseEstimator):
         self.dual_coef_ = alpha * y_std
         self.intercept_ = y_mean + y_std * beta0
         self.history_ = log.as_dict()
+        self.snapshots_ = [{**s, "alpha": s["alpha"] * y_std, "bias": y_mean + y_std * s["bias"],
+                            "bandwidths": s["bandwidths_scaled"] / self.x_scale_}
+                           for s in log.snapshots.finish(max(len(log) - 1, 0), {
+                               "bandwidths_scaled": theta, "alpha": alpha, "bias": beta0})]
         for key in ("loss", "step_norm", "support_size", "stage", "grad_norm", "batch_loss",
                     "val_loss"):
             self.history_.setdefault(key, np.full(len(log), np.nan))
@@ -694,6 +699,13 @@ class _LABRBFBase(BaseEstimator):
                                "Raise max_iter or tol (max_iter counts iterations per "
                                "support stage).")
         return self
+
+    def _snapshot(self, theta: NDArray, Xs: NDArray, ys: NDArray) -> dict:
+        """The iterate the training replay keeps (internal units; the fit rescales it):
+        the bandwidths and the ridge solution they give. The support is the first
+        ``len(alpha)`` entries of ``support_`` (stages only append to it)."""
+        alpha, beta0 = lab_fit_alpha(Xs, ys, theta, lam=self.lam, kind=self.kernel)
+        return {"bandwidths_scaled": theta, "alpha": alpha, "bias": beta0}
 
     @staticmethod
     def _new_theta(theta: NDArray, Xs: NDArray, Xnew: NDArray) -> NDArray:

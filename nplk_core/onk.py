@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -31,7 +32,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from ._base import (
     Callback,
     IterationLog,
+    Snapshots,
     any_value,
+    bias_from_residual,
     callable_or_none,
     one_of,
     positive,
@@ -57,6 +60,16 @@ class ONKSolution:
     converged: bool
     stopped: bool = False  # the callback asked to stop
     history: dict[str, NDArray[np.float64]] = field(default_factory=dict)
+    snapshots: Snapshots | None = None  # the kept iterates (training replay)
+
+
+def _snapshot(alpha: np.ndarray, Qa: np.ndarray, y: np.ndarray, C: float, rho: float
+              ) -> dict:
+    """The iterate the training replay keeps: ``alpha`` (with ``y`` it defines ``G``)
+    and its bias on ``G = K + uu^T/(2 rho)``: ``G u = y*(Q alpha) + u |alpha|^2/(2 rho)``."""
+    u = alpha * y
+    g = y - (y * Qa + u * (float(alpha @ alpha) / (2.0 * rho)))
+    return {"alpha": alpha, "bias": bias_from_residual(alpha, y, g, C)}
 
 
 def onk_objective(alpha: ArrayLike, Q: ArrayLike, rho: float) -> float:
@@ -166,14 +179,15 @@ def onk_cgd(Q: ArrayLike, y: ArrayLike, C: float, rho: float, *,
         alpha, f, g_old = p, fp, g
         g = _gradient(alpha, Qp, rho)
         stopped = log.record(state={"alpha": alpha}, objective=f, step_norm=step,
-                             armijo_gamma=gam, line_search_evals=evals)
+                             armijo_gamma=gam, line_search_evals=evals,
+                             snapshot=partial(_snapshot, alpha, Qp, y, C, rho))
         if step <= tol * ref:
             converged = True
             break
         if stopped:
             break
     return ONKSolution(alpha, f, k + 1, converged, stopped and not converged,
-                       log.as_dict())
+                       log.as_dict(), log.snapshots)
 
 
 def _level_projection(a: np.ndarray, cuts: np.ndarray, c: np.ndarray, y: np.ndarray,
@@ -266,7 +280,8 @@ def _level(Q: np.ndarray, y: np.ndarray, C: float, rho: float, alpha0, max_iter:
         gap = best_f - lower
         step = float(np.linalg.norm(alpha - previous))
         stopped = log.record(state={"alpha": alpha}, objective=f, upper=best_f,
-                             lower=lower, gap=gap, step_norm=step)
+                             lower=lower, gap=gap, step_norm=step,
+                             snapshot=partial(_snapshot, alpha, Qa, y, C, rho))
         if gap <= tol * max(abs(best_f), 1.0):
             converged = True
             break
@@ -276,7 +291,7 @@ def _level(Q: np.ndarray, y: np.ndarray, C: float, rho: float, alpha0, max_iter:
         previous = alpha
         alpha = _level_projection(alpha, G, lvl + h, y, C)
     return ONKSolution(best, best_f, i + 1, converged, stopped and not converged,
-                       log.as_dict())
+                       log.as_dict(), log.snapshots)
 
 
 ONK_SOLVERS = {"cgd": onk_cgd, "level": onk_level}
@@ -389,11 +404,15 @@ class ONKClassifier(_OneVsRestMixin, ClassifierMixin, BaseEstimator):
         alpha = sol.alpha
         u = alpha * y
         G = K + np.outer(u, u) / (2.0 * rho)
+        snaps = None if sol.snapshots is None else sol.snapshots.finish(
+            max(len(sol.history.get("objective", ())) - 1, 0),
+            _snapshot(alpha, Q @ alpha, y, C, rho))
         return {
             "G_": G, "alpha_": alpha, "dual_coef_": u,
             "intercept_": recover_bias(alpha, y, G, C),
             "support_": np.flatnonzero(alpha > 0), "objective_": sol.objective,
             "history_": sol.history, "n_iter_": sol.n_iter, "converged_": sol.converged,
+            "snapshots_": snaps,
         }
 
     def _prepare(self, X: np.ndarray) -> np.ndarray:

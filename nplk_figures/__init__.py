@@ -86,6 +86,7 @@ from .regression import (  # noqa: F401
     regression_curve,
     regression_surface,
 )
+from .replay import replay_figure, replay_json  # noqa: F401
 from .surfaces import (  # noqa: F401
     decision_surface,
     level_lines,
@@ -141,6 +142,8 @@ __all__ = [
     "partition_figure",
     "plot_config",
     "regression_curve",
+    "replay_figure",
+    "replay_json",
     "regression_surface",
     "sensitivity_figure",
     "spectra_figure",

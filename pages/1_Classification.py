@@ -47,6 +47,7 @@ with right:
     if s_res is not None and s_res.method == "dank":
         ui.control("extension")
 
+ui.replay_panel(P, s_data, s_res, page=PAGE)
 # the selected training point's learned influence (linked with the surface and matrix)
 ui.influence_panel(P, s_data, s_res, page=PAGE)
 

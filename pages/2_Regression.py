@@ -44,6 +44,7 @@ if s_res is not None:
         ui.control("show_baseline")
         if s_res.method == "dank_svr":
             ui.control("extension")
+    ui.replay_panel(P, s_data, s_res, page=PAGE)
     ui.influence_panel(P, s_data, s_res, page=PAGE)  # the selected point's influence
     st.divider()
     ui.view_panel(P, s_data, s_res, setting="reg_view", page=PAGE)

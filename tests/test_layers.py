@@ -57,7 +57,7 @@ def test_a_page_reaches_its_first_widgets_without_scikit_learn():
 # import directions, read from every module's source (ast), function-level imports too
 # ---------------------------------------------------------------------------
 
-UI = {"lab_ui", "lab_chart", "streamlit"}
+UI = {"lab_ui", "lab_chart", "lab_replay", "streamlit"}
 FORBIDDEN = {
     "nplk_core": {"nplk_figures", "nplk_app"} | UI,
     "nplk_figures": {"nplk_app"} | UI,

@@ -1,0 +1,88 @@
+"""The training replay on a page: the toggle, the frames (cached per fit) and the player."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import streamlit as st
+
+import nplk_app as lab
+import nplk_figures as fg
+from lab_replay import replay_player, reported_step
+
+from .running import fit_key, grid_for
+from .state import STORE, show_messages
+from .stores import cached
+from .widgets import control
+
+_PLAYER = "replay_player"
+_FRAMES = "lab_replay_frames"  # {page: frame count of the replay last shown there}
+_PAGE = "lab_replay_page"      # the page whose player reported last
+
+
+def _on_step() -> None:
+    """``on_step`` of the player (runs before the script): the reported position becomes
+    the setting ``replay_step`` (and so part of the URL)."""
+    k = reported_step(_PLAYER)
+    ss = st.session_state
+    if k is not None and STORE in ss:
+        n = ss.get(_FRAMES, {}).get(ss.get(_PAGE), 0)
+        ss[STORE]["replay_step"] = -1 if n and k >= n - 1 else max(int(k), 0)
+
+
+def carried_step(step: int, n_old: int, n_new: int) -> int:
+    """The position ``step`` of a replay of ``n_old`` frames in one of ``n_new`` frames:
+    the same frame when the count is unchanged, else the same fraction of the run;
+    −1 (the last frame) stays the last."""
+    if step < 0 or n_new < 1:
+        return -1
+    if n_old == n_new or n_old < 2:
+        return min(step, n_new - 1)
+    return int(round(step / (n_old - 1) * (n_new - 1)))
+
+
+def _replay_grid(data: lab.LabData, task: str) -> Any:
+    if task == lab.CLASSIFICATION or data.n_features == 2:
+        return grid_for(data)
+    return lab.line_points(data.X)
+
+
+def replay_panel(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabResult | None,
+                 *, page: str) -> None:
+    """The "Training replay" toggle; when on, the player of the shown fit below it."""
+    if not control("replay") or data is None or res is None or not res.ok:
+        return
+    if data.n_features > 2:
+        st.info("The replay draws the model on the plane or the line; these data have "
+                f"{data.n_features} features.")
+        return
+    ext = P.get("extension") if res.method in ("dank", "dank_svr") else None
+    fkey = fit_key(res.params, data, res.method)
+    grid = _replay_grid(data, res.task)
+
+    def build() -> tuple[str | None, list[lab.Message], int]:
+        rp = lab.replay_frames(res, data, grid, P)
+        if not rp.ok:
+            return None, rp.messages, 0
+        label = lab.METHODS[res.method].label
+        fig = fg.replay_figure(rp, data.X_train, data.y_train, data.X_test, data.y_test,
+                               title=f"{label}: training replay")
+        return fg.replay_json(fig), rp.messages, len(rp.frames)
+    text, msgs, n = cached("figs", ("replay", fkey, ext), build)
+    show_messages(msgs)
+    if text is None:
+        return
+    ss = st.session_state
+    store = ss[STORE]
+    counts = ss.setdefault(_FRAMES, {})
+    step = carried_step(int(store.get("replay_step", -1)), int(counts.get(page, n) or n), n)
+    store["replay_step"] = step
+    counts[page] = n
+    ss[_PAGE] = page
+    st.caption("Play runs in the browser from frames sent once; the position is kept in "
+               "the link when you pause, step or release the slider. Left: the model at "
+               "that iteration (rings: its support); right: the objective with the "
+               "current iteration marked, and the learned matrix by class.")
+    replay_player(text, key=_PLAYER, step=step, config=fg.plot_config(f"nplk-{page}-replay"),
+                  on_step=_on_step)

@@ -1,0 +1,108 @@
+"""Real-browser test of the training replay: /Classification?replay=true shows the
+player; Play steps through the frames in the browser (the painted picture changes from
+frame to frame) while the browser sends the server nothing (no rerun: the WebSocket
+carries no message, and Streamlit's script state stays idle); the playback rate is
+printed. Pausing reports the position, which lands in the URL (``replay_step``).
+
+Drives Debian's Chromium through Playwright against ``streamlit run app.py`` (helpers
+from ``test_browser.py``); skips when either is missing. Run alone with::
+
+    python -m pytest tests/test_browser_replay.py -q -s -m browser
+"""
+
+from __future__ import annotations
+
+import time
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+import test_browser as tb
+from test_browser import ARTIFACTS, CLASSIFICATION_PATH, exception_texts, wait_idle
+
+# the server, browser and page fixtures of the first browser test
+chromium_path, app_server, page = tb.chromium_path, tb.app_server, tb.page
+
+pytestmark = pytest.mark.browser
+
+PLAYER = ".nplk-replay"
+
+#: a fingerprint of what the player painted: a hash of the canvas pixels (null before)
+CANVAS_HASH_JS = """
+() => {
+  const c = document.querySelector('.nplk-replay canvas.nplk-replay-canvas');
+  if (!c) return null;
+  const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+  let h = 5381;
+  for (let i = 0; i < d.length; i += 7) h = ((h << 5) + h + d[i]) | 0;
+  return h;
+}
+"""
+
+SCRIPT_STATE_JS = """
+() => document.querySelector('[data-testid="stApp"]').dataset.testScriptState
+"""
+
+
+def player_attr(page, name: str) -> str | None:
+    return page.evaluate(f"() => {{ const r = document.querySelector('{PLAYER}');"
+                         f" return r ? r.dataset.{name} || null : null; }}")
+
+
+def open_replay(page, url: str) -> int:
+    """Open the page with the replay on; wait until the player has drawn its figure;
+    return its frame count."""
+    page.goto(url, wait_until="domcontentloaded")
+    page.wait_for_selector(f"{PLAYER}[data-frames]", timeout=tb.FIRST_CHART_TIMEOUT_MS * 2)
+    page.wait_for_function(f"({CANVAS_HASH_JS})() !== null", timeout=30_000)
+    wait_idle(page, 60_000)
+    page.locator(PLAYER).scroll_into_view_if_needed()
+    return int(player_attr(page, "frames"))
+
+
+def test_replay_plays_in_the_browser_without_reruns(app_server, page):
+    sent: list[float] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda _: sent.append(time.monotonic())))
+    n = open_replay(page, app_server.url + CLASSIFICATION_PATH + "?replay=true")
+    assert n >= 5, f"only {n} frames"
+    assert int(player_attr(page, "frame")) == n - 1       # the final fit first
+    page.wait_for_timeout(500)
+    assert not exception_texts(page), exception_texts(page)
+
+    # frame 0 and the final frame paint different pictures
+    page.locator(f"{PLAYER} input[type=range]").fill("0")
+    page.wait_for_function(f"() => document.querySelector('{PLAYER}').dataset.frame === '0'")
+    first = page.evaluate(CANVAS_HASH_JS)
+    wait_idle(page)
+
+    before = len(sent)
+    page.locator(f"{PLAYER} button[aria-label=Play]").click()
+    hashes = {first}
+    seen_frames = set()
+    for _ in range(200):   # sample the picture while it plays
+        page.wait_for_timeout(25)
+        hashes.add(page.evaluate(CANVAS_HASH_JS))
+        seen_frames.add(player_attr(page, "frame"))
+        assert page.evaluate(SCRIPT_STATE_JS) == "notRunning", "a rerun started during play"
+        if int(player_attr(page, "frame")) >= min(n - 2, 12):
+            break
+    during = len(sent) - before
+    stats = page.evaluate("() => window.__nplkReplay")
+    page.locator(f"{PLAYER} button[aria-label=Pause]").click()
+    fps = (stats["drawn"] - 1) / max((stats["t1"] - stats["t0"]) / 1000, 1e-9)
+    print(f"\nreplay playback: {stats['drawn']} frames at {fps:.1f} frames/s "
+          f"(100 x 100 grid, {n} frames), {len(hashes)} distinct pictures, "
+          f"{during} WebSocket messages to the server while playing")
+    page.screenshot(path=str(ARTIFACTS / "replay-playing.png"))
+    assert during == 0, f"the browser sent {during} messages to the server while playing"
+    assert len(seen_frames) >= 4, seen_frames
+    assert len(hashes) >= 4, "the painted picture did not change between frames"
+
+    # pausing reports the position: it lands in the URL (a rerun, then idle again)
+    k = int(player_attr(page, "frame"))
+    page.wait_for_function(
+        "(k) => new URLSearchParams(location.search).get('replay_step') === String(k)",
+        arg=k, timeout=tb.RERUN_TIMEOUT_MS)
+    wait_idle(page)
+    assert parse_qs(urlparse(page.url).query)["replay_step"] == [str(k)]
+    assert int(player_attr(page, "frame")) == k           # the rerun kept the position
+    assert not exception_texts(page), exception_texts(page)
