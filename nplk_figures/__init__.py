@@ -63,8 +63,10 @@ from .convergence import (  # noqa: F401
     SOLVER_STYLES,
     coinciding,
     convergence_figure,
+    mark_eigenvalue,
     spectra_figure,
 )
+from .eigenmaps import eigenfunction_figure  # noqa: F401
 from .matrices import (  # noqa: F401
     class_order,
     matrix_heatmap,
@@ -117,12 +119,14 @@ __all__ = [
     "constraints_figure",
     "convergence_figure",
     "decision_surface",
+    "eigenfunction_figure",
     "embedding_figure",
     "f32",
     "figure_json",
     "figure_nbytes",
     "level_lines",
     "lines_figure",
+    "mark_eigenvalue",
     "matrix_heatmap",
     "matrix_triptych",
     "parity_figure",
