@@ -309,8 +309,8 @@ def eigenfunction_maps(res: LabResult, points: np.ndarray, indices: Sequence[int
 
     def put(name: str, full: np.ndarray, pairs: Eigenpairs) -> None:
         maps[name] = np.ascontiguousarray(full.T)
-        values[name] = pairs.values[sel]
-        null[name] = pairs.null[sel]
+        values[name] = pairs.values
+        null[name] = pairs.null
 
     kernel_name, matrix_name = learned_names(res)
     rule = None
