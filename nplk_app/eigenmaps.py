@@ -268,6 +268,32 @@ def map_indices(selected: int, n: int, count: int = DEFAULT_COUNT) -> tuple[int,
     return tuple(sorted(set(lead) | {j}))
 
 
+def index_from_clicks(clicks: Any, n: int, *, seen: float = 0.0
+                      ) -> tuple[int | None, float]:
+    """The eigen index picked by clicks on the eigen-decay plot, and the newest click id.
+
+    ``clicks`` is what a live chart reports (a list of ``{"id", "x", "y"}`` in data
+    coordinates; ids up to ``seen`` were applied already). The newest valid click wins;
+    its x is rounded to the nearest index and clipped to ``1 … n``. Anything malformed
+    picks nothing (the payload comes from the browser)."""
+    newest, best, pick = float(seen), float(seen), None
+    if not isinstance(clicks, (list, tuple)) or n < 1:
+        return None, newest
+    for c in clicks[:50]:
+        if not isinstance(c, dict):
+            continue
+        try:
+            cid, x = float(c["id"]), float(c["x"])
+        except (KeyError, TypeError, ValueError):
+            continue
+        if not (np.isfinite(cid) and np.isfinite(x)) or cid <= seen:
+            continue
+        newest = max(newest, cid)
+        if cid >= best:
+            best, pick = cid, int(min(max(np.floor(x + 0.5), 1), n))
+    return pick, newest
+
+
 def rule_of(res: LabResult, extension: str | None = None) -> str:
     """The out-of-sample rule for ``res``'s learned rows: ``extension`` (or the
     estimator's own) for DANK, nearest for KNPL and ONK."""
@@ -355,6 +381,6 @@ def _sub(j: Any) -> str:
 
 
 __all__ = ["DEFAULT_COUNT", "EigenMaps", "Eigenpairs", "LEARNED_FORM", "NULL_RTOL",
-           "describe", "eigen_bases", "eigenfunction_maps", "fix_signs",
+           "describe", "eigen_bases", "eigenfunction_maps", "fix_signs", "index_from_clicks",
            "leading_eigenpairs", "learned_names", "learned_rows", "map_indices",
            "nystrom", "nystrom_borrowed", "rule_columns", "rule_of"]

@@ -282,6 +282,12 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
             option_labels=(("bandwidth", "Bandwidths"), ("matrix", "Learned matrix"),
                            ("spectra", "Eigen-decay"), ("convergence", "Convergence")),
             pages=("regression",), help="What the second figure shows."),
+    Setting("eigen_index", "int", 1, "Eigenvector j", min=1, max=1000, step=1,
+            group="view", methods=("dank", "knpl", "onk", "svm", "dank_svr", "svr"),
+            pages=("classification", "regression"),
+            help="The eigenvector the eigen-decay view draws as a function on the plane "
+                 "(1 = the largest eigenvalue), for the learned kernel and for K; click an "
+                 "eigenvalue on the plot to pick it."),
     # ---- pairwise constraints (SimpleNPKL) -----------------------------------------------
     Setting("npkl_loss", "choice", "linear", "Loss", options=("linear", "square_hinge",
                                                               "hinge", "square"),

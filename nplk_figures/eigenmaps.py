@@ -199,8 +199,9 @@ def eigenfunction_figure(xs: np.ndarray, ys: np.ndarray | None,
                           y=float(np.mean(band(y0, SMALL_HEIGHT))), yanchor="middle",
                           showarrow=False, font=dict(size=13, color=TEXT_COLOR)))
     if title is None:
-        title = (f"Eigenfunction j = {selected} of {' and '.join(names)}"
-                 if len(names) > 1 else f"Eigenfunction j = {selected} of {names[0]}")
+        listed = names[0] if len(names) == 1 else \
+            ", ".join(names[:-1]) + " and " + names[-1]
+        title = f"Eigenfunction j = {selected} of {listed}"
     if subtitle:
         notes.append(dict(text=subtitle, xref="paper", yref="paper", x=0.0, y=1.0,
                           yshift=24, xanchor="left", yanchor="bottom", showarrow=False,
