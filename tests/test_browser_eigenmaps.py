@@ -17,8 +17,8 @@ import test_browser as tb
 from test_browser import (
     ARTIFACTS,
     CLASSIFICATION_PATH,
-    ROOT,
     RERUN_TIMEOUT_MS,
+    ROOT,
     exception_texts,
     wait_idle,
     wait_surface,

@@ -362,3 +362,62 @@ def test_mark_eigenvalue_rings_each_spectrum_and_leaves_the_figure_alone():
     assert any(a.text == "selected j = 2" for a in marked.layout.annotations)
     # λ₃ of F is below the drawn floor: only K gets a ring there
     assert list(fg.mark_eigenvalue(fig, 3).data[-1].y) == [1.0]
+
+
+# ---------------------------------------------------------------------------
+# the view on the pages (AppTest)
+# ---------------------------------------------------------------------------
+
+def _page(path, **query):
+    import sys
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+    root = Path(__file__).resolve().parents[1]
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    at = AppTest.from_file(str(root / path), default_timeout=180)
+    for k, v in query.items():
+        at.query_params[k] = str(v)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _titles(at):
+    import lab_chart
+    figs = [lab_chart.figure_of(e) for e in at.get("bidi_component")]
+    return [(f["layout"].get("title") or {}).get("text", "") for f in figs if f]
+
+
+def _url(at, name):
+    v = at.query_params.get(name)
+    return v[-1] if isinstance(v, list) else v
+
+
+def test_classification_eigen_view_follows_the_index_and_the_url():
+    at = _page("pages/1_Classification.py", view="spectra", eigen_index=3, n_samples=60)
+    titles = _titles(at)
+    assert "Eigenfunction j = 3 of F∘K, F and K" in titles
+    assert any(t.startswith("Eigen-decay") for t in titles)
+    box = at.number_input(key="w_eigen_index")
+    assert box.value == 3 and box.max == 42     # 60 points, 30 % held out
+    box.set_value(5).run()
+    assert "Eigenfunction j = 5 of F∘K, F and K" in _titles(at)
+    assert _url(at, "eigen_index") == "5"
+    # a plain SVM has only K; an index beyond n is clipped to n
+    at.selectbox(key="w_method").set_value("svm").run()
+    assert "Eigenfunction j = 5 of K" in _titles(at)
+    at2 = _page("pages/1_Classification.py", view="spectra", eigen_index=900, n_samples=60,
+                method="svm")
+    assert "Eigenfunction j = 42 of K" in _titles(at2)
+
+
+def test_regression_eigen_view_draws_curves_on_the_line():
+    at = _page("pages/2_Regression.py", reg_view="spectra", eigen_index=2, n_samples=60)
+    titles = _titles(at)
+    assert "Eigenfunction j = 2 of F∘K, F and K" in titles, titles
+    import lab_chart
+    fig = next(f for f in (lab_chart.figure_of(e) for e in at.get("bidi_component"))
+               if f and f["layout"].get("title", {}).get("text", "").startswith("Eigenfunction"))
+    assert {t["type"] for t in fig["data"]} == {"scatter"}     # 1-D data: curves
