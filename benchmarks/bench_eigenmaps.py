@@ -5,11 +5,14 @@ and when a slider moves, at toy size on the 100 × 100 grid, in one run.
 
 Three kinds of rows, each over ``--moves`` random points:
 
+* ``core, new data set``: the grid-to-training distances and the rule's columns, which
+  the page keeps per data set (one timing per rule);
 * ``core, cold fit``: for a fit at a random slider point (C, σ, τ and η of DANK drawn as
   in ``bench_sliders.py``; C, σ for the others; n = 200, the page's 30 % test split,
   so 140 training points) the eigenpairs of K, the learned kernel and F, their
   Nyström extension to the 100 × 100 grid for the leading six and a random j, the
-  figure and its JSON — everything the view adds to a refit, nothing cached;
+  figure and its JSON — everything the view adds to a refit (distances and columns
+  from the row above, as on the page);
 * ``core, new j``: the same fit, another j (uniform on 1 … 40, where the decay plot
   shows eigenvalues): eigenpairs kept on the fit, maps and figure anew;
 * ``page, new j`` / ``page, slider``: the Classification page (``AppTest``) in the
@@ -55,13 +58,13 @@ def _point(method: str, rng: np.random.Generator) -> dict:
     return p
 
 
-def _view_once(res, data, grid, j, rule):
+def _view_once(res, data, grid, j, rule, shared):
     import nplk_app as lab
     import nplk_figures as fg
 
     t = time.perf_counter()
     maps = lab.eigenfunction_maps(res, grid.points, lab.map_indices(j, len(res.X_train)),
-                                  extension=rule)
+                                  extension=rule, **shared)
     fig = fg.eigenfunction_figure(grid.xs, grid.ys, maps.maps, maps.values, maps.indices,
                                   min(j, len(res.X_train)), null=maps.null,
                                   X=res.X_train, y=data.y_train,
@@ -73,10 +76,18 @@ def _view_once(res, data, grid, j, rule):
 def bench_core(method: str, rule: str | None, moves: int, n: int,
                rng: np.random.Generator) -> list[dict]:
     import nplk_app as lab
+    from nplk_core.kernels import squared_distances
 
     P0 = {**lab.defaults(), "method": method, "n_samples": n}
     data, _ = lab.prepare_data(P0, lab.CLASSIFICATION)
     grid = lab.make_grid(data.X)
+    # what the page keeps per data set (lab_ui.running.grid_geometry and the reciprocal
+    # columns): timed apart, once per data set
+    t = time.perf_counter()
+    D = squared_distances(grid.points, data.X_train)
+    cols = lab.eigenmaps.rule_columns(data.X_train, grid.points, rule or "nearest", sqdist=D)
+    per_data = [time.perf_counter() - t]
+    shared = dict(sqdist=D, columns=cols)
     cold, warm, sizes, fits = [], [], [], []
     for _ in range(moves):
         P = {**P0, **_point(method, rng), "max_iter": 2000}
@@ -87,14 +98,19 @@ def bench_core(method: str, rule: str | None, moves: int, n: int,
         if not res.ok:
             continue
         res.kernel  # noqa: B018 (the training kernel: the page has it from the decay plot)
-        dt, size = _view_once(res, data, grid, int(rng.integers(1, J_MAX + 1)), rule)
+        dt, size = _view_once(res, data, grid, int(rng.integers(1, J_MAX + 1)), rule,
+                              shared)
         cold.append(dt)
         sizes.append(size)
-        dt, _ = _view_once(res, data, grid, int(rng.integers(1, J_MAX + 1)), rule)
+        dt, _ = _view_once(res, data, grid, int(rng.integers(1, J_MAX + 1)), rule, shared)
         warm.append(dt)
     label = method + (f" ({rule} rule)" if rule else "")
-    return [dict(view="core, cold fit", method=label, times=cold, extra=max(sizes)),
-            dict(view="core, new j", method=label, times=warm, extra=max(sizes))]
+    out = [dict(view="core, cold fit", method=label, times=cold, extra=max(sizes)),
+           dict(view="core, new j", method=label, times=warm, extra=max(sizes))]
+    if method == "dank":
+        out.insert(0, dict(view="core, new data set: distances + rule columns (once)",
+                           method=label, times=per_data, extra=None))
+    return out
 
 
 def bench_page(moves: int, rng: np.random.Generator) -> list[dict]:
