@@ -114,7 +114,7 @@ def bench_core(method: str, rule: str | None, moves: int, n: int,
 
 
 def bench_page(moves: int, rng: np.random.Generator) -> list[dict]:
-    from bench_live import _draw, _widget, trivial_floor
+    from bench_live import FitTimer, _draw, _widget, trivial_floor
     from streamlit.testing.v1 import AppTest
 
     import lab_ui
@@ -133,19 +133,28 @@ def bench_page(moves: int, rng: np.random.Generator) -> list[dict]:
         at.run(timeout=600)
         clicks.append(time.perf_counter() - t)
         assert not at.exception, [e.value for e in at.exception]
-    for i in range(moves):
-        name = ("sigma", "tau")[i % 2]
-        lab_ui.cache.clear()
-        _widget(at, name).set_value(_draw(name, rng))
-        t = time.perf_counter()
-        at.run(timeout=600)
-        moves_t.append(time.perf_counter() - t)
-        assert not at.exception, [e.value for e in at.exception]
+    timer, fits = FitTimer(), []
+    try:
+        for i in range(moves):
+            name = ("sigma", "tau")[i % 2]
+            lab_ui.cache.clear()
+            _widget(at, name).set_value(_draw(name, rng))
+            timer.total = 0.0
+            t = time.perf_counter()
+            at.run(timeout=600)
+            moves_t.append(time.perf_counter() - t)
+            fits.append(timer.total)
+            assert not at.exception, [e.value for e in at.exception]
+    finally:
+        timer.close()
     floor = trivial_floor(moves)
     return [dict(view="page, new j (number input = click)", method="dank", times=clicks,
                  extra=None),
             dict(view="page, slider (σ/τ), stores emptied", method="dank", times=moves_t,
                  extra=None),
+            dict(view="… of which the DANK fit", method="dank", times=fits, extra=None),
+            dict(view="… the rest (surface, decay plot, maps, reference SVM)",
+                 method="dank", times=list(np.subtract(moves_t, fits)), extra=None),
             dict(view="page, trivial rerun (floor)", method="—", times=floor, extra=None)]
 
 
