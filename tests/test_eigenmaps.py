@@ -284,6 +284,23 @@ def test_indices_and_bad_input():
         em.rule_columns(np.zeros((2, 2)), np.zeros((1, 2)), "farthest")
 
 
+def test_a_click_picks_the_nearest_index_and_ignores_junk():
+    pick = em.index_from_clicks
+    # x rounds to the nearest index; the newest click wins; ids up to `seen` are old
+    assert pick([{"id": 5, "x": 2.4, "y": 1.0}], 140) == (2, 5.0)
+    assert pick([{"id": 5, "x": 2.6, "y": 1.0}, {"id": 9, "x": 7.2, "y": 0}], 140) == (7, 9.0)
+    assert pick([{"id": 9, "x": 7.2}, {"id": 5, "x": 2.6}], 140) == (7, 9.0)
+    assert pick([{"id": 5, "x": 3.0}], 140, seen=5.0) == (None, 5.0)
+    # clipped to 1 … n (a click left of the first marker or right of the last)
+    assert pick([{"id": 1, "x": -3.0}], 10) == (1, 1.0)
+    assert pick([{"id": 1, "x": 1e9}], 10) == (10, 1.0)
+    # malformed payloads pick nothing
+    for junk in (None, "x", 3, [None], [{"x": 2}], [{"id": "a", "x": 2}],
+                 [{"id": 1, "x": float("nan")}], [{"id": float("inf"), "x": 1}]):
+        assert pick(junk, 10) == (None, 0.0), junk
+    assert pick([{"id": 1, "x": 2}], 0) == (None, 0.0)
+
+
 def test_eigenpairs_are_kept_on_the_result(dank):
     first = em.eigen_bases(dank, 3)
     again = em.eigen_bases(dank, 2)
