@@ -37,6 +37,9 @@ from .charts import (  # noqa: F401
     surface_chart,
     view_panel,
 )
+from .eigenmaps import (  # noqa: F401
+    eigen_panel,
+)
 from .exports import (  # noqa: F401
     exports,
     state_controls,
@@ -113,6 +116,7 @@ __all__ = [
     "controls",
     "convergence_chart_figure",
     "dataset_controls",
+    "eigen_panel",
     "exports",
     "fit",
     "fit_key",

@@ -13,6 +13,7 @@ import nplk_figures as fg
 from lab_chart import live_chart
 
 from . import influence
+from .eigenmaps import eigen_panel
 from .exports import _fmt
 from .running import baseline_values, fit_key, grid_for, grid_values, solver_histories
 from .state import show_messages
@@ -294,8 +295,8 @@ def view_panel(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult, *,
             st.caption(matrix_caption(res))
     elif view == "spectra":
         fig = spectra_chart_figure(res, data)
-        if fig is not None:
-            chart(fig, f"{page}_spectra", f"nplk-{res.method}-spectra")
+        if fig is not None:  # clicking an eigenvalue draws its eigenfunctions (issue 13.3)
+            eigen_panel(P, data, res, fig, page=page)
     elif view == "convergence":
         if "compare_solvers" in _view_settings(res):
             control("compare_solvers")

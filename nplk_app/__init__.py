@@ -52,6 +52,12 @@ from .data import (  # noqa: F401
     standardize_features,
     subsample_indices,
 )
+from .eigenmaps import (  # noqa: F401
+    EigenMaps,
+    eigenfunction_maps,
+    index_from_clicks,
+    map_indices,
+)
 from .grids import (  # noqa: F401
     Grid,
     GridGeometry,
@@ -130,6 +136,7 @@ __all__ = [
     "CLASSIFICATION_METHODS",
     "CLUSTERING",
     "CONFIG_FORMAT",
+    "EigenMaps",
     "Grid",
     "INFLUENCE_METHODS",
     "Influence",
@@ -171,6 +178,7 @@ __all__ = [
     "decision_values",
     "decode_query",
     "defaults",
+    "eigenfunction_maps",
     "encode_query",
     "fit_baseline_svm",
     "fit_baseline_svr",
@@ -178,11 +186,13 @@ __all__ = [
     "fit_pairwise",
     "grid_geometry",
     "grid_values",
+    "index_from_clicks",
     "influence_basis",
     "line_points",
     "log_options",
     "make_estimator",
     "make_grid",
+    "map_indices",
     "method_params",
     "methods_for",
     "params_from_json",

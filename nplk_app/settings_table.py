@@ -300,6 +300,12 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
             pages=("classification", "regression"),
             help="The learned similarity k̃(xᵢ, x) beside the plain k(xᵢ, x) on one colour "
                  "scale, or their ratio F̃(xᵢ, x) (ONK, LAB RBF: the difference k̃ − k)."),
+    Setting("eigen_index", "int", 1, "Eigenvector j", min=1, max=1000, step=1,
+            group="view", methods=("dank", "knpl", "onk", "svm", "dank_svr", "svr"),
+            pages=("classification", "regression"),
+            help="The eigenvector the eigen-decay view draws as a function on the plane "
+                 "(1 = the largest eigenvalue), for the learned kernel and for K; click an "
+                 "eigenvalue on the plot to pick it."),
     # ---- pairwise constraints (SimpleNPKL) -----------------------------------------------
     Setting("npkl_loss", "choice", "linear", "Loss", options=("linear", "square_hinge",
                                                               "hinge", "square"),

@@ -63,8 +63,10 @@ from .convergence import (  # noqa: F401
     SOLVER_STYLES,
     coinciding,
     convergence_figure,
+    mark_eigenvalue,
     spectra_figure,
 )
+from .eigenmaps import eigenfunction_figure  # noqa: F401
 from .influence import (  # noqa: F401
     FOCUS_COLOR,
     focus_ring,
@@ -125,6 +127,7 @@ __all__ = [
     "constraints_figure",
     "convergence_figure",
     "decision_surface",
+    "eigenfunction_figure",
     "embedding_figure",
     "f32",
     "FOCUS_COLOR",
@@ -136,6 +139,7 @@ __all__ = [
     "figure_nbytes",
     "level_lines",
     "lines_figure",
+    "mark_eigenvalue",
     "matrix_heatmap",
     "matrix_triptych",
     "parity_figure",

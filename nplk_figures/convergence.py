@@ -73,6 +73,40 @@ def spectra_figure(spectra: Mapping[str, np.ndarray], *, rank: int | None = None
     return _figure(traces, layout)
 
 
+def mark_eigenvalue(fig: go.Figure, j: int) -> go.Figure:
+    """A copy of a :func:`spectra_figure` with eigenvalue ``j`` (1-based) marked: a
+    dotted vertical line at ``x = j``, a ring on every spectrum's ``λ_j`` (where it is
+    drawn) and "selected j" above the line. ``fig`` itself is left as it was."""
+    data, lay = getattr(fig, "_data", None), getattr(fig, "_layout", None)
+    if not isinstance(data, list) or not isinstance(lay, dict):  # not plotly.py's internals
+        data, lay = [t.to_plotly_json() for t in fig.data], fig.layout.to_plotly_json()
+    traces = [dict(t) for t in data]       # shallow: the arrays are shared, never written
+    layout = dict(lay)
+    rings_x, rings_y, colors = [], [], []
+    for t in traces:
+        xv, yv = np.asarray(t.get("x", ()), dtype=float), np.asarray(t.get("y", ()),
+                                                                     dtype=float)
+        hit = np.flatnonzero(np.isclose(xv, j))
+        if hit.size and np.isfinite(yv[hit[0]]):
+            rings_x.append(float(j))
+            rings_y.append(float(yv[hit[0]]))
+            colors.append((t.get("line") or {}).get("color", "#333"))
+    if rings_x:
+        traces.append(dict(type=SCATTER, x=f32(rings_x), y=f32(rings_y), mode="markers",
+                           marker=dict(size=15, color="rgba(0,0,0,0)", symbol="circle",
+                                       line=dict(width=2.5, color=colors)),
+                           name=f"selected j = {int(j)}", showlegend=False,
+                           hoverinfo="skip"))
+    layout["shapes"] = list(layout.get("shapes", ())) + [dict(
+        type="line", xref="x", yref="y domain", x0=j, x1=j, y0=0, y1=1,
+        line=dict(color="#111", width=1.5, dash="dot"), layer="below")]
+    layout["annotations"] = list(layout.get("annotations", ())) + [dict(
+        text=f"selected j = {int(j)}", xref="x", yref="y domain", x=j, y=1.0,
+        xanchor="left", yanchor="top", xshift=4, showarrow=False,
+        bgcolor="rgba(255,255,255,0.85)", font=dict(size=12))]
+    return _figure(traces, layout)
+
+
 #: one (dash, marker symbol) per overlaid solver: curves that coincide stay distinct
 #: (a dashed line over a solid one, markers of different shapes at different iterations)
 SOLVER_STYLES: tuple[tuple[str, str], ...] = (
