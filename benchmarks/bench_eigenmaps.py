@@ -88,7 +88,7 @@ def bench_core(method: str, rule: str | None, moves: int, n: int,
     # columns): timed apart, once per data set
     t = time.perf_counter()
     D = squared_distances(grid.points, data.X_train)
-    cols = lab.eigenmaps.rule_columns(data.X_train, grid.points, rule or "nearest", sqdist=D)
+    cols = lab.eigenmaps.rule_columns(rule or "nearest", grid.points, data.X_train, D)
     per_data = [time.perf_counter() - t]
     shared = dict(sqdist=D, columns=cols)
     cold, warm, sizes, fits = [], [], [], []

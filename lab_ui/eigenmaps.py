@@ -104,12 +104,9 @@ def eigen_maps(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult, j: i
         if same and data.n_features == 2:
             geom = grid_geometry(data)
             sqdist = geom.sqdist
-            if rule in (None, "nearest"):
-                columns = geom.nearest
-            else:   # the reciprocal rule depends only on the grid and the data: kept
-                columns = cached("grids", ("reciprocal", data.key, len(pts)),
-                                 lambda: lab.eigenmaps.rule_columns(data.X_train, pts,
-                                                                    "reciprocal"))
+            # the rule's columns depend only on the grid and the data: kept on the
+            # geometry, shared with the surface and the influence map
+            columns = geom.columns(rule)
         return lab.eigenfunction_maps(res, pts, idx, extension=rule, sqdist=sqdist,
                                       columns=columns)
     return cached("grids", ("eigenmaps", fkey, rule, idx, data.n_features), compute)

@@ -19,7 +19,6 @@ import streamlit as st
 import nplk_app as lab
 import nplk_figures as fg
 from lab_chart import clicks, live_chart
-from nplk_app.influence import rule_columns
 
 from .running import fit_key, grid_for, grid_geometry
 from .state import STORE, params
@@ -177,10 +176,9 @@ def basis(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult
         geom = grid_geometry(data)
         grid = grid_for(data)
         rule = ext or "nearest"
-        # the rule's columns depend on the points only: once per data set and grid
-        cols = geom.nearest if rule == "nearest" else cached(
-            "grids", ("rule-cols", data.key, grid.xs.size, rule),
-            lambda: rule_columns(rule, grid.points, data.X_train, geom.sqdist))
+        # the rule's columns depend on the points only: kept on the geometry, shared
+        # with the surface and the eigenfunction maps
+        cols = geom.columns(rule)
         return lab.influence_basis(res.estimator, res.method, data.X_train, grid.points,
                                    extension=ext, sqdist=geom.sqdist, cols=cols)
     return cached("grids", key, build)

@@ -46,6 +46,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .grids import rule_columns
+
 if TYPE_CHECKING:
     from .results import LabResult
 
@@ -178,21 +180,6 @@ def learned_rows(K_rows: np.ndarray, M: np.ndarray, columns: np.ndarray, form: s
             raise ValueError("an additive learned kernel needs the training kernel K.")
         return K_rows + (gathered - np.asarray(K, dtype=float)[np.asarray(columns)])
     raise ValueError(f"form must be 'multiplier' or 'additive', got {form!r}.")
-
-
-def rule_columns(X_train: np.ndarray, points: np.ndarray, rule: str, *,
-                 sqdist: np.ndarray | None = None) -> np.ndarray:
-    """For every new point the training point whose row it borrows: the nearest, or the
-    reciprocal nearest neighbour (DANK §2.3, which depends on the whole set of points).
-    ``sqdist`` (points × training) saves recomputing the distances for "nearest"."""
-    from nplk_core.dank import nearest_index, reciprocal_index
-
-    if rule == "nearest":
-        return np.argmin(sqdist, axis=1) if sqdist is not None else \
-            nearest_index(X_train, points)
-    if rule == "reciprocal":
-        return reciprocal_index(X_train, points)
-    raise ValueError(f"the out-of-sample rule must be one of {RULES}, got {rule!r}.")
 
 
 # ---------------------------------------------------------------------------
@@ -356,7 +343,7 @@ def _maps(res: LabResult, K: np.ndarray | None, points: np.ndarray, indices: Seq
     if kernel_name is not None:
         rule = rule_of(res, extension)
         if columns is None:
-            columns = rule_columns(X, points, rule, sqdist=sqdist)
+            columns = rule_columns(rule, points, X, sqdist)
         M = np.asarray(res.matrix, dtype=float)
         rows = learned_rows(K_rows, M, columns, LEARNED_FORM[res.method], K=K)
         p = _pick(bases[kernel_name], sel)

@@ -6,7 +6,7 @@ import importlib
 import inspect
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -66,16 +66,50 @@ def decision_values(estimator: Any, X: np.ndarray, *, extension: str | None = No
     return out.ravel() if out.ndim > 1 and out.shape[1] == 1 else out
 
 
+def rule_columns(rule: str, points: np.ndarray, X_train: np.ndarray,
+                 sqdist: np.ndarray | None = None) -> np.ndarray:
+    """The training column ``j*(x)`` whose row of F (or G) every evaluation point
+    borrows under an out-of-sample rule: ``"nearest"`` (argmin of the distance;
+    ``sqdist``, points × training, saves recomputing it) or ``"reciprocal"`` (seed 000
+    §2.3, which depends on the whole set of evaluation points, as for the drawn
+    surface)."""
+    from nplk_core.dank import nearest_index, reciprocal_index
+
+    if rule == "nearest":
+        return np.argmin(sqdist, axis=1) if sqdist is not None else \
+            nearest_index(np.asarray(X_train, dtype=float), np.asarray(points, dtype=float))
+    if rule == "reciprocal":
+        return reciprocal_index(np.asarray(X_train, dtype=float),
+                                np.asarray(points, dtype=float))
+    raise ValueError(f"the out-of-sample rule must be 'nearest' or 'reciprocal', got "
+                     f"{rule!r}.")
+
+
 @dataclass(frozen=True)
 class GridGeometry:
     """What every model on one grid over one training set shares: the squared
     distances from each grid point to each training point, and each grid point's
     nearest training point. Lets :func:`grid_values` evaluate the plain SVM and DANK
-    (nearest rule) from kernel columns, computed only for their support."""
+    (either out-of-sample rule) from kernel columns, computed only for their support.
+    The reciprocal rule's columns depend only on the grid and the training points, so
+    :meth:`columns` computes them once per geometry, for the surface, the influence
+    map and the eigenfunction maps alike."""
 
     X_train: np.ndarray
     sqdist: np.ndarray   # (grid points, n_train)
     nearest: np.ndarray  # (grid points,)
+    points: np.ndarray | None = None  # the grid points (needed by the reciprocal rule)
+    _rule_cache: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def columns(self, rule: str | None) -> np.ndarray:
+        """:func:`rule_columns` of this grid (``None``: nearest), computed once."""
+        if rule in (None, "nearest"):
+            return self.nearest
+        if rule not in self._rule_cache:
+            if self.points is None:
+                raise ValueError("this geometry was built without its grid points")
+            self._rule_cache[rule] = rule_columns(rule, self.points, self.X_train)
+        return self._rule_cache[rule]
 
 
 def grid_geometry(grid: Grid, X_train: np.ndarray) -> GridGeometry:
@@ -83,14 +117,14 @@ def grid_geometry(grid: Grid, X_train: np.ndarray) -> GridGeometry:
 
     X = np.asarray(X_train, dtype=float)
     D = squared_distances(grid.points, X)
-    return GridGeometry(X, D, np.argmin(D, axis=1))
+    return GridGeometry(X, D, np.argmin(D, axis=1), grid.points)
 
 
 def _fast_decision(estimator: Any, geom: GridGeometry, extension: str | None
                    ) -> np.ndarray | None:
     """The decision values on the grid from the shared geometry, for the two models the
     classification page draws on every move (a binary RBF ``SVC``; exact binary DANK
-    with the nearest rule); None when ``estimator`` is not one of them (or was fitted
+    with either rule); None when ``estimator`` is not one of them (or was fitted
     on other points): the caller then asks the estimator itself."""
     from sklearn.svm import SVC
 
@@ -108,13 +142,15 @@ def _fast_decision(estimator: Any, geom: GridGeometry, extension: str | None
         return Kc @ estimator.dual_coef_[0] + estimator.intercept_[0]
     if isinstance(estimator, DANKClassifier):
         ext = estimator.extension if extension is None else extension
-        if ext != "nearest" or getattr(estimator, "ovr_", None) is not None \
+        if ext not in ("nearest", "reciprocal") or getattr(estimator, "ovr_", None) is not None \
                 or estimator.n_clusters > 1 \
+                or (ext == "reciprocal" and geom.points is None) \
                 or not np.array_equal(estimator.X_fit_, geom.X_train):
             return None
         S = np.flatnonzero(estimator.dual_u_)
         gamma = sigma_to_gamma(float(estimator.sigma))
-        return estimator._decision_from(geom.nearest, np.exp(-gamma * geom.sqdist[:, S].T))
+        return estimator._decision_from(geom.columns(ext),
+                                        np.exp(-gamma * geom.sqdist[:, S].T))
     return None
 
 
@@ -124,7 +160,8 @@ def grid_values(estimator: Any, grid: Grid, *, extension: str | None = None,
     """Decision values on ``grid`` as a ``grid.shape`` array; messages instead of errors.
 
     ``geometry`` (from :func:`grid_geometry` for this grid and the training points)
-    lets the SVM and DANK (nearest rule) reuse the grid-to-training distances."""
+    lets the SVM and DANK (either rule) reuse the grid-to-training distances and the
+    rule's columns."""
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")

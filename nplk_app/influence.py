@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from .grids import rule_columns
+
 #: how close (as a fraction of each axis' span) a click must land to select a point
 CLICK_TOLERANCE = 0.03
 
@@ -158,22 +160,6 @@ def squared_distances_to(points: np.ndarray, X_train: np.ndarray) -> np.ndarray:
     from nplk_core.kernels import squared_distances
 
     return squared_distances(np.asarray(points, dtype=float), np.asarray(X_train, dtype=float))
-
-
-def rule_columns(rule: str, points: np.ndarray, X_train: np.ndarray,
-                 sqdist: np.ndarray | None = None) -> np.ndarray:
-    """The training column ``j*(x)`` of every evaluation point under an out-of-sample
-    rule (``"nearest"``: argmin of the distance; ``"reciprocal"``: seed 000 §2.3, which
-    depends on the whole set of evaluation points, as for the drawn surface)."""
-    from nplk_core.dank import reciprocal_index
-
-    if rule == "nearest":
-        D = squared_distances_to(points, X_train) if sqdist is None else sqdist
-        return np.argmin(D, axis=1)
-    if rule == "reciprocal":
-        return reciprocal_index(np.asarray(X_train, dtype=float),
-                                np.asarray(points, dtype=float))
-    raise ValueError(f"extension must be 'nearest' or 'reciprocal', got {rule!r}.")
 
 
 def influence_basis(estimator: Any, method: str, X_train: np.ndarray, points: np.ndarray, *,

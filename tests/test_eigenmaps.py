@@ -246,7 +246,7 @@ def test_maps_reuse_given_distances_and_columns(dank):
     from nplk_core.kernels import squared_distances
     grid = lab.make_grid(dank.X_train, 20)
     D = squared_distances(grid.points, dank.X_train)
-    cols = em.rule_columns(dank.X_train, grid.points, "reciprocal")
+    cols = em.rule_columns("reciprocal", grid.points, dank.X_train)
     a = em.eigenfunction_maps(dank, grid.points, (1, 2), extension="reciprocal")
     b = em.eigenfunction_maps(dank, grid.points, (1, 2), extension="reciprocal",
                               sqdist=D, columns=cols)
@@ -281,7 +281,7 @@ def test_indices_and_bad_input():
     with pytest.raises(ValueError, match="non-finite"):
         em.leading_eigenpairs(np.array([[np.nan]]), 1)
     with pytest.raises(ValueError, match="rule"):
-        em.rule_columns(np.zeros((2, 2)), np.zeros((1, 2)), "farthest")
+        em.rule_columns("farthest", np.zeros((1, 2)), np.zeros((2, 2)))
 
 
 def test_a_click_picks_the_nearest_index_and_ignores_junk():

@@ -9,6 +9,7 @@ import pytest
 
 import nplk_app as lab
 from nplk_app import grids
+from nplk_core.dank import reciprocal_index
 
 ISSUE_4_METHODS = {
     # classification page
@@ -350,7 +351,7 @@ def test_grid_and_decision_values(clowns):
 @pytest.mark.parametrize("sigma", [0.5, 1.0, 3.0])
 def test_grid_values_from_the_shared_geometry_match_the_estimators(clowns, sigma):
     """The fast path (kernel columns from cached grid-to-training distances) gives the
-    estimators' own decision functions: DANK with the nearest rule and the plain SVM."""
+    estimators' own decision functions: DANK with either rule and the plain SVM."""
     g = lab.make_grid(clowns.X, 40)
     geom = lab.grid_geometry(g, clowns.X_train)
     np.testing.assert_array_equal(geom.nearest, np.argmin(
@@ -359,15 +360,20 @@ def test_grid_values_from_the_shared_geometry_match_the_estimators(clowns, sigma
     res = lab.fit_method(P, clowns.X_train, clowns.y_train, clowns.X_test, clowns.y_test,
                          method="dank")
     svm = lab.fit_baseline_svm(clowns.X_train, clowns.y_train, C=2.0, sigma=sigma)
-    for est, ext in ((res.estimator, "nearest"), (svm, None)):
+    for est, ext in ((res.estimator, "nearest"), (res.estimator, "reciprocal"), (svm, None)):
         assert grids._fast_decision(est, geom, ext) is not None  # the fast path is taken
         Z, msgs = lab.grid_values(est, g, extension=ext, geometry=geom)
         assert msgs == []
         ref = (est.decision_function(g.points, extension=ext) if ext else
                est.decision_function(g.points))
         np.testing.assert_allclose(Z.ravel(), ref, rtol=1e-10, atol=1e-10)
-    # anything else falls back to the estimator: DANK's reciprocal rule, other data
-    assert grids._fast_decision(res.estimator, geom, "reciprocal") is None
+    # the reciprocal rule's columns are computed once per geometry and are the rule's
+    np.testing.assert_array_equal(geom.columns("reciprocal"), reciprocal_index(
+        clowns.X_train, g.points))
+    assert geom.columns("reciprocal") is geom.columns("reciprocal")
+    # anything else falls back to the estimator: other data, a geometry without its grid
+    bare = grids.GridGeometry(geom.X_train, geom.sqdist, geom.nearest)
+    assert grids._fast_decision(res.estimator, bare, "reciprocal") is None
     other = lab.grid_geometry(g, clowns.X_train[::-1].copy())
     assert grids._fast_decision(res.estimator, other, "nearest") is None
     assert grids._fast_decision(svm, other, None) is None
