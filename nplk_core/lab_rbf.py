@@ -233,7 +233,7 @@ class _Problem:
                 np.subtract.outer(Xs[:, col], self.X[:, col], out=self.D[col])
             self.D *= self.D
         self.diag = np.arange(self.m)
-        self.last = None  # (theta, loss, val_loss, alpha) of the latest evaluation
+        self.last = None  # (theta bytes, loss, val_loss, alpha) of the latest evaluation
 
     def _sqdiff(self, col: int, stop: int | None = None) -> NDArray:
         if self.D is not None:
@@ -274,7 +274,7 @@ class _Problem:
         if self.n_v:
             ev = pred[n_t:] - self.yv
             val = float(ev @ ev) / self.n_v
-        self.last = (theta.copy(), loss, val, alpha)
+        self.last = (np.ascontiguousarray(theta).tobytes(), loss, val, alpha)
         if not need_grad:
             return loss, None
         g = (2.0 / n_t) * e
@@ -303,7 +303,7 @@ class _Problem:
 
     def val_loss(self, theta: NDArray) -> float:
         """Validation loss at ``theta`` (from the latest evaluation when it was there)."""
-        if self.last is None or not np.array_equal(self.last[0], theta):
+        if self.last is None or self.last[0] != np.ascontiguousarray(theta).tobytes():
             self.evaluate(theta, need_grad=False)
         return self.last[2]
 
@@ -547,7 +547,8 @@ class _LABRBFBase(BaseEstimator):
         best = {"x": x0.copy(), "val": val0, "loss": loss0}
 
         def record(x, loss, **extra):
-            step = float(np.linalg.norm(x - last_finite["x"]))
+            dx = x - last_finite["x"]
+            step = float(np.sqrt(dx @ dx))
             if np.isfinite(loss):
                 last_finite["x"] = x.copy()
                 last_finite["loss"] = loss
@@ -590,12 +591,12 @@ class _LABRBFBase(BaseEstimator):
 
             def fg(x):
                 loss, grad = fun(x)
-                cache["x"], cache["g"] = x.copy(), grad
+                cache["x"], cache["g"] = x.tobytes(), grad
                 return loss, grad
 
             def cb(intermediate_result):
                 x = np.asarray(intermediate_result.x, dtype=float)
-                g = cache["g"] if np.array_equal(cache["x"], x) else None
+                g = cache["g"] if cache["x"] == x.tobytes() else None
                 # projected gradient on the box [lo, hi], the L-BFGS-B stopping measure
                 pg = np.nan if g is None else float(np.max(np.abs(np.where(
                     ((x <= lo) & (g > 0)) | ((x >= hi) & (g < 0)), 0.0, g)), initial=0.0))
