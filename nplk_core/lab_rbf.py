@@ -50,7 +50,12 @@ only on :math:`\theta_i`, so with weights :math:`W_t = \alpha g^\top`,
     -\theta_{il} \sum_j W_{ij} K_{ij} D_{ijl} / r_{ij}
     \ \text{(laplace, } r_{ij} = \|\theta_i \circ (x_i - x_j)\|,\ 0 \text{ where } r = 0).
 
-Cost per evaluation: :math:`O(m n d + m^3)`.
+Cost per evaluation: :math:`O(m n d + m^3)`. A training stage evaluates the loss a few
+hundred times on one support set, so :class:`_Problem` keeps what does not depend on
+:math:`\theta` (the squared coordinate differences, the support targets) and shares one
+kernel pass between the support, training and validation columns; the validation loss of
+an iterate then needs no solve of its own (issue 11: 6-8x less CPU per evaluation than
+building every matrix per call).
 """
 
 from __future__ import annotations
