@@ -106,6 +106,9 @@ _BOUND_HI = 3.0
 # element count up to which a stage keeps its squared coordinate differences (d x m x n
 # float64: 4M elements = 32 MB); above it they are recomputed per feature on every call
 _CACHE_ELEMENTS = 1 << 22
+# L-BFGS-B stage convergence: the loss decreased by less than tol * max(|f|, 1) on this
+# many consecutive iterations
+_STALL = 3
 _getrf, _getrs = get_lapack_funcs(("getrf", "getrs"), dtype=np.float64)
 
 
@@ -593,6 +596,15 @@ class _LABRBFBase(BaseEstimator):
         if self.optimizer == "lbfgs":
             cache = {"x": None, "g": None}
             lo, hi = bounds
+            # Stopping rule. L-BFGS-B's own objective test ends a stage at the first
+            # iteration whose decrease is below ftol * max(|f|, 1), however large the
+            # gradient: one short line-search step did that after 5 and 11 iterations
+            # with the projected gradient at 0.02 (chirp n = 100 seed 4, n = 300 seed 1:
+            # R² 0.71 and 0.48 instead of 0.90 and 0.98). Here the decrease must stay below
+            # tol * max(|f|, 1) on _STALL consecutive iterations; the projected-gradient
+            # test (gtol = tol) is L-BFGS-B's.
+            losses = []
+            done = {"flag": False, "run": 0}
 
             def fg(x):
                 loss, grad = fun(x)
@@ -601,19 +613,26 @@ class _LABRBFBase(BaseEstimator):
 
             def cb(intermediate_result):
                 x = np.asarray(intermediate_result.x, dtype=float)
+                f = float(intermediate_result.fun)
                 g = cache["g"] if cache["x"] == x.tobytes() else None
                 # projected gradient on the box [lo, hi], the L-BFGS-B stopping measure
                 pg = np.nan if g is None else float(np.max(np.abs(np.where(
                     ((x <= lo) & (g > 0)) | ((x >= hi) & (g < 0)), 0.0, g)), initial=0.0))
-                record(x, float(intermediate_result.fun), grad_norm=pg)
+                record(x, f, grad_norm=pg)
+                small = bool(losses) and losses[-1] - f <= self.tol * max(abs(f), 1.0)
+                losses.append(f)
+                done["run"] = done["run"] + 1 if small else 0
+                if done["run"] >= _STALL:
+                    done["flag"] = True
+                    raise StopIteration
 
             res = minimize(fg, x0, jac=True, method="L-BFGS-B",
                            bounds=[(lo, min(hi, 1e300))] * x0.size,
                            callback=cb,
-                           options={"maxiter": self.max_iter, "ftol": self.tol,
+                           options={"maxiter": self.max_iter, "ftol": 0.0,
                                     "gtol": self.tol})
-            info["converged"] = res.status == 0
-            info["hit_max_iter"] = res.status == 1
+            info["converged"] = res.status == 0 or done["flag"]
+            info["hit_max_iter"] = res.status == 1 and not done["flag"]
             return res.x
         return self._adam(fun, x0, Xt.shape[0], Xs, ys, Xt, yt, bounds, record, info, rng)
 
