@@ -857,13 +857,15 @@ _PARAMS_DOC = """
     max_iter : int, default=1000
         Iterations per support stage: L-BFGS-B iterations, or Adam epochs (full passes
         over the training points). Only the last stage's cap warns. At the lab's page
-        defaults every last stage meets ``tol`` in 20-430 iterations (up to 1,000 for
-        earlier stages at 100 support points); the former default 200 cut 3 of the 9
+        defaults every last stage meets ``tol`` in 22-814 iterations (earlier stages at
+        100 support points may use all 1,000); the former default 200 cut 3 of the 9
         built-in data sets short with a ConvergenceWarning (issue 11).
     tol : float >= 0, default=1e-6
         Optimiser tolerance on the loss, which is measured on standardised targets
-        (a fraction of ``var(y)``): L-BFGS-B ``ftol`` and ``gtol``; for Adam, the
-        relative change of the full training loss between epochs.
+        (a fraction of ``var(y)``). L-BFGS-B: a stage converges when the loss decreased
+        by less than ``tol * max(loss, 1)`` on 3 consecutive iterations (one short
+        line-search step is not convergence), or when the projected gradient is below
+        ``tol``. Adam: the relative change of the full training loss between epochs.
     support_selection : {"dynamic", "sorted", "random"}, default="dynamic"
         ``"dynamic"``: Alg. 1 (start with ``n_initial`` points at evenly spaced ranks of
         the sorted ``y``, train, add the ``k = min(max(10, N // 10), N_max - N)``
