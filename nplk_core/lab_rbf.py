@@ -108,7 +108,7 @@ _BOUND_HI = 3.0
 _CACHE_ELEMENTS = 1 << 22
 # L-BFGS-B stage convergence: the loss decreased by less than tol * max(|f|, 1) on this
 # many consecutive iterations
-_STALL = 3
+_STALL = 2
 _getrf, _getrs = get_lapack_funcs(("getrf", "getrs"), dtype=np.float64)
 
 
@@ -863,7 +863,7 @@ _PARAMS_DOC = """
     tol : float >= 0, default=1e-6
         Optimiser tolerance on the loss, which is measured on standardised targets
         (a fraction of ``var(y)``). L-BFGS-B: a stage converges when the loss decreased
-        by less than ``tol * max(loss, 1)`` on 3 consecutive iterations (one short
+        by less than ``tol * max(loss, 1)`` on 2 consecutive iterations (one short
         line-search step is not convergence), or when the projected gradient is below
         ``tol``. Adam: the relative change of the full training loss between epochs.
     support_selection : {"dynamic", "sorted", "random"}, default="dynamic"
