@@ -14,11 +14,21 @@ from git, "before", with its own reference); the best RBF kernel ridge on LAB's 
 support points, with ``gamma`` and ``alpha`` chosen on the TEST grid (an oracle: the
 reference gets every benefit of the doubt, and is also allowed an intercept
 ``mean(y_sv)``); the margin LAB - KRR;
-whether the validation step kept one shared bandwidth; fit times (median of ``--runs``).
-Everything runs with one BLAS thread.
+whether the validation step kept one shared bandwidth; total L-BFGS-B iterations ("(cap)":
+the last stage hit ``max_iter``, a ConvergenceWarning); fit CPU times (median of
+``--runs``). Everything runs with one BLAS thread.
 
 The older chirp sweep over support counts (LAB vs oracle KRR on all points) is
 ``--sweep``.
+
+``--live [--ref REV]`` (issue 11): the lab's slider moves as ``benchmarks/bench_live.py``
+draws them (same seed, same ranges, stores emptied before each move), on both LAB RBF
+pages at their default data, timed in CPU seconds of the whole process (the page rerun:
+fit, grid, figures, serialisation; and the fit alone) so that the numbers do not depend on
+other load on the machine; with ``--ref`` the same draws run again with ``REV``'s
+``lab_rbf.py`` swapped in, in the same process. Also counts ConvergenceWarnings.
+
+    python benchmarks/bench_lab_rbf.py --live --ref e441a95 [--moves 24]
 """
 
 from __future__ import annotations
@@ -89,12 +99,19 @@ def oracle_krr(X, y, Xte, yte):
 
 
 def median_time(fn, runs):
+    """Median CPU time of ``fn()`` (process time: one BLAS thread, so it is the fit's own
+    work, robust to other load on the machine) and its last result."""
     times = []
     for _ in range(runs):
-        t = time.perf_counter()
+        t = time.process_time()
         out = fn()
-        times.append(time.perf_counter() - t)
+        times.append(time.process_time() - t)
     return float(np.median(times)), out
+
+
+def iters(m):
+    """Total optimiser iterations; "(cap)" when the last stage hit max_iter."""
+    return f"{m.n_iter_}{'' if m.converged_ else ' (cap)'}"
 
 
 def load_ref(rev):
@@ -126,8 +143,8 @@ def robustness(args):
         head += f"LAB R² ({args.ref}) | best KRR R² (its sv) | "
     head += "LAB R² | best KRR R² (same sv) | LAB − KRR | shared θ kept | "
     if ref_cls:
-        head += f"time ({args.ref}) [s] | "
-    head += "time [s] |"
+        head += f"iterations ({args.ref}) | CPU time ({args.ref}) [s] | "
+    head += "iterations | CPU time [s] |"
     print(head)
     print("|" + "---|" * (head.count("|") - 1))
     worst = np.inf
@@ -151,8 +168,8 @@ def robustness(args):
                 row += (f"{r2:.3f} | {kr:.3f} | {r2 - kr:+.3f} | "
                         f"{'yes' if getattr(m, 'fallback_global_', False) else ''} | ")
                 if ref_cls:
-                    row += f"{t_old:.2f} | "
-                row += f"{t_new:.2f} |"
+                    row += f"{iters(mo)} | {t_old:.3f} | "
+                row += f"{iters(m)} | {t_new:.3f} |"
                 print(row, flush=True)
     print(f"\nworst LAB − best-KRR margin: {worst:+.4f}")
 
@@ -184,6 +201,56 @@ def sweep(args):
               f"{t_krr:>12.4f} | {r2_krr:>8.4f} | {r2_sv:>16.4f}")
 
 
+def live(args):
+    """bench_live's slider moves for LAB RBF, timed in process CPU seconds."""
+    import types
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import bench_live as bl
+
+    import nplk_core.lab_rbf as current
+
+    os.chdir(Path(__file__).resolve().parents[1])
+    bl.time = types.SimpleNamespace(perf_counter=time.process_time)  # CPU, not wall
+    warnings.filterwarnings("ignore")
+    versions = [("this checkout", current)]
+    if args.ref:
+        load_ref(args.ref)
+        versions.insert(0, (args.ref, sys.modules["nplk_core._lab_rbf_ref"]))
+    counts = {}
+    rows = []
+    for label, mod in versions:
+        sys.modules["nplk_core.lab_rbf"] = mod
+        real_warn = mod.warn_not_converged
+
+        def counting(*a, real_warn=real_warn, **k):
+            counts["cw"] += 1
+            return real_warn(*a, **k)
+
+        mod.warn_not_converged = counting
+        try:
+            for method in ("lab_rbf", "lab_rbf_reg"):
+                counts["cw"] = 0
+                rng = np.random.default_rng(args.seeds[0])
+                r = bl.bench_method(method, args.moves, rng)
+                rows.append((label, r, counts["cw"]))
+        finally:
+            mod.warn_not_converged = real_warn
+            sys.modules["nplk_core.lab_rbf"] = current
+    print(f"\nLAB RBF slider moves as bench_live.py draws them ({args.moves} per page, seed "
+          f"{args.seeds[0]}), CPU seconds of the process per rerun; load average "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores.\n")
+    print("| lab_rbf.py | method | rerun CPU p50 (s) | p90 (s) | max (s) | fit CPU p50 (s) | "
+          "fit p90 (s) | fit max (s) | > 0.5 s | > 5 s | ConvergenceWarnings | slowest move |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for label, r, cw in rows:
+        t, f = r["times"], r["fits"]
+        print(f"| {label} | {r['method']} | {bl.percentile(t, 50):.3f} | "
+              f"{bl.percentile(t, 90):.3f} | {max(t):.3f} | {bl.percentile(f, 50):.3f} | "
+              f"{bl.percentile(f, 90):.3f} | {max(f):.3f} | {sum(x > 0.5 for x in t)} | "
+              f"{sum(x > 5 for x in t)} | {cw} | {r['worst']} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
@@ -192,11 +259,16 @@ def main() -> None:
     ap.add_argument("--ref", default=None, help="git revision to compare with (e.g. cf6852c)")
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--sweep", action="store_true", help="the chirp support-count sweep")
+    ap.add_argument("--live", action="store_true",
+                    help="bench_live's LAB RBF slider moves, CPU seconds, with --ref beside")
+    ap.add_argument("--moves", type=int, default=24, help="--live only")
     ap.add_argument("--n", type=int, default=300, help="--sweep only")
     ap.add_argument("--f1", type=float, default=10.0, help="--sweep only")
     args = ap.parse_args()
     args.seed = args.seeds
-    if args.sweep:
+    if args.live:
+        live(args)
+    elif args.sweep:
         sweep(args)
     else:
         robustness(args)

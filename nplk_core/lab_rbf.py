@@ -50,7 +50,12 @@ only on :math:`\theta_i`, so with weights :math:`W_t = \alpha g^\top`,
     -\theta_{il} \sum_j W_{ij} K_{ij} D_{ijl} / r_{ij}
     \ \text{(laplace, } r_{ij} = \|\theta_i \circ (x_i - x_j)\|,\ 0 \text{ where } r = 0).
 
-Cost per evaluation: :math:`O(m n d + m^3)`.
+Cost per evaluation: :math:`O(m n d + m^3)`. A training stage evaluates the loss a few
+hundred times on one support set, so :class:`_Problem` keeps what does not depend on
+:math:`\theta` (the squared coordinate differences, the support targets) and shares one
+kernel pass between the support, training and validation columns; the validation loss of
+an iterate then needs no solve of its own (issue 11: 6-8x less CPU per evaluation than
+building every matrix per call).
 """
 
 from __future__ import annotations
@@ -59,8 +64,8 @@ import warnings
 from numbers import Real
 
 import numpy as np
-import scipy.linalg
 from numpy.typing import ArrayLike, NDArray
+from scipy.linalg.lapack import get_lapack_funcs
 from scipy.optimize import minimize
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
@@ -92,38 +97,37 @@ __all__ = [
 ]
 
 KINDS = ("gaussian", "laplace")
-# the m x chunk x d difference tensor is built in chunks of at most this many elements
-_CHUNK_ELEMENTS = 1 << 20
 # bandwidth_init="auto": global bandwidths sqrt(30 / d) * 2^(k/2), k = -6..10
 _AUTO_FACTORS = 2.0 ** (np.arange(-6, 11) / 2.0)
 # bandwidth_bounds="auto": theta in [_BOUND_LO, _BOUND_HI / h], h the median
 # nearest-neighbour distance of the training data (internal units)
 _BOUND_LO = 0.0
 _BOUND_HI = 3.0
+# element count up to which a stage keeps its squared coordinate differences (d x m x n
+# float64: 4M elements = 32 MB); above it they are recomputed per feature on every call
+_CACHE_ELEMENTS = 1 << 22
+# L-BFGS-B stage convergence: the loss decreased by less than tol * max(|f|, 1) on this
+# many consecutive iterations
+_STALL = 2
+_getrf, _getrs = get_lapack_funcs(("getrf", "getrs"), dtype=np.float64)
 
 
 # ---------------------------------------------------------------------------
 # pure functions
 # ---------------------------------------------------------------------------
 
-def _chunks(n: int, m: int, d: int):
-    step = max(1, _CHUNK_ELEMENTS // max(1, m * d))
-    for start in range(0, n, step):
-        yield slice(start, min(n, start + step))
-
-
 def _weighted_sq_dist(Xs: NDArray, theta: NDArray, X: NDArray) -> NDArray:
-    """``Q[i, j] = ||theta_i o (Xs_i - X_j)||^2``, computed from differences (exact 0
-    for coinciding points, no cancellation)."""
-    m, d = Xs.shape
-    n = X.shape[0]
+    """``Q[i, j] = ||theta_i o (Xs_i - X_j)||^2``, accumulated feature by feature from
+    differences (exact 0 for coinciding points, no cancellation, no m x n x d array)."""
     T2 = theta * theta
-    Q = np.empty((m, n))
-    for sl in _chunks(n, m, d):
-        diff = Xs[:, None, :] - X[None, sl, :]
+    Q = np.zeros((Xs.shape[0], X.shape[0]))
+    for col in range(Xs.shape[1]):
+        diff = np.subtract.outer(Xs[:, col], X[:, col])
         diff *= diff
-        Q[:, sl] = np.einsum("icl,il->ic", diff, T2)
+        diff *= T2[:, col, None]
+        Q += diff
     return Q
+
 
 
 def _kernel_from_q(Q: NDArray, kind: str) -> NDArray:
@@ -168,10 +172,11 @@ def lab_kernel(Xs: ArrayLike, theta: ArrayLike, X: ArrayLike, kind: str = "gauss
 
 
 def _factor(K_sv: NDArray, lam: float):
-    A = K_sv.T + lam * np.eye(K_sv.shape[0])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
-        return scipy.linalg.lu_factor(A, check_finite=False)
+    """LU factors of ``A = K_sv^T + lam I`` (LAPACK getrf on the F-ordered transpose of
+    ``K_sv + lam I``, which is ``A`` itself: no copy)."""
+    At = K_sv + lam * np.eye(K_sv.shape[0])
+    lu, piv, _ = _getrf(At.T, overwrite_a=True)
+    return lu, piv
 
 
 def lab_fit_alpha(Xs: ArrayLike, ys: ArrayLike, theta: ArrayLike, *, lam: float = 1e-3,
@@ -193,50 +198,127 @@ def lab_fit_alpha(Xs: ArrayLike, ys: ArrayLike, theta: ArrayLike, *, lam: float 
     theta = np.asarray(theta, dtype=float)
     K_sv = lab_kernel(Xs, theta, Xs, kind)
     beta0 = float(ys.mean())
-    alpha = scipy.linalg.lu_solve(_factor(K_sv, lam), ys - beta0, check_finite=False)
+    alpha = _getrs(*_factor(K_sv, lam), ys - beta0)[0]
     return alpha, beta0
 
 
-def _row_grad(W: NDArray, K: NDArray, Q: NDArray, Xs: NDArray, theta: NDArray,
-              X: NDArray, kind: str) -> NDArray:
-    """``sum_j W_ij dK_ij/dtheta_il`` for every (i, l)."""
-    if kind == "gaussian":
-        P = W * K
-        factor = -2.0
-    else:
-        R = np.sqrt(Q)
-        P = np.zeros_like(W)
-        nz = R > 0
-        P[nz] = W[nz] * K[nz] / R[nz]
-        factor = -1.0
-    m, d = Xs.shape
-    S = np.zeros((m, d))
-    for sl in _chunks(X.shape[0], m, d):
-        diff = Xs[:, None, :] - X[None, sl, :]
+class _Problem:
+    r"""The bandwidth-training loss of one support set, ready to be evaluated many times.
+
+    Columns ``0..m-1`` are the support points, then the ``n_t`` training points, then the
+    ``n_v`` validation points (whose residual comes with every evaluation for free: it
+    needs only ``alpha``). What does not depend on theta is computed once: the squared
+    coordinate differences ``D[l, i, j] = (Xs_il - X_jl)^2`` (while ``d m n`` stays under
+    ``_CACHE_ELEMENTS``; above, they are rebuilt one feature at a time per call, never
+    an m x n x d array), the centred support targets, the index arrays.
+
+    One evaluation: ``Q = sum_l theta_l^2 D_l``, ``K = exp(-Q)`` (one pass over m x n),
+    one LU of ``A = K_sv^T + lam I`` (LAPACK ``getrf`` on the F-ordered transpose of
+    ``K_sv + lam I``, no copy), ``alpha = A^{-1} r``, ``mu = A^{-T} K_t g``, and the
+    gradient ``dL/dtheta_il = c theta_il alpha_i sum_j K'_ij D_ijl w_j`` with
+    ``w = (-mu, g)`` over the support and training columns (``c = -2`` and ``K' = K``
+    for the Gaussian; ``c = -1`` and ``K' = K / r`` (0 where ``r = 0``) for the Laplace
+    kernel): one contraction per feature, no outer products.
+    """
+
+    def __init__(self, Xs: NDArray, ys: NDArray, Xt: NDArray, yt: NDArray, lam: float,
+                 kind: str, Xv: NDArray | None = None, yv: NDArray | None = None) -> None:
+        self.m, self.d = Xs.shape
+        self.n_t = Xt.shape[0]
+        self.n_v = 0 if Xv is None else Xv.shape[0]
+        self.lam, self.kind = float(lam), kind
+        self.Xs = Xs
+        self.X = np.vstack([Xs, Xt] + ([Xv] if self.n_v else []))
+        self.beta0 = float(ys.mean())
+        self.r = ys - self.beta0
+        self.yt = yt
+        self.yv = yv if self.n_v else np.empty(0)
+        n = self.X.shape[0]
+        self.D = None
+        if self.d * self.m * n <= _CACHE_ELEMENTS:
+            self.D = np.empty((self.d, self.m, n))
+            for col in range(self.d):
+                np.subtract.outer(Xs[:, col], self.X[:, col], out=self.D[col])
+            self.D *= self.D
+        self.diag = np.arange(self.m)
+        self.last = None  # (theta bytes, loss, val_loss, alpha) of the latest evaluation
+
+    def _sqdiff(self, col: int, stop: int | None = None) -> NDArray:
+        if self.D is not None:
+            return self.D[col, :, :stop]
+        diff = np.subtract.outer(self.Xs[:, col], self.X[:stop, col])
         diff *= diff
-        S += np.einsum("ic,icl->il", P[:, sl], diff)
-    return factor * theta * S
+        return diff
+
+    def _q(self, T2: NDArray) -> NDArray:
+        if self.D is not None:
+            return np.einsum("il,lij->ij", T2, self.D)
+        Q = np.zeros((self.m, self.X.shape[0]))
+        for col in range(self.d):
+            diff = self._sqdiff(col)
+            diff *= T2[:, col, None]
+            Q += diff
+        return Q
+
+    def evaluate(self, theta: NDArray, need_grad: bool = True):
+        """(loss, grad or None); also keeps ``self.last`` for :meth:`val_loss`."""
+        m, n_t = self.m, self.n_t
+        Q = self._q(theta * theta)
+        if self.kind == "gaussian":
+            K = np.exp(-Q)
+        else:
+            R = np.sqrt(Q)
+            K = np.exp(-R)
+        # A^T = K_sv + lam I; its F-ordered transpose is A itself
+        At = K[:, :m].copy()
+        At[self.diag, self.diag] += self.lam
+        lu, piv, _ = _getrf(At.T, overwrite_a=True)
+        alpha = _getrs(lu, piv, self.r)[0]
+        pred = alpha @ K[:, m:]
+        pred += self.beta0
+        e = pred[:n_t] - self.yt
+        loss = float(e @ e) / n_t
+        val = np.nan
+        if self.n_v:
+            ev = pred[n_t:] - self.yv
+            val = float(ev @ ev) / self.n_v
+        self.last = (np.ascontiguousarray(theta).tobytes(), loss, val, alpha)
+        if not need_grad:
+            return loss, None
+        g = (2.0 / n_t) * e
+        Kt = K[:, m:m + n_t]
+        mu = _getrs(lu, piv, Kt @ g, trans=1)[0]
+        w = np.concatenate([-mu, g])
+        stop = m + n_t
+        if self.kind == "gaussian":
+            M = K[:, :stop] * w
+            factor = -2.0
+        else:
+            Rs = R[:, :stop]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                M = np.where(Rs > 0, K[:, :stop] / Rs, 0.0)
+            M *= w
+            factor = -1.0
+        if self.D is not None:
+            S = np.einsum("ij,lij->il", M, self.D[:, :, :stop])
+        else:
+            S = np.empty((m, self.d))
+            for col in range(self.d):
+                S[:, col] = np.einsum("ij,ij->i", M, self._sqdiff(col, stop))
+        S *= (factor * alpha)[:, None]
+        S *= theta
+        return loss, S
+
+    def val_loss(self, theta: NDArray) -> float:
+        """Validation loss at ``theta`` (from the latest evaluation when it was there)."""
+        if self.last is None or self.last[0] != np.ascontiguousarray(theta).tobytes():
+            self.evaluate(theta, need_grad=False)
+        return self.last[2]
 
 
 def _loss_grad(theta: NDArray, Xs: NDArray, ys: NDArray, Xt: NDArray, yt: NDArray,
                lam: float, kind: str, need_grad: bool = True):
-    Q_sv = _weighted_sq_dist(Xs, theta, Xs)
-    K_sv = _kernel_from_q(Q_sv, kind)
-    beta0 = ys.mean()
-    lu = _factor(K_sv, lam)
-    alpha = scipy.linalg.lu_solve(lu, ys - beta0, check_finite=False)
-    Q_t = _weighted_sq_dist(Xs, theta, Xt)
-    K_t = _kernel_from_q(Q_t, kind)
-    e = K_t.T @ alpha + beta0 - yt
-    n_t = yt.size
-    loss = float(e @ e) / n_t
-    if not need_grad:
-        return loss, None
-    g = (2.0 / n_t) * e
-    mu = scipy.linalg.lu_solve(lu, K_t @ g, trans=1, check_finite=False)
-    grad = _row_grad(np.outer(alpha, g), K_t, Q_t, Xs, theta, Xt, kind)
-    grad += _row_grad(-np.outer(alpha, mu), K_sv, Q_sv, Xs, theta, Xs, kind)
-    return loss, grad
+    return _Problem(Xs, ys, Xt, yt, lam, kind).evaluate(theta, need_grad)
 
 
 def lab_loss_and_grad(theta: ArrayLike, Xs: ArrayLike, ys: ArrayLike, Xt: ArrayLike,
@@ -314,7 +396,7 @@ class _LABRBFBase(BaseEstimator):
 
     def __init__(self, *, n_support: int = 30, lam: float = 1e-3, kernel: str = "gaussian",
                  bandwidth_init: float | str | None = "auto", optimizer: str = "lbfgs",
-                 max_iter: int = 200, tol: float = 1e-6, support_selection: str = "dynamic",
+                 max_iter: int = 1000, tol: float = 1e-6, support_selection: str = "dynamic",
                  n_initial: int | None = None, error_tol: float | None = None,
                  learning_rate: float = 1e-2, batch_size: int = 128,
                  clip: float | None = 10.0, validation_fraction: float | None = 0.2,
@@ -433,13 +515,19 @@ class _LABRBFBase(BaseEstimator):
 
     # -- one training stage ---------------------------------------------------
 
-    def _objective(self, Xs, ys, Xt, yt):
-        lam, kind = float(self.lam), self.kernel
+    @staticmethod
+    def _val_loss(prob: _Problem, x: NDArray) -> float:
+        """Validation loss at the iterate ``x`` (the optimiser's last evaluation, as a
+        rule: then it costs nothing)."""
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            val = prob.val_loss(x.reshape(prob.m, prob.d))
+        return val if np.isfinite(val) else np.inf
 
+    def _objective(self, prob: _Problem):
         def fun(theta_flat, need_grad=True):
-            theta = theta_flat.reshape(Xs.shape)
+            theta = theta_flat.reshape(prob.m, prob.d)
             with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-                loss, grad = _loss_grad(theta, Xs, ys, Xt, yt, lam, kind, need_grad)
+                loss, grad = prob.evaluate(theta, need_grad)
             if not np.isfinite(loss) or (grad is not None and not np.all(np.isfinite(grad))):
                 return np.inf, np.zeros_like(theta_flat)
             return loss, (None if grad is None else grad.ravel())
@@ -453,11 +541,13 @@ class _LABRBFBase(BaseEstimator):
         own tolerance: stopping after 20 or 50 iterations without a better validation
         loss left one toy seed below the shared-bandwidth reference (measured, issue 10
         §5)."""
-        fun = self._objective(Xs, ys, Xt, yt)
+        use_val = yv.size > 0
+        prob = _Problem(Xs, ys, Xt, yt, float(self.lam), self.kernel,
+                        *((Xv, yv) if use_val else ()))
+        fun = self._objective(prob)
         x0 = np.clip(theta.ravel(), *bounds)
         loss0, _ = fun(x0, need_grad=False)
-        use_val = yv.size > 0
-        val0 = self._eval_loss(x0.reshape(theta.shape), Xs, ys, Xv, yv) if use_val else np.nan
+        val0 = self._val_loss(prob, x0) if use_val else np.nan
         info = {"loss_start": loss0, "n_iter": 0, "converged": False, "stopped": False,
                 "hit_max_iter": False, "val_start": val0}
         m = Xs.shape[0]
@@ -465,14 +555,15 @@ class _LABRBFBase(BaseEstimator):
         best = {"x": x0.copy(), "val": val0, "loss": loss0}
 
         def record(x, loss, **extra):
-            step = float(np.linalg.norm(x - last_finite["x"]))
+            dx = x - last_finite["x"]
+            step = float(np.sqrt(dx @ dx))
             if np.isfinite(loss):
                 last_finite["x"] = x.copy()
                 last_finite["loss"] = loss
             info["n_iter"] += 1
             val = np.nan
             if use_val:
-                val = self._eval_loss(x.reshape(theta.shape), Xs, ys, Xv, yv)
+                val = self._val_loss(prob, x)
                 if val < best["val"]:
                     best.update(x=x.copy(), val=val, loss=loss)
             stop = log.record(state={"theta": x.reshape(theta.shape), "stage": stage},
@@ -504,28 +595,45 @@ class _LABRBFBase(BaseEstimator):
     def _run_optimizer(self, fun, x0, Xs, ys, Xt, yt, bounds, record, info, rng):
         """L-BFGS-B (bounds theta >= 0) or projected minibatch Adam from ``x0``."""
         if self.optimizer == "lbfgs":
-            cache = {}
+            cache = {"x": None, "g": None}
+            lo, hi = bounds
+            # Stopping rule. L-BFGS-B's own objective test ends a stage at the first
+            # iteration whose decrease is below ftol * max(|f|, 1), however large the
+            # gradient: one short line-search step did that after 5 and 11 iterations
+            # with the projected gradient at 0.02 (chirp n = 100 seed 4, n = 300 seed 1:
+            # R² 0.71 and 0.48 instead of 0.90 and 0.98). Here the decrease must stay below
+            # tol * max(|f|, 1) on _STALL consecutive iterations; the projected-gradient
+            # test (gtol = tol) is L-BFGS-B's.
+            losses = []
+            done = {"flag": False, "run": 0}
 
             def fg(x):
                 loss, grad = fun(x)
-                cache["x"], cache["g"] = x.copy(), grad
+                cache["x"], cache["g"] = x.tobytes(), grad
                 return loss, grad
 
             def cb(intermediate_result):
                 x = np.asarray(intermediate_result.x, dtype=float)
-                g = cache.get("g") if np.array_equal(cache.get("x"), x) else None
-                # projected gradient (bounds theta >= 0), the L-BFGS-B stopping measure
-                pg = np.nan if g is None else float(
-                    np.max(np.abs(np.where((x <= 0) & (g > 0), 0.0, g)), initial=0.0))
-                record(x, float(intermediate_result.fun), grad_norm=pg)
+                f = float(intermediate_result.fun)
+                g = cache["g"] if cache["x"] == x.tobytes() else None
+                # projected gradient on the box [lo, hi], the L-BFGS-B stopping measure
+                pg = np.nan if g is None else float(np.max(np.abs(np.where(
+                    ((x <= lo) & (g > 0)) | ((x >= hi) & (g < 0)), 0.0, g)), initial=0.0))
+                record(x, f, grad_norm=pg)
+                small = bool(losses) and losses[-1] - f <= self.tol * max(abs(f), 1.0)
+                losses.append(f)
+                done["run"] = done["run"] + 1 if small else 0
+                if done["run"] >= _STALL:
+                    done["flag"] = True
+                    raise StopIteration
 
             res = minimize(fg, x0, jac=True, method="L-BFGS-B",
-                           bounds=[(bounds[0], min(bounds[1], 1e300))] * x0.size,
+                           bounds=[(lo, min(hi, 1e300))] * x0.size,
                            callback=cb,
-                           options={"maxiter": self.max_iter, "ftol": self.tol,
+                           options={"maxiter": self.max_iter, "ftol": 0.0,
                                     "gtol": self.tol})
-            info["converged"] = res.status == 0
-            info["hit_max_iter"] = res.status == 1
+            info["converged"] = res.status == 0 or done["flag"]
+            info["hit_max_iter"] = res.status == 1 and not done["flag"]
             return res.x
         return self._adam(fun, x0, Xt.shape[0], Xs, ys, Xt, yt, bounds, record, info, rng)
 
@@ -758,13 +866,18 @@ _PARAMS_DOC = """
         ``"lbfgs"``: scipy L-BFGS-B with the exact gradient and bounds ``theta >= 0``.
         ``"adam"``: minibatch Adam (``learning_rate``, ``batch_size``, gradient-norm
         ``clip``), projected onto ``theta >= 0`` after each step.
-    max_iter : int, default=200
+    max_iter : int, default=1000
         Iterations per support stage: L-BFGS-B iterations, or Adam epochs (full passes
-        over the training points).
+        over the training points). Only the last stage's cap warns. At the lab's page
+        defaults every last stage meets ``tol`` in 22-814 iterations (earlier stages at
+        100 support points may use all 1,000); the former default 200 cut 3 of the 9
+        built-in data sets short with a ConvergenceWarning (issue 11).
     tol : float >= 0, default=1e-6
         Optimiser tolerance on the loss, which is measured on standardised targets
-        (a fraction of ``var(y)``): L-BFGS-B ``ftol`` and ``gtol``; for Adam, the
-        relative change of the full training loss between epochs.
+        (a fraction of ``var(y)``). L-BFGS-B: a stage converges when the loss decreased
+        by less than ``tol * max(loss, 1)`` on 2 consecutive iterations (one short
+        line-search step is not convergence), or when the projected gradient is below
+        ``tol``. Adam: the relative change of the full training loss between epochs.
     support_selection : {"dynamic", "sorted", "random"}, default="dynamic"
         ``"dynamic"``: Alg. 1 (start with ``n_initial`` points at evenly spaced ranks of
         the sorted ``y``, train, add the ``k = min(max(10, N // 10), N_max - N)``
@@ -878,6 +991,13 @@ _TRAINING_NOTE = """
     reference, which picks sigma and lambda on the test grid: on seeds 5-9, 3 of 20
     settings stay up to 0.06 below it. ``validation_fraction=None,
     bandwidth_bounds=None`` restore the paper's training but keep the nearest-point rule.
+
+    The loss is far from convex: floating-point rounding alone (issue 11's faster
+    evaluation sums in another order) sends L-BFGS-B to other iterates and other support
+    sets, so single settings move in R² between equivalent implementations (issue 11:
+    from 0.04 below to 0.03 above the former code on the 20 settings above; one setting
+    moved by 0.13 under another stopping rule). Over the 20, mean R² 0.941 (0.939 before),
+    worst margin +0.014.
 """
 
 
