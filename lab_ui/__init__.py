@@ -47,6 +47,7 @@ from .progress import (  # noqa: F401
 )
 from .running import (  # noqa: F401
     Failed,
+    available,
     baseline_values,
     fit,
     fit_key,
@@ -65,6 +66,7 @@ from .state import (  # noqa: F401
     PREFIX,
     STORE,
     apply_params,
+    page_done,
     page_setup,
     params,
     safe_text,
@@ -100,6 +102,7 @@ __all__ = [
     "Progress",
     "STORE",
     "apply_params",
+    "available",
     "bandwidth_chart_figure",
     "baseline_values",
     "cache",
@@ -123,6 +126,7 @@ __all__ = [
     "method_controls",
     "metrics",
     "nbytes",
+    "page_done",
     "page_setup",
     "pairwise_fit",
     "params",
