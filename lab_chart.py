@@ -58,6 +58,32 @@ const fetchGz = (gz) => fetch(gz).then((r) => {
   return new Response(r.body.pipeThrough(new DecompressionStream('gzip'))).blob();
 }).then((b) => addScript(URL.createObjectURL(new Blob([b], { type: 'text/javascript' }))));
 
+// The page's charts are drawn one per frame, in the order the page sends them: the
+// first (the main view) is on screen before the next one's draw starts, on a cold
+// start as on a slider move that changes several charts.
+// (A hidden tab runs no animation frames: a 200 ms timer stands in.)
+const afterPaint = (fn) => {
+  let done = false;
+  const once = () => { if (!done) { done = true; fn(); } };
+  requestAnimationFrame(() => setTimeout(once, 0));
+  setTimeout(once, 200);
+};
+const inTurn = (draw) => {
+  const turn = (window.__nplkTurn || Promise.resolve()).then(() => new Promise((go) => {
+    if (!window.__nplkDrewInFrame) go();
+    else afterPaint(go);
+  })).then(() => {
+    const out = draw();
+    if (out !== false && !window.__nplkDrewInFrame) {
+      window.__nplkDrewInFrame = true;
+      afterPaint(() => { window.__nplkDrewInFrame = false; });
+    }
+    return out;
+  });
+  window.__nplkTurn = turn.catch(() => {});
+  return turn;
+};
+
 const loadPlotly = (src, gz) => {
   if (window.Plotly) return Promise.resolve(window.Plotly);
   if (!window.__nplkPlotly) {
@@ -130,8 +156,8 @@ export default function (component) {
   const ready = loadPlotly(data.src, data.gz);
   if (!data.figure) return;
   const seq = (root.__nplkSeq = (root.__nplkSeq || 0) + 1);
-  ready.then((Plotly) => {
-    if (seq !== root.__nplkSeq) return;        // a newer figure arrived meanwhile
+  ready.then((Plotly) => inTurn(() => {
+    if (seq !== root.__nplkSeq) return false;  // a newer figure arrived meanwhile
     const fig = typeof data.figure === 'string' ? JSON.parse(data.figure) : data.figure;
     const layout = Object.assign({}, fig.layout || {}, { autosize: true });
     delete layout.width;
@@ -139,7 +165,7 @@ export default function (component) {
     if (!layout.font.family) layout.font.family = '"Source Sans", "Source Sans Pro", sans-serif';
     return Plotly.react(root, fig.data || [], layout,
                         Object.assign({ responsive: true }, data.config || {}));
-  }).catch((err) => {
+  })).catch((err) => {
     root.textContent = 'The chart could not be drawn: ' + err.message +
       '. Reload the page; if it persists, check that the plotly package is installed.';
   });

@@ -49,6 +49,7 @@ import argparse
 import functools
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -568,9 +569,10 @@ def cold_start(repeats: int, chromium: str, script: str = "app.py",
             ctx.add_init_script(WS_HOOK_JS)
             page = ctx.new_page()
             server = StreamlitServer(script, cwd=cwd, log=Path(tmp) / f"cold{r}.log")
-            saved = {k: os.environ.get(k) for k in env or {}}
+            env = {"NPLK_LAB_TIMING": "1", **(env or {})}
+            saved = {k: os.environ.get(k) for k in env}
             try:
-                os.environ.update(env or {})
+                os.environ.update(env)
                 t0 = time.time()
                 try:
                     server.start()
@@ -587,6 +589,12 @@ def cold_start(repeats: int, chromium: str, script: str = "app.py",
                 server.stop()
                 ctx.close()
             line = {"server answers /_stcore/health": healthy}
+            runs = re.findall(r"run \w+: ([\d.]+) → ([\d.]+) \(epoch s\)",
+                              (Path(tmp) / f"cold{r}.log").read_text(errors="replace"))
+            if runs:
+                line["server: first page run starts (after its imports)"] = \
+                    float(runs[0][0]) - t0
+                line["server: first page run ends"] = float(runs[0][1]) - t0
             for k, v in events.items():
                 if v is not None:
                     line[k] = v / 1e3 - t0

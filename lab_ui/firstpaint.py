@@ -191,9 +191,14 @@ class _SnapshotPickler(pickle.Pickler):
 # write (first run at a page's defaults) and restore (a new server)
 # ---------------------------------------------------------------------------
 
+_TIMING = os.environ.get("NPLK_LAB_TIMING") == "1"
+_RUN_START = threading.local()
+
+
 def start(page: str) -> None:
     """Called by :func:`page_setup`: record this run's store accesses."""
     _LAST_RUN[0] = time.monotonic()
+    _RUN_START.t = time.time()
     recorder.start() if enabled() else recorder.stop()
 
 
@@ -201,6 +206,11 @@ def finish(page: str, P: Mapping[str, Any]) -> None:
     """Called at the end of a page run: write the snapshot when this run was at the
     page's defaults and none exists yet."""
     _LAST_RUN[0] = time.monotonic()
+    if _TIMING:  # benchmarks/bench_app.py: where a cold start's server time goes
+        from streamlit.logger import get_logger
+        get_logger("nplk_lab.timing").info(
+            "run %s: %.3f → %.3f (epoch s); scikit-learn imported: %s", page,
+            getattr(_RUN_START, "t", float("nan")), time.time(), "sklearn" in sys.modules)
     seen = recorder.stop()
     if not seen or not enabled() or dict(P) != lab.defaults():
         return
