@@ -164,7 +164,8 @@ export default function (component) {
     if (!layout.font) layout.font = {};
     if (!layout.font.family) layout.font.family = '"Source Sans", "Source Sans Pro", sans-serif';
     return Plotly.react(root, fig.data || [], layout,
-                        Object.assign({ responsive: true }, data.config || {}));
+                        Object.assign({ responsive: true }, typeof data.config === 'string'
+                          ? JSON.parse(data.config) : (data.config || {})));
   })).catch((err) => {
     root.textContent = 'The chart could not be drawn: ' + err.message +
       '. Reload the page; if it persists, check that the plotly package is installed.';
@@ -185,8 +186,11 @@ def _plotly_js_folder() -> str:
 def _plotly_gz_folder() -> str | None:
     """A folder holding ``plotly.min.js.gz``, written once per plotly version in the
     lab's cache directory (``NPLK_LAB_CACHE_DIR``, default ``~/.cache/nplk-lab``);
-    None when it cannot be written (the plain file is then served)."""
+    None when it cannot be written or ``NPLK_LAB_PLOTLY_GZ=0`` (the plain file is then
+    served)."""
     src = Path(_plotly_js_folder()) / "plotly.min.js"
+    if os.environ.get("NPLK_LAB_PLOTLY_GZ", "1") == "0":
+        return None
     try:
         stat = src.stat()
         root = os.environ.get("NPLK_LAB_CACHE_DIR") or str(Path.home() / ".cache" / "nplk-lab")
@@ -246,12 +250,17 @@ def live_chart(fig: Any, *, key: str, config: dict[str, Any] | None = None,
         text = fig.to_json()
         height = height or fig.layout.height
     height = int(height or 450)
-    data = {**src, "figure": text, "config": config or {}, "height": height}
+    # Every value is a string or a number: Streamlit checks each dict or list value of
+    # ``data`` for a data frame, and that check imports pandas (~0.4 s on a cold start;
+    # in a new server's concurrent first runs, a half-imported pandas broke plotly)
+    config = dict(config or {})
+    if on_click is not None:
+        config["doubleClick"] = False
+    data = {**src, "figure": text, "config": json.dumps(config), "height": height}
     if on_click is None:
         live(data=data, key=key, height=height)
         return
-    data.update(clicks=True, ack=float(ack), markColor=mark_color,
-                config={**data["config"], "doubleClick": False})
+    data.update(clicks=True, ack=float(ack), markColor=mark_color or "")
     live(data=data, key=key, height=height, on_click_change=on_click)
 
 

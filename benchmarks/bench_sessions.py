@@ -7,7 +7,11 @@ empty caches) on the Classification page at the same moment and records, for eac
 seconds from opening the page to its decision surface being drawn. Rounds alternate
 between k = 1 and k = ``--sessions`` so both see the same machine.
 
-    python benchmarks/bench_sessions.py [--sessions 6] [--rounds 2]
+    python benchmarks/bench_sessions.py [--sessions 6] [--rounds 2] [--no-snapshot]
+
+The servers find the first-paint snapshot of the page's default state on disk (written
+here first if missing, as the first run after an install or an edit does); with
+``--no-snapshot`` each server imports scikit-learn and fits the first model itself.
 
 Target (issue 11): the k sessions reach their first charts within 3× a single session's
 time.
@@ -70,6 +74,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sessions", type=int, default=6)
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--no-snapshot", action="store_true",
+                    help="servers without the first-paint snapshot (lab_ui/firstpaint.py): "
+                         "every server imports scikit-learn and fits")
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
     from test_browser import find_chromium
@@ -78,6 +85,14 @@ def main() -> int:
     if chromium is None:
         print("no chromium: apt-get install chromium")
         return 1
+    if args.no_snapshot:
+        os.environ["NPLK_LAB_FIRST_PAINT"] = "0"  # the servers inherit it
+        print("first-paint snapshot: off (NPLK_LAB_FIRST_PAINT=0)", file=sys.stderr)
+    else:
+        sys.path.insert(0, str(ROOT / "benchmarks"))
+        from bench_app import prepare_snapshot
+
+        print(f"first-paint snapshot: {prepare_snapshot()}", file=sys.stderr)
     single, many = [], []
     with sync_playwright() as pw, tempfile.TemporaryDirectory() as tmp:
         for r in range(args.rounds):
@@ -88,7 +103,8 @@ def main() -> int:
     s = float(np.median(single))
     last = float(np.median([max(m) for m in many]))
     load = os.getloadavg()[0]
-    print(f"\nFresh server each round, Classification page, {args.rounds} rounds; load "
+    print(f"\nFresh server each round, Classification page, {args.rounds} rounds, "
+          f"first-paint snapshot {'off' if args.no_snapshot else 'on disk'}; load "
           f"average {load:.1f} on {os.cpu_count()} cores.\n")
     print("| sessions opened together | first surface: median of the slowest session (s) "
           "| ratio to one session | target |")

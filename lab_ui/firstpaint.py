@@ -196,8 +196,11 @@ _RUN_START = threading.local()
 
 
 def start(page: str) -> None:
-    """Called by :func:`page_setup`: record this run's store accesses."""
-    _LAST_RUN[0] = time.monotonic()
+    """Called by :func:`page_setup`: record this run's store accesses. Waits while the
+    warm-up imports scikit-learn (see :func:`_schedule_warm_up`)."""
+    with _GATE:
+        _ACTIVE[threading.get_ident()] = threading.current_thread()
+        _LAST_RUN[0] = time.monotonic()
     _RUN_START.t = time.time()
     recorder.start() if enabled() else recorder.stop()
 
@@ -206,6 +209,7 @@ def finish(page: str, P: Mapping[str, Any]) -> None:
     """Called at the end of a page run: write the snapshot when this run was at the
     page's defaults and none exists yet."""
     _LAST_RUN[0] = time.monotonic()
+    _ACTIVE.pop(threading.get_ident(), None)
     if _TIMING:  # benchmarks/bench_app.py: where a cold start's server time goes
         from streamlit.logger import get_logger
         get_logger("nplk_lab.timing").info(
@@ -286,26 +290,45 @@ def restore(page: str, P: Mapping[str, Any]) -> bool:
 
 
 _WARM = threading.Event()
+_GATE = threading.Lock()
+_ACTIVE: dict[int, threading.Thread] = {}  # script threads inside a page run
 
 
-def _schedule_warm_up(idle: float = 1.0, latest: float = 20.0) -> None:
-    """Import scikit-learn and unpickle the restored estimators once no page has run for
-    ``idle`` seconds (at most ``latest`` seconds from now): while sessions draw their
-    first pictures, the import would hold the interpreter."""
+def _schedule_warm_up(idle: float = 1.0) -> None:
+    """Import scikit-learn and unpickle the restored estimators once no page run is in
+    flight and none started for ``idle`` seconds.
+
+    Not earlier: while sessions draw their first pictures the import would hold the
+    interpreter. And not beside a page run: scikit-learn imports pandas, and plotly's
+    validators take a half-imported pandas from ``sys.modules`` (an AttributeError in
+    the page). A run that starts meanwhile waits at :func:`start` (the gate) until the
+    import is done."""
     if _WARM.is_set():
         return
     _WARM.set()
 
     def run() -> None:
-        t0 = time.monotonic()
-        while time.monotonic() - t0 < latest and time.monotonic() - _LAST_RUN[0] < idle:
+        while True:
             time.sleep(0.1)
-        warm_up()
+            if time.monotonic() - _LAST_RUN[0] < idle:
+                continue
+            with _GATE:
+                for ident, thread in list(_ACTIVE.items()):
+                    if not thread.is_alive():  # a run that ended by an exception
+                        _ACTIVE.pop(ident, None)
+                if _ACTIVE:
+                    continue
+                warm_up()
+                return
     threading.Thread(target=run, name="nplk-warm-up", daemon=True).start()
 
 
 def warm_up() -> None:
-    """Swap the real estimators into the restored results."""
+    """Import scikit-learn and swap the real estimators into the restored results."""
+    try:
+        import sklearn.svm  # noqa: F401  (what every fit needs; pulls in pandas)
+    except ImportError:
+        return
     with _RESTORE_LOCK:
         entries = [e for es in _RESTORED.values() for e in es]
     for _kind, _key, value in entries:
