@@ -17,7 +17,8 @@ process).
 Fitted estimators are scikit-learn objects: they are stored pickled and restored as a
 :class:`LazyEstimator`, which unpickles the real one on first use. Once the server has
 been idle for a moment, :func:`warm_up` imports scikit-learn and swaps the real
-estimators in, so the first slider move does not pay the import either. Figures are
+estimators in (5 s after the last page run), so the first slider move does not pay the
+import either. Figures are
 rebuilt without plotly's validation (they were validated when built; 1–3 ms instead of
 ~100 ms).
 
@@ -294,12 +295,15 @@ _GATE = threading.Lock()
 _ACTIVE: dict[int, threading.Thread] = {}  # script threads inside a page run
 
 
-def _schedule_warm_up(idle: float = 1.0) -> None:
+def _schedule_warm_up(idle: float = 5.0) -> None:
     """Import scikit-learn and unpickle the restored estimators once no page run is in
     flight and none started for ``idle`` seconds.
 
-    Not earlier: while sessions draw their first pictures the import would hold the
-    interpreter. And not beside a page run: scikit-learn imports pandas, and plotly's
+    Not earlier: after the server's run the browser still loads script chunks from this
+    server and draws for 1–5 s, and the import (1–3 s of CPU, holding the interpreter
+    that serves those chunks) measurably delayed the first chart. A user reads the
+    page for a few seconds before the first move, which then finds scikit-learn
+    imported. And not beside a page run: scikit-learn imports pandas, and plotly's
     validators take a half-imported pandas from ``sys.modules`` (an AttributeError in
     the page). A run that starts meanwhile waits at :func:`start` (the gate) until the
     import is done."""
