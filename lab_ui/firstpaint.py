@@ -16,14 +16,17 @@ process).
 
 Fitted estimators are scikit-learn objects: they are stored pickled and restored as a
 :class:`LazyEstimator`, which unpickles the real one on first use. Once the server has
-been idle for a moment, :func:`warm_up` imports scikit-learn and swaps the real
-estimators in (5 s after the last page run), so the first slider move does not pay the
-import either. Figures are
-rebuilt without plotly's validation (they were validated when built; 1–3 ms instead of
-~100 ms).
+been idle for a moment (5 s after the last page run), :func:`warm_up` imports
+scikit-learn and swaps the real estimators in, so the first slider move does not pay the
+import either. Figures are rebuilt without plotly's validation (they were validated when
+built; 1–3 ms instead of ~100 ms).
+
+What a first run still costs with a snapshot: importing the lab's modules (~0.3 s) and
+the page's own Streamlit calls (~0.1 s); the rest of a cold start is the browser's.
 
 ``NPLK_LAB_CACHE_DIR`` sets the directory (default ``~/.cache/nplk-lab``);
-``NPLK_LAB_FIRST_PAINT=0`` turns the snapshot off. The files are pickles: the directory
+``NPLK_LAB_FIRST_PAINT=0`` turns the snapshot off; ``NPLK_LAB_WARM_UP_AFTER`` sets the
+idle seconds before the warm-up (default 5). The files are pickles: the directory
 must be as trusted as the code (it is the user's own cache).
 """
 
@@ -295,7 +298,7 @@ _GATE = threading.Lock()
 _ACTIVE: dict[int, threading.Thread] = {}  # script threads inside a page run
 
 
-def _schedule_warm_up(idle: float = 5.0) -> None:
+def _schedule_warm_up(idle: float | None = None) -> None:
     """Import scikit-learn and unpickle the restored estimators once no page run is in
     flight and none started for ``idle`` seconds.
 
@@ -310,6 +313,11 @@ def _schedule_warm_up(idle: float = 5.0) -> None:
     if _WARM.is_set():
         return
     _WARM.set()
+    if idle is None:
+        try:
+            idle = float(os.environ.get("NPLK_LAB_WARM_UP_AFTER", "5"))
+        except ValueError:
+            idle = 5.0
 
     def run() -> None:
         while True:
