@@ -68,12 +68,19 @@ const afterPaint = (fn) => {
   requestAnimationFrame(() => setTimeout(once, 0));
   setTimeout(once, 200);
 };
-const inTurn = (draw) => {
+// A chart's first draw, when another chart is on the page already (a cold start: the
+// surface first), waits until the browser is idle (at most 1 s): the first picture is
+// then on screen and the page answers before the rest of it is drawn.
+const whenIdle = (fn) => (window.requestIdleCallback
+  ? window.requestIdleCallback(() => fn(), { timeout: 1000 }) : setTimeout(fn, 100));
+const inTurn = (draw, firstOfRoot) => {
   const turn = (window.__nplkTurn || Promise.resolve()).then(() => new Promise((go) => {
-    if (!window.__nplkDrewInFrame) go();
+    if (firstOfRoot && window.__nplkAnyDrawn) afterPaint(() => whenIdle(go));
+    else if (!window.__nplkDrewInFrame) go();
     else afterPaint(go);
   })).then(() => {
     const out = draw();
+    if (out !== false) window.__nplkAnyDrawn = true;
     if (out !== false && !window.__nplkDrewInFrame) {
       window.__nplkDrewInFrame = true;
       afterPaint(() => { window.__nplkDrewInFrame = false; });
@@ -156,6 +163,8 @@ export default function (component) {
   const ready = loadPlotly(data.src, data.gz);
   if (!data.figure) return;
   const seq = (root.__nplkSeq = (root.__nplkSeq || 0) + 1);
+  const firstOfRoot = !root.__nplkDrawn;
+  root.__nplkDrawn = true;
   ready.then((Plotly) => inTurn(() => {
     if (seq !== root.__nplkSeq) return false;  // a newer figure arrived meanwhile
     const fig = typeof data.figure === 'string' ? JSON.parse(data.figure) : data.figure;
@@ -166,7 +175,7 @@ export default function (component) {
     return Plotly.react(root, fig.data || [], layout,
                         Object.assign({ responsive: true }, typeof data.config === 'string'
                           ? JSON.parse(data.config) : (data.config || {})));
-  })).catch((err) => {
+  }, firstOfRoot)).catch((err) => {
     root.textContent = 'The chart could not be drawn: ' + err.message +
       '. Reload the page; if it persists, check that the plotly package is installed.';
   });
