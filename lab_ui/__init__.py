@@ -3,7 +3,8 @@
 :mod:`.state` (the params store, URL sync, page set-up, messages), :mod:`.widgets`
 (widgets from the settings table), :mod:`.progress` (progress line and Stop button),
 :mod:`.stores` (the caches shared across sessions, single flight; not ``cache.py``: that
-name is the function :func:`cache` here), :mod:`.running` (fits,
+name is the function :func:`cache` here), :mod:`.firstpaint` (a page's default run
+replayed from disk on a new server, without scikit-learn), :mod:`.running` (fits,
 grids, sweeps and studies through the stores), :mod:`.charts` (chart assembly per view),
 :mod:`.exports` (downloads, configuration save and load). This package re-exports what
 the pages use, so ``import lab_ui as ui`` keeps working; ``lab_chart`` (the live chart
