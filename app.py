@@ -65,3 +65,4 @@ st.markdown(
     "(JMLR 2020); KNPL — Liu et al. (AAAI 2018); SimpleNPKL — Zhuang, Tsang & Hoi "
     "(JMLR 2011); ONK — Liu et al. (IJCAI 2009); LAB RBF — He et al. The solvers live in "
     "the `nplk_core` package and never import Streamlit.")
+ui.page_done("home")

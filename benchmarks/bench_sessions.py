@@ -7,7 +7,11 @@ empty caches) on the Classification page at the same moment and records, for eac
 seconds from opening the page to its decision surface being drawn. Rounds alternate
 between k = 1 and k = ``--sessions`` so both see the same machine.
 
-    python benchmarks/bench_sessions.py [--sessions 6] [--rounds 2]
+    python benchmarks/bench_sessions.py [--sessions 6] [--rounds 2] [--floor] [--no-snapshot]
+
+The servers find the first-paint snapshot of the page's default state on disk (written
+here first if missing, as the first run after an install or an edit does); with
+``--no-snapshot`` each server imports scikit-learn and fits the first model itself.
 
 Target (issue 11): the k sessions reach their first charts within 3× a single session's
 time.
@@ -17,8 +21,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import tempfile
+import textwrap
 import time
 from pathlib import Path
 
@@ -26,12 +32,16 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+SERVER_DONE: list[float] = []  # per round: the server's last first run ended (s)
 
 SURFACE_JS = """() => [...document.querySelectorAll('.js-plotly-plot')].some(
     g => Array.isArray(g.data) && g.data.some(t => t.name === 'decision function'))"""
 
 
-def one_round(pw, chromium: str, k: int, tmp: Path, r: int) -> list[float]:
+def one_round(pw, chromium: str, k: int, tmp: Path, r: int, floor: bool = False
+              ) -> list[float]:
     from test_browser import (
         CLASSIFICATION_PATH,
         VIEWPORT,
@@ -40,7 +50,14 @@ def one_round(pw, chromium: str, k: int, tmp: Path, r: int) -> list[float]:
     )
 
     browser = launch_browser(pw, chromium)
-    server = StreamlitServer("app.py", cwd=ROOT, log=tmp / f"sessions-{k}-{r}.log")
+    if floor:  # the cold-start floor page of bench_app.py (one slider, a 3-point chart)
+        from bench_app import COLD_FLOOR_PAGE
+
+        (tmp / "cold_floor.py").write_text(textwrap.dedent(COLD_FLOOR_PAGE))
+        server = StreamlitServer("cold_floor.py", cwd=tmp,
+                                 log=tmp / f"floor-sessions-{k}-{r}.log")
+    else:
+        server = StreamlitServer("app.py", cwd=ROOT, log=tmp / f"sessions-{k}-{r}.log")
     try:
         server.start()
         server.wait_healthy()
@@ -49,8 +66,9 @@ def one_round(pw, chromium: str, k: int, tmp: Path, r: int) -> list[float]:
             ctx = browser.new_context(viewport=VIEWPORT)
             pages.append(ctx.new_page())
         t0 = time.perf_counter()
+        t0_epoch = time.time()
         for p in pages:
-            p.goto(server.url + CLASSIFICATION_PATH, wait_until="commit")
+            p.goto(server.url + ("/" if floor else CLASSIFICATION_PATH), wait_until="commit")
         done: dict[int, float] = {}
         deadline = t0 + 300
         while len(done) < k and time.perf_counter() < deadline:
@@ -60,6 +78,13 @@ def one_round(pw, chromium: str, k: int, tmp: Path, r: int) -> list[float]:
             time.sleep(0.05)
         if len(done) < k:
             raise TimeoutError(f"{k - len(done)} of {k} sessions drew no surface in 300 s")
+        time.sleep(0.5)
+        # the server's share: when its last first page run ended (NPLK_LAB_TIMING log)
+        ends = [float(e) for e in re.findall(
+            r"run classification: [\d.]+ → ([\d.]+) \(epoch s\)",
+            server.log_path.read_text(errors="replace"))]
+        if not floor:
+            SERVER_DONE.append(max(ends[:k]) - t0_epoch if ends else float("nan"))
         return [done[i] for i in range(k)]
     finally:
         server.stop()
@@ -70,6 +95,12 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sessions", type=int, default=6)
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--floor", action="store_true",
+                    help="also the cold-start floor page of bench_app.py (one slider, a "
+                         "3-point chart), single and k sessions, alternating")
+    ap.add_argument("--no-snapshot", action="store_true",
+                    help="servers without the first-paint snapshot (lab_ui/firstpaint.py): "
+                         "every server imports scikit-learn and fits")
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
     from test_browser import find_chromium
@@ -78,17 +109,33 @@ def main() -> int:
     if chromium is None:
         print("no chromium: apt-get install chromium")
         return 1
-    single, many = [], []
+    os.environ["NPLK_LAB_TIMING"] = "1"  # the servers log their page runs
+    if args.no_snapshot:
+        os.environ["NPLK_LAB_FIRST_PAINT"] = "0"  # the servers inherit it
+        print("first-paint snapshot: off (NPLK_LAB_FIRST_PAINT=0)", file=sys.stderr)
+    else:
+        from bench_app import prepare_snapshot
+
+        print(f"first-paint snapshot: {prepare_snapshot()}", file=sys.stderr)
+    single, many, f_single, f_many = [], [], [], []
     with sync_playwright() as pw, tempfile.TemporaryDirectory() as tmp:
         for r in range(args.rounds):
             single += one_round(pw, chromium, 1, Path(tmp), r)
             many.append(one_round(pw, chromium, args.sessions, Path(tmp), r))
             print(f"round {r}: single {single[-1]:.1f} s; {args.sessions} sessions "
                   f"{', '.join(f'{t:.1f}' for t in many[-1])} s", file=sys.stderr)
+            if args.floor:
+                f_single += one_round(pw, chromium, 1, Path(tmp), r, floor=True)
+                f_many.append(one_round(pw, chromium, args.sessions, Path(tmp), r,
+                                        floor=True))
+                print(f"round {r} floor page: single {f_single[-1]:.1f} s; "
+                      f"{args.sessions} sessions "
+                      f"{', '.join(f'{t:.1f}' for t in f_many[-1])} s", file=sys.stderr)
     s = float(np.median(single))
     last = float(np.median([max(m) for m in many]))
     load = os.getloadavg()[0]
-    print(f"\nFresh server each round, Classification page, {args.rounds} rounds; load "
+    print(f"\nFresh server each round, Classification page, {args.rounds} rounds, "
+          f"first-paint snapshot {'off' if args.no_snapshot else 'on disk'}; load "
           f"average {load:.1f} on {os.cpu_count()} cores.\n")
     print("| sessions opened together | first surface: median of the slowest session (s) "
           "| ratio to one session | target |")
@@ -96,6 +143,18 @@ def main() -> int:
     print(f"| 1 | {s:.1f} | 1.00 | |")
     print(f"| {args.sessions} | {last:.1f} | {last / s:.2f} | ≤ 3: "
           f"{'met' if last <= 3 * s else 'missed'} |")
+    if f_single:
+        fs, fm = float(np.median(f_single)), float(np.median([max(m) for m in f_many]))
+        print(f"| floor page, 1 | {fs:.1f} | 1.00 | |")
+        print(f"| floor page, {args.sessions} | {fm:.1f} | {fm / fs:.2f} | (what "
+              f"{args.sessions} browsers on this machine cost a page that computes "
+              "nothing) |")
+    srv = [t for t in SERVER_DONE[1::2] if np.isfinite(t)]
+    if srv:
+        print(f"\nThe server's share with {args.sessions} sessions: its last first page run "
+              f"ended {float(np.median(srv)):.1f} s after the pages were opened (median over "
+              f"rounds; all: {', '.join(f'{t:.1f}' for t in srv)} s); the rest is the "
+              "browsers' loading and drawing.")
     return 0
 
 

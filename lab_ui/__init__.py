@@ -3,7 +3,8 @@
 :mod:`.state` (the params store, URL sync, page set-up, messages), :mod:`.widgets`
 (widgets from the settings table), :mod:`.progress` (progress line and Stop button),
 :mod:`.stores` (the caches shared across sessions, single flight; not ``cache.py``: that
-name is the function :func:`cache` here), :mod:`.running` (fits,
+name is the function :func:`cache` here), :mod:`.firstpaint` (a page's default run
+replayed from disk on a new server, without scikit-learn), :mod:`.running` (fits,
 grids, sweeps and studies through the stores), :mod:`.charts` (chart assembly per view),
 :mod:`.exports` (downloads, configuration save and load). This package re-exports what
 the pages use, so ``import lab_ui as ui`` keeps working; ``lab_chart`` (the live chart
@@ -54,6 +55,7 @@ from .progress import (  # noqa: F401
 from .replay import replay_panel  # noqa: F401
 from .running import (  # noqa: F401
     Failed,
+    available,
     baseline_values,
     fit,
     fit_key,
@@ -72,6 +74,7 @@ from .state import (  # noqa: F401
     PREFIX,
     STORE,
     apply_params,
+    page_done,
     page_setup,
     params,
     safe_text,
@@ -107,6 +110,7 @@ __all__ = [
     "Progress",
     "STORE",
     "apply_params",
+    "available",
     "bandwidth_chart_figure",
     "baseline_values",
     "cache",
@@ -132,6 +136,7 @@ __all__ = [
     "method_controls",
     "metrics",
     "nbytes",
+    "page_done",
     "page_setup",
     "pairwise_fit",
     "params",

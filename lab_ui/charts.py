@@ -29,8 +29,11 @@ def chart(fig: Any, key: str, filename: str, **kw: Any) -> Any:
     """A figure with the lab's PNG export settings, updated in place on reruns
     (:func:`lab_chart.live_chart`; ``kw``: its click reporting, ``on_click``, ``ack``,
     ``mark_color``)."""
+    # the raw layout's height, not ``fig.layout.height``: plotly's validator there looks
+    # for pandas, which a warming-up server may be importing in another thread
+    height = (getattr(fig, "_layout", None) or {}).get("height") or fig.layout.height
     return live_chart(fg.figure_json(fig), key=key, config=fg.plot_config(filename),
-                      height=fig.layout.height, **kw)
+                      height=height, **kw)
 
 
 def metrics(res: lab.LabResult, container: Any = None, per_row: int = 5) -> None:

@@ -8,8 +8,20 @@ from typing import Any
 
 import numpy as np
 import streamlit as st
+from streamlit.logger import get_logger
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from .state import _STATUS, _STOP
+
+_LOG = get_logger("nplk_lab.work")
+_REASONS = {"StopException": "the session stopped: its tab was closed",
+            "RerunException": "a rerun: a newer widget value or the Stop button"}
+
+
+def _session_id() -> str:
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return getattr(ctx, "session_id", "-") or "-"
+
 
 # ---------------------------------------------------------------------------
 # running work: progress line, Stop button, interruption
@@ -53,6 +65,19 @@ class Progress:
         if not force and (now < self.delay or now - self.last < 0.15):
             return False
         self.last = now
+        try:
+            self._draw(text, now)
+        except BaseException as exc:
+            # Streamlit raises here when the run must end: a closed tab (StopException),
+            # a newer widget value or a Stop press (RerunException). The work stops
+            # with it; the server log says so (tests/test_browser_stop.py reads it).
+            _LOG.info("%s interrupted (%s) after %.1f s at %s; session %s", self.label,
+                      _REASONS.get(type(exc).__name__, type(exc).__name__), now, text,
+                      _session_id())
+            raise
+        return False
+
+    def _draw(self, text: str, now: float) -> None:
         if self.line is None:
             Progress._count += 1
             box = self.slot.container()
@@ -61,7 +86,6 @@ class Progress:
             right.button("Stop", key=f"lab_stop_{Progress._count}", on_click=_request_stop,
                          help="Stop this computation; the last result stays on screen.")
         self.line.caption(f"Running · {self.label}: {text} ({now:.1f} s)")
-        return False
 
     def callback(self, prefix: str = "") -> Callable:
         """A solver callback ``(iteration, state, elapsed)`` reporting the iteration and
@@ -76,4 +100,6 @@ class Progress:
 
     def done(self) -> None:
         if self.line is not None:
+            _LOG.info("%s finished after %.1f s; session %s", self.label,
+                      time.perf_counter() - self.t0, _session_id())
             self.slot.empty()

@@ -18,6 +18,12 @@ from .stores import _MISS, cache, cached, single_flight
 from .widgets import get_data
 
 
+def available(method: str) -> tuple[bool, str]:
+    """:func:`nplk_app.available`, stored: checking imports the solver's module (and so
+    scikit-learn), which a first picture from the snapshot must not need."""
+    return cached("data", ("available", method), lambda: lab.available(method))
+
+
 def fit_key(P: Mapping[str, Any], data: lab.LabData, method: str) -> tuple:
     spec = lab.METHODS[method]
     return (method, data.key, tuple((p, P.get(p)) for p in spec.params), P.get("seed"))

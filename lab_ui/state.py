@@ -53,6 +53,11 @@ def page_setup(page: str, title: str, icon: str = "🧪") -> dict[str, Any]:
             del ss[key]
     _read_url(ss)
     ss["lab_page"] = page
+    # a new server draws a page's default state from a disk snapshot, without
+    # importing scikit-learn (see firstpaint); this run's store accesses are recorded
+    from . import firstpaint
+    firstpaint.start(page)
+    firstpaint.restore(page, ss[STORE])
     return ss[STORE]
 
 
@@ -100,6 +105,14 @@ def sync_url(page: str) -> None:
     if current != q:
         st.query_params.from_dict(q)
     st.session_state["lab_url_written"] = q
+    page_done(page)
+
+
+def page_done(page: str) -> None:
+    """The end of a page run (called by :func:`sync_url`; the home page calls it
+    itself): the first run at the page's defaults writes its first-paint snapshot."""
+    from . import firstpaint
+    firstpaint.finish(page, params())
 
 
 # Characters that start Markdown, HTML or Streamlit syntax (links, images, tags,

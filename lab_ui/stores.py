@@ -19,6 +19,8 @@ from .progress import Progress
 
 def nbytes(obj: Any, depth: int = 4) -> int:
     """Rough memory of a cached value: the numpy arrays reachable in a few hops."""
+    if getattr(type(obj), "_nplk_lazy", False):  # an estimator still pickled
+        return obj.nbytes  # (``isinstance`` below would unpickle it)
     if isinstance(obj, np.ndarray):
         return int(obj.nbytes)
     if depth == 0 or isinstance(obj, (str, bytes, int, float, type(None))):
@@ -29,6 +31,27 @@ def nbytes(obj: Any, depth: int = 4) -> int:
         return sum(nbytes(v, depth - 1) for v in obj[:64])
     d = getattr(obj, "__dict__", None)
     return nbytes(d, depth - 1) if isinstance(d, dict) else 0
+
+
+class _Recorder(threading.local):
+    """The ``(store, key)`` pairs read or written by the running script thread
+    (:mod:`.firstpaint` snapshots a page's default run from them)."""
+
+    seen: set | None = None
+
+    def start(self) -> None:
+        self.seen = set()
+
+    def stop(self) -> set:
+        seen, self.seen = self.seen or set(), None
+        return seen
+
+    def note(self, name: str, key: Any) -> None:
+        if self.seen is not None and name:
+            self.seen.add((name, key))
+
+
+recorder = _Recorder()
 
 
 class LRU:
@@ -42,7 +65,9 @@ class LRU:
     flight below (one computation per key across sessions, reporting progress while it
     waits) is what none of them does."""
 
-    def __init__(self, maxsize: int = 64, max_bytes: int = 200 * 2 ** 20) -> None:
+    def __init__(self, maxsize: int = 64, max_bytes: int = 200 * 2 ** 20,
+                 name: str = "") -> None:
+        self.name = name
         self.maxsize = maxsize
         self.max_bytes = max_bytes
         self._d: OrderedDict = OrderedDict()
@@ -53,6 +78,7 @@ class LRU:
         with self._lock:
             if key in self._d:
                 self._d.move_to_end(key)
+                recorder.note(self.name, key)
                 return self._d[key]
         return default
 
@@ -60,6 +86,7 @@ class LRU:
         """Store and return ``value``; a value larger than the whole byte budget is
         returned but not kept (it would evict everything else and stay)."""
         size = nbytes(value)
+        recorder.note(self.name, key)
         with self._lock:
             if size > self.max_bytes:
                 self._d.pop(key, None)
@@ -82,7 +109,7 @@ class LRU:
 def cache(name: str) -> LRU:
     """The LRU store ``name`` ("data", "fits", "grids", "figs", "sweeps")."""
     return LRU(128 if name == "figs" else 64,
-               max_bytes=(300 if name == "fits" else 100) * 2 ** 20)
+               max_bytes=(300 if name == "fits" else 100) * 2 ** 20, name=name)
 
 
 def cached(kind: str, key: Any, compute: Callable[[], Any]) -> Any:

@@ -24,7 +24,7 @@ ui.show_notes()
 
 data, data_msgs = ui.get_data(lab.CLASSIFICATION)
 ui.show_messages(data_msgs)
-ok, why = lab.available(method)
+ok, why = ui.available(method)
 res = None
 if not ok:
     st.info(why)

@@ -1,6 +1,7 @@
 """Real-browser test of a long fit: the last figure stays in place while it runs, a
 progress line with a Stop button appears above it, and Stop ends the fit (the figure
-stays, a note says it stopped, and the same fit is not started again).
+stays, a note says it stopped, and the same fit is not started again). Closing the tab
+mid-fit or mid-sweep stops the work on the server (its log says so, its CPU goes quiet).
 
 Drives Debian's Chromium through Playwright against ``streamlit run app.py`` (helpers
 from ``test_browser.py``); skips when either is missing.
@@ -8,7 +9,9 @@ from ``test_browser.py``); skips when either is missing.
 
 from __future__ import annotations
 
+import os
 import re
+import time
 
 import pytest
 import test_browser as tb
@@ -77,3 +80,60 @@ def test_long_fit_keeps_the_figure_and_stops_on_request(app_server, page):
     wait_idle(page, timeout_ms=5_000)
     assert page.locator(STOP_BUTTON).count() == 0
     assert surface_fingerprint(page) == before
+
+
+# A closed tab stops its work: Streamlit asks the session's script to stop when its
+# WebSocket closes, and the running fit's next progress report (a Streamlit call, every
+# 0.15 s) raises there; the lab logs it ("... interrupted (the session stopped ...)").
+# Each link asks for seconds of work inside the budget (a "patient" fit or sweep).
+LONG_WORK = {
+    "classification fit": ("/Classification?n_samples=300&max_iter=5000&solver=pg&seed=7",
+                           "Fitting DANK"),
+    "sensitivity sweep": ("/Sensitivity?n_samples=300&sweep_points=5&sweep_repeats=1"
+                          "&max_iter=5000&solver=pg&seed=7", "Sweeping"),
+}
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (Linux /proc)."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _log_lines(server, start: int) -> list[str]:
+    return server.log_path.read_text(errors="replace")[start:].splitlines()
+
+
+@pytest.mark.parametrize("work", list(LONG_WORK))
+def test_a_closed_tab_stops_its_work(app_server, page, work):
+    path, label = LONG_WORK[work]
+    if not os.path.exists(f"/proc/{app_server.proc.pid}/stat"):
+        pytest.skip("needs Linux /proc to read the server's CPU time")
+    mark = len(app_server.log_path.read_text(errors="replace"))
+    ctx = page.context.browser.new_context(viewport=tb.VIEWPORT)
+    tab = ctx.new_page()
+    tab.goto(app_server.url + path, wait_until="domcontentloaded")
+    running = tab.locator('[data-testid="stCaptionContainer"]').filter(
+        has_text=re.compile(re.escape(label) + r".*: .*(iteration|fit) \d+"))
+    running.first.wait_for(state="visible", timeout=120_000)
+    tab.screenshot(path=str(ARTIFACTS / f"closed-tab-before-{work.split()[0]}.png"))
+    assert not [ln for ln in _log_lines(app_server, mark) if "interrupted" in ln]
+    ctx.close()  # the tab goes away mid-computation
+
+    # the server logs the interruption of this work, for the closed session
+    stopped = []
+    for _ in range(200):  # up to ~20 s on a loaded machine; a few tenths when idle
+        stopped = [ln for ln in _log_lines(app_server, mark)
+                   if label in ln and "interrupted (the session stopped" in ln]
+        if stopped:
+            break
+        time.sleep(0.1)
+    assert stopped, "no interruption logged:\n" + "\n".join(_log_lines(app_server, mark))
+    # ... and stays idle afterwards: the work did not finish in the background, and the
+    # server burns (almost) no CPU — a fit still running would use about one core
+    cpu0 = _cpu_seconds(app_server.proc.pid)
+    time.sleep(3.0)
+    cpu = _cpu_seconds(app_server.proc.pid) - cpu0
+    after = _log_lines(app_server, mark)
+    assert not [ln for ln in after if label in ln and "finished" in ln], after
+    assert cpu < 1.0, f"the server used {cpu:.2f} s of CPU in the 3 s after the stop"

@@ -66,3 +66,123 @@ def test_a_failed_computation_lets_the_next_session_try():
     b.join(timeout=10)
     assert results == {"a": "first try fails", "b": "ok"}
     assert len(attempts) == 2
+
+
+# ---------------------------------------------------------------------------
+# the first-paint snapshot (lab_ui/firstpaint.py)
+# ---------------------------------------------------------------------------
+
+RUN_PAGE = r"""
+import json, sys, warnings
+sys.path.insert(0, sys.argv[1])
+warnings.filterwarnings("ignore")
+from streamlit.testing.v1 import AppTest
+import lab_chart
+at = AppTest.from_file(sys.argv[1] + "/pages/1_Classification.py", default_timeout=300)
+at.run()
+out = {"exceptions": [str(e.value) for e in at.exception],
+       "sklearn": "sklearn" in sys.modules, "pandas": "pandas" in sys.modules,
+       "figures": [f for f in (lab_chart.figure_of(c) for c in at.get("bidi_component")) if f],
+       "metrics": [(m.label, m.value) for m in at.metric]}
+# the next move needs the real model: a new σ is fitted (scikit-learn imported then)
+import nplk_app as lab
+grid = list(lab.setting("sigma").grid())
+sigma = at.select_slider(key="w_sigma")
+sigma.set_value(grid[grid.index(sigma.value) - 1])
+at.run()
+out["after_move"] = {"exceptions": [str(e.value) for e in at.exception],
+                     "sklearn": "sklearn" in sys.modules,
+                     "metrics": [(m.label, m.value) for m in at.metric]}
+print("RESULT" + json.dumps(out))
+"""
+
+
+def _run_page(cache_dir, **env):
+    import json
+    import os
+    import subprocess
+
+    e = {**os.environ, "NPLK_LAB_CACHE_DIR": str(cache_dir), **env}
+    r = subprocess.run([sys.executable, "-c", RUN_PAGE, str(ROOT)], env=e, cwd=ROOT,
+                       capture_output=True, text=True, timeout=600)
+    line = [ln for ln in r.stdout.splitlines() if ln.startswith("RESULT")]
+    assert line, r.stdout[-2000:] + r.stderr[-4000:]
+    return json.loads(line[-1][len("RESULT"):])
+
+
+def test_first_picture_from_the_snapshot_equals_a_fresh_computation(tmp_path):
+    """A new process at the Classification defaults: the first one computes (importing
+    scikit-learn) and writes the snapshot; the next draws the same figures and metrics
+    from it without importing scikit-learn or pandas, and its first slider move fits
+    as usual."""
+    fresh = _run_page(tmp_path)
+    assert not fresh["exceptions"], fresh["exceptions"]
+    assert fresh["sklearn"]  # it did compute
+    assert list(tmp_path.glob("classification-*.pkl")), "no snapshot written"
+    replay = _run_page(tmp_path)
+    assert not replay["exceptions"], replay["exceptions"]
+    assert not replay["sklearn"] and not replay["pandas"]
+    assert len(fresh["figures"]) >= 2  # the surface and the view below it
+    assert replay["figures"] == fresh["figures"]
+    assert replay["metrics"] == fresh["metrics"] and fresh["metrics"]
+    # the snapshot's fit behaves as the real one for what comes next
+    assert not replay["after_move"]["exceptions"], replay["after_move"]["exceptions"]
+    assert replay["after_move"]["sklearn"]
+    assert _timeless(replay["after_move"]["metrics"]) == _timeless(
+        fresh["after_move"]["metrics"])
+    # ... and an independent computation with the snapshot off agrees too
+    off = _run_page(tmp_path, NPLK_LAB_FIRST_PAINT="0")
+    assert off["figures"] == fresh["figures"]
+    assert _timeless(off["metrics"]) == _timeless(fresh["metrics"])
+
+
+def _timeless(metrics):
+    """The metric tiles without the fit time (a measurement, not a result)."""
+    return [m for m in metrics if m[0] != "Fit time"]
+
+
+def test_a_snapshot_is_keyed_by_the_state_and_the_code(tmp_path, monkeypatch):
+    monkeypatch.setenv("NPLK_LAB_CACHE_DIR", str(tmp_path))
+    import nplk_app as lab
+    from lab_ui import firstpaint
+
+    P = lab.defaults()
+    a = firstpaint.snapshot_path("classification", P)
+    assert a.parent == tmp_path
+    assert firstpaint.snapshot_path("classification", dict(P)) == a
+    assert firstpaint.snapshot_path("regression", P) != a
+    assert firstpaint.snapshot_path("classification", {**P, "sigma": 1.0}) != a
+    monkeypatch.setattr(firstpaint, "_VERSION", ["another code version"])
+    assert firstpaint.snapshot_path("classification", P) != a
+    assert not firstpaint.restore("classification", P)  # nothing on disk: no-op
+
+
+def test_a_lazy_estimator_acts_as_the_estimator_it_holds():
+    import copy
+    import pickle
+
+    import numpy as np
+    from sklearn.svm import SVC
+
+    import lab_ui
+    from lab_ui.firstpaint import LazyEstimator, _estimator_blob
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2))
+    y = np.where(X[:, 0] + X[:, 1] > 0, 1, -1)
+    svc = SVC(C=3.0, gamma=0.5).fit(X, y)
+    svc.callback = lambda *a: False  # a closure, as a fit's progress callback is
+    blob = _estimator_blob(svc)
+    lazy = LazyEstimator(blob)
+    # the store's size estimate reads the blob, without unpickling
+    assert lab_ui.nbytes(lazy) == len(blob)
+    assert object.__getattribute__(lazy, "_real") is None
+    assert isinstance(lazy, SVC)
+    np.testing.assert_array_equal(lazy.decision_function(X), svc.decision_function(X))
+    assert lazy.callback is None  # the closure was dropped, the rest kept
+    assert lazy.get_params()["C"] == 3.0
+    clone = copy.deepcopy(lazy)
+    assert type(clone) is SVC
+    np.testing.assert_array_equal(clone.predict(X), svc.predict(X))
+    again = pickle.loads(pickle.dumps(lazy))
+    assert type(again) is SVC and again.C == 3.0
