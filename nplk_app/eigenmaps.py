@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .grids import rule_columns
+from .grids import rule_columns, valid_clicks
 
 if TYPE_CHECKING:
     from .results import LabResult
@@ -263,22 +263,12 @@ def index_from_clicks(clicks: Any, n: int, *, seen: float = 0.0
     coordinates; ids up to ``seen`` were applied already). The newest valid click wins;
     its x is rounded to the nearest index and clipped to ``1 … n``. Anything malformed
     picks nothing (the payload comes from the browser)."""
-    newest, best, pick = float(seen), float(seen), None
-    if not isinstance(clicks, (list, tuple)) or n < 1:
+    if n < 1:
+        return None, float(seen)
+    xs, newest = valid_clicks(clicks, seen, axes=("x",))
+    if not xs:
         return None, newest
-    for c in clicks[:50]:
-        if not isinstance(c, dict):
-            continue
-        try:
-            cid, x = float(c["id"]), float(c["x"])
-        except (KeyError, TypeError, ValueError):
-            continue
-        if not (np.isfinite(cid) and np.isfinite(x)) or cid <= seen:
-            continue
-        newest = max(newest, cid)
-        if cid >= best:
-            best, pick = cid, int(min(max(np.floor(x + 0.5), 1), n))
-    return pick, newest
+    return int(min(max(np.floor(xs[-1][0] + 0.5), 1), n)), newest
 
 
 def rule_of(res: LabResult, extension: str | None = None) -> str:

@@ -221,6 +221,35 @@ def add_points(points: Sequence, new: Sequence) -> tuple[tuple[float, float, int
     return tuple(tuple(p) for p in (list(points) + list(new))[-MAX_POINTS:])
 
 
+def valid_clicks(clicks: Any, seen: float = 0.0, *, axes: Sequence[str] = ("x", "y"),
+                 limit: int = 50) -> tuple[list[tuple[float, ...]], float]:
+    """The clicks a live chart reported that are newer than ``seen``, oldest first (by
+    id), as tuples of their ``axes`` values, and the newest id.
+
+    ``clicks`` comes from the browser (a list of ``{"id", "x", "y"}`` in data
+    coordinates; the chart resends clicks until the page acknowledges them, so ids up to
+    ``seen`` are skipped). Anything malformed or not a finite number is dropped; at most
+    ``limit`` entries are read."""
+    out: list[tuple[float, tuple[float, ...]]] = []
+    newest = float(seen)
+    if not isinstance(clicks, (list, tuple)):
+        return [], newest
+    for c in clicks[:limit]:
+        if not isinstance(c, Mapping):
+            continue
+        try:
+            cid = float(c["id"])
+            vals = tuple(float(c[a]) for a in axes)
+        except (KeyError, TypeError, ValueError):
+            continue
+        if not (np.isfinite(cid) and all(np.isfinite(vals))) or cid <= seen:
+            continue
+        newest = max(newest, cid)
+        out.append((cid, vals))
+    out.sort(key=lambda item: item[0])
+    return [vals for _, vals in out], newest
+
+
 def points_from_clicks(clicks: Any, label: int, *, seen: float = 0.0,
                        bounds: tuple[tuple[float, float], tuple[float, float]] | None = None,
                        limit: int = 50) -> tuple[list[tuple[float, float, int]], float]:
@@ -232,10 +261,14 @@ def points_from_clicks(clicks: Any, label: int, *, seen: float = 0.0,
     significant digits, as the URL writes them; a click that is not a finite number or
     lies outside ``bounds`` ((x_lo, x_hi), (y_lo, y_hi)) is dropped. Anything malformed
     adds nothing (the payload comes from the browser)."""
+    xy, newest = valid_clicks(clicks, seen, limit=limit)
     out: list[tuple[float, float, int]] = []
-    newest = float(seen)
-    if not isinstance(clicks, (list, tuple)):
-        return out, newest
+    for x, y in xy:
+        if bounds is not None and not (min(bounds[0]) <= x <= max(bounds[0])
+                                       and min(bounds[1]) <= y <= max(bounds[1])):
+            continue
+        out.append((float(f"{x:.4g}"), float(f"{y:.4g}"), 1 if label > 0 else -1))
+    return out, newest
     for c in clicks[:limit]:
         if not isinstance(c, Mapping):
             continue

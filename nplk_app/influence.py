@@ -30,13 +30,13 @@ evaluation points per selected point (LAB RBF: one weighted distance, ``O(m d)``
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from .grids import rule_columns
+from .grids import rule_columns, valid_clicks
 
 #: how close (as a fraction of each axis' span) a click must land to select a point
 CLICK_TOLERANCE = 0.03
@@ -258,28 +258,6 @@ def _lab_basis(est: Any, X_train: np.ndarray, points: np.ndarray) -> InfluenceBa
 # picking a point: clicks on the surface and on the matrix heatmap
 # ---------------------------------------------------------------------------
 
-def _valid_clicks(clicks: Any, seen: float, limit: int = 50
-                  ) -> tuple[list[tuple[float, float]], float]:
-    """Finite ``(x, y)`` of the clicks newer than ``seen``, oldest first (by id), and
-    the newest id."""
-    out: list[tuple[float, float, float]] = []
-    newest = float(seen)
-    if not isinstance(clicks, (list, tuple)):
-        return out, newest
-    for c in clicks[:limit]:
-        if not isinstance(c, Mapping):
-            continue
-        try:
-            cid, x, y = float(c["id"]), float(c["x"]), float(c["y"])
-        except (KeyError, TypeError, ValueError):
-            continue
-        if not (np.isfinite(cid) and np.isfinite(x) and np.isfinite(y)) or cid <= seen:
-            continue
-        newest = max(newest, cid)
-        out.append((cid, x, y))
-    return [(x, y) for _, x, y in sorted(out)], newest
-
-
 def nearest_point(xy: tuple[float, float], P: np.ndarray, spans: Sequence[float],
                   tol: float = CLICK_TOLERANCE) -> int | None:
     """Index of the row of ``P`` (n × 2) nearest to ``xy`` in units of each axis' span,
@@ -298,7 +276,7 @@ def point_from_clicks(clicks: Any, P: np.ndarray, spans: Sequence[float], *,
                       ) -> tuple[int | None, float]:
     """The training point the newest click landed on (None when it landed on none) and
     the newest click id. ``P`` holds the points as drawn (n × 2)."""
-    pts, newest = _valid_clicks(clicks, seen)
+    pts, newest = valid_clicks(clicks, seen)
     if not pts:
         return None, newest
     return nearest_point(pts[-1], P, spans, tol), newest
@@ -309,7 +287,7 @@ def row_from_clicks(clicks: Any, order: Sequence[int] | np.ndarray, *, seen: flo
     """The training point of the matrix row clicked last: the click's ``y`` is the drawn
     row's position (:func:`nplk_figures.linked_matrix`), and ``order`` (the points in
     drawn order, :func:`nplk_figures.class_order`) maps it back to the point."""
-    pts, newest = _valid_clicks(clicks, seen)
+    pts, newest = valid_clicks(clicks, seen)
     if not pts:
         return None, newest
     order = np.asarray(order)
