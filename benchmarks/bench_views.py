@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 import time
 import warnings
 from collections.abc import Callable
@@ -37,36 +36,13 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from bench_live import trivial_floor  # noqa: E402  (the same floor, one place)
 
 PAGES = {"classification": ("pages/1_Classification.py", "method"),
          "regression": ("pages/2_Regression.py", "reg_method")}
 
-TRIVIAL = """
-import streamlit as st
-v = st.slider("x", 0.0, 1.0, 0.5)
-st.write(v)
-"""
-
-
 def percentile(xs, q) -> float:
     return float(np.percentile(np.asarray(xs, dtype=float), q)) if len(xs) else float("nan")
-
-
-def trivial_floor(runs: int) -> list[float]:
-    from streamlit.testing.v1 import AppTest
-
-    with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / "trivial.py"
-        path.write_text(TRIVIAL)
-        at = AppTest.from_file(str(path), default_timeout=60)
-        at.run()
-        out = []
-        for i in range(runs):
-            at.slider[0].set_value(0.1 + 0.8 * (i % 2))
-            t = time.perf_counter()
-            at.run()
-            out.append(time.perf_counter() - t)
-    return out
 
 
 def _open(page: str, method: str, query: dict | None = None):
