@@ -162,8 +162,12 @@ def grid_values(estimator: Any, grid: Grid, *, extension: str | None = None,
     ``geometry`` (from :func:`grid_geometry` for this grid and the training points)
     lets the SVM and DANK (either rule) reuse the grid-to-training distances and the
     rule's columns."""
+    from nplk_core._base import single_thread_blas
+
     try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
+        # kernel columns of 10,000 grid points against ~100 training points: threaded
+        # BLAS only adds synchronisation on the 2-core machine
+        with warnings.catch_warnings(), np.errstate(all="ignore"), single_thread_blas():
             warnings.simplefilter("ignore")
             z = None if geometry is None else _fast_decision(estimator, geometry, extension)
             if z is None:

@@ -56,17 +56,24 @@ class LabResult:
             value = {} if what == "spectra" else None
             if self.ok and self.X_train is not None:
                 # the registry sits above the result types (methods builds results)
+                from nplk_core._base import single_thread_blas
+
                 from .methods import METHODS
                 spec = METHODS[self.method]
                 try:
-                    if what == "kernel":
-                        value = _kernel_of(self.estimator, spec, self.X_train, self.params)
-                    else:
-                        value = _spectra_of(self.estimator, spec, self.kernel)
+                    # small eigendecompositions: threaded OpenBLAS only adds
+                    # synchronisation (tens of ms each on the 2-core machine)
+                    with single_thread_blas():
+                        value = self._compute_view(what, spec)
                 except (ValueError, np.linalg.LinAlgError) as exc:
                     self.messages.append(_msg("warning", f"{what} unavailable: {exc}"))
             self._lazy[what] = value
         return self._lazy[what]
+
+    def _compute_view(self, what: str, spec: Any) -> Any:
+        if what == "kernel":
+            return _kernel_of(self.estimator, spec, self.X_train, self.params)
+        return _spectra_of(self.estimator, spec, self.kernel)
 
     @property
     def spectra(self) -> dict[str, np.ndarray]:
