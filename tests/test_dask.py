@@ -256,3 +256,63 @@ def test_dead_scheduler_is_a_message_and_the_study_runs_here(monkeypatch):
     msg = [w.value for w in at.warning if "Could not connect" in w.value]
     assert msg and "tcp://127.0.0.1:9" in msg[0] and "Running on this machine" in msg[0]
     assert at.metric[0].value == "2" and len(at.metric) == 4    # the study is shown
+
+
+# ---------------------------------------------------------------------------
+# scalable DANK's two additions to the paper (off by default)
+# ---------------------------------------------------------------------------
+
+def _gauss(A, B, sigma):
+    return np.exp(-((A[:, None, :] - B[None]) ** 2).sum(axis=2) / (2 * sigma ** 2))
+
+
+def test_scaled_cluster_C_solves_each_cluster_with_C_n_over_n_c():
+    from sklearn.datasets import make_moons
+
+    from nplk_core.scalable import fit_scalable, solve_box_quartic
+
+    X, y01 = make_moons(300, noise=0.3, random_state=3)
+    y = 2.0 * y01 - 1
+    same = fit_scalable(X, y, n_clusters=3, C=0.5, eta=20.0, random_state=0, tol=1e-8)
+    res = fit_scalable(X, y, n_clusters=3, C=0.5, eta=20.0, random_state=0, tol=1e-8,
+                       cluster_C="scaled")
+    np.testing.assert_array_equal(res.labels, same.labels)
+    np.testing.assert_allclose(same.cluster_C, 0.5)
+    for c in range(3):
+        idx = np.flatnonzero(res.labels == c)
+        Cc = 0.5 * 300 / idx.size
+        assert res.cluster_C[c] == pytest.approx(Cc)
+        # independent reference: the cluster's quartic on its full kernel, box [0, C n/n_c]
+        ref, *_ = solve_box_quartic(y[idx], _gauss(X[idx], X[idx], 1.0), Cc, 20.0,
+                                    tol=1e-8)
+        np.testing.assert_allclose(res.alpha[idx], ref, atol=2e-4 * Cc)
+        assert res.alpha[idx].max() > 0.5          # the wider box is used
+    with pytest.raises(ValueError, match="cluster_C"):
+        fit_scalable(X, y, n_clusters=3, cluster_C="big")
+
+
+def test_vote_sums_the_local_models_of_the_nearest_centres():
+    from sklearn.datasets import make_moons
+
+    from nplk_core.scalable import fit_scalable, scalable_decision
+
+    X, y01 = make_moons(400, noise=0.25, random_state=1)
+    Xt, _ = make_moons(150, noise=0.25, random_state=2)
+    res = fit_scalable(X, 2.0 * y01 - 1, n_clusters=5, eta=30.0, random_state=0, vote=3)
+    u = res.y * res.alpha
+
+    def local(c, x):                                 # the paper's local model of cluster c
+        mem = np.flatnonzero(res.labels == c)
+        j = mem[np.argmin(((res.X[mem] - x) ** 2).sum(axis=1))]
+        k = _gauss(res.X[mem], x[None], res.sigma)[:, 0]
+        kj = _gauss(res.X[mem], res.X[j][None], res.sigma)[:, 0]
+        return np.sum(u[mem] * (1.0 + u[mem] * kj * u[j] / (4 * res.eta)) * k)
+
+    near = np.argsort(((Xt[:, None, :] - res.centers[None]) ** 2).sum(axis=2), axis=1)
+    ref3 = np.array([sum(local(c, x) for c in near[t, :3]) for t, x in enumerate(Xt)])
+    ref1 = np.array([local(near[t, 0], x) for t, x in enumerate(Xt)])
+    np.testing.assert_allclose(scalable_decision(res, Xt, max_bytes=1), ref3, rtol=1e-10,
+                               atol=1e-12)
+    res.vote = 1
+    np.testing.assert_allclose(scalable_decision(res, Xt), ref1, rtol=1e-10, atol=1e-12)
+    assert not np.allclose(ref1, ref3)
