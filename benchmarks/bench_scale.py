@@ -24,8 +24,8 @@ labels; sigma = 3, C = 1.
 ``--variants``: "paper" is the decomposition as in the paper (box ``C`` per cluster,
 the nearest centre's local model predicts); "tuned" adds ``cluster_C="scaled"`` (box
 ``C n / n_c``), 4,000 points per cluster and ``vote=3`` (the three nearest centres'
-local models summed); see :func:`nplk_core.scalable.fit_scalable`. ``--vote`` and ``--tuned-cluster-size`` change
-the tuned variant.
+local models summed); see :func:`nplk_core.scalable.fit_scalable`. ``--vote`` and
+``--tuned-cluster-size`` change the tuned variant.
 
     python benchmarks/bench_scale.py --sizes 100000 --data covtype --variants paper tuned \
         --modes local svc                 # the before/after rows of the README
