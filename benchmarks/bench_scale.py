@@ -21,6 +21,15 @@ table (10 standardised continuous features, a 4-way and a 40-way one-hot), a
 non-linear boundary in 4 of the continuous features plus the categories, 5 % flipped
 labels; sigma = 3, C = 1.
 
+``--variants``: "paper" is the decomposition as in the paper (box ``C`` per cluster,
+the nearest centre's local model predicts); "tuned" adds ``cluster_C="scaled"`` (box
+``C n / n_c``), 4,000 points per cluster and ``vote=3`` (the three nearest centres'
+local models summed); see :func:`nplk_core.scalable.fit_scalable`. ``--vote`` and
+``--tuned-cluster-size`` change the tuned variant.
+
+    python benchmarks/bench_scale.py --sizes 100000 --data covtype --variants paper tuned \
+        --modes local svc                 # the before/after rows of the README
+
 Goals (issue 14): 100k in <= 1x SVC's time at equal accuracy (within 1 point); 1M in
 under 10 minutes with peak memory under 8 GB.
 """
@@ -102,7 +111,8 @@ class PeakRSS:
         self.peak = max(self.peak, self._total())
 
 
-def run_one(mode, name, X, y, Xt, yt, cluster_size, workers=2) -> dict:
+def run_one(mode, name, X, y, Xt, yt, cluster_size, workers=2, *, cluster_C="same",
+            vote=1) -> dict:
     p = DATA[name]
     n = X.shape[0]
     k = max(2, n // cluster_size)
@@ -110,7 +120,8 @@ def run_one(mode, name, X, y, Xt, yt, cluster_size, workers=2) -> dict:
         model = SVC(C=p["C"], gamma=sigma_to_gamma(p["sigma"]))
     else:
         model = DANKClassifier(C=p["C"], sigma=p["sigma"], n_clusters=k, random_state=0,
-                               n_jobs=workers if mode == "local" else None)
+                               n_jobs=workers if mode == "local" else None,
+                               cluster_C=cluster_C, vote=vote)
     ctx = joblib.parallel_config(backend="dask") if mode == "dask" else _null()
     with PeakRSS() as mem, ctx, warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -120,7 +131,9 @@ def run_one(mode, name, X, y, Xt, yt, cluster_size, workers=2) -> dict:
         t0 = time.perf_counter()
         acc = float(np.mean(model.predict(Xt) == yt))
         pred_s = time.perf_counter() - t0
-    return {"data": name, "n": n, "mode": mode, "clusters": "" if mode == "svc" else k,
+    label = mode if mode == "svc" or cluster_C == "same" and vote == 1 else \
+        f"{mode}, C n/n_c, vote {vote}"
+    return {"data": name, "n": n, "mode": label, "clusters": "" if mode == "svc" else k,
             "fit_s": fit_s, "pred_s": pred_s, "peak_gb": mem.peak / 2**30, "acc": acc,
             "converged": getattr(model, "converged_", True)}
 
@@ -142,6 +155,9 @@ def main() -> None:
     ap.add_argument("--svc-max", type=int, default=100_000,
                     help="skip SVC above this n (its time grows about as n^2)")
     ap.add_argument("--cluster-size", type=int, default=1000)
+    ap.add_argument("--variants", nargs="+", default=["paper"], choices=["paper", "tuned"])
+    ap.add_argument("--vote", type=int, default=3, help="local models summed (tuned)")
+    ap.add_argument("--tuned-cluster-size", type=int, default=4000)
     ap.add_argument("--test", type=int, default=20_000)
     ap.add_argument("--workers", type=int, default=2,
                     help="local n_jobs and the number of Dask worker processes")
@@ -155,11 +171,12 @@ def main() -> None:
                                host="127.0.0.1", dashboard_address=None)
         client = Client(cluster)
     print(f"# scalable DANK vs SVC; load average {os.getloadavg()[0]:.2f} on "
-          f"{os.cpu_count()} cores; cluster size {args.cluster_size}; "
+          f"{os.cpu_count()} cores; cluster size {args.cluster_size} (tuned: "
+          f"{args.tuned_cluster_size}); "
           f"{args.workers} local jobs / Dask workers\n", flush=True)
     head = ("| data | n | mode | clusters | fit (s) | predict 20k (s) | peak RSS (GB) "
-            "| test acc. |")
-    print(head + "\n|---|---|---|---|---|---|---|---|", flush=True)
+            "| test acc. | load |")
+    print(head + "\n|---|---|---|---|---|---|---|---|---|", flush=True)
     rows = []
     for name in args.data:
         Xw, yw = load(name, 2000, 5)
@@ -167,18 +184,24 @@ def main() -> None:
             if mode != "svc":
                 run_one(mode, name, Xw, yw, Xw[:10], yw[:10], args.cluster_size, args.workers)
         Xt, yt = load(name, args.test, 1)
+        variants = [("same", 1, args.cluster_size) if v == "paper" else
+                    ("scaled", args.vote, args.tuned_cluster_size) for v in args.variants]
         for n in args.sizes:
             X, y = load(name, n, 0)
-            for mode in args.modes:
+            runs = [(m, *v) for m in args.modes if m != "svc" for v in variants]
+            runs += [("svc", "same", 1, 0)] if "svc" in args.modes else []
+            for mode, cluster_C, vote, size in runs:
                 if mode == "svc" and n > args.svc_max:
                     print(f"| {name} | {n:,} | svc | | skipped (n > {args.svc_max:,}) "
                           "| | | |", flush=True)
                     continue
-                r = run_one(mode, name, X, y, Xt, yt, args.cluster_size, args.workers)
+                r = run_one(mode, name, X, y, Xt, yt, size or args.cluster_size, args.workers,
+                            cluster_C=cluster_C, vote=vote)
                 rows.append(r)
                 conv = "" if r["converged"] else " (max_iter)"
-                print(f"| {name} | {n:,} | {mode} | {r['clusters']} | {r['fit_s']:.1f}{conv} "
-                      f"| {r['pred_s']:.2f} | {r['peak_gb']:.2f} | {r['acc']:.4f} |",
+                print(f"| {name} | {n:,} | {r['mode']} | {r['clusters']} | {r['fit_s']:.1f}{conv} "
+                      f"| {r['pred_s']:.2f} | {r['peak_gb']:.2f} | {r['acc']:.4f} "
+                      f"| {os.getloadavg()[0]:.1f} |",
                       flush=True)
     print(f"\nload average at the end {os.getloadavg()[0]:.2f}")
     if client is not None:

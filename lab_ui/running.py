@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import contextlib
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -185,10 +188,12 @@ def _sweep_fit(p: Mapping[str, Any], X_train, y_train, X_test, y_test, *, method
 
 
 def sweep(P: Mapping[str, Any], method: str, param: str, values: np.ndarray,
-          repeats: int) -> lab.SweepResult:
+          repeats: int, *, cluster: str | None = None) -> lab.SweepResult:
     """A cached sensitivity sweep with a progress line (fit k of N, iteration, objective)
     and a Stop button; every fit is cached on its own, so an interrupted sweep resumes
-    where it stopped, and a stopped one shows the fits done so far."""
+    where it stopped, and a stopped one shows the fits done so far. ``cluster`` (an
+    address from :func:`cluster_choice`): the fits are independent tasks on that Dask
+    cluster (progress per finished fit; Stop hands out no further task)."""
     spec = lab.METHODS[method]
     task = spec.task
     name = P["reg_dataset"] if task == lab.REGRESSION else P["dataset"]
@@ -197,7 +202,7 @@ def sweep(P: Mapping[str, Any], method: str, param: str, values: np.ndarray,
     key = ("sweep", method, param, tuple(np.asarray(values).tolist()), int(repeats), name,
            dkeys, P["n_samples"], P["test_size"], P["seed"],
            tuple((n, P.get(n)) for n in spec.params if n != param),
-           P.get("points", ()) if task == lab.CLASSIFICATION else ())
+           P.get("points", ()) if task == lab.CLASSIFICATION else (), bool(cluster))
     label = lab.setting(param).label
 
     def data_fn(seed: int):
@@ -206,6 +211,8 @@ def sweep(P: Mapping[str, Any], method: str, param: str, values: np.ndarray,
     hit = cache("sweeps").get(key, _MISS)
     if hit is not _MISS:
         return hit
+    if cluster:
+        return _sweep_on_cluster(P, method, param, values, repeats, key, data_fn, cluster)
     if stop_requested() or st.session_state.get(_STOPPED) == key:
         st.session_state[_STOPPED] = key
         done = lab.run_sweep(P, method, param, values, repeats=repeats, data_fn=data_fn,
@@ -236,6 +243,117 @@ def sweep(P: Mapping[str, Any], method: str, param: str, values: np.ndarray,
     return cache("sweeps").put(key, out)
 
 
+def _task_key(p: Mapping[str, Any], method: str, data_key: str) -> tuple:
+    return ("sweep-task", method, data_key,
+            tuple((n, p.get(n)) for n in lab.METHODS[method].params), p.get("seed"))
+
+
+def _sweep_on_cluster(P, method, param, values, repeats, key, data_fn, address):
+    """The sweep as independent cold fits on the Dask cluster at ``address`` (each fit's
+    summary cached on its own, as in process); falls back to the in-process sweep with
+    a message when the cluster does not answer."""
+    from nplk_app.studies import run_sweep
+
+    store = cache("fits")
+
+    def known(p, data_key):
+        hit = store.get(_task_key(p, method, data_key), _MISS)
+        return None if hit is _MISS else hit
+
+    def keep(p, data_key, summary):
+        store.put(_task_key(p, method, data_key), summary)
+
+    if stop_requested() or st.session_state.get(_STOPPED) == key:
+        st.session_state[_STOPPED] = key
+        done = run_sweep(P, method, param, values, repeats=repeats, data_fn=data_fn,
+                         parallel=True, known=known, fit_missing=False)
+        done.messages.insert(0, lab.Message(
+            "warning", "Sweep stopped: the fits done so far are shown. Change a setting "
+                       "to sweep again (finished fits are kept)."))
+        return done
+    st.session_state.pop(_STOPPED, None)
+    with on_cluster(address) as where:
+        if where is None:
+            return sweep(P, method, param, values, repeats)
+        progress = Progress(f"Sweeping {lab.setting(param).label} on {where}", delay=0.0)
+        out = run_sweep(P, method, param, values, repeats=repeats, data_fn=data_fn,
+                        parallel=True, known=known, on_result=keep,
+                        progress=lambda d, t: progress.report(f"fit {d} of {t} done",
+                                                              force=True) and False)
+        progress.done()
+    out.messages.append(lab.Message("info", f"The fits ran on the Dask cluster at {address}."))
+    return cache("sweeps").put(key, out)
+
+
+# ---------------------------------------------------------------------------
+# an operator-configured Dask scheduler (never from the URL)
+# ---------------------------------------------------------------------------
+
+#: environment variable naming the Dask scheduler the pages may offer
+DASK_ENV = "NPLK_DASK_SCHEDULER"
+_DASK_FAILED = "lab_dask_failed"   # (address, when, why) of this session's last failure
+
+
+def dask_address() -> str | None:
+    """The Dask scheduler the operator configured: ``$NPLK_DASK_SCHEDULER``, else
+    ``dask_scheduler`` in ``.streamlit/secrets.toml``; None when neither is set. Never
+    read from the URL or any widget: a shared link must not make this server connect
+    to an address of the link's choosing."""
+    address = os.environ.get(DASK_ENV, "").strip()
+    if not address:
+        try:
+            address = str(st.secrets.get("dask_scheduler", "") or "").strip()
+        except (FileNotFoundError, KeyError, ValueError, OSError,
+                st.errors.StreamlitSecretNotFoundError):
+            address = ""
+    return address or None
+
+
+def cluster_choice(page: str) -> str | None:
+    """When a scheduler is configured, a checkbox "Run on the Dask cluster at <address>"
+    (off by default, not in the URL); the address when it is ticked, else None."""
+    address = dask_address()
+    if address is None:
+        return None
+    on = st.checkbox(f"Run on the Dask cluster at {address}", key=f"lab_dask_{page}",
+                     help="The independent fits run as tasks on the cluster's workers "
+                          f"(configured by the server's {DASK_ENV} or secrets.toml).")
+    return address if on else None
+
+
+@contextlib.contextmanager
+def on_cluster(address: str | None) -> Iterator[str | None]:
+    """Run the block under joblib's Dask backend bound to the scheduler at ``address``;
+    yields a label of where the work runs, or None (with a warning on the page) when no
+    scheduler answers or dask is not installed, so the block runs locally instead."""
+    client = _connect(address) if address else None
+    if client is None:
+        yield None
+        return
+    from nplk_core.parallel import dask_backend
+    with dask_backend(client):
+        yield f"the Dask cluster at {address}"
+
+
+def _connect(address: str):
+    """The client for ``address``, or None after a warning on the page."""
+    from nplk_core.parallel import dask_client
+    failed = st.session_state.get(_DASK_FAILED)
+    try:
+        if failed and failed[0] == address and time.monotonic() - failed[1] < 30:
+            raise OSError(failed[2])         # tried a moment ago: do not wait again
+        return dask_client(address, timeout=3.0)
+    except ImportError:
+        st.warning("The Dask option needs dask.distributed (pip install -e \".[dask]\"); "
+                   "running on this machine instead.")
+    except OSError as exc:
+        if not (failed and failed[0] == address and str(exc) == failed[2]):
+            st.session_state[_DASK_FAILED] = (address, time.monotonic(), str(exc))
+        st.warning(f"Could not connect to the Dask cluster at {address}: "
+                   f"{lab.clip(exc, 160)}. Running on this machine instead.")
+    return None
+
+
 @dataclass
 class Failed:
     """A study that could not run: ``ok`` is False and ``messages`` say why and what
@@ -245,9 +363,12 @@ class Failed:
     ok: bool = False
 
 
-def scaling(P: Mapping[str, Any], data: lab.LabData) -> lab.ScalingStudy | Failed | None:
+def scaling(P: Mapping[str, Any], data: lab.LabData, *, cluster: str | None = None
+            ) -> lab.ScalingStudy | Failed | None:
     """The decomposition study (cached); a :class:`Failed` with a message when the
-    data cannot be split into the clusters asked for or the solve fails."""
+    data cannot be split into the clusters asked for or the solve fails. ``cluster``:
+    the sub-problems run on the Dask cluster at that address (locally, with a
+    message, when it does not answer)."""
     v, max_v = int(P["scale_clusters"]), int(P["scale_max_clusters"])
     key = ("scaling", data.key, float(P["C"]), float(P["sigma"]), v, max_v, int(P["seed"]))
     n = len(data.y)
@@ -258,8 +379,9 @@ def scaling(P: Mapping[str, Any], data: lab.LabData) -> lab.ScalingStudy | Faile
                      f"least {need} points; these data have {n}. Lower “Largest v in the "
                      "sweep” and “Clusters v”, or use more data.")])
 
-    def compute():
-        progress = Progress("Solving the decompositions", delay=0.0)
+    def compute(where: str | None = None):
+        progress = Progress("Solving the decompositions" + (f" on {where}" if where else ""),
+                            delay=0.0)
         try:
             return lab.scaling_study(
                 data.X, data.y, C=P["C"], sigma=P["sigma"], v=v, max_v=max_v,
@@ -271,4 +393,13 @@ def scaling(P: Mapping[str, Any], data: lab.LabData) -> lab.ScalingStudy | Faile
                          " Try another σ or C, fewer clusters, or data on a moderate scale.")])
         finally:
             progress.done()
-    return cached("sweeps", key, compute)
+    if not cluster:
+        return cached("sweeps", key, compute)
+    # on the cluster: its own cache entry (same numbers; the point is where it ran)
+    hit = cache("sweeps").get((*key, cluster), _MISS)
+    if hit is not _MISS:
+        return hit
+    with on_cluster(cluster) as where:
+        if where is None:                          # message shown; run it here
+            return cached("sweeps", key, compute)
+        return cached("sweeps", (*key, cluster), lambda: compute(where))

@@ -42,40 +42,55 @@ def sweep_values(name: str, lo: float | None = None, hi: float | None = None,
 def run_sweep(params: Mapping[str, Any], method: str, param: str, values: Sequence[float],
               *, repeats: int = 1, progress: Callable[[int, int], Any] | None = None,
               csv: Any = None, fit: Callable[..., LabResult] | None = None,
-              data_fn: Callable[[int], tuple[LabData | None, list[Message]]] | None = None
-              ) -> SweepResult:
+              data_fn: Callable[[int], tuple[LabData | None, list[Message]]] | None = None,
+              parallel: bool = False, n_jobs: int | None = None,
+              known: Callable[[Mapping[str, Any], str], dict | None] | None = None,
+              on_result: Callable[[Mapping[str, Any], str, dict], Any] | None = None,
+              fit_missing: bool = True) -> SweepResult:
     """Fit ``method`` for every value of ``param`` and every seed ``seed … seed+repeats-1``.
 
     Each seed draws its own data and split. ``progress(done, total)`` is called after
-    every fit (returning True stops the sweep early). Each value warm-starts from the
-    previous one when the swept parameter is continuous. ``fit`` (default
-    :func:`fit_method`, same signature) and ``data_fn(seed)`` let a caller cache the
-    individual fits and draws.
+    every fit (returning True stops the sweep early). ``data_fn(seed)`` lets a caller
+    cache the draws.
+
+    In process (default): the fits run one after the other, each value warm-starting
+    from the previous one when the swept parameter is continuous; ``fit`` (default
+    :func:`fit_method`, same signature) lets a caller cache the individual fits.
+
+    ``parallel=True``: every (value, seed) fit is an independent task of
+    :func:`nplk_core.parallel.iter_fits` (cold start, :func:`sweep_task`), run by the
+    active joblib backend, ``n_jobs`` as there (one job in this process outside any
+    ``joblib.parallel_config``; Dask workers under ``parallel_config(backend="dask")``).
+    Each seed's data are drawn here and are the same objects for all of its tasks, so
+    joblib's Dask backend scatters them once; a task returns only a small summary
+    (scores, rank, time, messages). ``known(p, data_key)`` returns a summary already
+    computed (a cache) and ``on_result(p, data_key, summary)`` receives each new one;
+    ``fit_missing=False`` collects only the known ones. A True from ``progress`` stops
+    handing out tasks (those running finish).
     """
     fit = fit or fit_method
     spec = METHODS[method]
     values = np.asarray(values)
     shape = (values.size, max(int(repeats), 1))
-    scores = np.full(shape, np.nan)
-    train = np.full(shape, np.nan)
-    ranks = np.full(shape, np.nan)
-    times = np.full(shape, np.nan)
-    messages: list[Message] = []
-    seen: set[str] = set()
+    out = _SweepArrays(shape, param)
     base_seed = int(params.get("seed", 0))
     total, done = shape[0] * shape[1], 0
+    draws = []
     for r in range(shape[1]):
         data, msgs = data_fn(base_seed + r) if data_fn is not None else \
             prepare_data(params, spec.task, seed=base_seed + r, csv=csv)
         if data is None:
-            messages.extend(msgs)
+            out.messages.extend(msgs)
             break
         if r == 0:
             verdict = budget.sweep_verdict(method, len(data.y_train), total,
                                            data.X_train.shape[1], params, label=spec.label)
             if not verdict.ok:
-                messages.append(_msg("error", verdict.message))
+                out.messages.append(_msg("error", verdict.message))
                 break
+        if parallel:
+            draws.append(data)
+            continue
         prev = None
         for i, v in enumerate(values):
             p = {**params, param: v.item() if hasattr(v, "item") else v}
@@ -85,21 +100,99 @@ def run_sweep(params: Mapping[str, Any], method: str, param: str, values: Sequen
             res = fit(p, data.X_train, data.y_train, data.X_test, data.y_test,
                       method=method, data_key=data.key, warm_from=warm)
             prev = res
-            for m in res.messages:
-                if m.text not in seen and m.level != "info":
-                    seen.add(m.text)
-                    messages.append(_msg(m.level, f"{setting(param).format(p[param])}: {m}"))
-            if res.ok:
-                scores[i, r] = res.test_score
-                train[i, r] = res.train_score
-                ranks[i, r] = np.nan if res.rank is None else res.rank
-                times[i, r] = res.fit_time
+            out.record(i, r, p, summarize(res))
             done += 1
             if progress is not None and progress(done, total):
-                return SweepResult(method, param, values, res.metric, scores, train, ranks,
-                                   times, messages)
+                return out.result(method, res.metric, values)
+    if parallel and draws:
+        _run_parallel(out, draws, params, method, param, values, progress=progress,
+                      n_jobs=n_jobs, known=known, on_result=on_result,
+                      fit_missing=fit_missing)
     metric = "accuracy" if spec.task == CLASSIFICATION else "relative error"
-    return SweepResult(method, param, values, metric, scores, train, ranks, times, messages)
+    return out.result(method, metric, values)
+
+
+def summarize(res: LabResult) -> dict:
+    """What a sweep keeps of one fit (small: no estimator, no matrix)."""
+    import os
+    return {"ok": res.ok, "test": res.test_score, "train": res.train_score,
+            "rank": None if not res.ok or res.rank is None else res.rank,
+            "time": res.fit_time, "metric": res.metric, "pid": os.getpid(),
+            "messages": [m for m in res.messages if m.level != "info"]}
+
+
+def sweep_task(p: Mapping[str, Any], X_train, y_train, X_test, y_test, *, method: str,
+               data_key: str = "") -> dict:
+    """One sweep fit as a self-contained task (module level, so a worker process can
+    import it): a cold :func:`fit_method` and its :func:`summarize` (the pid says
+    where it ran)."""
+    return summarize(fit_method(p, X_train, y_train, X_test, y_test, method=method,
+                                data_key=data_key))
+
+
+def _run_parallel(out, draws, params, method, param, values, *, progress, n_jobs, known,
+                  on_result, fit_missing) -> None:
+    from nplk_core.parallel import iter_fits
+
+    total = out.scores.size
+    jobs, done = [], 0
+    for r, data in enumerate(draws):
+        for i, v in enumerate(values):
+            p = {**params, param: v.item() if hasattr(v, "item") else v}
+            hit = known(p, data.key) if known is not None else None
+            if hit is not None:
+                out.record(i, r, p, hit)
+                done += 1
+            else:
+                jobs.append((i, r, p, data))
+    if done and progress is not None and progress(done, total):
+        return
+    if not fit_missing or not jobs:
+        return
+    tasks = [(p, d.X_train, d.y_train, d.X_test, d.y_test, d.key) for _, _, p, d in jobs]
+    gen = iter_fits(_sweep_task, tasks, n_jobs=n_jobs, shared={"method": method})
+    try:
+        for j, summary in gen:
+            i, r, p, data = jobs[j]
+            out.record(i, r, p, summary)
+            if on_result is not None:
+                on_result(p, data.key, summary)
+            done += 1
+            if progress is not None and progress(done, total):
+                return
+    finally:
+        gen.close()
+
+
+def _sweep_task(p, X_train, y_train, X_test, y_test, data_key, *, method):
+    return sweep_task(p, X_train, y_train, X_test, y_test, method=method, data_key=data_key)
+
+
+class _SweepArrays:
+    """The sweep's arrays, filled fit by fit, and its de-duplicated messages."""
+
+    def __init__(self, shape, param):
+        self.param = param
+        self.scores, self.train, self.ranks, self.times = (np.full(shape, np.nan)
+                                                           for _ in range(4))
+        self.messages: list[Message] = []
+        self.seen: set[str] = set()
+
+    def record(self, i: int, r: int, p: Mapping[str, Any], s: dict) -> None:
+        for m in s["messages"]:
+            if m.text not in self.seen and m.level != "info":
+                self.seen.add(m.text)
+                self.messages.append(_msg(m.level,
+                                          f"{setting(self.param).format(p[self.param])}: {m}"))
+        if s["ok"]:
+            self.scores[i, r] = s["test"]
+            self.train[i, r] = s["train"]
+            self.ranks[i, r] = np.nan if s["rank"] is None else s["rank"]
+            self.times[i, r] = s["time"]
+
+    def result(self, method, metric, values) -> SweepResult:
+        return SweepResult(method, self.param, values, metric, self.scores, self.train,
+                           self.ranks, self.times, self.messages)
 
 
 def sweep_table(sweep: SweepResult):

@@ -263,6 +263,11 @@ class DANKClassifier(ClassifierMixin, _DANKBase):
         by the local model of the nearest centre. See :mod:`nplk_core.scalable`.
     n_jobs : int or None
         Parallel jobs for the sub-problems (joblib).
+    cluster_C : {"same", "scaled"}
+        Scalable mode: each sub-problem's box bound, ``C`` (eq. 19) or ``C n / n_c``
+        (the whole problem's weighting; not in the paper). See :func:`fit_scalable`.
+    vote : int >= 1
+        Scalable mode: sum the local models of the ``vote`` nearest centres (the paper: 1).
     warm_start : bool
         Start from the previous ``alpha_`` when refitting on data of the same size.
     callback : callable ``callback(iteration, state, elapsed) -> bool | None``
@@ -288,7 +293,8 @@ class DANKClassifier(ClassifierMixin, _DANKBase):
 
     def __init__(self, C=1.0, *, sigma=1.0, tau=0.01, eta="auto", solver="auto",
                  max_iter=2000, tol=1e-4, extension="reciprocal", n_clusters=1, n_jobs=None,
-                 warm_start=False, callback=None, random_state=None):
+                 cluster_C="same", vote=1, warm_start=False, callback=None,
+                 random_state=None):
         self.C = C
         self.sigma = sigma
         self.tau = tau
@@ -299,12 +305,15 @@ class DANKClassifier(ClassifierMixin, _DANKBase):
         self.extension = extension
         self.n_clusters = n_clusters
         self.n_jobs = n_jobs
+        self.cluster_C = cluster_C
+        self.vote = vote
         self.warm_start = warm_start
         self.callback = callback
         self.random_state = random_state
 
     _param_rules = {**_DANKBase._param_rules,
-                    "extension": rules.one_of("reciprocal", "nearest")}
+                    "extension": rules.one_of("reciprocal", "nearest"),
+                    "cluster_C": rules.one_of("same", "scaled"), "vote": rules.positive_int}
 
     def fit(self, X, y):
         """Learn ``alpha`` and ``F`` on ``(X, y)``."""
@@ -326,7 +335,8 @@ class DANKClassifier(ClassifierMixin, _DANKBase):
 
             res = fit_scalable(X, ypm, n_clusters=self.n_clusters, C=self.C, sigma=self.sigma,
                                eta=self.eta, n_jobs=self.n_jobs, random_state=self.random_state,
-                               max_iter=self.max_iter, tol=self.tol)
+                               max_iter=self.max_iter, tol=self.tol,
+                               cluster_C=self.cluster_C, vote=self.vote)
             self.scalable_ = res
             self.X_fit_, self.y_pm_ = X, ypm
             self.alpha_ = res.alpha

@@ -117,7 +117,7 @@ def solve_box_quartic_active(X: np.ndarray, y: np.ndarray, C: float, eta: float,
     return alpha, float(h), n_iter, converged, trace
 
 
-def _solve_cluster(Xc, yc, start=None, *, C, sigma, eta, max_iter, tol):
+def _solve_cluster(Xc, yc, C, start=None, *, sigma, eta, max_iter, tol):
     """One sub-problem (eq. 19) on its own cluster's rows. Returns only what is small:
     the cluster's non-zero ``alpha`` (positions within the cluster and values), its
     objective and the worker's pid and clock (the kernel never leaves the worker)."""
@@ -139,7 +139,7 @@ def _dense(sparse, n):
     return a
 
 
-def _cluster_svm(X, y, *, C, sigma):
+def _cluster_svm(X, y, C, *, sigma):
     """Plain SVM on one cluster: ``(||alpha_SVM||^2, (support, alpha_support))`` (0 and
     None for a one-class cluster). Gives the global eta and each sub-problem's starting
     set."""
@@ -150,11 +150,11 @@ def _cluster_svm(X, y, *, C, sigma):
     return float(a @ a), (np.asarray(svm.support_), a)
 
 
-def _svm_and_solve(Xc, yc, *, C, sigma, eta, max_iter, tol):
+def _svm_and_solve(Xc, yc, C, *, sigma, eta, max_iter, tol):
     """Both steps of one cluster in one task (a numeric ``eta`` needs no global
     reduction between them, so the cluster's rows travel once)."""
-    _, start = _cluster_svm(Xc, yc, C=C, sigma=sigma)
-    return _solve_cluster(Xc, yc, start, C=C, sigma=sigma, eta=eta, max_iter=max_iter,
+    _, start = _cluster_svm(Xc, yc, C, sigma=sigma)
+    return _solve_cluster(Xc, yc, C, start, sigma=sigma, eta=eta, max_iter=max_iter,
                           tol=tol)
 
 
@@ -217,12 +217,27 @@ class ScalableResult:
     cluster_objectives: np.ndarray
     workers: list = field(default_factory=list)   # (pid, start, end) per cluster
     history: dict = field(default_factory=dict)
+    vote: int = 1                    # local models summed at prediction (nearest centres)
+    cluster_C: np.ndarray | None = None   # each sub-problem's box bound (C, or C n / n_c)
 
 
 def fit_scalable(X: np.ndarray, y: np.ndarray, *, n_clusters: int, C: float = 1.0,
                  sigma: float = 1.0, eta="auto", n_jobs=None, random_state=None,
-                 max_iter: int = 2000, tol: float = 1e-4) -> ScalableResult:
+                 max_iter: int = 2000, tol: float = 1e-4, cluster_C: str = "same",
+                 vote: int = 1) -> ScalableResult:
     """Solve DANK by the decomposition of §4 (``tau = 0``, no bias).
+
+    Two additions to the paper, both off by default (the paper's rule):
+
+    - ``cluster_C="scaled"``: sub-problem c has the box ``0 <= alpha <= C n / n_c``
+      instead of ``C`` (eq. 19). Each local model then weighs its loss against the
+      regulariser as the whole problem (18) does (``C`` per point of ``n``, not of
+      ``n_c``), the choice of divide-and-conquer averaging (Zhang et al. 2013, cited by
+      the paper beside its scheme); with ``C`` a local model of ``n_c`` points is
+      ``n / n_c`` times more regularised than the whole problem.
+    - ``vote=p``: a new point is predicted by the sum of the decision values of the local
+      models of its ``p`` nearest centres (the paper: ``p = 1``); near a cluster border
+      the neighbouring clusters' models count too.
 
     ``eta="auto"`` is one global ``eta = sum_c ||alpha_SVM^(c)||^2`` from plain SVMs on
     the clusters (a full-data SVM would cost what the decomposition saves).
@@ -249,17 +264,24 @@ def fit_scalable(X: np.ndarray, y: np.ndarray, *, n_clusters: int, C: float = 1.
     groups = [order[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
     # each cluster's rows are one task's own data, built once and reused by both
     # rounds (the same objects: joblib's Dask backend scatters each once per round)
-    parts = [(X[g], y[g]) for g in groups]
+    if cluster_C not in ("same", "scaled"):
+        raise ValueError(f"cluster_C must be 'same' (eq. 19) or 'scaled' (C n / n_c); "
+                         f"got {cluster_C!r}.")
+    if int(vote) < 1:
+        raise ValueError(f"vote must be a positive number of local models; got {vote!r}.")
+    Cs = np.array([C * X.shape[0] / g.size if cluster_C == "scaled" else C for g in groups],
+                  dtype=float)
+    parts = [(X[g], y[g], float(c)) for g, c in zip(groups, Cs, strict=True)]
     if eta == "auto":
-        svms = map_fits(_cluster_svm, parts, n_jobs=n_jobs, shared={"C": C, "sigma": sigma})
+        svms = map_fits(_cluster_svm, parts, n_jobs=n_jobs, shared={"sigma": sigma})
         eta_value = float(sum(e for e, _ in svms)) or 1.0
         outs = map_fits(_solve_cluster, [(*p, s) for p, (_, s) in zip(parts, svms, strict=True)],
-                        n_jobs=n_jobs, shared={"C": C, "sigma": sigma, "eta": eta_value,
+                        n_jobs=n_jobs, shared={"sigma": sigma, "eta": eta_value,
                                                "max_iter": max_iter, "tol": tol})
     else:
         eta_value = float(eta)
         outs = map_fits(_svm_and_solve, parts, n_jobs=n_jobs,
-                        shared={"C": C, "sigma": sigma, "eta": eta_value,
+                        shared={"sigma": sigma, "eta": eta_value,
                                 "max_iter": max_iter, "tol": tol})
     del parts
     for g, o in zip(groups, outs, strict=True):
@@ -285,13 +307,14 @@ def fit_scalable(X: np.ndarray, y: np.ndarray, *, n_clusters: int, C: float = 1.
                           n_iter=int(max(o["n_iter"] for o in outs)), converged=converged,
                           cluster_objectives=objs,
                           workers=[(o["pid"], o["start"], o["end"]) for o in outs],
-                          history=history)
+                          history=history, vote=int(vote), cluster_C=Cs)
 
 
 def scalable_decision(res: ScalableResult, X: np.ndarray, *,
                       max_bytes: int = 64 * 2**20) -> np.ndarray:
     """Local model of the nearest centre: ``sum_{i in c} u_i F_{i,j*} k(x_i, x)`` with
-    ``F = 11^T + Gamma`` of cluster c and ``j*`` the nearest training point in c.
+    ``F = 11^T + Gamma`` of cluster c and ``j*`` the nearest training point in c; with
+    ``res.vote = p > 1`` the sum of the local models of the ``p`` nearest centres.
 
     Runs over ``X`` in blocks of rows so that each block's largest matrix (rows x the
     largest cluster, or rows x k centres) stays near ``max_bytes``: memory is bounded
@@ -300,25 +323,32 @@ def scalable_decision(res: ScalableResult, X: np.ndarray, *,
     X = np.asarray(X, dtype=float)
     out = np.zeros(X.shape[0])
     u = res.y * res.alpha
+    k = res.centers.shape[0]
+    p = min(int(getattr(res, "vote", 1) or 1), k)
     order = np.argsort(res.labels, kind="stable")
-    bounds = np.searchsorted(res.labels[order], np.arange(res.centers.shape[0] + 1))
-    members = [order[bounds[c]:bounds[c + 1]] for c in range(res.centers.shape[0])]
-    widest = max(res.centers.shape[0], max(m.size for m in members))
+    bounds = np.searchsorted(res.labels[order], np.arange(k + 1))
+    members = [order[bounds[c]:bounds[c + 1]] for c in range(k)]
+    widest = max(k, max(m.size for m in members))
     rows = max(64, int(max_bytes // (8 * 3 * widest)))
     for a in range(0, X.shape[0], rows):
         Xb = X[a:a + rows]
-        which = nearest_center(Xb, res.centers)
-        for c in np.unique(which):
-            m = members[c]
-            S = m[u[m] != 0]
-            if S.size == 0:
-                continue
-            r = np.flatnonzero(which == c)
-            jstar = m[np.argmin(squared_distances(Xb[r], res.X[m]), axis=1)]
-            Kt = gaussian_kernel(res.X[S], Xb[r], sigma=res.sigma)       # (|S|, r)
-            Kj = gaussian_kernel(res.X[S], res.X[jstar], sigma=res.sigma)  # K_{i, j*}
-            F = 1.0 + (u[S][:, None] * Kj * u[jstar][None, :]) / (4.0 * res.eta)
-            out[a + r] = u[S] @ (F * Kt)
+        if p == 1:
+            near = nearest_center(Xb, res.centers)[:, None]
+        else:
+            near = np.argsort(squared_distances(Xb, res.centers), axis=1)[:, :p]
+        for j in range(near.shape[1]):
+            which = near[:, j]
+            for c in np.unique(which):
+                m = members[c]
+                S = m[u[m] != 0]
+                if S.size == 0:
+                    continue
+                r = np.flatnonzero(which == c)
+                jstar = m[np.argmin(squared_distances(Xb[r], res.X[m]), axis=1)]
+                Kt = gaussian_kernel(res.X[S], Xb[r], sigma=res.sigma)        # (|S|, r)
+                Kj = gaussian_kernel(res.X[S], res.X[jstar], sigma=res.sigma)  # K_{i, j*}
+                F = 1.0 + (u[S][:, None] * Kj * u[jstar][None, :]) / (4.0 * res.eta)
+                out[a + r] += u[S] @ (F * Kt)
     return out
 
 

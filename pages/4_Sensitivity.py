@@ -21,6 +21,7 @@ with st.sidebar:
         lo, hi = ui.range_control("sweep_range", param)
         ui.control("sweep_points")
     ui.control("sweep_repeats")
+    cluster = ui.running.cluster_choice(PAGE)   # only when the server configures one
     st.header("Data")
     ui.dataset_controls(PAGE, task)
 ui.state_controls(PAGE)
@@ -43,7 +44,7 @@ else:
     res = None
     if data is not None:
         values = lab.sweep_values(param, lo, hi, int(P["sweep_points"]))
-        res = ui.sweep(P, method, param, values, int(P["sweep_repeats"]))
+        res = ui.sweep(P, method, param, values, int(P["sweep_repeats"]), cluster=cluster)
         ui.show_messages(res.messages)
     ok_sweep = res is not None and np.isfinite(res.scores).any()
     shown = ui.keep_good(PAGE, data, res if ok_sweep else None,

@@ -18,6 +18,7 @@ with st.sidebar:
                         options=[d for d in lab.CLASSIFICATION_DATASETS if d != "drawn"])
     st.header("Decomposition")
     ui.controls(["C", "sigma", "scale_clusters", "scale_max_clusters"])
+    cluster = ui.running.cluster_choice(PAGE)   # only when the server configures one
 ui.state_controls(PAGE)
 
 st.title("Scaling DANK")
@@ -34,7 +35,7 @@ study = None
 if not ok:
     st.info(why)
 elif data is not None:
-    study = ui.scaling(P, data)
+    study = ui.scaling(P, data, cluster=cluster)
     if study is None:
         st.info("The scalable DANK module is not available yet.")
     else:
@@ -92,8 +93,9 @@ if run:
         return bar.report(f"exact DANK at n = {ns[state['done'] // 3]}, iteration {i + 1}")
 
     try:
-        times, msgs = lab.timing_study(P, ns, v=max(int(P["scale_clusters"]), 2),
-                                       progress=progress, callback=iteration)
+        with ui.running.on_cluster(cluster):    # scalable DANK's sub-problems go there
+            times, msgs = lab.timing_study(P, ns, v=max(int(P["scale_clusters"]), 2),
+                                           progress=progress, callback=iteration)
         st.session_state["lab_timing"] = (ns, times)
     except (ValueError, ArithmeticError, np.linalg.LinAlgError, MemoryError) as exc:
         msgs = [lab.Message("error", f"The timing study failed ({lab.clip(exc, 120)}).")]

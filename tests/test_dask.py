@@ -71,6 +71,10 @@ def dask_client():
                                        env={"PYTHONPATH": path})
     client = distributed.Client(cluster)
     yield client
+    from nplk_core import parallel
+    for c in parallel._CLIENTS.values():       # the pages' clients to this cluster
+        c.close()
+    parallel._CLIENTS.clear()
     client.close()
     cluster.close()
 
@@ -147,3 +151,168 @@ def test_baselines_grid_search_runs_on_dask_workers(dask_client):
     # 6 candidates x 3 folds ran as Dask tasks
     assert len(stream.data) >= 1
     assert sum(k.count("fit_and_score") for k in (t["key"] for t in stream.data)) >= 1
+
+
+# ---------------------------------------------------------------------------
+# the sensitivity sweep on the cluster
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("method", ["svm", "dank"])
+def test_sweep_on_dask_matches_the_local_run(dask_client, scatter_log, method):
+    import nplk_app as lab
+    from nplk_app.studies import run_sweep
+
+    p = {**lab.defaults(), "n_samples": 200}
+    vals = [0.1, 0.3, 1.0, 3.0, 10.0]
+    # in process: the page's default (SVC has no warm start, so fit for fit the same)
+    local = run_sweep(p, method, "C", vals, repeats=2, parallel=method == "dank")
+    pids, done = [], []
+    with _task_stream(dask_client) as stream, joblib.parallel_config(backend="dask"):
+        remote = run_sweep(p, method, "C", vals, repeats=2, parallel=True,
+                           on_result=lambda q, key, s: pids.append(s["pid"]),
+                           progress=lambda d, t: done.append(d) and False)
+    for a, b in [(local.scores, remote.scores), (local.train_scores, remote.train_scores),
+                 (local.ranks, remote.ranks)]:
+        np.testing.assert_array_equal(a, b)
+    assert np.isfinite(remote.scores).all() and done == list(range(1, 11))
+    # all ten fits ran in the worker processes, as Dask tasks
+    workers = set(dask_client.run(os.getpid).values())
+    assert len(pids) == 10 and set(pids) <= workers and os.getpid() not in pids
+    assert sum(k.count("_sweep_task") for k in (t["key"] for t in stream.data)) >= 1
+    # each seed's training data went out once, not once per fit (5 fits per seed)
+    ids, counts = np.unique([i for i, _ in scatter_log], return_counts=True)
+    assert counts.max() == 1 and len(ids) <= 2 * 4
+
+
+# ---------------------------------------------------------------------------
+# the pages' option (AppTest): configured by the server, never by the URL
+# ---------------------------------------------------------------------------
+
+SCALING = str(ROOT / "pages" / "5_Scaling.py")
+SENSITIVITY = str(ROOT / "pages" / "4_Sensitivity.py")
+
+
+def _page(path, **query):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(path, default_timeout=180)
+    for k, v in query.items():
+        at.query_params[k] = str(v)
+    return at
+
+
+def _dask_boxes(at):
+    return [c for c in at.sidebar.checkbox if c.key.startswith("lab_dask_")]
+
+
+def test_no_cluster_option_without_configuration(monkeypatch):
+    monkeypatch.delenv("NPLK_DASK_SCHEDULER", raising=False)
+    for path in (SCALING, SENSITIVITY):
+        # a crafted link cannot name a scheduler either
+        at = _page(path, n_samples=60, scale_max_clusters=3, dask_scheduler="tcp://1.2.3.4:1",
+                   NPLK_DASK_SCHEDULER="tcp://1.2.3.4:1").run()
+        assert not at.exception and not _dask_boxes(at)
+        assert not any("Dask" in w.value for w in at.warning)
+
+
+def test_scaling_page_runs_the_study_on_the_configured_cluster(dask_client, monkeypatch):
+    address = dask_client.scheduler.address
+    monkeypatch.setenv("NPLK_DASK_SCHEDULER", address)
+    at = _page(SCALING, n_samples=80, scale_clusters=3, scale_max_clusters=3, seed=7).run()
+    (box,) = _dask_boxes(at)
+    assert box.label == f"Run on the Dask cluster at {address}" and box.value is False
+    local = at.metric[1].value, at.metric[2].value          # Q(pi), support vectors
+    with _task_stream(dask_client) as stream:
+        box.check().run()
+    assert not at.exception and not any("Could not connect" in w.value for w in at.warning)
+    keys = [t["key"] for t in stream.data]
+    assert any("_svm_and_solve" in k for k in keys) and any("_solve_cluster" in k for k in keys)
+    assert (at.metric[1].value, at.metric[2].value) == local   # same study, run there
+
+
+def test_sensitivity_page_sweeps_on_the_configured_cluster(dask_client, monkeypatch):
+    monkeypatch.setenv("NPLK_DASK_SCHEDULER", dask_client.scheduler.address)
+    at = _page(SENSITIVITY, n_samples=60, sweep_method="svm", sweep_param="C",
+               sweep_points=3, sweep_repeats=2).run()
+    table = at.dataframe[0].value.copy()
+    with _task_stream(dask_client) as stream:
+        _dask_boxes(at)[0].check().run()
+    assert not at.exception
+    assert sum(k.count("_sweep_task") for k in (t["key"] for t in stream.data)) >= 1
+    assert any("ran on the Dask cluster" in i.value for i in at.info)
+    remote = at.dataframe[0].value
+    assert remote["test accuracy"].tolist() == table["test accuracy"].tolist()
+
+
+def test_dead_scheduler_is_a_message_and_the_study_runs_here(monkeypatch):
+    pytest.importorskip("dask.distributed")
+    monkeypatch.delenv("NPLK_DASK_SCHEDULER", raising=False)
+    at = _page(SCALING, n_samples=60, scale_clusters=2, scale_max_clusters=3)
+    at.secrets["dask_scheduler"] = "tcp://127.0.0.1:9"      # secrets.toml; nothing there
+    at.run()
+    box, = _dask_boxes(at)
+    box.check().run()
+    assert not at.exception
+    msg = [w.value for w in at.warning if "Could not connect" in w.value]
+    assert msg and "tcp://127.0.0.1:9" in msg[0] and "Running on this machine" in msg[0]
+    assert at.metric[0].value == "2" and len(at.metric) == 4    # the study is shown
+
+
+# ---------------------------------------------------------------------------
+# scalable DANK's two additions to the paper (off by default)
+# ---------------------------------------------------------------------------
+
+def _gauss(A, B, sigma):
+    return np.exp(-((A[:, None, :] - B[None]) ** 2).sum(axis=2) / (2 * sigma ** 2))
+
+
+def test_scaled_cluster_C_solves_each_cluster_with_C_n_over_n_c():
+    from sklearn.datasets import make_moons
+
+    from nplk_core.scalable import fit_scalable, solve_box_quartic
+
+    X, y01 = make_moons(300, noise=0.3, random_state=3)
+    y = 2.0 * y01 - 1
+    same = fit_scalable(X, y, n_clusters=3, C=0.5, eta=20.0, random_state=0, tol=1e-8)
+    res = fit_scalable(X, y, n_clusters=3, C=0.5, eta=20.0, random_state=0, tol=1e-8,
+                       cluster_C="scaled")
+    np.testing.assert_array_equal(res.labels, same.labels)
+    np.testing.assert_allclose(same.cluster_C, 0.5)
+    for c in range(3):
+        idx = np.flatnonzero(res.labels == c)
+        Cc = 0.5 * 300 / idx.size
+        assert res.cluster_C[c] == pytest.approx(Cc)
+        # independent reference: the cluster's quartic on its full kernel, box [0, C n/n_c]
+        ref, *_ = solve_box_quartic(y[idx], _gauss(X[idx], X[idx], 1.0), Cc, 20.0,
+                                    tol=1e-8)
+        np.testing.assert_allclose(res.alpha[idx], ref, atol=2e-4 * Cc)
+        assert res.alpha[idx].max() > 0.5          # the wider box is used
+    with pytest.raises(ValueError, match="cluster_C"):
+        fit_scalable(X, y, n_clusters=3, cluster_C="big")
+
+
+def test_vote_sums_the_local_models_of_the_nearest_centres():
+    from sklearn.datasets import make_moons
+
+    from nplk_core.scalable import fit_scalable, scalable_decision
+
+    X, y01 = make_moons(400, noise=0.25, random_state=1)
+    Xt, _ = make_moons(150, noise=0.25, random_state=2)
+    res = fit_scalable(X, 2.0 * y01 - 1, n_clusters=5, eta=30.0, random_state=0, vote=3)
+    u = res.y * res.alpha
+
+    def local(c, x):                                 # the paper's local model of cluster c
+        mem = np.flatnonzero(res.labels == c)
+        j = mem[np.argmin(((res.X[mem] - x) ** 2).sum(axis=1))]
+        k = _gauss(res.X[mem], x[None], res.sigma)[:, 0]
+        kj = _gauss(res.X[mem], res.X[j][None], res.sigma)[:, 0]
+        return np.sum(u[mem] * (1.0 + u[mem] * kj * u[j] / (4 * res.eta)) * k)
+
+    near = np.argsort(((Xt[:, None, :] - res.centers[None]) ** 2).sum(axis=2), axis=1)
+    ref3 = np.array([sum(local(c, x) for c in near[t, :3]) for t, x in enumerate(Xt)])
+    ref1 = np.array([local(near[t, 0], x) for t, x in enumerate(Xt)])
+    np.testing.assert_allclose(scalable_decision(res, Xt, max_bytes=1), ref3, rtol=1e-10,
+                               atol=1e-12)
+    res.vote = 1
+    np.testing.assert_allclose(scalable_decision(res, Xt), ref1, rtol=1e-10, atol=1e-12)
+    assert not np.allclose(ref1, ref3)

@@ -471,6 +471,43 @@ def test_sweep_values_and_run_sweep():
     assert len(table) == 3
 
 
+def test_parallel_sweep_gives_the_in_process_numbers_and_stops():
+    """The sweep as independent tasks (iter_fits) equals the in-process loop: fit by fit
+    for SVC (no warm start); each value fitted once per seed; the hooks see every fit;
+    a True from progress stops handing out fits."""
+    from nplk_app.studies import run_sweep
+    p = {**lab.defaults(), "n_samples": 40}
+    vals = [0.1, 1.0, 10.0]
+    serial = run_sweep(p, "svm", "C", vals, repeats=2)
+    seen, calls = {}, []
+    par = run_sweep(p, "svm", "C", vals, repeats=2, parallel=True,
+                    on_result=lambda q, key, s: seen.setdefault((q["C"], key), s),
+                    progress=lambda d, t: calls.append((d, t)) and False)
+    for a, b in [(serial.scores, par.scores), (serial.train_scores, par.train_scores)]:
+        np.testing.assert_array_equal(a, b)
+    assert len(seen) == 6 and calls == [(d, 6) for d in range(1, 7)]
+    # two processes: the same numbers, computed elsewhere
+    procs = run_sweep(p, "svm", "C", vals, repeats=2, parallel=True, n_jobs=2,
+                      on_result=lambda q, key, s: calls.append(s["pid"]))
+    np.testing.assert_array_equal(procs.scores, serial.scores)
+    import os
+    assert os.getpid() not in calls[6:] and len(calls[6:]) == 6
+    # known results are not fitted again; fit_missing=False only collects them
+    again = run_sweep(p, "svm", "C", vals, repeats=2, parallel=True,
+                      known=lambda q, key: seen.get((q["C"], key)),
+                      on_result=lambda *a: pytest.fail("fitted a known value"))
+    np.testing.assert_array_equal(again.scores, serial.scores)
+    partial = run_sweep(p, "svm", "C", vals, repeats=2, parallel=True, fit_missing=False,
+                        known=lambda q, key: seen.get((q["C"], key)) if q["C"] < 5 else None)
+    assert np.isnan(partial.scores[2]).all() and np.isfinite(partial.scores[:2]).all()
+    # stop after two fits: no third fit starts (one job: each fit when asked)
+    fitted = []
+    stopped = run_sweep(p, "svm", "C", vals, repeats=2, parallel=True,
+                        on_result=lambda q, key, s: fitted.append(q["C"]),
+                        progress=lambda d, t: d >= 2)
+    assert len(fitted) == 2 and np.isfinite(stopped.scores).sum() == 2
+
+
 def test_pairwise_fit_reports_rand_indices(clowns):
     res = lab.fit_pairwise(lab.defaults(), clowns.X, clowns.y)
     assert res.ok and 0 <= res.rand <= 1 and 0 <= res.rand_kmeans <= 1
