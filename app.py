@@ -2,6 +2,12 @@
 
 import streamlit as st
 
+import lab_chart
+
+# First element of every page, before the lab's own imports: the browser starts
+# fetching and parsing Plotly.js while the server imports numpy, SciPy and the lab.
+lab_chart.preload()
+
 import lab_ui as ui
 from nplk_app import presets
 

@@ -231,9 +231,11 @@ def _register() -> tuple[Any, dict[str, str]]:
 
 
 def preload() -> None:
-    """Start loading Plotly.js in the browser (an invisible element)."""
+    """Start loading Plotly.js in the browser (an invisible element in the sidebar).
+    Pages call it once per run, first, before importing the lab."""
     live, src = _register()
-    live(data={**src, "figure": None, "height": 0}, key="nplk_plotly_preload", height=0)
+    with st.sidebar:
+        live(data={**src, "figure": None, "height": 0}, key="nplk_plotly_preload", height=0)
 
 
 def live_chart(fig: Any, *, key: str, config: dict[str, Any] | None = None,

@@ -101,6 +101,9 @@ import sys
 
 sys.path.insert(0, {root!r})
 
+import lab_chart
+lab_chart.preload()  # as the pages do, before the lab's imports
+
 import lab_ui as ui
 import streamlit as st
 import nplk_app as lab

@@ -10,7 +10,6 @@ from typing import Any
 import streamlit as st
 
 import nplk_app as lab
-from lab_chart import preload
 
 STORE = "lab_params"
 PREFIX = "w_"
@@ -38,10 +37,8 @@ def page_setup(page: str, title: str, icon: str = "🧪") -> dict[str, Any]:
     """Configure the page and load the state (applying the URL when it carries a state
     this session did not write); return the live ``params`` dict."""
     st.set_page_config(page_title=f"{title} · NPLK Lab", page_icon=icon, layout="wide")
-    # First element of every page: the browser starts fetching Plotly.js now, while
-    # this run imports scikit-learn and fits (the first run of a new server).
-    with st.sidebar:
-        preload()
+    # The pages call lab_chart.preload() before importing the lab, so the browser
+    # starts on Plotly.js before this module is even imported.
     ss = st.session_state
     if STORE not in ss:
         ss[STORE] = lab.defaults()

@@ -3,6 +3,12 @@ learned matrix (F or G) beside K, eigen-decay and convergence."""
 
 import streamlit as st
 
+import lab_chart
+
+# First element of every page, before the lab's own imports: the browser starts
+# fetching and parsing Plotly.js while the server imports numpy, SciPy and the lab.
+lab_chart.preload()
+
 import lab_ui as ui
 import nplk_app as lab
 

@@ -4,6 +4,12 @@ and a k-NN graph; its clusters against plain k-means (Rand index)."""
 import numpy as np
 import streamlit as st
 
+import lab_chart
+
+# First element of every page, before the lab's own imports: the browser starts
+# fetching and parsing Plotly.js while the server imports numpy, SciPy and the lab.
+lab_chart.preload()
+
 import lab_ui as ui
 import nplk_app as lab
 import nplk_figures as fg

@@ -4,6 +4,12 @@ result, a link that opens its page in the preset state where the effect shows.""
 import pandas as pd
 import streamlit as st
 
+import lab_chart
+
+# First element of every page, before the lab's own imports: the browser starts
+# fetching and parsing Plotly.js while the server imports numpy, SciPy and the lab.
+lab_chart.preload()
+
 import lab_ui as ui
 from nplk_app import presets as pr
 
