@@ -237,6 +237,22 @@ def slider(page, label_start: str):
     return page.get_by_role("slider", name=re.compile("^" + re.escape(label_start)))
 
 
+def choose(page, label: str, option: str) -> None:
+    """Pick ``option`` (by the start of its text) in the select box labelled ``label``,
+    as a person does: open the box, click the option."""
+    box = page.locator('[data-testid="stSelectbox"]').filter(
+        has=page.get_by_text(label, exact=True)).first
+    choice = page.get_by_role("option", name=re.compile("^" + re.escape(option))).first
+    for _ in range(3):  # a click can land while the box re-renders: it then only focuses
+        box.click()
+        try:
+            choice.wait_for(timeout=5_000)
+            break
+        except Exception:  # noqa: BLE001 (Playwright's TimeoutError): click again
+            continue
+    choice.click()
+
+
 # ---------------------------------------------------------------------------
 # fixtures
 # ---------------------------------------------------------------------------

@@ -33,20 +33,6 @@ pytestmark = pytest.mark.browser
 STOP_BUTTON = 'button:has-text("Stop")'
 
 
-def _choose(page, label: str, option: str) -> None:
-    box = page.locator('[data-testid="stSelectbox"]').filter(
-        has=page.get_by_text(label, exact=True)).first
-    choice = page.get_by_role("option", name=re.compile("^" + re.escape(option))).first
-    for _ in range(3):  # a click can land while the box re-renders: it then only focuses
-        box.click()
-        try:
-            choice.wait_for(timeout=5_000)
-            break
-        except Exception:  # noqa: BLE001 (Playwright's TimeoutError): click again
-            continue
-    choice.click()
-
-
 def test_long_fit_keeps_the_figure_and_stops_on_request(app_server, page):
     # 300 points, the accelerated solver first (fast), then plain projected gradient
     # with a 5,000-iteration cap: several seconds of iterations, inside the work budget
@@ -57,7 +43,7 @@ def test_long_fit_keeps_the_figure_and_stops_on_request(app_server, page):
     before = settled_surface(page, timeout_s=120)
     n_charts = page.locator(".js-plotly-plot").count()
 
-    _choose(page, "Solver", "projected gradient")
+    tb.choose(page, "Solver", "projected gradient")
     page.wait_for_selector(STOP_BUTTON, timeout=60_000)
     page.screenshot(path=str(ARTIFACTS / "stop-while-running.png"))
     line = page.locator('[data-testid="stCaptionContainer"]').filter(

@@ -33,17 +33,7 @@ EVIL = "[Session expired](http://evil.example) ![x](http://evil.example/x.png)"
 
 
 def _choose_csv(page) -> None:
-    box = page.locator('[data-testid="stSelectbox"]').filter(
-        has=page.get_by_text("Dataset", exact=True)).first
-    choice = page.get_by_role("option", name=re.compile("^CSV upload")).first
-    for _ in range(3):
-        box.click()
-        try:
-            choice.wait_for(timeout=5_000)
-            break
-        except Exception:  # noqa: BLE001 (Playwright's TimeoutError): click again
-            continue
-    choice.click()
+    tb.choose(page, "Dataset", "CSV upload")
     wait_idle(page)
 
 
