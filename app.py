@@ -43,7 +43,7 @@ with right:
          "Clowns with a kernel too wide for them (σ = 10): DANK bends the boundary the "
          "plain SVM cannot, and wins on test accuracy."),
         ("dank_solvers", "Classification — convergence", "📉",
-         "Nesterov vs projected gradient on the same problem (seed 000 Fig. 4)."),
+         "Nesterov vs projected gradient on the same problem (Data-adaptive Kernels paper, Fig. 4)."),
         ("dank_svr_step", "Regression", "📈",
          "The step function: DANK-SVR keeps the steps that the plain SVR rounds off."),
         ("lab_rbf_chirp", "Regression — LAB RBF", "🎚️",
@@ -52,7 +52,7 @@ with right:
          "Two spirals: a few must-links give clusters that k-means cannot find."),
         ("tau_sweep", "Sensitivity", "🎛️",
          "τ from 10⁻⁴ to 10: rank(F) falls; accuracy beats the SVM, then drops back "
-         "(seed 000 Table 5)."),
+         "(Data-adaptive Kernels paper, Table 5)."),
     ]
     for name, label, icon, text in links:
         st.page_link(presets.preset_file(name), label=label, icon=icon,

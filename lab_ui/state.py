@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 import streamlit as st
@@ -50,12 +51,47 @@ def page_setup(page: str, title: str, icon: str = "🧪") -> dict[str, Any]:
             del ss[key]
     _read_url(ss)
     ss["lab_page"] = page
+    sidebar_nav()
     # a new server draws a page's default state from a disk snapshot, without
     # importing scikit-learn (see firstpaint); this run's store accesses are recorded
     from . import firstpaint
     firstpaint.start(page)
     firstpaint.restore(page, ss[STORE])
     return ss[STORE]
+
+
+def nav_entries(root: Path | None = None) -> list[tuple[str, str]]:
+    """(file, label) of every page in the sidebar, Home first: ``app.py``, then the
+    files of ``pages/`` in Streamlit's order, each named as Streamlit names it ("2_Regression.py"
+    -> "Regression")."""
+    root = root or Path(__file__).resolve().parents[1]
+    files = sorted((root / "pages").glob("*.py"),
+                   key=lambda f: (int(m.group(1)) if (m := re.match(r"(\d+)", f.name))
+                                  else float("inf"), f.name))
+    out = [("app.py", "Home")]
+    for f in files:
+        if f.name.startswith((".", "_")):
+            continue
+        label = re.sub(r"^\d*[_ -]*", "", f.stem).replace("_", " ").strip() or f.stem
+        out.append((f"pages/{f.name}", label))
+    return out
+
+
+def sidebar_nav() -> None:
+    """The page list at the top of the sidebar, its first entry "Home". Streamlit names
+    the entry page after its file (app.py: "app") and offers no title for it while the
+    pages live in ``pages/`` (which keeps the URLs /Classification, ...), so its own list
+    is hidden (``client.showSidebarNavigation = false``) and this one drawn instead."""
+    from streamlit.errors import StreamlitAPIException
+    with st.sidebar:
+        box = st.container()
+        for file, label in nav_entries():
+            try:
+                box.page_link(file, label=label)
+            except StreamlitAPIException:
+                # a page run on its own (AppTest from its file) has no pages to link
+                return
+        st.divider()
 
 
 def _read_url(ss: Any) -> None:

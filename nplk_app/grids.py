@@ -70,7 +70,7 @@ def rule_columns(rule: str, points: np.ndarray, X_train: np.ndarray,
                  sqdist: np.ndarray | None = None) -> np.ndarray:
     """The training column ``j*(x)`` whose row of F (or G) every evaluation point
     borrows under an out-of-sample rule: ``"nearest"`` (argmin of the distance;
-    ``sqdist``, points × training, saves recomputing it) or ``"reciprocal"`` (seed 000
+    ``sqdist``, points × training, saves recomputing it) or ``"reciprocal"`` (DANK
     §2.3, which depends on the whole set of evaluation points, as for the drawn
     surface)."""
     from nplk_core.dank import nearest_index, reciprocal_index

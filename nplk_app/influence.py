@@ -7,7 +7,7 @@ similarity
 
 beside the plain Gaussian :math:`k(x_i, x)`, where :math:`\tilde F(x_i, x) = F_{i, j^*(x)}`
 takes the column of the training point :math:`j^*(x)` that the selected out-of-sample
-rule assigns to ``x`` (DANK: ``"nearest"`` or ``"reciprocal"``, seed 000 §2.3; KNPL: the
+rule assigns to ``x`` (DANK: ``"nearest"`` or ``"reciprocal"``, DANK §2.3; KNPL: the
 nearest training point, eq. 23). So at a training point :math:`x_j` (nearest rule) the
 map is the row entry :math:`(F\circ K)_{ij}`. The other learned kernels:
 

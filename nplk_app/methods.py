@@ -62,19 +62,20 @@ METHODS: dict[str, MethodSpec] = {m.name: m for m in (
                ("C", "sigma", "tau", "eta", "solver", "max_iter"),
                _SV + ("matrix", "spectra", "convergence"), "F_",
                "Learns a PSD matrix F that reweights the Gaussian kernel entry by entry "
-               "(seed 000)."),
+               "(Learning Data-adaptive Non-parametric Kernels)."),
     MethodSpec("knpl", "KNPL", CLASSIFICATION, "nplk_core.knpl:KNPLClassifier",
                ("C", "sigma", "gamma", "knpl_solver", "admm_rho", "n_outer"),
                _SV + ("matrix", "spectra", "convergence"), "G_",
                "Nonlinear pairwise layer: G ⪰ 0 with rows summing to n; the saddle point "
-               "of eq. (4) by accelerated projected gradient, or Algorithm 2 (seed 001)."),
+               "of eq. (4) by accelerated projected gradient, or Algorithm 2 (Nonlinear Pairwise Layer paper)."),
     MethodSpec("onk", "ONK", CLASSIFICATION, "nplk_core.onk:ONKClassifier",
                ("C", "sigma", "onk_rho", "onk_solver"),
                _SV + ("matrix", "spectra", "convergence"), "G_",
-               "Optimal neighbourhood kernel: the best kernel within ρ of K (seed 003)."),
+               "Optimal neighbourhood kernel: the best kernel within ρ of K (Learning the Optimal Neighborhood Kernel)."),
     MethodSpec("lab_rbf", "LAB RBF", CLASSIFICATION, "nplk_core.lab_rbf:LABRBFClassifier",
                ("n_support", "lam"), _SV + ("bandwidth", "convergence"), None,
-               "A bandwidth vector per support point, learned by gradient (seed 004)."),
+               "A bandwidth vector per support point, learned by gradient (Asymmetric "
+               "Locally-Adaptive Kernels)."),
     MethodSpec("svm", "SVM", CLASSIFICATION, "sklearn.svm:SVC", ("C", "sigma"),
                _SV + ("matrix", "spectra"), None, "Plain SVC with the Gaussian kernel."),
     MethodSpec("svm_cv", "SVM-CV", CLASSIFICATION, "nplk_core.baselines:SVMCVClassifier", (),
@@ -85,10 +86,11 @@ METHODS: dict[str, MethodSpec] = {m.name: m for m in (
     MethodSpec("dank_svr", "DANK-SVR", REGRESSION, "nplk_core.dank:DANKRegressor",
                ("C", "epsilon", "sigma", "tau", "eta", "solver", "max_iter"),
                ("curve", "matrix", "spectra", "convergence"), "F_",
-               "DANK in ε-SVR (seed 000 §5)."),
+               "DANK in ε-SVR (Data-adaptive Kernels paper, §5)."),
     MethodSpec("lab_rbf_reg", "LAB RBF", REGRESSION, "nplk_core.lab_rbf:LABRBFRegressor",
                ("n_support", "lam"), ("curve", "bandwidth", "convergence"), None,
-               "Locally adaptive bandwidths per support point (seed 004)."),
+               "Locally adaptive bandwidths per support point (Asymmetric Locally-Adaptive "
+               "Kernels)."),
     MethodSpec("svr", "SVR", REGRESSION, "sklearn.svm:SVR", ("C", "epsilon", "sigma"),
                ("curve", "matrix", "spectra"), None, "Plain ε-SVR with the Gaussian kernel."),
     MethodSpec("svr_cv", "SVR-CV", REGRESSION, "nplk_core.baselines:SVRCVRegressor",
@@ -100,7 +102,7 @@ METHODS: dict[str, MethodSpec] = {m.name: m for m in (
                ("npkl_loss", "npkl_C", "B", "p", "n_neighbors", "constraint_fraction",
                 "active_selection", "n_clusters_npkl"),
                ("constraints", "embedding", "spectra", "convergence"), "kernel_",
-               "A kernel from must-link / cannot-link pairs and a k-NN graph (seed 002)."),
+               "A kernel from must-link / cannot-link pairs and a k-NN graph (Simple Non-Parametric Kernel Learning)."),
 )}
 
 

@@ -271,7 +271,7 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
     Setting("compare_solvers", "bool", False, "Overlay all solvers", group="view",
             methods=_DANK + ("onk",), pages=("classification", "regression"),
             help="Fit with every solver and overlay their convergence: DANK's Nesterov vs "
-                 "projected gradient (seed 000 Fig. 4), ONK's CGD vs level method."),
+                 "projected gradient (Data-adaptive Kernels paper, Fig. 4), ONK's CGD vs level method."),
     Setting("replay", "bool", False, "Training replay", group="view",
             pages=("classification", "regression"),
             help="Replay the training under the surface: the model at up to 60 of the "
@@ -322,18 +322,18 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
                  "splits it off; 0.1-0.3 clusters best on the toy data."),
     Setting("B", "float", 1.0, "B (capacity)", min=0.01, max=1e4, log=True,
             methods=("simple_npkl",), pages=("pairwise",), group="method", continuous=True,
-            help="tr(K^p) ≤ B bounds the learned kernel's size (the seed uses 1 on small "
+            help="tr(K^p) ≤ B bounds the learned kernel's size (the paper uses 1 on small "
                  "data)."),
     Setting("p", "float", 2.0, "p (capacity power)", min=1.1, max=5.0, step=0.1,
             methods=("simple_npkl",), pages=("pairwise",), group="method", continuous=True,
             help="The power p > 1 of the capacity term; p = 2 gives K* ∝ A₊."),
     Setting("n_neighbors", "int", 5, "k (graph neighbours)", min=2, max=20, step=1,
             methods=("simple_npkl",), pages=("pairwise",), group="method",
-            help="Neighbours in the mutual k-NN graph of the Laplacian L (seed: 5)."),
+            help="Neighbours in the mutual k-NN graph of the Laplacian L (the paper uses 5)."),
     Setting("constraint_fraction", "float", 0.1, "Constraint fraction", min=0.01, max=1.0,
             step=0.01, methods=("simple_npkl",), pages=("pairwise",), group="method",
             help="Random pairs are drawn from the labels until the must-link graph has "
-                 "(1 − fraction)·n components (the seed uses 0.3)."),
+                 "(1 − fraction)·n components (the paper uses 0.3)."),
     Setting("active_selection", "int", 0, "Active selection (points)", min=0, max=200,
             step=5, methods=("simple_npkl",), pages=("pairwise",), group="method",
             help="Keep only the constraints touching this many least-certain points (§5.3); "
@@ -359,6 +359,12 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
     Setting("sweep_param", "choice", "tau", "Swept parameter", group="sweep",
             options=("tau", "eta", "onk_rho", "C", "sigma", "n_support", "lam", "epsilon",
                      "gamma"),
+            option_labels=(("tau", "τ (nuclear-norm weight)"),
+                           ("eta", "η (closeness of F to 11ᵀ)"),
+                           ("onk_rho", "ρ (neighbourhood radius)"),
+                           ("C", "C (box constraint)"), ("sigma", "σ (Gaussian kernel width)"),
+                           ("n_support", "Support count N"), ("lam", "λ (ridge)"),
+                           ("epsilon", "ε (tube width)"), ("gamma", "γ (KNPL regulariser)")),
             pages=("sensitivity",), help="The parameter to vary; the others stay fixed."),
     Setting("sweep_range", "range", (), "Range", group="sweep", pages=("sensitivity",),
             help="Smallest and largest swept value (empty: the parameter's full range)."),
@@ -370,7 +376,7 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
     # ---- scaling ---------------------------------------------------------------------------
     Setting("scale_clusters", "int", 4, "Clusters v", min=1, max=16, step=1, group="scaling",
             pages=("scaling",),
-            help="Number of k-means clusters for the decomposition (seed 000 §4)."),
+            help="Number of k-means clusters for the decomposition (Data-adaptive Kernels paper, §4)."),
     Setting("scale_max_clusters", "int", 10, "Largest v in the sweep", min=2, max=20,
             step=1, group="scaling", pages=("scaling",),
             help="Q(π) and the Theorem 6 bound are drawn for v = 1 … this value."),

@@ -25,7 +25,7 @@ ui.state_controls(PAGE)
 st.title("Regression")
 st.caption("The fitted curve (or surface) over the data, support points as rings, the plain "
            "SVR and the noiseless function dotted. Scores are the relative squared error "
-           "Σ(ŷ − y)² / Σ(y − ȳ)² (lower is better; seed 000 §6.3).")
+           "Σ(ŷ − y)² / Σ(y − ȳ)² (lower is better; Data-adaptive Kernels paper §6.3).")
 ui.show_notes()
 
 data, data_msgs = ui.get_data(lab.REGRESSION)

@@ -1,5 +1,5 @@
 """Sensitivity: sweep one parameter of one method; test score, rank and fit time
-against it, mean ± std over repeated seeds, and a table like seed 000 Table 5."""
+against it, mean ± std over repeated seeds, and a table like the Data-adaptive Kernels paper's Table 5."""
 
 import numpy as np
 import streamlit as st
@@ -72,7 +72,7 @@ else:
         ui.chart(fig, "sensitivity", f"nplk-sensitivity-{s_res.method}-{s_res.param}")
         if s.continuous:
             st.caption("Fit times: each value warm-starts from the previous one.")
-        st.subheader("Table (cf. seed 000 Table 5)")
+        st.subheader("Table (cf. the Data-adaptive Kernels paper, Table 5)")
         st.dataframe(lab.sweep_table(s_res), hide_index=True)
         ui.exports(PAGE, s_data)
 ui.sync_url(PAGE)

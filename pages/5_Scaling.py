@@ -1,5 +1,5 @@
-"""Scaling: DANK's k-means decomposition (seed 000 §4) — the partition, Q(π) against
-the number of clusters, the Theorem 6 bound against the actual gap, the Theorem 7
+"""Scaling: DANK's k-means decomposition (§4 of the DANK paper) — the partition, Q(π)
+against the number of clusters, the Theorem 6 bound against the actual gap, the Theorem 7
 screened points, and fit time against n."""
 
 import numpy as np

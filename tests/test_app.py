@@ -113,7 +113,7 @@ def test_page_renders_with_defaults(page):
     assert not at.error
     assert len(charts(at)) >= 1
     if page == "app.py":
-        assert len(at.get("page_link")) == 8  # 7 "try this" links + Paper results
+        assert len(at.main.get("page_link")) == 8  # 7 "try this" links + Paper results
     else:
         # the URL now holds the page's full state
         q = {k: (v[-1] if isinstance(v, list) else v) for k, v in at.query_params.items()}
@@ -583,7 +583,7 @@ def page_links(at: AppTest) -> list[tuple[str, dict[str, str]]]:
     """(page, query) of every st.page_link on the page."""
     from urllib.parse import parse_qs
     out = []
-    for e in at.get("page_link"):
+    for e in at.main.get("page_link"):
         q = parse_qs(e.proto.query_string, keep_blank_values=True)
         out.append((e.proto.page, {k: v[-1] for k, v in q.items()}))
     return out
