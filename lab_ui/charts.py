@@ -15,8 +15,8 @@ from lab_chart import live_chart
 from . import influence
 from .eigenmaps import eigen_panel
 from .exports import _fmt
-from .running import baseline_values, fit_key, grid_for, grid_values, solver_histories
-from .state import show_messages
+from .running import baseline_score, baseline_values, fit_key, grid_for, grid_values, solver_histories
+from .state import params, show_messages
 from .stores import cached
 from .widgets import _BOUNDS, _SEEN, _SURFACE, _add_clicked_points, control
 
@@ -36,28 +36,54 @@ def chart(fig: Any, key: str, filename: str, **kw: Any) -> Any:
                       height=height, **kw)
 
 
-def metrics(res: lab.LabResult, container: Any = None, per_row: int = 5) -> None:
+def metrics(res: lab.LabResult, container: Any = None, per_row: int = 5,
+            data: lab.LabData | None = None) -> None:
     """Train/test score, fit time, rank and iterations as ``st.metric`` tiles,
-    ``per_row`` to a row (2 in a side column next to a figure)."""
+    ``per_row`` to a row (2 in a side column next to a figure). With ``data``, and the
+    plain SVM / SVR drawn beside the fit, its train/test scores on the same split stand
+    next to the method's. Regression scores show the relative error and R²."""
     c = container or st
-    if per_row >= 5:
-        cols = c.columns(5)
-    else:
-        cols = [col for _ in range(-(-5 // per_row)) for col in c.columns(per_row)]
     lower = res.metric == "relative error"
     name = "rel. error" if lower else "accuracy"
     fmt = "{:.3g}" if lower else "{:.3f}"
-    cols[0].metric(f"Train {name}", _fmt(res.train_score, fmt))
-    cols[1].metric(f"Test {name}", _fmt(res.test_score, fmt))
-    cols[2].metric("Fit time", f"{res.fit_time * 1000:.0f} ms" if res.fit_time < 1
-                   else f"{res.fit_time:.2f} s")
+
+    def value(v: float) -> str:
+        if lower and v is not None and np.isfinite(v):
+            return f"{fmt.format(v)} · R² {1 - v:.3f}"
+        return _fmt(v, fmt)
+    what = ("relative squared error Σ(ŷ − y)² / Σ(y − ȳ)² (lower is better) and "
+            "R² = 1 − that error" if lower else "share of points classified correctly")
+    label = lab.METHODS[res.method].label
+    tiles = [(f"Train {name}", value(res.train_score), f"{label}: {what}, training points."),
+             (f"Test {name}", value(res.test_score), f"{label}: {what}, held-out points.")]
+    P = params()
+    base = None
+    if data is not None and lab.shows_baseline(res.method, P) and res.task == data.task:
+        base = baseline_score(P, data, res.task)
+    if base is not None:
+        plain = "plain SVM" if res.task == lab.CLASSIFICATION else "plain SVR"
+        same = (f"{base.name}, drawn dotted: fitted on the same training points and scored "
+                f"on the same test points as {label}.")
+        tiles += [(f"Train {name}, {plain}", value(base.train), same),
+                  (f"Test {name}, {plain}", value(base.test), same)]
+    tiles.append(("Fit time", f"{res.fit_time * 1000:.0f} ms" if res.fit_time < 1
+                  else f"{res.fit_time:.2f} s", "Wall-clock time of this fit."))
     if res.rank is not None:
-        cols[3].metric(f"rank({res.matrix_name or 'F'})", str(res.rank))
+        m = res.matrix_name or "F"
+        tiles.append((f"rank({m})", str(res.rank),
+                       f"Numerical rank of the learned matrix {m}."))
     if res.n_iter is not None:
         conv = "" if res.converged in (None, True) else " (not converged)"
-        cols[4].metric("Iterations", f"{res.n_iter}{conv}",
-                       help="Warm-started from the previous fit." if res.warm_started
-                       else None)
+        tiles.append(("Iterations", f"{res.n_iter}{conv}",
+                      "Solver iterations; warm-started from the previous fit."
+                      if res.warm_started else "Solver iterations of this fit."))
+    if per_row >= 5:
+        per_row = max(5, min(len(tiles), 6))
+    cols: list[Any] = []
+    while len(cols) < len(tiles):
+        cols += list(c.columns(per_row))
+    for col, (lab_, val, hlp) in zip(cols, tiles, strict=False):
+        col.metric(lab_, val, help=hlp)
 
 
 def surface_chart(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabResult | None,
@@ -80,6 +106,11 @@ def surface_chart(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabRe
         show_messages(msgs)
         if P.get("show_baseline") and res.method != "svm":
             base = baseline_values(data, P["C"], P["sigma"])
+    base_name = f"SVM boundary (σ={P['sigma']:g}, C={P['C']:g})"
+    if base is not None:
+        bs = baseline_score(P, data, lab.CLASSIFICATION)
+        if bs is not None and np.isfinite(bs.test):
+            base_name += f": test accuracy {bs.test:.3f}"
     title = lab.METHODS[res.method].label if res is not None else "Data"
     if ext:
         title += f" — {lab.setting('extension').format(ext).split(' (')[0]} rule"
@@ -94,7 +125,7 @@ def surface_chart(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabRe
             data.y_train if data else np.zeros(0), data.X_test if data else None,
             data.y_test if data else None,
             support=None if res is None else res.support_points, baseline=base,
-            baseline_name=f"SVM boundary (σ={P['sigma']:g}, C={P['C']:g})",
+            baseline_name=base_name,
             train_score=None if res is None else res.train_score,
             test_score=None if res is None else res.test_score, title=title)
         # the same canvas keeps a user's zoom and pan across refits and added points
@@ -241,7 +272,7 @@ def regression_chart(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult
                 svr = lab.fit_baseline_svr(data.X_train, data.y_train, C=P["C"],
                                            sigma=P["sigma"], epsilon=P["epsilon"])
                 if svr is not None:
-                    others[f"SVR (σ={P['sigma']:g}, C={P['C']:g})"] = svr.predict(xl)
+                    others[_svr_name(P, data)] = svr.predict(xl)
             sup = res.support_points
             sup_y = None
             if sup is not None and len(sup):
@@ -258,10 +289,17 @@ def regression_chart(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult
             msgs += m
             if z is None:
                 return None, msgs
+            zb = None
+            if base_on:  # the plain SVR's level curves over the learned surface
+                svr = lab.fit_baseline_svr(data.X_train, data.y_train, C=P["C"],
+                                           sigma=P["sigma"], epsilon=P["epsilon"])
+                if svr is not None:
+                    zb = svr.predict(grid.points).reshape(grid.shape)
             fig = fg.regression_surface(
                 grid.xs, grid.ys, z.reshape(grid.shape), data.X_train, data.y_train,
                 X_test=data.X_test, y_test=data.y_test, support=res.support_points,
                 train_score=res.train_score, test_score=res.test_score,
+                baseline=zb, baseline_name=_svr_name(P, data),
                 title=f"{spec.label} fit")
             return fig, msgs
         yp, m = lab.predict_values(res.estimator, data.X_test if len(data.y_test)
@@ -276,6 +314,15 @@ def regression_chart(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult
     if fig is not None:
         fig, kw = influence.regression_clicks(fig, "regression_fit", data, res, page)
         chart(fig, "regression_fit", f"nplk-{res.method}-fit", **kw)
+
+
+def _svr_name(P: Mapping[str, Any], data: lab.LabData) -> str:
+    """The plain SVR's legend entry, with its test score on the page's split."""
+    name = f"SVR (σ={P['sigma']:g}, C={P['C']:g})"
+    bs = baseline_score(P, data, lab.REGRESSION)
+    if bs is not None and np.isfinite(bs.test):
+        name += f": test rel. error {bs.test:.3g}, R² {bs.test_r2:.3f}"
+    return name
 
 
 def view_panel(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult, *,
@@ -338,7 +385,9 @@ def home_figure():
             return fg.decision_surface(
                 grid.xs, grid.ys, Z, data.X_train, data.y_train, data.X_test, data.y_test,
                 support=res.support_points, baseline=base,
-                baseline_name=f"plain SVM boundary (σ = {sigma:g}, C = {C:g})",
+                baseline_name=f"plain SVM boundary (σ = {sigma:g}, C = {C:g})" + (
+                    f": test accuracy {lab.score(svm, data.X_test, data.y_test, "
+                    "lab.CLASSIFICATION):.3f}" if svm is not None else ""),
                 train_score=res.train_score, test_score=res.test_score,
                 title=f"DANK on the clowns (σ = {sigma:g}, C = {C:g})", height=620)
         return fg.decision_surface(grid.xs, grid.ys, base, data.X_train, data.y_train,

@@ -36,17 +36,20 @@ def exports(page: str, data: lab.LabData | None, res: lab.LabResult | None = Non
                                   label_name="label" if data.task == lab.CLASSIFICATION
                                   else data.label_name)
         cols[0].download_button("Data (CSV)", csv_text, file_name=f"nplk-{page}-data.csv",
-                                mime="text/csv", key=f"dl_data_{page}", on_click="ignore")
+                                mime="text/csv", key=f"dl_data_{page}", on_click="ignore",
+                                help="The points (features and label) as a CSV file.")
     cols[1].download_button(
         "Configuration (JSON)", lambda: lab.params_to_json(P, lab.relevant_names(page, P)),
         file_name=f"nplk-{page}-config.json", mime="application/json",
-        key=f"dl_cfg_{page}", on_click="ignore")
+        key=f"dl_cfg_{page}", on_click="ignore",
+        help="Every setting of this page as JSON; load it again under “Load / reset”.")
     if res is not None and res.matrix is not None:
         M = res.matrix
         cols[2].download_button(f"Learned {res.matrix_name} (.npy)", lambda: _npy(M),
                                 file_name=f"nplk-{res.method}-{res.matrix_name}.npy",
                                 mime="application/octet-stream", key=f"dl_mat_{page}",
-                                on_click="ignore")
+                                on_click="ignore",
+                                help="The learned matrix as a NumPy file (numpy.load).")
     c.caption("Figures: use the camera icon of each plot to save a PNG.")
 
 
@@ -55,7 +58,9 @@ def state_controls(page: str) -> None:
     ss = st.session_state
     with st.sidebar.expander("Load / reset", expanded=False):
         up = st.file_uploader("Load a configuration (JSON)", type=["json"],
-                              key=f"cfg_upload_{page}")
+                              key=f"cfg_upload_{page}",
+                              help="A file saved with “Configuration (JSON)”: the page "
+                                   "takes its settings.")
         if up is not None and ss.get("lab_cfg_applied") != up.file_id:
             ss["lab_cfg_applied"] = up.file_id
             new, msgs = lab.params_from_json(up.getvalue(), params())
@@ -64,7 +69,8 @@ def state_controls(page: str) -> None:
                 ss["lab_notes"] = msgs + [lab.Message("info", "Configuration loaded.")]
                 st.rerun()
             show_messages(msgs)
-        if st.button("Reset to defaults", key=f"reset_{page}"):
+        if st.button("Reset to defaults", key=f"reset_{page}",
+                     help="Every setting back to its default (the points you added too)."):
             apply_params(lab.defaults())
             ss.pop("lab_points_undo", None)
             st.rerun()

@@ -263,7 +263,8 @@ def influence_panel(P: Mapping[str, Any], data: lab.LabData | None,
     mode = "pair"
     if inf_probe.learned is not None:
         mode = control("influence_view", view)
-    clear.button("Clear selection", key=_CLEAR, on_click=_clear)
+    clear.button("Clear selection", key=_CLEAR, on_click=_clear,
+                 help="Deselect the point and close this view.")
     fig, inf = influence_figure(P, data, res, i, mode)
     live_chart(fg.figure_json(fig), key=f"{page}_influence",
                config=fg.plot_config(f"nplk-{res.method}-influence-{i}"),

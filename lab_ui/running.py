@@ -132,6 +132,16 @@ def baseline_values(data: lab.LabData, C: float, sigma: float) -> np.ndarray | N
     return cached("grids", ("svm", data.key, float(C), float(sigma)), compute)
 
 
+def baseline_score(P: Mapping[str, Any], data: lab.LabData, task: str
+                   ) -> lab.BaselineScore | None:
+    """The plain SVM's (SVR's) train and test scores on the page's split, once per data set
+    and σ, C (ε)."""
+    key = ("baseline_score", data.key, task, float(P["C"]), float(P["sigma"]),
+           float(P.get("epsilon", 0.1)) if task == lab.REGRESSION else None)
+    return cached("fits", key, lambda: lab.baseline_scores(
+        P, data.X_train, data.y_train, data.X_test, data.y_test, task=task))
+
+
 def solver_histories(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult, *,
                      page: str) -> dict[str, dict]:
     """Convergence histories to overlay: the current fit, plus every other solver of

@@ -231,6 +231,10 @@ _SURFACE = "surface"          # the surface chart's key
 _ADD_CLASS = f"{PREFIX}add_class"
 
 
+_ADD_HELP = ("On: a click on the plot adds a point of the chosen class there. Off: a click "
+             "selects a training point and shows its learned influence.")
+
+
 def points_panel(force: bool = False) -> tuple[bool, int]:
     """Controls for adding points by clicking: on/off, class, undo, clear.
 
@@ -242,16 +246,20 @@ def points_panel(force: bool = False) -> tuple[bool, int]:
         cols = st.columns([1.3, 1, 0.8, 0.8])
         if force:  # "your points": always on (shown on, not as a switch left off)
             on = cols[0].toggle("Click to add", value=True, key="add_mode_forced",
-                                disabled=True)
+                                disabled=True, help=_ADD_HELP)
         else:
-            on = cols[0].toggle("Click to add", value=False, key=f"{PREFIX}add_mode")
+            on = cols[0].toggle("Click to add", value=False, key=f"{PREFIX}add_mode",
+                                help=_ADD_HELP)
         label = cols[1].radio("Class", (1, -1), format_func=lambda v: "+1" if v > 0 else "−1",
                               horizontal=True, key=_ADD_CLASS,
-                              label_visibility="collapsed")
-        if cols[2].button("Undo", key="points_undo", disabled=not ss.get(_UNDO)):
+                              label_visibility="collapsed",
+                              help="The class of the points your clicks add.")
+        if cols[2].button("Undo", key="points_undo", disabled=not ss.get(_UNDO),
+                          help="Take back the last points added (or the last Clear)."):
             P["points"] = ss[_UNDO].pop()
             st.rerun()
-        if cols[3].button("Clear", key="points_clear", disabled=n == 0):
+        if cols[3].button("Clear", key="points_clear", disabled=n == 0,
+                          help="Remove every point you added (Undo brings them back)."):
             ss.setdefault(_UNDO, []).append(P.get("points", ()))
             P["points"] = ()
             st.rerun()

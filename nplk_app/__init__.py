@@ -86,8 +86,11 @@ from .influence import (  # noqa: F401
 )
 from .methods import (  # noqa: F401
     METHODS,
+    BaselineScore,
     MethodSpec,
     available,
+    baseline_name,
+    baseline_scores,
     can_warm_start,
     fit_method,
     fit_pairwise,
@@ -96,6 +99,7 @@ from .methods import (  # noqa: F401
     methods_for,
     relative_error,
     score,
+    shows_baseline,
 )
 from .replay import REPLAY_METHODS, Replay, ReplayFrame, replay_frames  # noqa: F401
 from .results import (  # noqa: F401
@@ -149,6 +153,7 @@ __all__ = [
     "MAX_COORD",
     "MAX_NOTES",
     "MAX_POINTS",
+    "BaselineScore",
     "METHODS",
     "MIN_ROWS",
     "Message",
@@ -180,6 +185,8 @@ __all__ = [
     "defaults",
     "eigenfunction_maps",
     "encode_query",
+    "baseline_name",
+    "baseline_scores",
     "fit_baseline_svm",
     "fit_baseline_svr",
     "fit_method",
@@ -209,6 +216,7 @@ __all__ = [
     "scaling_study",
     "score",
     "setting",
+    "shows_baseline",
     "settings",
     "split",
     "standardize_features",

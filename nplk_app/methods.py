@@ -393,3 +393,66 @@ def fit_pairwise(params: Mapping[str, Any], X: np.ndarray, y: np.ndarray, *,
     res.kmeans_labels = km.labels_
     res.rand_kmeans = float(rand_score(y, km.labels_))
     return res
+
+
+# ---------------------------------------------------------------------------
+# the plain model drawn beside the fit, and its score
+# ---------------------------------------------------------------------------
+
+# methods that are themselves the plain model: nothing to compare with
+_PLAIN = {CLASSIFICATION: "svm", REGRESSION: "svr"}
+
+
+@dataclass(frozen=True)
+class BaselineScore:
+    """The plain SVM's (or SVR's) scores on the same split as the method's: ``train`` and
+    ``test`` in the page's metric (accuracy, or relative error), ``name`` as drawn."""
+
+    name: str
+    metric: str
+    train: float
+    test: float
+    estimator: Any = None
+
+    @property
+    def test_r2(self) -> float:
+        """R² on the test points (1 − relative error; regression only)."""
+        return 1.0 - self.test if self.metric == "relative error" else float("nan")
+
+
+def baseline_name(task: str, params: Mapping[str, Any]) -> str:
+    """How the plain model is named in legends: "plain SVM (σ = 10, C = 10)"."""
+    what = "SVM" if task == CLASSIFICATION else "SVR"
+    extra = f", ε = {float(params['epsilon']):g}" if task == REGRESSION else ""
+    return (f"plain {what} (σ = {float(params['sigma']):g}, C = {float(params['C']):g}"
+            f"{extra})")
+
+
+def baseline_scores(params: Mapping[str, Any], X_train: np.ndarray, y_train: np.ndarray,
+                    X_test: np.ndarray, y_test: np.ndarray, *, task: str
+                    ) -> BaselineScore | None:
+    """The plain SVM / ε-SVR with the page's σ and C (and ε) fitted on the same training
+    points and scored on the same test points as the method (None when it cannot be
+    fitted, e.g. one class)."""
+    from .grids import fit_baseline_svm, fit_baseline_svr
+    p = {**defaults(), **dict(params)}
+    if task == CLASSIFICATION:
+        est = fit_baseline_svm(X_train, y_train, C=p["C"], sigma=p["sigma"])
+    elif task == REGRESSION:
+        est = fit_baseline_svr(X_train, y_train, C=p["C"], sigma=p["sigma"],
+                               epsilon=p["epsilon"])
+    else:
+        return None
+    if est is None:
+        return None
+    metric = "accuracy" if task == CLASSIFICATION else "relative error"
+    return BaselineScore(baseline_name(task, p), metric, score(est, X_train, y_train, task),
+                         score(est, X_test, y_test, task), est)
+
+
+def shows_baseline(method: str, params: Mapping[str, Any]) -> bool:
+    """Whether the page draws the plain model beside ``method`` (its toggle is on and the
+    method is not the plain model itself)."""
+    spec = METHODS.get(method)
+    return bool(params.get("show_baseline")) and spec is not None and \
+        spec.task in _PLAIN and method != _PLAIN[spec.task]

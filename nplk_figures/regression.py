@@ -69,9 +69,12 @@ def regression_surface(xs: np.ndarray, ys: np.ndarray, Z: np.ndarray, X_train: n
                        y_test: np.ndarray | None = None, support: np.ndarray | None = None,
                        train_score: float | None = None, test_score: float | None = None,
                        metric: str = "relative error", title: str = "",
+                       baseline: np.ndarray | None = None, baseline_name: str = "plain SVR",
                        height: int = 540) -> go.Figure:
     """2-D regression: the fitted surface as a filled contour, points coloured by
-    their target on the same colour scale, support points hollow."""
+    their target on the same colour scale, support points hollow; ``baseline`` (the
+    plain SVR on the same grid) as dotted level curves at the fill's contour levels,
+    so where the two fits differ the dotted lines leave the colour bands' edges."""
     y_all = np.concatenate([np.ravel(y_train), np.ravel(y_test) if y_test is not None
                             else np.zeros(0)])
     lo = float(min(np.nanmin(Z), np.nanmin(y_all)))
@@ -81,6 +84,18 @@ def regression_surface(xs: np.ndarray, ys: np.ndarray, Z: np.ndarray, X_train: n
         zmax=hi, contours=dict(coloring="fill", showlines=False), line=dict(width=0),
         opacity=0.85, name="fit", colorbar=dict(title=dict(text="ŷ"), thickness=12),
         hovertemplate="x1=%{x:.2f}<br>x2=%{y:.2f}<br>ŷ=%{z:.3f}<extra></extra>")]
+    if baseline is not None:
+        # the same levels as the fill (Plotly picks ~15 between zmin and zmax)
+        size = (hi - lo) / 12 if hi > lo else 1.0
+        traces[0]["contours"].update(start=lo + size / 2, end=hi, size=size)
+        traces.append(dict(
+            type="contour", x=f32(xs), y=f32(ys), z=f32(baseline), name=baseline_name,
+            contours=dict(coloring="none", start=lo + size / 2, end=hi, size=size,
+                          showlabels=False),
+            line=dict(color="#1b7837", width=1.6, dash="dot"), showscale=False,
+            showlegend=True,
+            hovertemplate="x1=%{x:.2f}<br>x2=%{y:.2f}<br>plain SVR ŷ=%{z:.3f}"
+                          "<extra></extra>"))
     traces.append(dict(
         type=SCATTER, x=f32(X_train[:, 0]), y=f32(X_train[:, 1]), mode="markers",
         name="train", marker=dict(size=7, color=f32(y_train), colorscale=SEQUENTIAL, cmin=lo,

@@ -48,7 +48,7 @@ with left:
     ui.surface_chart(P, s_data, s_res, add_mode=add_mode, add_label=add_label)
 with right:
     if s_res is not None:
-        ui.metrics(s_res, per_row=2)
+        ui.metrics(s_res, per_row=2, data=s_data)
     ui.control("show_baseline")
     if s_res is not None and s_res.method == "dank":
         ui.control("extension")

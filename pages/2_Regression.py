@@ -46,7 +46,7 @@ if s_res is not None:
     with left:
         ui.regression_chart(P, s_data, s_res)
     with right:
-        ui.metrics(s_res, per_row=2)
+        ui.metrics(s_res, per_row=2, data=s_data)
         ui.control("show_baseline")
         if s_res.method == "dank_svr":
             ui.control("extension")
