@@ -40,7 +40,10 @@ def control(name: str, container: Any = None, *, options: Sequence | None = None
     key = PREFIX + name
     value = P.get(name, s.default)
     label = label or s.label
-    kw = dict(key=key, help=s.help or None, disabled=disabled)
+    # the store takes a changed value before the rerun starts, so what is drawn above
+    # this widget (the surface above "Show the plain SVM") sees the new value at once
+    kw = dict(key=key, help=s.help or None, disabled=disabled, on_change=_to_store,
+              args=(name, key))
     if s.kind == "choice":
         opts = list(options if options is not None else s.options)
         if value not in opts:
@@ -78,6 +81,13 @@ def control(name: str, container: Any = None, *, options: Sequence | None = None
         raise ValueError(f"setting {name!r} of kind {s.kind!r} has no generic widget")
     P[name] = out
     return out
+
+
+def _to_store(name: str, key: str) -> None:
+    """``on_change`` of a setting's widget: its new value into the params store."""
+    ss = st.session_state
+    if STORE in ss and key in ss:
+        ss[STORE][name] = ss[key]
 
 
 def controls(names: Iterable[str], container: Any = None) -> None:
