@@ -57,6 +57,7 @@ class ReplayFrame:
     test_score: float
     objective: float
     matrix: np.ndarray | None = None  # pooled learned matrix (≤ MATRIX_SIDE square)
+    label: str = ""             # set on the start frame: what the untrained model is
 
 
 @dataclass
@@ -78,10 +79,30 @@ class Replay:
     n_iter: int = 0
     build_seconds: float = 0.0
     messages: list[Message] = field(default_factory=list)
+    #: the untrained model, played before the first kept iteration: the plain kernel
+    #: (F = 11ᵀ, G = 11ᵀ, ONK's G = K) with α at the solver's start (None: LAB RBF, whose
+    #: first iteration already is its start, every bandwidth at the shared start value)
+    start: ReplayFrame | None = None
 
     @property
     def ok(self) -> bool:
         return bool(self.frames)
+
+    @property
+    def played(self) -> list[ReplayFrame]:
+        """The frames in playing order: the start (when there is one), then every kept
+        iteration."""
+        return ([self.start] if self.start is not None else []) + list(self.frames)
+
+    @property
+    def start_text(self) -> str:
+        """What the first frame shows, in words."""
+        if self.start is not None:
+            return self.start.label
+        if self.method in ("lab_rbf", "lab_rbf_reg"):
+            return ("iteration 0 is the start: every support point at the shared starting "
+                    "bandwidth")
+        return ""
 
     @property
     def iterations(self) -> list[int]:
@@ -206,6 +227,22 @@ class _Evaluator:
             else:
                 out[name] = u[S] @ (M[np.ix_(S, self.cols[name])] * Kt[S]) + b
         support = np.flatnonzero(alpha[:n] + (alpha[n:] if m == "dank_svr" else 0) > 0)
+        return out, support, M
+
+    def start(self, snap: Mapping[str, Any]) -> tuple[dict[str, np.ndarray], np.ndarray,
+                                                      np.ndarray | None]:
+        """The untrained model: the plain kernel (F = 11ᵀ, KNPL's G = 11ᵀ, ONK's G = K)
+        with the solver's first iterate α⁰ and its bias."""
+        m = self.method
+        alpha = np.asarray(snap["alpha"], dtype=float)
+        b = float(snap["bias"])
+        n = self.X.shape[0]
+        u = alpha[:n] - alpha[n:] if m == "dank_svr" else alpha * self._labels()
+        S = np.flatnonzero(u)
+        out = {name: (u[S] @ Kt[S] + b) if Kt.shape[1] else np.zeros(0)
+               for name, Kt in self.kernels.items()}
+        support = np.flatnonzero(alpha[:n] + (alpha[n:] if m == "dank_svr" else 0) > 0)
+        M = np.zeros((n, n)) if m == "onk" else np.ones((n, n))
         return out, support, M
 
     def _labels(self) -> np.ndarray:
@@ -334,12 +371,13 @@ def replay_frames(res: Any, data: Any, grid: Grid | np.ndarray, P: Mapping[str, 
     from nplk_core._base import single_thread_blas
 
     with single_thread_blas():  # many small eigenproblems: threads only add contention
-        frames = _frames(res, data, grid, surface, points, ext, keep, factor)
+        frames, start = _frames(res, data, grid, surface, points, ext, keep, factor)
     hist = res.history or {}
     key = "objective" if "objective" in hist else ("loss" if "loss" in hist else None)
     obj = np.asarray(hist.get(key, np.zeros(0)), dtype=float) if key else np.zeros(0)
     name = {"dank": "F", "dank_svr": "F", "knpl": "G", "onk": "G − K"}.get(res.method)
     return Replay(
+        start=start,
         method=res.method, task=res.task, kind="surface" if surface else "curve",
         xs=grid.xs if surface else points[:, 0], ys=grid.ys if surface else None,
         frames=frames, history_iteration=np.arange(obj.size), history_objective=obj,
@@ -348,8 +386,31 @@ def replay_frames(res: Any, data: Any, grid: Grid | np.ndarray, P: Mapping[str, 
         n_iter=int(obj.size), build_seconds=time.perf_counter() - t0, messages=messages)
 
 
+def _start_frame(res: Any, data: Any, grid: Any, surface: bool, ev: _Evaluator
+                 ) -> ReplayFrame:
+    """The untrained model (see :meth:`_Evaluator.start`), scored like every frame."""
+    est = res.estimator
+    snap = est.snapshots_[0]
+    vals, support, M = ev.start(snap)
+    classes = getattr(est, "classes_", None)
+    name = {"dank": "F = 11ᵀ", "dank_svr": "F = 11ᵀ", "knpl": "G = 11ᵀ",
+            "onk": "G = K"}[res.method]
+    a0 = np.asarray(snap["alpha"], dtype=float)
+    alpha = "α = 0: f is the bias alone" if not np.any(a0) else \
+        f"α at the solver's start ({np.count_nonzero(a0)} non-zero)"
+    return ReplayFrame(
+        iteration=int(snap["iteration"]),
+        values=vals["grid"].reshape(grid.shape) if surface else vals["grid"],
+        support=np.asarray(support, dtype=int),
+        train_score=_score(vals["train"], data.y_train, res.task, classes),
+        test_score=_score(vals["test"], data.y_test, res.task, classes),
+        objective=float("nan"), matrix=pool_matrix(M, data.y_train),
+        label=f"start, untrained: {name} (the plain kernel), {alpha}")
+
+
 def _frames(res: Any, data: Any, grid: Any, surface: bool, points: np.ndarray,
-            ext: str | None, keep: np.ndarray, factor: Any) -> list[ReplayFrame]:
+            ext: str | None, keep: np.ndarray, factor: Any
+            ) -> tuple[list[ReplayFrame], ReplayFrame | None]:
     est = res.estimator
     snaps = est.snapshots_
     ev = _Evaluator(res, points, data.X_test, ext, data.y_train, factor)
@@ -372,4 +433,6 @@ def _frames(res: Any, data: Any, grid: Any, surface: bool, points: np.ndarray,
             test_score=_score(vals["test"], data.y_test, res.task, classes),
             objective=float(obj[it]) if it < obj.size else float("nan"),
             matrix=None if M is None else pool_matrix(M, data.y_train)))
-    return frames
+    start = _start_frame(res, data, grid, surface, ev) \
+        if res.method in ("dank", "dank_svr", "knpl", "onk") else None
+    return frames, start

@@ -83,7 +83,8 @@ def _note(rp: Any, fr: Any) -> list[dict]:
     score = " · ".join(f"{n} {v:.3f}" for n, v in (("train", fr.train_score),
                                                   ("test", fr.test_score))
                        if v is not None and np.isfinite(v))
-    text = f"iteration {fr.iteration} of {max(rp.n_iter - 1, fr.iteration)}"
+    text = getattr(fr, "label", "") or \
+        f"iteration {fr.iteration} of {max(rp.n_iter - 1, fr.iteration)}"
     if score:
         text += f" · {metric}: {score}"
     return [dict(text=text, xref="x domain", yref="y domain", x=1.0, y=1.0,
@@ -117,7 +118,7 @@ def replay_figure(rp: Any, X_train: np.ndarray, y_train: np.ndarray,
             lo, hi = -max(1.25, min(m, 50.0)), max(1.25, min(m, 50.0))
             scale, bar = banded(DIVERGING, SURFACE_BANDS), "f(x)"
         else:
-            allv = np.concatenate([f.values.ravel() for f in rp.frames])
+            allv = np.concatenate([f.values.ravel() for f in rp.played])
             lo, hi = (float(v) for v in np.nanpercentile(allv, [1, 99]))
             scale, bar = SEQUENTIAL, "f(x)"
         zq = lambda fr: quantize(fr.values, lo, hi)  # noqa: E731
@@ -189,7 +190,7 @@ def replay_figure(rp: Any, X_train: np.ndarray, y_train: np.ndarray,
     mq = None
     if has_matrix:
         c = float(rp.matrix_center or 0.0)
-        dev = max(float(np.nanmax(np.abs(f.matrix - c))) for f in rp.frames
+        dev = max(float(np.nanmax(np.abs(f.matrix - c))) for f in rp.played
                   if f.matrix is not None) or 1e-12
         mlo, mhi = c - dev, c + dev
         mq = lambda fr: quantize(fr.matrix, mlo, mhi)  # noqa: E731
@@ -202,7 +203,7 @@ def replay_figure(rp: Any, X_train: np.ndarray, y_train: np.ndarray,
         changing.append(i_mat)
     # -- frames -----------------------------------------------------------------------
     frames = []
-    for fr in rp.frames:
+    for fr in rp.played:  # the untrained start first (when the method has one)
         data = []
         if surface:
             data.append(dict(z=zq(fr)))
@@ -216,7 +217,8 @@ def replay_figure(rp: Any, X_train: np.ndarray, y_train: np.ndarray,
         data.append(dict(x=[fr.iteration], y=[_finite(fr.objective)]))
         if has_matrix:
             data.append(dict(z=mq(fr)))
-        frames.append(dict(name=str(fr.iteration), data=data, traces=list(changing),
+        frames.append(dict(name="start" if getattr(fr, "label", "") else str(fr.iteration),
+                           data=data, traces=list(changing),
                            layout=dict(annotations=_note(rp, fr))))
     main_x = [0.0, 0.58]
     layout = _layout(

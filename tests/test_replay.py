@@ -244,7 +244,10 @@ def test_figure_frames_carry_each_iteration():
         common.VALIDATE = old
     spec = json.loads(replay_json(fig))
     frames = spec["frames"]
-    assert [f["name"] for f in frames] == [str(i) for i in rp.iterations]
+    # the untrained start plays first, then every kept iteration
+    assert [f["name"] for f in frames] == ["start"] + [str(i) for i in rp.iterations]
+    assert "F = 11ᵀ" in frames[0]["layout"]["annotations"][0]["text"]
+    frames = frames[1:]
     surf = spec["data"][0]
     assert surf["type"] == "heatmap" and spec["player"]["surface"]["trace"] == 0
     # the surface levels stand for the values within half a level (inside the limits)
@@ -278,7 +281,7 @@ def test_regression_figure_is_a_curve_with_frames():
     rp = replay_frames(res, data, lab.line_points(data.X, 100), P)
     fig = replay_figure(rp, data.X_train, data.y_train, data.X_test, data.y_test)
     assert fig.data[0].type == "scatter" and fig.data[0].mode == "lines"
-    assert len(fig._replay_frames) == len(rp.frames)
+    assert len(fig._replay_frames) == len(rp.frames) + 1   # the start first
     np.testing.assert_allclose(fig._replay_frames[-1]["data"][0]["y"],
                                rp.frames[-1].values.astype(np.float32))
 
@@ -328,7 +331,7 @@ def test_apptest_replay_toggle_shows_the_player_with_frames(page, method):
     frames = [lab_replay.frames_of(e) for e in at.get("bidi_component")]
     frames = [f for f in frames if f]
     assert len(frames) == 1 and len(frames[0]) >= 5
-    assert frames[0][0]["name"] == "0"
+    assert frames[0][0]["name"] in ("start", "0")   # LAB RBF starts at iteration 0
 
 
 def test_apptest_replay_of_the_plain_svm_says_why():
@@ -429,3 +432,43 @@ def test_2d_regression_replays_a_surface_ending_at_the_fit():
                                atol=1e-8)
     fig = replay_figure(rp, data.X_train, data.y_train, data.X_test, data.y_test)
     assert fig._replay_player["surface"]["trace"] == 0 and "lines" not in fig._replay_player
+
+
+# ---------------------------------------------------------------------------
+# the untrained start (issue: the replay starts from the plain model)
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("task,method", [(lab.CLASSIFICATION, "dank"),
+                                         (lab.CLASSIFICATION, "knpl"),
+                                         (lab.CLASSIFICATION, "onk"),
+                                         (lab.REGRESSION, "dank_svr")])
+def test_start_frame_is_the_plain_kernel_with_the_first_iterate(task, method):
+    from nplk_core.kernels import gaussian_kernel
+
+    P, data, res = _fit(task, method)
+    grid = lab.make_grid(data.X, 20) if task == lab.CLASSIFICATION else \
+        lab.line_points(data.X, 50)
+    rp = replay_frames(res, data, grid, P)
+    assert rp.start is not None and rp.played[0] is rp.start
+    assert len(rp.played) == len(rp.frames) + 1
+    snap = res.estimator.snapshots_[0]
+    a = np.asarray(snap["alpha"], float)
+    n = len(data.y_train)
+    if method == "dank_svr":
+        u = a[:n] - a[n:]
+    else:
+        u = a * np.where(data.y_train == res.estimator.classes_[1], 1.0, -1.0)
+    pts = grid.points if task == lab.CLASSIFICATION else grid
+    # f(x) = Σ uᵢ k(xᵢ, x) + b: the plain kernel, no learned factor
+    ref = u @ gaussian_kernel(data.X_train, pts, sigma=float(P["sigma"])) + snap["bias"]
+    np.testing.assert_allclose(np.ravel(rp.start.values), ref, atol=1e-8)
+    # the matrix shown is the plain one: all ones (ONK: G − K = 0)
+    assert np.allclose(rp.start.matrix, 0.0 if method == "onk" else 1.0)
+    assert "plain kernel" in rp.start_text and "α" in rp.start_text
+
+
+def test_lab_rbf_has_no_separate_start_and_says_so():
+    P, data, res = _fit(lab.REGRESSION, "lab_rbf_reg")
+    rp = replay_frames(res, data, lab.line_points(data.X, 50), P)
+    assert rp.start is None and rp.played == rp.frames
+    assert "starting bandwidth" in rp.start_text
