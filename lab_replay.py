@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import streamlit as st
@@ -70,6 +71,8 @@ const ICONS = {
 const icon = (name) => '<svg width="16" height="16" viewBox="0 0 16 16" ' +
   'fill="currentColor" aria-hidden="true">' + ICONS[name] + '</svg>';
 
+const SPEEDS = [0.25, 0.5, 1, 2, 4];
+
 const button = (label, name) => {
   const b = document.createElement('button');
   b.type = 'button';
@@ -101,7 +104,29 @@ const setup = (parentElement) => {
   const label = document.createElement('span');
   label.className = 'nplk-replay-label';
   Object.assign(label.style, { minWidth: '11rem', fontVariantNumeric: 'tabular-nums' });
-  bar.append(back, play, fwd, slider, label);
+  // play speed (1× = data.fps frames per second) and loop
+  const speed = document.createElement('select');
+  speed.className = 'nplk-replay-speed';
+  speed.setAttribute('aria-label', 'Speed');
+  speed.title = 'Play speed: 1× shows ' + '15 frames per second';
+  for (const s of SPEEDS) {
+    const o = document.createElement('option');
+    o.value = String(s);
+    o.textContent = s + '×';
+    if (s === 1) o.selected = true;
+    speed.appendChild(o);
+  }
+  Object.assign(speed.style, { padding: '0.15rem', borderRadius: '0.4rem' });
+  const loopBox = document.createElement('label');
+  loopBox.title = 'Start again from the untrained model after the last frame';
+  Object.assign(loopBox.style, { display: 'flex', alignItems: 'center', gap: '0.2rem',
+    whiteSpace: 'nowrap', cursor: 'pointer' });
+  const loop = document.createElement('input');
+  loop.type = 'checkbox';
+  loop.className = 'nplk-replay-loop';
+  loop.setAttribute('aria-label', 'Loop');
+  loopBox.append(loop, document.createTextNode('Loop'));
+  bar.append(back, play, fwd, slider, label, speed, loopBox);
   const plot = document.createElement('div');
   plot.className = 'nplk-replay-plot';
   plot.style.width = '100%';
@@ -109,7 +134,10 @@ const setup = (parentElement) => {
   root.append(bar, plot);
   parentElement.appendChild(root);
   Object.assign(root, { __bar: bar, __back: back, __play: play, __fwd: fwd,
-                        __slider: slider, __label: label, __plot: plot });
+                        __slider: slider, __label: label, __plot: plot, __speedBox: speed,
+                        __loopBox: loop, __speed: 1, __loop: false });
+  speed.addEventListener('change', () => { root.__speed = +speed.value || 1; });
+  loop.addEventListener('change', () => { root.__loop = loop.checked; });
   back.addEventListener('click', () => { stop(root); step(root, root.__k - 1, true); });
   fwd.addEventListener('click', () => { stop(root); step(root, root.__k + 1, true); });
   play.addEventListener('click', () => { root.__playing ? stop(root, true) : start(root); });
@@ -352,14 +380,23 @@ const start = (root) => {
   root.__play.innerHTML = icon('pause');
   root.__play.setAttribute('aria-label', 'Pause');
   root.__play.title = 'Pause';
-  window.__nplkReplay = { drawn: 0, t0: 0, t1: 0 };
-  const interval = 1000 / (root.__fps || 15);
+  window.__nplkReplay = { drawn: 0, t0: 0, t1: 0, loops: 0 };
+  // the speed and loop are read at every frame: changing them while playing applies
   const tick = () => {
     if (!root.__playing) return;
     const t = performance.now();
-    if (root.__k >= root.__fig.frames.length - 1) { stop(root, true); return; }
-    step(root, root.__k + 1, false);
-    root.__timer = setTimeout(tick, Math.max(0, interval - (performance.now() - t)));
+    const interval = 1000 / ((root.__fps || 15) * (root.__speed || 1));
+    let wait = interval;
+    if (root.__k >= root.__fig.frames.length - 1) {
+      if (!root.__loop) { stop(root, true); return; }
+      window.__nplkReplay.loops += 1;
+      step(root, 0, false);
+    } else {
+      step(root, root.__k + 1, false);
+      // looping: the final fit stays a moment before the untrained start again
+      if (root.__loop && root.__k >= root.__fig.frames.length - 1) wait = Math.max(interval, 1000);
+    }
+    root.__timer = setTimeout(tick, Math.max(0, wait - (performance.now() - t)));
   };
   tick();
 };
@@ -382,6 +419,7 @@ export default function (component) {
   root.__send = component.setStateValue;
   root.__config = data.config || {};
   root.__fps = data.fps || 15;
+  root.__speedBox.title = 'Play speed: 1× shows ' + root.__fps + ' frames per second';
   root.__plot.style.height = (data.height || 0) + 'px';
   const ready = loadPlotly(data.src);
   if (!data.figure) return;
@@ -457,3 +495,71 @@ def frames_of(element: Any) -> list[dict] | None:
     fig = data.get("figure")
     fig = json.loads(fig) if isinstance(fig, str) else fig
     return None if fig is None else fig.get("frames")
+
+
+# ---------------------------------------------------------------------------
+# a self-contained HTML file of the replay (for slides; opens offline)
+# ---------------------------------------------------------------------------
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
+<style>
+  body {{ font-family: "Source Sans Pro", "Segoe UI", Helvetica, Arial, sans-serif;
+         margin: 1rem 1.5rem; color: #31333F; background: white; }}
+  h1 {{ font-size: 1.3rem; margin: 0 0 0.3rem; }}
+  p {{ margin: 0.2rem 0 0.6rem; font-size: 0.95rem; }}
+</style>
+<script>{plotly}</script>
+</head>
+<body>
+<h1>{title}</h1>
+<p>{caption}</p>
+<div id="nplk-replay-host"></div>
+<script type="application/json" id="nplk-replay-figure">{figure}</script>
+<script>
+{player}
+(function () {{
+  const text = document.getElementById('nplk-replay-figure').textContent;
+  window.__nplkPlayer({{
+    data: {{ figure: text, step: 0, height: {height}, fps: {fps}, config: {config} }},
+    parentElement: document.getElementById('nplk-replay-host'),
+    setStateValue: function () {{}},
+  }});
+}})();
+</script>
+</body>
+</html>
+"""
+
+
+def _inline(text: str) -> str:
+    """``text`` safe inside a ``<script>`` element: no ``</script`` (nor ``<!--``) can
+    end or disturb it (``<\\/`` reads the same inside JS strings, regular expressions
+    and JSON)."""
+    return text.replace("</", "<\\/").replace("<!--", "<\\!--")
+
+
+def standalone_html(figure_json: str, *, title: str, caption: str = "", fps: float = 15.0,
+                    height: int = 560) -> str:
+    """The replay ``figure_json`` as one HTML file: Plotly.js (the installed ``plotly``
+    package's copy), the player (the same code as in the lab, with its speed and loop)
+    and the frames, all inline. Nothing is fetched when it opens (offline, from a USB
+    stick or a slide deck); it starts at the untrained model, press Play."""
+    import html
+
+    plotly_js = (Path(lab_chart._plotly_js_folder()) / "plotly.min.js").read_text(
+        encoding="utf-8")
+    player = _JS.replace("export default function (component)",
+                         "window.__nplkPlayer = function (component)", 1)
+    if "window.__nplkPlayer" not in player:
+        raise RuntimeError("the replay player's entry point was not found")
+    config = json.dumps({"displaylogo": False, "responsive": True,
+                         "modeBarButtonsToRemove": ["sendDataToCloud", "editInChartStudio"]})
+    return _PAGE.format(title=html.escape(title), caption=html.escape(caption),
+                        plotly=_inline(plotly_js), figure=_inline(figure_json),
+                        player=_inline(player), height=int(height), fps=float(fps),
+                        config=config)

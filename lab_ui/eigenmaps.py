@@ -134,8 +134,8 @@ def maps_figure(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult, j: 
 
 def caption(maps: lab.EigenMaps) -> str:
     learned = [nm for nm in maps.names if nm != "K"]
-    head = ("Each eigenvector u_j of a kernel matrix on the training points, extended to "
-            "the plane by Nyström: φ_j(x) = Σᵢ k(x, xᵢ) u_ij / λ_j, which equals u_j at the "
+    head = ("Each eigenvector uⱼ of a kernel matrix on the training points, extended to "
+            "the plane by Nyström: φⱼ(x) = Σᵢ k(x, xᵢ) uᵢⱼ / λⱼ, which equals uⱼ at the "
             "training points (rings). Top: the selected j for each kernel; below: the "
             "leading six, the selected one framed. Each map on its own scale: red > 0, "
             "blue < 0, white 0 (an eigenvector's sign and size are conventions: the "

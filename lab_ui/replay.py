@@ -9,7 +9,7 @@ import streamlit as st
 
 import nplk_app as lab
 import nplk_figures as fg
-from lab_replay import replay_player, reported_step
+from lab_replay import replay_player, reported_step, standalone_html
 
 from .running import fit_key, grid_for
 from .state import STORE, show_messages
@@ -61,15 +61,17 @@ def replay_panel(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabRes
     fkey = fit_key(res.params, data, res.method)
     grid = _replay_grid(data, res.task)
 
-    def build() -> tuple[str | None, list[lab.Message], int]:
+    label = lab.METHODS[res.method].label
+    title = f"{label}: training replay"
+
+    def build() -> tuple[str | None, list[lab.Message], int, Any]:
         rp = lab.replay_frames(res, data, grid, P)
         if not rp.ok:
-            return None, rp.messages, 0
-        label = lab.METHODS[res.method].label
+            return None, rp.messages, 0, None
         fig = fg.replay_figure(rp, data.X_train, data.y_train, data.X_test, data.y_test,
-                               title=f"{label}: training replay")
-        return fg.replay_json(fig), rp.messages, len(rp.frames)
-    text, msgs, n = cached("figs", ("replay", fkey, ext), build)
+                               title=title)
+        return fg.replay_json(fig), rp.messages, len(rp.played), rp
+    text, msgs, n, rp = cached("figs", ("replay", fkey, ext), build)
     show_messages(msgs)
     if text is None:
         return
@@ -80,9 +82,42 @@ def replay_panel(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabRes
     store["replay_step"] = step
     counts[page] = n
     ss[_PAGE] = page
+    start = rp.start_text
     st.caption("Play runs in the browser from frames sent once; the position is kept in "
                "the link when you pause, step or release the slider. Left: the model at "
                "that iteration (rings: its support); right: the objective with the "
-               "current iteration marked, and the learned matrix by class.")
+               "current iteration marked, and the learned matrix by class. "
+               + (f"The first frame is the {start}." if rp.start is not None else
+                  f"The first frame: {start}." if start else ""))
     replay_player(text, key=_PLAYER, step=step, config=fg.plot_config(f"nplk-{page}-replay"),
                   on_step=_on_step)
+    _replay_downloads(rp, data, text, title, page)
+
+
+def _replay_downloads(rp: Any, data: lab.LabData, text: str, title: str, page: str) -> None:
+    """The replay as an animated GIF and as one self-contained HTML file (for slides),
+    each made only when its button is pressed."""
+    def gif() -> bytes:
+        return fg.replay_gif(rp, data.X_train, data.y_train, data.X_test, data.y_test,
+                             title=title)
+
+    def html() -> str:
+        return standalone_html(text, title=title, caption=_html_caption(rp))
+    left, right = st.columns(2)
+    left.download_button("Replay as GIF", gif, file_name=f"nplk-{rp.method}-replay.gif",
+                         mime="image/gif", key=f"dl_replay_gif_{page}", on_click="ignore",
+                         help="An animated GIF of every frame (untrained start first), for "
+                              "slides or a document; it loops.")
+    right.download_button("Replay as HTML (offline)", html,
+                          file_name=f"nplk-{rp.method}-replay.html", mime="text/html",
+                          key=f"dl_replay_html_{page}", on_click="ignore",
+                          help="One HTML file with the player, its speed and loop, and "
+                               "every frame inside: it opens in a browser without the lab "
+                               "or a network.")
+
+
+def _html_caption(rp: Any) -> str:
+    return ("Press Play; choose the speed and Loop on the right of the bar. Left: the model "
+            "at each iteration (rings: its support vectors); right: the objective with the "
+            "current iteration marked and the learned matrix by class. "
+            + (f"The first frame is the {rp.start_text}." if rp.start is not None else ""))

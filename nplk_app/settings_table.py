@@ -274,12 +274,14 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
                  "projected gradient (Data-adaptive Kernels paper, Fig. 4), ONK's CGD vs level method."),
     Setting("replay", "bool", False, "Training replay", group="view",
             pages=("classification", "regression"),
-            help="Replay the training under the surface: the model at up to 60 of the "
-                 "solver's iterations (dense early), with play, pause, step and a scrub "
-                 "slider; played in the browser, without the server."),
+            help="Replay the training under the surface: the untrained model (the plain "
+                 "kernel), then up to 60 of the solver's iterations (dense early), with "
+                 "play, pause, step, a scrub slider, speed and loop; played in the "
+                 "browser, without the server; downloadable as a GIF or an HTML file."),
     Setting("replay_step", "int", -1, "Replay frame", group="view", min=-1, max=59, step=1,
             pages=("classification", "regression"), when=(("replay", True),),
-            help="The replay frame shown (0 = first kept iteration; −1 = the last)."),
+            help="The replay frame shown (0 = the untrained start, or LAB RBF's first "
+                 "iteration; −1 = the last)."),
     Setting("view", "choice", "matrix", "View", group="view",
             options=("matrix", "spectra", "convergence", "bandwidth"),
             option_labels=(("matrix", "Learned matrix"), ("spectra", "Eigen-decay"),

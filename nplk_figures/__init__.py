@@ -88,7 +88,7 @@ from .regression import (  # noqa: F401
     regression_curve,
     regression_surface,
 )
-from .replay import replay_figure, replay_json  # noqa: F401
+from .replay import replay_figure, replay_gif, replay_json  # noqa: F401
 from .surfaces import (  # noqa: F401
     decision_surface,
     level_lines,
@@ -147,6 +147,7 @@ __all__ = [
     "plot_config",
     "regression_curve",
     "replay_figure",
+    "replay_gif",
     "replay_json",
     "regression_surface",
     "sensitivity_figure",

@@ -32,6 +32,7 @@ from .common import (
     _json_default,
     _layout,
     banded,
+    class_color,
     f32,
 )
 from .surfaces import _class_traces, level_lines
@@ -302,3 +303,177 @@ def replay_json(fig: go.Figure) -> str:
                        "frames": replay_frames_of(fig),
                        "player": getattr(fig, "_replay_player", None)},
                       default=_json_default, separators=(",", ":"), allow_nan=False)
+
+
+# ---------------------------------------------------------------------------
+# the replay as an animated GIF (drawn with numpy and Pillow, no browser)
+# ---------------------------------------------------------------------------
+
+#: frames per second of the GIF (the untrained start and the final fit are held longer)
+GIF_FPS = 8
+_FONT_FILES = ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "DejaVuSans.ttf",
+               "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf")
+
+
+def _font(size: int):
+    from PIL import ImageFont
+
+    for f in _FONT_FILES:
+        try:
+            return ImageFont.truetype(f, size)
+        except OSError:
+            continue
+    try:
+        return ImageFont.load_default(size)
+    except TypeError:  # Pillow < 10.1
+        return ImageFont.load_default()
+
+
+def _resample(Z: np.ndarray, h: int, w: int) -> np.ndarray:
+    """``Z`` (rows up in y) bilinearly resampled to ``h × w`` pixels (rows down)."""
+    Z = np.asarray(Z, dtype=float)[::-1]
+    ny, nx = Z.shape
+    yi = np.linspace(0, ny - 1, h)
+    xi = np.linspace(0, nx - 1, w)
+    y0 = np.floor(yi).astype(int).clip(0, max(ny - 2, 0))
+    x0 = np.floor(xi).astype(int).clip(0, max(nx - 2, 0))
+    y1, x1 = np.minimum(y0 + 1, ny - 1), np.minimum(x0 + 1, nx - 1)
+    wy, wx = (yi - y0)[:, None], (xi - x0)[None, :]
+    return ((1 - wy) * ((1 - wx) * Z[np.ix_(y0, x0)] + wx * Z[np.ix_(y0, x1)])
+            + wy * ((1 - wx) * Z[np.ix_(y1, x0)] + wx * Z[np.ix_(y1, x1)]))
+
+
+def _crossing(V: np.ndarray, level: float) -> np.ndarray:
+    """Pixels where ``V`` crosses ``level`` to a neighbour (a one-pixel level line)."""
+    s = V > level
+    out = np.zeros_like(s)
+    out[:, 1:] |= s[:, 1:] != s[:, :-1]
+    out[1:, :] |= s[1:, :] != s[:-1, :]
+    return out
+
+
+def replay_gif(rp: Any, X_train: np.ndarray, y_train: np.ndarray,
+               X_test: np.ndarray | None = None, y_test: np.ndarray | None = None, *,
+               title: str = "", size: int = 420, fps: float = GIF_FPS) -> bytes:
+    """The replay ``rp`` (its untrained start, then every kept iteration) as an animated
+    GIF: one frame per replay frame, looping. Left: the surface in the replay's colours
+    with f = 0 (black) and f = ±1 (grey), the training points, the test points hollow and
+    the support rings (or the fitted curve over the data, for a 1-D regression); right:
+    the learned matrix by class; above: the iteration and the scores. Drawn with numpy and
+    Pillow on the server, without a browser."""
+    from PIL import Image, ImageDraw
+
+    if not rp.frames:
+        raise ValueError("replay_gif needs a replay with frames (Replay.ok).")
+    X_train = np.asarray(X_train, dtype=float)
+    y_train = np.asarray(y_train, dtype=float)
+    played = rp.played
+    clf = rp.task == "classification"
+    surface = rp.kind == "surface"
+    has_matrix = played[-1].matrix is not None
+    side = size // 2 if has_matrix else 0
+    pad, head = 12, 58
+    W, H = pad + size + (pad + side if has_matrix else 0) + pad, head + size + pad + 16
+    font, small = _font(15), _font(12)
+    if surface:
+        if clf:
+            m = float(np.nanpercentile(np.abs(played[-1].values), 99))
+            lo, hi = -max(1.25, min(m, 50.0)), max(1.25, min(m, 50.0))
+            table = np.array(lut(banded(DIVERGING, SURFACE_BANDS)), dtype=float)
+        else:
+            allv = np.concatenate([f.values.ravel() for f in played])
+            lo, hi = (float(v) for v in np.nanpercentile(allv, [1, 99]))
+            table = np.array(lut(SEQUENTIAL), dtype=float)
+        x0, x1 = float(rp.xs[0]), float(rp.xs[-1])
+        y0, y1 = float(rp.ys[0]), float(rp.ys[-1])
+    else:
+        yl = np.concatenate([f.values for f in played] + [y_train])
+        x0, x1 = float(rp.xs[0]), float(rp.xs[-1])
+        y0, y1 = float(np.nanmin(yl)), float(np.nanmax(yl))
+        y0, y1 = y0 - 0.05 * (y1 - y0 or 1), y1 + 0.05 * (y1 - y0 or 1)
+    if has_matrix:
+        c = float(rp.matrix_center or 0.0)
+        dev = max(float(np.nanmax(np.abs(f.matrix - c))) for f in played
+                  if f.matrix is not None) or 1e-12
+        mtable = np.array(lut(DIVERGING), dtype=float)
+
+    def px(x, y):
+        return (pad + (np.asarray(x) - x0) / (x1 - x0 or 1) * (size - 1),
+                head + (y1 - np.asarray(y)) / (y1 - y0 or 1) * (size - 1))
+
+    def dot(d, x, y, r, fill=None, outline=None, width=1):
+        d.ellipse([x - r, y - r, x + r, y + r], fill=fill, outline=outline, width=width)
+
+    images, durations = [], []
+    for k, fr in enumerate(played):
+        img = Image.new("RGB", (W, H), "white")
+        d = ImageDraw.Draw(img)
+        if surface:
+            V = _resample(fr.values, size, size)
+            q = quantize(V, lo, hi)
+            rgb = table[q] * 0.8 + 255 * 0.2            # the player's opacity 0.8
+            if clf:
+                rgb[_crossing(V, 1.0) | _crossing(V, -1.0)] = (110, 110, 110)
+                zero = _crossing(V, 0.0)
+                zero[1:, :] |= zero[:-1, :]             # 2 px wide
+                rgb[zero] = (0, 0, 0)
+            img.paste(Image.fromarray(rgb.astype(np.uint8)), (pad, head))
+            if clf:
+                for X, Y, hollow in ((X_train, y_train, False), (X_test, y_test, True)):
+                    if X is None or Y is None or not len(Y):
+                        continue
+                    xs_, ys_ = px(np.asarray(X)[:, 0], np.asarray(X)[:, 1])
+                    for a, b, lab_ in zip(xs_, ys_, np.asarray(Y), strict=False):
+                        col = class_color(lab_)
+                        dot(d, a, b, 3.5, fill=None if hollow else col,
+                            outline=col if hollow else "white", width=2 if hollow else 1)
+            else:
+                xs_, ys_ = px(X_train[:, 0], X_train[:, 1])
+                for a, b in zip(xs_, ys_, strict=False):
+                    dot(d, a, b, 3, fill="#555555", outline="white")
+            if len(fr.support):
+                sx, sy = px(X_train[fr.support, 0], X_train[fr.support, 1])
+                for a, b in zip(sx, sy, strict=False):
+                    dot(d, a, b, 7, outline="black", width=1)
+        else:
+            d.rectangle([pad, head, pad + size - 1, head + size - 1], outline="#bbbbbb")
+            xs_, ys_ = px(X_train[:, 0], y_train)
+            for a, b in zip(xs_, ys_, strict=False):
+                dot(d, a, b, 2.5, fill="#555555")
+            cx, cy = px(rp.xs, fr.values)
+            d.line(list(zip(cx.tolist(), cy.tolist(), strict=False)), fill=SERIES_COLORS[0],
+                   width=3)
+            if len(fr.support):
+                sxv = X_train[fr.support, 0]
+                sx, sy = px(sxv, np.interp(sxv, rp.xs, fr.values))
+                for a, b in zip(sx, sy, strict=False):
+                    dot(d, a, b, 6, outline="black", width=1)
+        if has_matrix and fr.matrix is not None:
+            mq = quantize(fr.matrix, c - dev, c + dev)
+            mimg = Image.fromarray(mtable[mq].astype(np.uint8)).resize((side, side),
+                                                                        Image.NEAREST)
+            mx, my = pad + size + pad, head
+            img.paste(mimg, (mx, my))
+            d.rectangle([mx, my, mx + side - 1, my + side - 1], outline="#888888")
+            d.text((mx, my + side + 4), f"{rp.matrix_name} by class", fill=TEXT_COLOR,
+                   font=small)
+            d.text((mx, my + side + 20), f"colour: {c - dev:.4g} … {c + dev:.4g}",
+                   fill=TEXT_COLOR, font=small)
+        # what this frame is, the scores, and a progress bar
+        note = _note(rp, fr)[0]["text"]
+        what, _, score = note.partition(" · ")
+        d.text((pad, 4), title, fill=TEXT_COLOR, font=font)
+        d.text((pad, 24), what, fill=TEXT_COLOR, font=small)
+        d.text((pad, 39), score, fill=TEXT_COLOR, font=small)
+        frac = k / max(len(played) - 1, 1)
+        d.rectangle([pad, H - 12, W - pad, H - 6], outline="#cccccc")
+        d.rectangle([pad, H - 12, pad + frac * (W - 2 * pad), H - 6], fill=SERIES_COLORS[1])
+        images.append(img.convert("P", palette=Image.ADAPTIVE, colors=255))
+        hold = 1.0 if k == 0 or k == len(played) - 1 else 0.0
+        durations.append(int(round(max(1000.0 / fps, hold * 1000))))
+    import io
+
+    buf = io.BytesIO()
+    images[0].save(buf, format="GIF", save_all=True, append_images=images[1:],
+                   duration=durations, loop=0, optimize=False, disposal=1)
+    return buf.getvalue()
