@@ -521,7 +521,7 @@ _PAGE = """<!DOCTYPE html>
 <div id="nplk-replay-host"></div>
 <script type="application/json" id="nplk-replay-figure">{figure}</script>
 <script>
-{player}
+{player};
 (function () {{
   const text = document.getElementById('nplk-replay-figure').textContent;
   window.__nplkPlayer({{

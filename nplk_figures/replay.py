@@ -310,7 +310,7 @@ def replay_json(fig: go.Figure) -> str:
 # ---------------------------------------------------------------------------
 
 #: frames per second of the GIF (the untrained start and the final fit are held longer)
-GIF_FPS = 8
+GIF_FPS = 10  # GIF delays are whole centiseconds: 100 ms exactly
 _FONT_FILES = ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "DejaVuSans.ttf",
                "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf")
 
