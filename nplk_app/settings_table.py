@@ -296,12 +296,14 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
             max=1_000_000, step=1, pages=("classification", "regression"),
             help="The training point whose learned influence is drawn (−1: none). Click a "
                  "point on the surface (with “Click to add” off) or a row of the matrix."),
-    Setting("influence_view", "choice", "pair", "Influence view", group="view",
-            options=("pair", "ratio"),
-            option_labels=(("pair", "Learned vs plain"), ("ratio", "What learning changed")),
+    Setting("influence_view", "choice", "ratio", "Influence view", group="view",
+            options=("ratio", "pair"),
+            option_labels=(("ratio", "What learning changed"), ("pair", "Learned vs plain")),
             pages=("classification", "regression"),
-            help="The learned similarity k̃(xᵢ, x) beside the plain k(xᵢ, x) on one colour "
-                 "scale, or their ratio F̃(xᵢ, x) (ONK, LAB RBF: the difference k̃ − k)."),
+            help="What learning changed: the factor F̃(xᵢ, x) = k̃ / k coloured around 1 "
+                 "(ONK, LAB RBF: k̃ − k around 0), its colours spanning the largest change, "
+                 "so a 0.3 % change shows. Or the learned k̃(xᵢ, x) beside the plain "
+                 "k(xᵢ, x) on one colour scale (small changes look identical there)."),
     Setting("eigen_index", "int", 1, "Eigenvector j", min=1, max=1000, step=1,
             group="view", methods=("dank", "knpl", "onk", "svm", "dank_svr", "svr"),
             pages=("classification", "regression"),
