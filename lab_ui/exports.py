@@ -28,7 +28,7 @@ def exports(page: str, data: lab.LabData | None, res: lab.LabResult | None = Non
     """Download buttons: data CSV, configuration JSON, learned matrix .npy."""
     c = container or st
     P = params()
-    cols = c.columns(3)
+    cols = c.columns(4)
     if data is not None:
         def csv_text() -> str:
             from nplk_core.datasets import dataset_to_csv
@@ -50,6 +50,20 @@ def exports(page: str, data: lab.LabData | None, res: lab.LabResult | None = Non
                                 mime="application/octet-stream", key=f"dl_mat_{page}",
                                 on_click="ignore",
                                 help="The learned matrix as a NumPy file (numpy.load).")
+    if res is not None and getattr(res, "ok", False) and data is not None and \
+            res.task in (lab.CLASSIFICATION, lab.REGRESSION):
+        def script() -> str:
+            from nplk_app.export_code import export_script
+            try:
+                return export_script(P, data, res.method)
+            except ValueError as exc:
+                return f"# {exc}\n"
+        cols[3].download_button(
+            "Export as code (.py)", script, file_name=f"nplk-{res.method}-fit.py",
+            mime="text/x-python", key=f"dl_code_{page}", on_click="ignore",
+            help="A short Python script that makes the same data, fits the same model with "
+                 "these parameters (nplk_core and scikit-learn) and prints the scores shown "
+                 "here.")
     c.caption("Figures: use the camera icon of each plot to save a PNG.")
 
 
