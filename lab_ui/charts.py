@@ -362,6 +362,30 @@ def view_panel(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult, *,
 
 
 # ---------------------------------------------------------------------------
+# pairwise constraints: the clusters found on the plane, constraints on demand
+# ---------------------------------------------------------------------------
+
+def pairwise_chart(P: Mapping[str, Any], data: lab.LabData, res: Any) -> None:
+    """SimpleNPKL's clusters as coloured regions of the plane (each place takes its
+    nearest point's cluster) with the points, and, when asked, a sample of the
+    constraint lines."""
+    est = res.estimator
+    lines = int(control("pair_lines"))
+    key = ("pairfig", data.key, lab.array_key(np.asarray(est.labels_),
+                                               np.asarray(est.must_link_),
+                                               np.asarray(est.cannot_link_)),
+           float(res.rand), lines)
+
+    def build():
+        regions = lab.cluster_regions(data.X, est.labels_) if data.n_features == 2 else None
+        return fg.constraints_figure(
+            data.X, est.labels_, est.must_link_, est.cannot_link_, y_true=data.y,
+            max_lines=lines, regions=regions, title="Clusters of the learned kernel",
+            score_text=f"Rand index {res.rand:.3f} (k-means {res.rand_kmeans:.3f})")
+    chart(cached("figs", key, build), "constraints", "nplk-simplenpkl-constraints")
+
+
+# ---------------------------------------------------------------------------
 # home page picture
 # ---------------------------------------------------------------------------
 

@@ -59,6 +59,7 @@ from .eigenmaps import (  # noqa: F401
     map_indices,
 )
 from .grids import (  # noqa: F401
+    cluster_regions,
     Grid,
     GridGeometry,
     add_points,
@@ -177,6 +178,7 @@ __all__ = [
     "canvas_grid",
     "click_grid",
     "clip",
+    "cluster_regions",
     "coerce",
     "dataset_params",
     "datasets_available",

@@ -385,3 +385,16 @@ def predict_values(estimator: Any, X: np.ndarray, *, extension: str | None = Non
     if not np.all(np.isfinite(out)):
         return None, [_msg("warning", "The model gave non-finite values.")]
     return out, []
+
+
+def cluster_regions(X: np.ndarray, labels: np.ndarray, resolution: int = 120
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(xs, ys, Z): a grid over the 2-D points ``X`` and, per cell, the cluster label of
+    the nearest point (the clusters a transductive method found, drawn on the plane)."""
+    X = np.asarray(X, dtype=float)[:, :2]
+    labels = np.asarray(labels)
+    grid = make_grid(X, resolution)
+    P = grid.points
+    d = (np.sum(P ** 2, axis=1)[:, None] - 2.0 * P @ X.T + np.sum(X ** 2, axis=1)[None, :])
+    Z = labels[np.argmin(d, axis=1)].astype(float).reshape(grid.shape)
+    return grid.xs, grid.ys, Z

@@ -26,8 +26,20 @@ from .common import (
 # ---------------------------------------------------------------------------
 
 
+def sample_pairs(pairs: np.ndarray, limit: int, seed: int = 0) -> np.ndarray:
+    """At most ``limit`` of ``pairs``, drawn at random (the same ones for the same seed),
+    in their original order."""
+    pairs = np.asarray(pairs, dtype=int).reshape(-1, 2)
+    if len(pairs) <= limit:
+        return pairs
+    if limit <= 0:
+        return pairs[:0]
+    keep = np.sort(np.random.default_rng(seed).choice(len(pairs), size=limit, replace=False))
+    return pairs[keep]
+
+
 def _segments(X: np.ndarray, pairs: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray]:
-    pairs = np.asarray(pairs, dtype=int).reshape(-1, 2)[:limit]
+    pairs = sample_pairs(pairs, limit)
     if pairs.size == 0:
         return np.zeros(0), np.zeros(0)
     a, b = X[pairs[:, 0], :2], X[pairs[:, 1], :2]
@@ -91,26 +103,49 @@ def _grouped_legend(layout: dict) -> dict:
     return layout
 
 
+def _region_trace(regions: tuple[np.ndarray, np.ndarray, np.ndarray]) -> dict:
+    """The plane coloured by the cluster of its nearest point, faint, in the clusters'
+    colours (a step colour scale: one flat colour per cluster)."""
+    xs, ys, Z = regions
+    Z = np.asarray(Z, dtype=float)
+    ks = np.unique(Z[np.isfinite(Z)]).astype(int)
+    lo, hi = (int(ks.min()), int(ks.max())) if ks.size else (0, 1)
+    span = max(hi - lo + 1, 1)
+    scale = []
+    for k in range(lo, hi + 1):
+        a, b = (k - lo) / span, (k - lo + 1) / span
+        scale += [[a, cluster_color(k)], [b, cluster_color(k)]]
+    return dict(type="heatmap", x=f32(xs), y=f32(ys), z=f32(Z), zmin=lo - 0.5,
+                zmax=hi + 0.5, colorscale=scale, opacity=0.22, showscale=False,
+                name="clusters found (each place: its nearest point's cluster)",
+                showlegend=True, hoverinfo="skip", zsmooth=False)
+
+
 def constraints_figure(X: np.ndarray, labels: np.ndarray, must_link: np.ndarray,
                        cannot_link: np.ndarray, *, y_true: np.ndarray | None = None,
                        max_lines: int = 600, title: str = "", score_text: str = "",
+                       regions: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
                        height: int = 540) -> go.Figure:
     """Points coloured by cluster, outlined by true class (two legend groups); must-link
-    pairs as solid green lines, cannot-link pairs as dashed orange lines (at most
-    ``max_lines`` each)."""
+    pairs as solid green lines, cannot-link pairs as dashed orange lines (a random
+    sample of at most ``max_lines`` each; 0: none, the legend still counts them);
+    ``regions`` = (xs, ys, Z) colours the plane by the cluster found (Z: cluster per
+    grid cell)."""
     X = np.asarray(X, dtype=float)
-    traces = []
+    traces = [_region_trace(regions)] if regions is not None else []
+    first = len(traces)
     for pairs, name, color, dash in ((must_link, "must-link", MUST_LINK_COLOR, "solid"),
                                      (cannot_link, "cannot-link", CANNOT_LINK_COLOR, "dash")):
         xs, ys = _segments(X, pairs, max_lines)
         n_pairs = len(np.asarray(pairs).reshape(-1, 2))
-        shown = min(n_pairs, max_lines)
-        label = f"{name} ({n_pairs})" if shown == n_pairs else f"{name} ({shown} of {n_pairs})"
+        shown = min(n_pairs, max(max_lines, 0))
+        label = f"{name} ({n_pairs})" if shown == n_pairs else \
+            f"{name} ({shown} of {n_pairs} shown)"
         # plain scatter (not WebGL): WebGL lines cannot be dashed
         traces.append(dict(type="scatter", x=f32(xs), y=f32(ys), mode="lines", name=label,
                            line=dict(color=color, width=1.6, dash=dash), opacity=0.8,
                            hoverinfo="skip", legendgroup="pairs"))
-    traces[0]["legendgrouptitle"] = dict(text="constraints")
+    traces[first]["legendgrouptitle"] = dict(text="constraints")
     traces += _cluster_traces(X, labels, y_true)
     layout = _layout(title, height, top=_note_top(title, score_text), xaxis=_axis("x1"),
                      yaxis=_axis("x2", scaleanchor="x"), annotations=_corner_note(score_text))

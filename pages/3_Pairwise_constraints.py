@@ -27,9 +27,10 @@ with st.sidebar:
 ui.state_controls(PAGE)
 
 st.title("Pairwise constraints")
-st.caption("Constraints are drawn from the labels: green lines must-link, dashed orange "
-           "cannot-link. Colours are the clusters kernel k-means finds on the learned "
-           "kernel; marker shapes are the true classes.")
+st.caption("Colours are the clusters kernel k-means finds on the learned kernel (the "
+           "plane shaded by each place's nearest point); outline shapes are the true "
+           "classes. Constraints come from the labels; “Constraint lines” draws a sample "
+           "of them: green must-link, dashed orange cannot-link.")
 ui.show_notes()
 
 data, data_msgs = ui.get_data(lab.CLASSIFICATION)
@@ -55,11 +56,7 @@ if shown:
     cols[4].metric("Fit time", f"{s_res.fit_time * 1000:.0f} ms")
     left, right = st.columns([1.1, 1], gap="medium")
     with left:
-        fig = fg.constraints_figure(
-            X, est.labels_, est.must_link_, est.cannot_link_, y_true=y,
-            title="Clusters of the learned kernel",
-            score_text=f"Rand index {s_res.rand:.3f} (k-means {s_res.rand_kmeans:.3f})")
-        ui.chart(fig, "constraints", "nplk-simplenpkl-constraints")
+        ui.pairwise_chart(P, s_data, s_res)
     with right:
         view = ui.control("pair_view")
         if view == "embedding":
