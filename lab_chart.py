@@ -101,6 +101,76 @@ const loadPlotly = (src, gz) => {
   return window.__nplkPlotly;
 };
 
+// Dark theme: Streamlit follows the browser's prefers-color-scheme (or the theme chosen
+// in its settings); the charts follow the page's background. The figures are built with
+// dark text for a light page; on a dark page their text, axes, grid and colour bars turn
+// light and their backgrounds transparent (the data colours stay).
+const pageBackground = () => {
+  const el = document.querySelector('[data-testid="stApp"]') || document.body;
+  const m = (getComputedStyle(el).backgroundColor || '').match(/[\d.]+/g);
+  if (m && m.length >= 3 && !(m.length > 3 && +m[3] === 0)) return m.slice(0, 3).map(Number);
+  const dark = window.matchMedia && window.matchMedia('(prefers-color-scheme: dark)').matches;
+  return dark ? [14, 17, 23] : [255, 255, 255];
+};
+const isDark = () => {
+  const [r, g, b] = pageBackground();
+  return 0.299 * r + 0.587 * g + 0.114 * b < 128;
+};
+const DARK = { text: '#FAFAFA', tick: '#D5D6DC', grid: 'rgba(250,250,250,0.14)',
+               line: 'rgba(250,250,250,0.45)' };
+const withColor = (font, color) => Object.assign({}, font || {}, { color });
+const themed = (layout, data) => {
+  if (!isDark()) return [layout, data];
+  const L = Object.assign({}, layout, { paper_bgcolor: 'rgba(0,0,0,0)',
+                                        plot_bgcolor: 'rgba(0,0,0,0)' });
+  L.font = withColor(L.font, DARK.text);
+  if (L.title && typeof L.title === 'object') {
+    L.title = Object.assign({}, L.title, { font: withColor(L.title.font, DARK.text) });
+  }
+  for (const k of Object.keys(L)) {
+    if (!/^[xy]axis\d*$/.test(k) || !L[k] || typeof L[k] !== 'object') continue;
+    const a = L[k] = Object.assign({}, L[k], { color: DARK.tick, gridcolor: DARK.grid,
+      linecolor: DARK.line, zerolinecolor: DARK.line, tickcolor: DARK.line });
+    a.tickfont = withColor(a.tickfont, DARK.tick);
+    if (a.title && typeof a.title === 'object') {
+      a.title = Object.assign({}, a.title, { font: withColor(a.title.font, DARK.text) });
+    }
+  }
+  if (L.legend) {
+    L.legend = Object.assign({}, L.legend, { font: withColor(L.legend.font, DARK.text),
+                                             bgcolor: 'rgba(0,0,0,0)' });
+    if (L.legend.title) L.legend.title = Object.assign({}, L.legend.title,
+      { font: withColor(L.legend.title.font, DARK.text) });
+  }
+  // notes in a box keep their dark text on the light box; free text turns light
+  if (Array.isArray(L.annotations)) {
+    L.annotations = L.annotations.map((a) => (a && !a.bgcolor
+      ? Object.assign({}, a, { font: withColor(a.font, DARK.text) }) : a));
+  }
+  const D = (data || []).map((t) => {
+    if (!t || !t.colorbar) return t;
+    const cb = Object.assign({}, t.colorbar, { tickfont: withColor(t.colorbar.tickfont,
+                                                                   DARK.tick) });
+    if (cb.title && typeof cb.title === 'object') {
+      cb.title = Object.assign({}, cb.title, { font: withColor(cb.title.font, DARK.text) });
+    }
+    return Object.assign({}, t, { colorbar: cb });
+  });
+  return [L, D];
+};
+// a change of the browser's colour scheme redraws every chart in the new colours
+const onSchemeChange = (fn) => {
+  const hooks = (window.__nplkThemeHooks = window.__nplkThemeHooks || new Set());
+  hooks.add(fn);
+  if (!window.__nplkThemeListening && window.matchMedia) {
+    window.__nplkThemeListening = true;
+    window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
+      // Streamlit repaints its own background first
+      setTimeout(() => window.__nplkThemeHooks.forEach((h) => h()), 50);
+    });
+  }
+};
+
 // Clicks on the plot area (data.clicks): Plotly reports a click only on a trace's
 // point, so the chart listens to the click its drag layer dispatches after a
 // press-release without a drag (a drag still zooms), converts the pixel to data
@@ -172,9 +242,19 @@ export default function (component) {
     delete layout.width;
     if (!layout.font) layout.font = {};
     if (!layout.font.family) layout.font.family = '"Source Sans", "Source Sans Pro", sans-serif';
-    return Plotly.react(root, fig.data || [], layout,
-                        Object.assign({ responsive: true }, typeof data.config === 'string'
-                          ? JSON.parse(data.config) : (data.config || {})));
+    const config = Object.assign({ responsive: true }, typeof data.config === 'string'
+      ? JSON.parse(data.config) : (data.config || {}));
+    const draw = () => {
+      const [L, D] = themed(layout, fig.data || []);
+      root.dataset.theme = isDark() ? 'dark' : 'light';
+      return Plotly.react(root, D, L, config);
+    };
+    root.__nplkRedraw = draw;
+    if (!root.__nplkThemed) {
+      root.__nplkThemed = true;
+      onSchemeChange(() => { if (root.isConnected && root.__nplkRedraw) root.__nplkRedraw(); });
+    }
+    return draw();
   }, firstOfRoot)).catch((err) => {
     root.textContent = 'The chart could not be drawn: ' + err.message +
       '. Reload the page; if it persists, check that the plotly package is installed.';

@@ -130,7 +130,7 @@ const setup = (parentElement) => {
   const plot = document.createElement('div');
   plot.className = 'nplk-replay-plot';
   plot.style.width = '100%';
-  plot.style.background = 'white';  // the figure's paper is transparent (canvas below)
+  plot.style.background = 'white';  // the page's background, set in drawBase (canvas below)
   root.append(bar, plot);
   parentElement.appendChild(root);
   Object.assign(root, { __bar: bar, __back: back, __play: play, __fwd: fwd,
@@ -341,14 +341,22 @@ const drawBase = (root) => {
   if (pl.rings) blank(pl.rings.trace, { x: [null], y: [null] });
   if (pl.marker) blank(pl.marker.trace, { x: [null], y: [null] });
   if (pl.matrix) blank(pl.matrix.trace, { opacity: 0 });
-  const layout = Object.assign({}, fig.layout, { autosize: true, annotations: [],
+  const base = Object.assign({}, fig.layout, { autosize: true, annotations: [],
     paper_bgcolor: 'rgba(0,0,0,0)', plot_bgcolor: 'rgba(0,0,0,0)' });
-  layout.xaxis = Object.assign({}, layout.xaxis || {}, { showgrid: false });
-  layout.yaxis = Object.assign({}, layout.yaxis || {}, { showgrid: false });
-  delete layout.width;
-  if (!layout.font) layout.font = {};
-  if (!layout.font.family) layout.font.family = '"Source Sans", "Source Sans Pro", sans-serif';
-  return root.__Plotly.react(root.__plot, data, layout,
+  base.xaxis = Object.assign({}, base.xaxis || {}, { showgrid: false });
+  base.yaxis = Object.assign({}, base.yaxis || {}, { showgrid: false });
+  delete base.width;
+  if (!base.font) base.font = {};
+  if (!base.font.family) base.font.family = '"Source Sans", "Source Sans Pro", sans-serif';
+  // the canvas below the transparent plot takes the page's background (dark theme too)
+  const [layout, themedData] = themed(base, data);
+  root.__plot.style.background = 'rgb(' + pageBackground().join(',') + ')';
+  root.dataset.theme = isDark() ? 'dark' : 'light';
+  if (!root.__themeHooked) {
+    root.__themeHooked = true;
+    onSchemeChange(() => { if (root.isConnected && root.__fig) drawBase(root); });
+  }
+  return root.__Plotly.react(root.__plot, themedData, layout,
                              Object.assign({ responsive: true }, root.__config || {}))
     .then(() => {
       if (!root.__hooked && root.__plot.on) {
@@ -510,6 +518,7 @@ _PAGE = """<!DOCTYPE html>
 <style>
   body {{ font-family: "Source Sans Pro", "Segoe UI", Helvetica, Arial, sans-serif;
          margin: 1rem 1.5rem; color: #31333F; background: white; }}
+  @media (prefers-color-scheme: dark) {{ body {{ color: #FAFAFA; background: #0E1117; }} }}
   h1 {{ font-size: 1.3rem; margin: 0 0 0.3rem; }}
   p {{ margin: 0.2rem 0 0.6rem; font-size: 0.95rem; }}
 </style>
@@ -557,8 +566,9 @@ def standalone_html(figure_json: str, *, title: str, caption: str = "", fps: flo
                          "window.__nplkPlayer = function (component)", 1)
     if "window.__nplkPlayer" not in player:
         raise RuntimeError("the replay player's entry point was not found")
-    config = json.dumps({"displaylogo": False, "responsive": True,
-                         "modeBarButtonsToRemove": ["sendDataToCloud", "editInChartStudio"]})
+    from nplk_figures.common import plot_config
+
+    config = json.dumps(plot_config("nplk-replay"))
     return _PAGE.format(title=html.escape(title), caption=html.escape(caption),
                         plotly=_inline(plotly_js), figure=_inline(figure_json),
                         player=_inline(player), height=int(height), fps=float(fps),

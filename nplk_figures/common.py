@@ -82,10 +82,13 @@ def cluster_color(k: int) -> str:
 
 
 def plot_config(filename: str = "nplk-lab") -> dict[str, Any]:
-    """Plotly ``config`` for the lab's charts: PNG download at 2× scale."""
-    return {"displaylogo": False,
+    """Plotly ``config`` for the lab's charts: PNG download at 2× scale, and no button
+    or link that sends the data off the machine (Chart Studio's "Edit in Chart Studio"
+    and "Send data to cloud", the Plotly logo link)."""
+    return {"displaylogo": False, "showLink": False, "showSendToCloud": False,
+            "showEditInChartStudio": False, "plotlyServerURL": "",
             "toImageButtonOptions": {"format": "png", "filename": filename, "scale": 2},
-            "modeBarButtonsToRemove": ["lasso2d"]}
+            "modeBarButtonsToRemove": ["lasso2d", "sendDataToCloud"]}
 
 
 TEXT_COLOR = "#262730"
