@@ -64,8 +64,8 @@ def metrics(res: lab.LabResult, container: Any = None, per_row: int = 5,
         plain = "plain SVM" if res.task == lab.CLASSIFICATION else "plain SVR"
         same = (f"{base.name}, drawn dotted: fitted on the same training points and scored "
                 f"on the same test points as {label}.")
-        tiles += [(f"Train {name}, {plain}", value(base.train), same),
-                  (f"Test {name}, {plain}", value(base.test), same)]
+        tiles += [(f"Train, {plain}", value(base.train), f"{what.capitalize()}. {same}"),
+                  (f"Test, {plain}", value(base.test), f"{what.capitalize()}. {same}")]
     tiles.append(("Fit time", f"{res.fit_time * 1000:.0f} ms" if res.fit_time < 1
                   else f"{res.fit_time:.2f} s", "Wall-clock time of this fit."))
     if res.rank is not None:

@@ -62,7 +62,7 @@ else:
         if task == lab.CLASSIFICATION and s_res.param in ("onk_rho", "gamma", "tau", "eta"):
             base = ui.sweep(P, "svm", "C", np.array([P["C"]]), int(P["sweep_repeats"]))
             baseline = float(np.nanmean(base.scores))
-            base_name = f"plain SVM (σ={P['sigma']:g}, C={P['C']:g})"
+            base_name = f"plain SVM (σ={P['sigma']:g}, C={P['C']:g}): {baseline:.3f}"
         fig = fg.sensitivity_figure(
             s_res.values, s_res.scores, ranks=s_res.ranks, times=s_res.times,
             param_label=s.label, log_x=s.log, metric=f"test {s_res.metric}",

@@ -85,8 +85,8 @@ def test_classification_page_shows_the_plain_svm_score():
     P, d = _data(lab.CLASSIFICATION, n_samples=60)
     bs = lab.baseline_scores(P, d.X_train, d.y_train, d.X_test, d.y_test,
                              task=lab.CLASSIFICATION)
-    assert m["Test accuracy, plain SVM"] == f"{bs.test:.3f}"
-    assert m["Train accuracy, plain SVM"] == f"{bs.train:.3f}"
+    assert m["Test, plain SVM"] == f"{bs.test:.3f}"
+    assert m["Train, plain SVM"] == f"{bs.train:.3f}"
     import lab_chart
     figs = [lab_chart.figure_of(e) for e in at.get("bidi_component")]
     names = [t.get("name", "") for f in figs if f for t in f["data"]]
@@ -95,7 +95,7 @@ def test_classification_page_shows_the_plain_svm_score():
     # switched off: neither the boundary nor its score
     next(t for t in at.toggle if t.key == "w_show_baseline").set_value(False)
     at.run()
-    assert "Test accuracy, plain SVM" not in _metrics(at)
+    assert "Test, plain SVM" not in _metrics(at)
 
 
 @pytest.mark.slow
@@ -114,8 +114,8 @@ def test_regression_2d_surface_shows_the_plain_svr():
     traces = plain_traces()
     assert len(traces) == 1 and "R²" in traces[0]["name"]
     m = _metrics(at)
-    assert "Test rel. error, plain SVR" in m and "R²" in m["Test rel. error, plain SVR"]
+    assert "Test, plain SVR" in m and "R²" in m["Test, plain SVR"]
     next(t for t in at.toggle if t.key == "w_show_baseline").set_value(False)
     at.run()
     assert not plain_traces()
-    assert "Test rel. error, plain SVR" not in _metrics(at)
+    assert "Test, plain SVR" not in _metrics(at)
