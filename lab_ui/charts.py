@@ -47,10 +47,11 @@ def metrics(res: lab.LabResult, container: Any = None, per_row: int = 5,
     name = "rel. error" if lower else "accuracy"
     fmt = "{:.3g}" if lower else "{:.3f}"
 
-    def value(v: float) -> str:
+    def value(v: float) -> tuple[str, str | None]:
+        """(the value, R² under it for regression)."""
         if lower and v is not None and np.isfinite(v):
-            return f"{fmt.format(v)} · R² {1 - v:.3f}"
-        return _fmt(v, fmt)
+            return fmt.format(v), f"R² {1 - v:.3f}"
+        return _fmt(v, fmt), None
     what = ("relative squared error Σ(ŷ − y)² / Σ(y − ȳ)² (lower is better) and "
             "R² = 1 − that error" if lower else "share of points classified correctly")
     label = lab.METHODS[res.method].label
@@ -66,15 +67,16 @@ def metrics(res: lab.LabResult, container: Any = None, per_row: int = 5,
                 f"on the same test points as {label}.")
         tiles += [(f"Train, {plain}", value(base.train), f"{what.capitalize()}. {same}"),
                   (f"Test, {plain}", value(base.test), f"{what.capitalize()}. {same}")]
-    tiles.append(("Fit time", f"{res.fit_time * 1000:.0f} ms" if res.fit_time < 1
-                  else f"{res.fit_time:.2f} s", "Wall-clock time of this fit."))
+    tiles.append(("Fit time", (f"{res.fit_time * 1000:.0f} ms" if res.fit_time < 1
+                               else f"{res.fit_time:.2f} s", None),
+                  "Wall-clock time of this fit."))
     if res.rank is not None:
         m = res.matrix_name or "F"
-        tiles.append((f"rank({m})", str(res.rank),
+        tiles.append((f"rank({m})", (str(res.rank), None),
                        f"Numerical rank of the learned matrix {m}."))
     if res.n_iter is not None:
         conv = "" if res.converged in (None, True) else " (not converged)"
-        tiles.append(("Iterations", f"{res.n_iter}{conv}",
+        tiles.append(("Iterations", (f"{res.n_iter}{conv}", None),
                       "Solver iterations; warm-started from the previous fit."
                       if res.warm_started else "Solver iterations of this fit."))
     if per_row >= 5:
@@ -82,8 +84,11 @@ def metrics(res: lab.LabResult, container: Any = None, per_row: int = 5,
     cols: list[Any] = []
     while len(cols) < len(tiles):
         cols += list(c.columns(per_row))
-    for col, (lab_, val, hlp) in zip(cols, tiles, strict=False):
-        col.metric(lab_, val, help=hlp)
+    for col, (lab_, (val, r2), hlp) in zip(cols, tiles, strict=False):
+        if r2 is None:
+            col.metric(lab_, val, help=hlp)
+        else:  # R² in grey under the relative error (no arrow: not a change)
+            col.metric(lab_, val, delta=r2, delta_color="off", delta_arrow="off", help=hlp)
 
 
 def surface_chart(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabResult | None,
