@@ -96,3 +96,35 @@ def test_html_export_plays_offline_from_a_file(page, html_file):
         page.context.unroute("**/*")
     others = [u for u in requests if not u.startswith("file:")]
     assert not others, others
+
+
+app_server = tb.app_server
+
+
+def test_the_pages_download_buttons_give_a_gif_and_an_html_file_that_open(
+        app_server, page, tmp_path):
+    """Done when the exports open: both buttons under the replay download a file; the GIF
+    decodes with one frame per player frame, the HTML file draws the same player."""
+    import io
+
+    from PIL import Image
+
+    page.goto(app_server.url + tb.CLASSIFICATION_PATH + "?replay=true",
+              wait_until="domcontentloaded")
+    page.wait_for_selector(f"{PLAYER}[data-frames]", timeout=tb.FIRST_CHART_TIMEOUT_MS * 2)
+    tb.wait_idle(page, 60_000)
+    n = int(_attr(page, "frames"))
+    with page.expect_download(timeout=120_000) as dl:
+        page.get_by_role("button", name="Replay as GIF").click()
+    gif = tmp_path / dl.value.suggested_filename
+    dl.value.save_as(gif)
+    im = Image.open(io.BytesIO(gif.read_bytes()))
+    assert gif.suffix == ".gif" and im.n_frames == n
+    with page.expect_download(timeout=120_000) as dl:
+        page.get_by_role("button", name="Replay as HTML (offline)").click()
+    html = tmp_path / dl.value.suggested_filename
+    dl.value.save_as(html)
+    assert html.suffix == ".html"
+    page.goto(html.as_uri(), wait_until="load")
+    page.wait_for_selector(f"{PLAYER}[data-frames='{n}']", timeout=60_000)
+    assert _attr(page, "frame") == "0"
