@@ -255,7 +255,19 @@ def _raise_stop(signum, frame):  # noqa: ARG001 (signal handler signature)
     raise _Stop(signum)
 
 
+def worker_ports(ns: argparse.Namespace) -> list[int]:
+    first = ns.first_worker_port or ns.port + 1
+    ports = list(range(first, first + ns.workers))
+    if ns.port in ports or ports[-1] > 65535:
+        raise SystemExit(f"nplk-lab: the workers' ports {ports[0]}-{ports[-1]} must be "
+                         f"valid and leave out the proxy's port {ns.port}")
+    return ports
+
+
 def classroom(ns: argparse.Namespace, extra: Sequence[str]) -> int:
+    if ns.print_config:
+        print(haproxy_config(ns.address, ns.port, worker_ports(ns)), end="")
+        return 0
     folder = app_dir()
     given, rest = user_options(extra)
     base = merged(shipped_options(folder), serving_options(ns.session_ttl))
@@ -273,10 +285,7 @@ def classroom(ns: argparse.Namespace, extra: Sequence[str]) -> int:
         cmd = streamlit_command(opts, rest, folder)
         os.execve(cmd[0], cmd, env)
 
-    first = ns.first_worker_port or ns.port + 1
-    ports = list(range(first, first + ns.workers))
-    if ns.port in ports:
-        raise SystemExit("nplk-lab: the proxy port is among the workers' ports")
+    ports = worker_ports(ns)
     # one secret for every worker: a browser moved to another worker (its own died)
     # still passes the XSRF check. Passed through the environment, not the command line.
     env["STREAMLIT_SERVER_COOKIE_SECRET"] = secrets.token_hex(32)
@@ -369,6 +378,9 @@ def classroom_parser() -> argparse.ArgumentParser:
                    help="memory for the lab's caches in each worker, MB "
                         f"(default {DEFAULT_CACHE_MB})")
     p.add_argument("--proxy", default=None, help="the haproxy binary (default: found)")
+    p.add_argument("--print-config", action="store_true",
+                   help="print the HAProxy configuration for these ports and exit (for "
+                        "a system HAProxy in front of workers run as services)")
     return p
 
 

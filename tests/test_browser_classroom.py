@@ -108,6 +108,15 @@ class Classroom:
                                               re.M).group(1))))
         return counts
 
+    def stop(self) -> None:
+        """SIGTERM to the command alone (it stops its children), SIGKILL if it hangs."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
     def kill(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGKILL)

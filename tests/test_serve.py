@@ -120,6 +120,15 @@ def test_haproxy_config_pins_browsers_by_cookie_and_keeps_websockets_open():
     assert "bind [::]:8600" in serve.haproxy_config("::", 8600, [8601])
 
 
+def test_print_config_writes_the_proxy_config_for_these_ports(capsys):
+    assert serve.main(["classroom", "--workers", "2", "--port", "9000",
+                       "--first-worker-port", "9100", "--print-config"]) == 0
+    assert capsys.readouterr().out == serve.haproxy_config("0.0.0.0", 9000, [9100, 9101])
+    with pytest.raises(SystemExit, match="leave out the proxy's port"):
+        serve.main(["classroom", "--workers", "3", "--port", "9001",
+                    "--first-worker-port", "9000", "--print-config"])
+
+
 def test_haproxy_accepts_the_config(tmp_path):
     proxy = serve.find_proxy()
     if proxy is None:
