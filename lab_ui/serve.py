@@ -300,7 +300,11 @@ def classroom(ns: argparse.Namespace, extra: Sequence[str]) -> int:
         raise SystemExit(f"nplk-lab: HAProxy rejected the configuration {config}")
 
     procs: list[subprocess.Popen] = []
-    old = {s: signal.signal(s, _raise_stop) for s in (signal.SIGTERM, signal.SIGHUP)}
+    # Ctrl-C, a service manager's stop or a closed terminal end the class; a signal
+    # ignored on purpose (`nohup`, a background job's SIGINT) stays ignored
+    old = {s: signal.signal(s, _raise_stop)
+           for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+           if signal.getsignal(s) is not signal.SIG_IGN}
     code = 0
     try:
         for i, p in enumerate(ports, start=1):
@@ -331,7 +335,7 @@ def classroom(ns: argparse.Namespace, extra: Sequence[str]) -> int:
         print(f"nplk-lab: {name} (pid {pid}) ended with code {dead.returncode}; "
               "stopping the others", file=sys.stderr)
         code = 1
-    except (KeyboardInterrupt, _Stop):
+    except _Stop:
         code = 0
     finally:
         for s, h in old.items():

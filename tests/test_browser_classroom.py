@@ -132,7 +132,7 @@ def classroom(chromium_path):
         room.start()
         yield room
     finally:
-        room.kill()  # only if the last test did not stop it
+        room.stop()  # only if the last test did not stop it
 
 
 def _wait_for(condition, what: str, timeout_s: float = 30.0):
