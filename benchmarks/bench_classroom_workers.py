@@ -8,7 +8,7 @@ records, per student, the seconds from opening the page to the decision surface 
 drawn; then the resident memory of the server's processes (workers and HAProxy, psutil).
 The kinds alternate within a round so both see the same machine.
 
-    python benchmarks/bench_classroom.py [--students 6] [--workers 2] [--rounds 2]
+    python benchmarks/bench_classroom_workers.py [--students 6] [--workers 2] [--rounds 2]
 
 The ratio classroom / one process is what matters: absolute seconds depend on the
 machine's load. Needs HAProxy, Chromium, Playwright and psutil.
