@@ -63,7 +63,12 @@ def nav_entries(root: Path | None = None) -> list[tuple[str, str]]:
     """(file, label) of every page in the sidebar, Home first: ``app.py``, then the
     files of ``pages/`` in Streamlit's order, each named as Streamlit names it ("2_Regression.py"
     -> "Regression")."""
-    root = root or Path(__file__).resolve().parents[1]
+    if root is None:
+        # the entry script's folder (the repository, or the installed nplk_lab_app)
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+        ctx = get_script_run_ctx()
+        main = getattr(ctx, "main_script_path", None) if ctx is not None else None
+        root = Path(main).resolve().parent if main else Path(__file__).resolve().parents[1]
     files = sorted((root / "pages").glob("*.py"),
                    key=lambda f: (int(m.group(1)) if (m := re.match(r"(\d+)", f.name))
                                   else float("inf"), f.name))

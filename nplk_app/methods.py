@@ -6,6 +6,7 @@ import copy
 import time
 import warnings
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
