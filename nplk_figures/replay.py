@@ -455,7 +455,8 @@ def replay_gif(rp: Any, X_train: np.ndarray, y_train: np.ndarray,
             mx, my = pad + size + pad, head
             img.paste(mimg, (mx, my))
             d.rectangle([mx, my, mx + side - 1, my + side - 1], outline="#888888")
-            d.text((mx, my + side + 4), f"{rp.matrix_name} by class", fill=TEXT_COLOR,
+            d.text((mx, my + side + 4), f"{rp.matrix_name} by {'class' if clf else 'target'}",
+                   fill=TEXT_COLOR,
                    font=small)
             d.text((mx, my + side + 20), f"colour: {c - dev:.4g} … {c + dev:.4g}",
                    fill=TEXT_COLOR, font=small)
@@ -468,7 +469,8 @@ def replay_gif(rp: Any, X_train: np.ndarray, y_train: np.ndarray,
         frac = k / max(len(played) - 1, 1)
         d.rectangle([pad, H - 12, W - pad, H - 6], outline="#cccccc")
         d.rectangle([pad, H - 12, pad + frac * (W - 2 * pad), H - 6], fill=SERIES_COLORS[1])
-        images.append(img.convert("P", palette=Image.ADAPTIVE, colors=255))
+        # fast octree: a tenth of median cut's time, the same look on these flat colours
+        images.append(img.quantize(colors=255, method=Image.Quantize.FASTOCTREE))
         hold = 1.0 if k == 0 or k == len(played) - 1 else 0.0
         durations.append(int(round(max(1000.0 / fps, hold * 1000))))
     import io
