@@ -43,7 +43,8 @@ with right:
          "Clowns with a kernel too wide for them (σ = 10): DANK bends the boundary the "
          "plain SVM cannot, and wins on test accuracy."),
         ("dank_solvers", "Classification — convergence", "📉",
-         "Nesterov vs projected gradient on the same problem (Data-adaptive Kernels paper, Fig. 4)."),
+         "Nesterov vs projected gradient on the same problem (Data-adaptive Kernels "
+         "paper, Fig. 4)."),
         ("dank_svr_step", "Regression", "📈",
          "The step function: DANK-SVR keeps the steps that the plain SVR rounds off."),
         ("lab_rbf_chirp", "Regression — LAB RBF", "🎚️",

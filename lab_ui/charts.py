@@ -15,7 +15,14 @@ from lab_chart import live_chart
 from . import influence
 from .eigenmaps import eigen_panel
 from .exports import _fmt
-from .running import baseline_score, baseline_values, fit_key, grid_for, grid_values, solver_histories
+from .running import (
+    baseline_score,
+    baseline_values,
+    fit_key,
+    grid_for,
+    grid_values,
+    solver_histories,
+)
 from .state import params, show_messages
 from .stores import cached
 from .widgets import _BOUNDS, _SEEN, _SURFACE, _add_clicked_points, control

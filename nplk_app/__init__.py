@@ -59,13 +59,13 @@ from .eigenmaps import (  # noqa: F401
     map_indices,
 )
 from .grids import (  # noqa: F401
-    cluster_regions,
     Grid,
     GridGeometry,
     add_points,
     added_rows,
     canvas_grid,
     click_grid,
+    cluster_regions,
     decision_values,
     fit_baseline_svm,
     fit_baseline_svr,

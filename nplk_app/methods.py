@@ -41,11 +41,13 @@ METHODS: dict[str, MethodSpec] = {m.name: m for m in (
                ("C", "sigma", "gamma", "knpl_solver", "admm_rho", "n_outer"),
                _SV + ("matrix", "spectra", "convergence"), "G_",
                "Nonlinear pairwise layer: G ⪰ 0 with rows summing to n; the saddle point "
-               "of eq. (4) by accelerated projected gradient, or Algorithm 2 (Nonlinear Pairwise Layer paper)."),
+               "of eq. (4) by accelerated projected gradient, or Algorithm 2 (Nonlinear "
+               "Pairwise Layer paper)."),
     MethodSpec("onk", "ONK", CLASSIFICATION, "nplk_core.onk:ONKClassifier",
                ("C", "sigma", "onk_rho", "onk_solver"),
                _SV + ("matrix", "spectra", "convergence"), "G_",
-               "Optimal neighbourhood kernel: the best kernel within ρ of K (Learning the Optimal Neighborhood Kernel)."),
+               "Optimal neighbourhood kernel: the best kernel within ρ of K (Learning the "
+               "Optimal Neighborhood Kernel)."),
     MethodSpec("lab_rbf", "LAB RBF", CLASSIFICATION, "nplk_core.lab_rbf:LABRBFClassifier",
                ("n_support", "lam"), _SV + ("bandwidth", "convergence"), None,
                "A bandwidth vector per support point, learned by gradient (Asymmetric "
@@ -76,7 +78,8 @@ METHODS: dict[str, MethodSpec] = {m.name: m for m in (
                ("npkl_loss", "npkl_C", "B", "p", "n_neighbors", "constraint_fraction",
                 "active_selection", "n_clusters_npkl"),
                ("constraints", "embedding", "spectra", "convergence"), "kernel_",
-               "A kernel from must-link / cannot-link pairs and a k-NN graph (Simple Non-Parametric Kernel Learning)."),
+               "A kernel from must-link / cannot-link pairs and a k-NN graph (Simple "
+               "Non-Parametric Kernel Learning)."),
 )}
 
 

@@ -271,7 +271,8 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
     Setting("compare_solvers", "bool", False, "Overlay all solvers", group="view",
             methods=_DANK + ("onk",), pages=("classification", "regression"),
             help="Fit with every solver and overlay their convergence: DANK's Nesterov vs "
-                 "projected gradient (Data-adaptive Kernels paper, Fig. 4), ONK's CGD vs level method."),
+                 "projected gradient (Data-adaptive Kernels paper, Fig. 4), ONK's CGD vs "
+                 "level method."),
     Setting("replay", "bool", False, "Training replay", group="view",
             pages=("classification", "regression"),
             help="Replay the training under the surface: the untrained model (the plain "
@@ -388,7 +389,8 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
     # ---- scaling ---------------------------------------------------------------------------
     Setting("scale_clusters", "int", 4, "Clusters v", min=1, max=16, step=1, group="scaling",
             pages=("scaling",),
-            help="Number of k-means clusters for the decomposition (Data-adaptive Kernels paper, §4)."),
+            help="Number of k-means clusters for the decomposition (Data-adaptive Kernels "
+                 "paper, §4)."),
     Setting("scale_max_clusters", "int", 10, "Largest v in the sweep", min=2, max=20,
             step=1, group="scaling", pages=("scaling",),
             help="Q(π) and the Theorem 6 bound are drawn for v = 1 … this value."),

@@ -1,5 +1,6 @@
 """Sensitivity: sweep one parameter of one method; test score, rank and fit time
-against it, mean ± std over repeated seeds, and a table like the Data-adaptive Kernels paper's Table 5."""
+against it, mean ± std over repeated seeds, and a table like the Data-adaptive Kernels
+paper's Table 5."""
 
 import numpy as np
 import streamlit as st

@@ -113,7 +113,6 @@ def test_regression_2d_surface_shows_the_plain_svr():
                 if t.get("type") == "contour" and str(t.get("name", "")).startswith("SVR")]
     traces = plain_traces()
     assert len(traces) == 1 and "R²" in traces[0]["name"]
-    m = _metrics(at)
     tile = next(x for x in at.metric if x.label == "Test, plain SVR")
     assert "R²" in tile.delta and float(tile.value) > 0
     next(t for t in at.toggle if t.key == "w_show_baseline").set_value(False)

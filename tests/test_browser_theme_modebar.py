@@ -19,7 +19,8 @@ chromium_path, app_server = tb.chromium_path, tb.app_server
 pytestmark = pytest.mark.browser
 
 #: what the lab's modebars may offer: all of it local (zoom, pan, scale, PNG download)
-LOCAL_BUTTONS = {"Download plot as a PNG", "Download plot as a png", "Zoom", "Pan", "Box Select", "Lasso Select",
+LOCAL_BUTTONS = {"Download plot as a PNG", "Download plot as a png", "Zoom", "Pan",
+                 "Box Select", "Lasso Select",
                  "Zoom in", "Zoom out", "Autoscale", "Reset axes", "Reset view",
                  "Toggle Spike Lines", "Show closest data on hover",
                  "Compare data on hover", "Toggle show closest data on hover"}
