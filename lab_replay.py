@@ -100,6 +100,7 @@ const setup = (parentElement) => {
   slider.min = '0';
   slider.step = '1';
   slider.setAttribute('aria-label', 'Replay position');
+  slider.title = 'Drag to any frame: the untrained start on the left, the final fit on the right';
   slider.style.flex = '1';
   const label = document.createElement('span');
   label.className = 'nplk-replay-label';
