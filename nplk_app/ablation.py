@@ -53,6 +53,31 @@ def matrix_symbol(method: str) -> str:
     return "G" if method == "knpl" else "F"
 
 
+def legend(method: str, estimator: Any = None) -> str:
+    """What the rows of the table are, in words (the page's caption under it)."""
+    from .methods import METHODS
+
+    name, sym = METHODS[method].label, matrix_symbol(method)
+    base = "SVR" if METHODS[method].task != CLASSIFICATION else "SVM"
+    return (f"{name}: test points take the row of {sym} of their "
+            f"{method_rule(method, estimator)} (the paper's rule). {sym} off: the same "
+            f"learned α and b with the plain kernel at test time ({sym} = 11ᵀ). 1-nearest "
+            f"neighbour: every test point takes the {'label' if base == 'SVM' else 'target'}"
+            f" of its nearest training point. {base}: the plain {base} with the same σ and "
+            f"C; {base}-CV: σ and C by 5-fold cross-validation.")
+
+
+def nn_grid(nearest: np.ndarray, y_train: np.ndarray) -> np.ndarray | None:
+    """1-nearest neighbour's labels as ±1 (+1 for the larger class label) at points
+    whose nearest training points are ``nearest`` (e.g. a grid's
+    :attr:`~nplk_app.grids.GridGeometry.nearest`); None unless there are two classes."""
+    y = np.asarray(y_train)
+    classes = np.unique(y)
+    if classes.size != 2:
+        return None
+    return np.where(y[np.asarray(nearest)] == classes[1], 1.0, -1.0)
+
+
 def method_rule(method: str, estimator: Any = None) -> str:
     """The out-of-sample rule the method's test score uses, in words."""
     ext = getattr(estimator, "extension", None) or ("nearest" if method != "dank"
@@ -177,7 +202,7 @@ class Ablation:
                             "same label as 1-NN": _pct(r.agree_nn)})
             else:
                 out.append({"model": r.label, "test R²": _num(r.score, 3),
-                            "test relative error": _num(r.rel_error, 3, general=True),
+                            "rel. error": _num(r.rel_error, 3, general=True),
                             "closeness to 1-NN": _num(r.agree_nn, 3)})
         return out
 
@@ -236,16 +261,14 @@ def ablation(method: str, estimator: Any, X_train: np.ndarray, y_train: np.ndarr
     sym = matrix_symbol(method)
     name = method_label or spec.label
     labels = dict(labels or {})
+    rule = method_rule(method, estimator).split(" ")[0]          # "reciprocal" / "nearest"
     preds: list[tuple[str, str, np.ndarray]] = [
-        ("method", f"{name} (test points take the row of {sym} of their "
-                   f"{method_rule(method, estimator)})", pred),
-        ("off", f"{name} with {sym} switched off at test time (its α and b, plain kernel)",
-         off),
-        ("nn", "1-nearest neighbour" if task == CLASSIFICATION
-         else "1-nearest neighbour (k-NN with k = 1)", nn)]
+        ("method", f"{name} ({rule} rule)", pred),
+        ("off", f"{name}, {sym} off at test time", off),
+        ("nn", "1-nearest neighbour", nn)]
     base = "SVM" if task == CLASSIFICATION else "SVR"
-    for key, model, default in (("plain", plain, f"plain {base}, same σ and C"),
-                                ("cv", cv, f"{base}-CV (σ and C by 5-fold CV)")):
+    for key, model, default in (("plain", plain, f"{base}, same σ and C"),
+                                ("cv", cv, f"{base}-CV")):
         if model is not None:
             preds.append((key, labels.get(key, default), np.asarray(model.predict(X_test))))
     rows = []
@@ -363,6 +386,6 @@ def verdict(method: str, task: str, rows: Sequence[Row], n_test: int, follows_nn
     return " ".join(parts)
 
 
-__all__ = ["ABLATION_METHODS", "Ablation", "FOLLOWS_NN_AT", "REG_FACTOR_AT", "Row",
-           "ablation", "matrix_symbol", "method_rule", "nearest_labels", "off_decision",
-           "off_predict", "verdict"]
+__all__ = ["ABLATION_METHODS", "FOLLOWS_NN_AT", "REG_FACTOR_AT", "Ablation", "Row",
+           "ablation", "legend", "matrix_symbol", "method_rule", "nearest_labels",
+           "nn_grid", "off_decision", "off_predict", "verdict"]
