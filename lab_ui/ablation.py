@@ -63,15 +63,16 @@ def ablation_panel(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabR
     matrix carried to test points by a nearest-neighbour rule."""
     if data is None or res is None or res.method not in ab.ABLATION_METHODS:
         return
+    st.markdown("**Where the test score comes from**")
+    box = st.container()             # the table, above its switch
+    control("ablation_cv")           # drawn first, so this run's table sees it
     a = ablation_table(P, data, res, page=page)
     if a is None:
-        st.caption("The score table needs test points: raise the test fraction.")
+        box.caption("The score table needs test points: raise the test fraction.")
         return
-    st.markdown("**Where the test score comes from**")
     import pandas as pd  # already loaded by Streamlit
 
-    st.table(pd.DataFrame(a.table()).set_index("model"))
-    control("ablation_cv")
+    box.table(pd.DataFrame(a.table()).set_index("model"))
     st.caption(ab.legend(res.method, res.estimator))
     st.markdown(a.verdict)
 

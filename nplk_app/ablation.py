@@ -338,16 +338,16 @@ def verdict(method: str, task: str, rows: Sequence[Row], n_test: int, follows_nn
                          f"plain kernel) it scores {off:.3f}, {off_words}.")
             follows = follows_nn >= FOLLOWS_NN_AT
             if rel == "above" and follows and m - off >= (m - plain) / 2:
-                parts.append(f"So its gain comes from the nearest-neighbour rule at test "
-                             f"time, not from a reshaped kernel: its test labels are "
-                             f"1-NN's.")
+                parts.append("So its gain comes from the nearest-neighbour rule at test "
+                             "time, not from a reshaped kernel: its test labels are "
+                             "1-NN's.")
             elif rel == "above" and off_rel == "above":
                 parts.append(f"Part of the gain survives with {sym} switched off: the α "
                              f"and b learned with {sym}∘K carry it, not only the "
                              f"nearest-neighbour rule.")
             elif follows:
-                parts.append(f"Its test labels are 1-NN's: the nearest-neighbour rule "
-                             f"decides them, not a reshaped kernel.")
+                parts.append("Its test labels are 1-NN's: the nearest-neighbour rule "
+                             "decides them, not a reshaped kernel.")
             else:
                 parts.append(f"Its labels differ from 1-NN's on "
                              f"{100 * (1 - follows_nn):.0f} % of the test points, so the "

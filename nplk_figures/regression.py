@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from .ablation import nn_curve_trace
 from .common import (
     SCATTER,
     SEQUENTIAL,
@@ -19,7 +20,6 @@ from .common import (
     _score_text,
     f32,
 )
-from .ablation import nn_curve_trace
 from .surfaces import _class_traces, _ring_trace
 
 # ---------------------------------------------------------------------------

@@ -46,10 +46,8 @@ s_data, s_res = shown if shown else (data, None)
 
 # The decision surface with the numbers beside it; the selected view (K | F | F∘K,
 # eigen-decay, convergence) below at full width, where three heatmaps stay readable.
+# The view switches are drawn before the surface, so the surface of this run sees them.
 left, right = st.columns([1.55, 1], gap="large")
-with left:
-    add_mode, add_label = ui.points_panel(force=P["dataset"] == "drawn")
-    ui.surface_chart(P, s_data, s_res, add_mode=add_mode, add_label=add_label)
 with right:
     if s_res is not None:
         ui.metrics(s_res, per_row=2)
@@ -57,6 +55,10 @@ with right:
     ui.control("show_nn")
     if s_res is not None and s_res.method == "dank":
         ui.control("extension")
+with left:
+    add_mode, add_label = ui.points_panel(force=P["dataset"] == "drawn")
+    ui.surface_chart(P, s_data, s_res, add_mode=add_mode, add_label=add_label)
+with right:
     # DANK, KNPL: the method against itself with F (G) off at test time, 1-NN, the SVM
     ui.ablation_panel(P, s_data, s_res, page=PAGE)
 

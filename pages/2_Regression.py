@@ -46,14 +46,15 @@ s_data, s_res = shown if shown else (data, None)
 if s_res is not None:
     # the fit with the numbers beside it; the selected view below at full width
     left, right = st.columns([1.55, 1], gap="large")
-    with left:
-        ui.regression_chart(P, s_data, s_res)
-    with right:
+    with right:  # the view switches first, so the figure of this run sees them
         ui.metrics(s_res, per_row=2)
         ui.control("show_baseline")
         ui.control("show_nn")
         if s_res.method == "dank_svr":
             ui.control("extension")
+    with left:
+        ui.regression_chart(P, s_data, s_res)
+    with right:
         # DANK-SVR against itself with F off at test time, 1-NN regression, the SVR
         ui.ablation_panel(P, s_data, s_res, page=PAGE)
     ui.replay_panel(P, s_data, s_res, page=PAGE)
