@@ -2,7 +2,8 @@
 
 :mod:`.state` (the params store, URL sync, page set-up, messages), :mod:`.widgets`
 (widgets from the settings table), :mod:`.ablation` (the score table of a learned
-kernel against 1-NN and the plain SVM, and the 1-NN overlay), :mod:`.progress` (progress line and Stop button),
+kernel against 1-NN and the plain SVM, and the 1-NN overlay), :mod:`.progress`
+(progress line and Stop button),
 :mod:`.stores` (the caches shared across sessions, single flight; not ``cache.py``: that
 name is the function :func:`cache` here), :mod:`.firstpaint` (a page's default run
 replayed from disk on a new server, without scikit-learn), :mod:`.running` (fits,
