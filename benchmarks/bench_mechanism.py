@@ -1,7 +1,8 @@
 """Where DANK's, KNPL's and DANK-SVR's test gains come from, re-measured at many seeds.
 
-    python benchmarks/bench_mechanism.py [--seeds 10] [--part presets|grid|all]
-                                         [--no-cv] [--json results.json]
+    python benchmarks/bench_mechanism.py [--seeds 10] [--part presets|grid|regression|all]
+        [--no-cv] [--sigmas 1 3 10] [--Cs 1 10 100] [--taus 0.01] [--knpl-sigmas 1 10]
+        [--knpl-Cs 1 10] [--data clowns moons ...] [--json results.json]
 
 For every preset and Home claim that rests on DANK, KNPL or DANK-SVR
 (``nplk_app/presets.py``), and for a small grid of settings, each seed's split is
@@ -176,16 +177,15 @@ def part_presets(seeds, cv: bool) -> list[dict]:
 GRID_DATA = ("clowns", "moons", "circles", "chessboard", "spiral", "sandwich")
 
 
-def part_grid(seeds, *, sigmas, Cs, taus, knpl: bool) -> list[dict]:
+def part_grid(seeds, *, sigmas, Cs, taus, knpl_sigmas, knpl_Cs, data=GRID_DATA
+              ) -> list[dict]:
     rows = []
     print(f"\n## Grid (seeds {seeds[0]}–{seeds[-1]}; * = paired mean beyond 2 SE)\n")
     print("| data | method | σ | C | τ | method | F off | 1-NN | plain SVM | agree 1-NN | "
           "method − SVM (pts) | F off − SVM (pts) | train method − train SVM (pts) |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    configs = [("dank", d, s, c, t) for d in GRID_DATA for s in sigmas for c in Cs
-               for t in taus]
-    if knpl:
-        configs += [("knpl", d, s, c, None) for d in GRID_DATA for s in sigmas for c in Cs]
+    configs = [("dank", d, s, c, t) for d in data for s in sigmas for c in Cs for t in taus]
+    configs += [("knpl", d, s, c, None) for d in data for s in knpl_sigmas for c in knpl_Cs]
     for method, d, s, c, t in configs:
         P = {**lab.defaults(), "dataset": d, "sigma": float(s), "C": float(c)}
         if t is not None:
@@ -241,7 +241,13 @@ def main() -> None:
     ap.add_argument("--part", choices=("presets", "grid", "regression", "all"),
                     default="all")
     ap.add_argument("--no-cv", action="store_true", help="skip SVM-CV/SVR-CV (slow)")
-    ap.add_argument("--no-knpl", action="store_true", help="grid: DANK only")
+    ap.add_argument("--sigmas", type=float, nargs="+", default=(1.0, 3.0, 10.0))
+    ap.add_argument("--Cs", type=float, nargs="+", default=(1.0, 10.0, 100.0))
+    ap.add_argument("--taus", type=float, nargs="+", default=(0.01,),
+                    help="DANK's τ in the grid (the τ sweep of part 1 covers the rest)")
+    ap.add_argument("--knpl-sigmas", type=float, nargs="*", default=(1.0, 10.0))
+    ap.add_argument("--knpl-Cs", type=float, nargs="*", default=(1.0, 10.0))
+    ap.add_argument("--data", nargs="+", default=GRID_DATA)
     ap.add_argument("--json", default=None, help="write every per-seed number here")
     args = ap.parse_args()
     seeds = list(range(args.seeds))
@@ -251,8 +257,9 @@ def main() -> None:
     if args.part in ("presets", "all"):
         out["presets"] = part_presets(seeds, cv=not args.no_cv)
     if args.part in ("grid", "all"):
-        out["grid"] = part_grid(seeds, sigmas=(1.0, 3.0, 10.0), Cs=(1.0, 10.0, 100.0),
-                                taus=(0.01, 1.0), knpl=not args.no_knpl)
+        out["grid"] = part_grid(seeds, sigmas=args.sigmas, Cs=args.Cs, taus=args.taus,
+                                knpl_sigmas=args.knpl_sigmas, knpl_Cs=args.knpl_Cs,
+                                data=tuple(args.data))
         found = [r for r in out["grid"] if r["off_holds"] and r["off_gain"] > 0]
         print(f"\nSettings where the method with its learned matrix switched off at test "
               f"time beats the plain SVM (paired gain beyond 2 SE): {len(found)} of "
@@ -261,8 +268,7 @@ def main() -> None:
             print(f"  {r['dataset']} {r['method']} σ={r['sigma']:g} C={r['C']:g} "
                   f"τ={r['tau']}: {100 * r['off_gain']:+.1f} ± {100 * r['off_se']:.1f} pts")
     if args.part in ("regression", "all"):
-        out["regression"] = part_regression_grid(seeds, sigmas=(1.0, 3.0, 10.0),
-                                                 Cs=(1.0, 10.0, 100.0))
+        out["regression"] = part_regression_grid(seeds, sigmas=args.sigmas, Cs=args.Cs)
     print(f"\n{time.perf_counter() - t0:.0f} s")
     if args.json:
         with open(args.json, "w") as fh:
