@@ -343,10 +343,13 @@ def home_figure():
         res = lab.fit_method(P, data.X_train, data.y_train, data.X_test, data.y_test,
                              method="dank") if ok else None
         if res is not None and res.ok:
+            from nplk_app.ablation import nn_grid
             Z = lab.grid_values(res.estimator, grid, extension="nearest")[0]
+            nn = nn_grid(lab.grid_geometry(grid, data.X_train).nearest, data.y_train)
             return fg.decision_surface(
                 grid.xs, grid.ys, Z, data.X_train, data.y_train, data.X_test, data.y_test,
                 support=res.support_points, baseline=base,
+                nn=None if nn is None else nn.reshape(grid.shape),
                 baseline_name=f"plain SVM boundary (σ = {sigma:g}, C = {C:g})",
                 train_score=res.train_score, test_score=res.test_score,
                 title=f"DANK on the clowns (σ = {sigma:g}, C = {C:g})", height=620)
