@@ -108,11 +108,18 @@ def _rng(v: np.ndarray) -> str:
     return f"{v.mean():.3f} ({v.min():.3f}–{v.max():.3f})"
 
 
+def _ratio(r2_a: np.ndarray, r2_b: np.ndarray) -> str:
+    """Mean (min–max) over the seeds of the relative-error ratio (1 − R²_a) / (1 − R²_b)."""
+    q = (1 - np.asarray(r2_a)) / (1 - np.asarray(r2_b))
+    return f"{q.mean():.3g} ({q.min():.3g}–{q.max():.3g})"
+
+
 def _gain(a, b, scale=100.0) -> str:
     m, se, holds = paired(a, b)
     if not np.isfinite(m):
         return "—"
-    return f"{scale * m:+.1f} ± {scale * se:.1f}{' *' if holds else ''}"
+    digits = 1 if scale >= 100 else 3
+    return f"{scale * m:+.{digits}f} ± {scale * se:.{digits}f}{' *' if holds else ''}"
 
 
 # ---------------------------------------------------------------------------
@@ -212,7 +219,7 @@ def part_regression_grid(seeds, *, sigmas, Cs) -> list[dict]:
     rows = []
     print(f"\n## DANK-SVR grid (test R²; seeds {seeds[0]}–{seeds[-1]})\n")
     print("| data | σ | C | DANK-SVR | F off | 1-NN | plain SVR | closeness to 1-NN | "
-          "DANK-SVR − SVR | F off − SVR | train DANK-SVR − train SVR |")
+          "error DANK-SVR / SVR | error F off / SVR | train R² DANK-SVR − SVR |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for d in ("step", "harmonic", "chirp"):
         for s in sigmas:
@@ -230,7 +237,7 @@ def part_regression_grid(seeds, *, sigmas, Cs) -> list[dict]:
                 print(f"| {d} | {s:g} | {c:g} | {r['method'].mean():.3f} | "
                       f"{r['off'].mean():.3f} | {r['nn'].mean():.3f} | "
                       f"{r['plain'].mean():.3f} | {r['agree'].mean():.3f} | "
-                      f"{_gain(r['method'], r['plain'], 1)} | {_gain(r['off'], r['plain'], 1)} | "
+                      f"{_ratio(r['method'], r['plain'])} | {_ratio(r['off'], r['plain'])} | "
                       f"{_gain(r['train_method'], r['train_plain'], 1)} |", flush=True)
     return rows
 
