@@ -215,12 +215,24 @@ def part_grid(seeds, *, sigmas, Cs, taus, knpl_sigmas, knpl_Cs, data=GRID_DATA
     return rows
 
 
+REG_HEADER = ("| data | σ | C | DANK-SVR | F off | 1-NN | plain SVR | closeness to 1-NN | "
+              "error DANK-SVR / SVR | error F off / SVR | train R² DANK-SVR − SVR |\n"
+              "|---|---|---|---|---|---|---|---|---|---|---|")
+
+
+def reg_row(d: str, s: float, c: float, r: Mapping[str, np.ndarray]) -> str:
+    """One line of the DANK-SVR grid table (test R², relative-error ratios)."""
+    r = {k: np.asarray(v, dtype=float) for k, v in r.items() if isinstance(v, (list, np.ndarray))}
+    return (f"| {d} | {s:g} | {c:g} | {r['method'].mean():.3f} | {r['off'].mean():.3f} | "
+            f"{r['nn'].mean():.3f} | {r['plain'].mean():.3f} | {r['agree'].mean():.3f} | "
+            f"{_ratio(r['method'], r['plain'])} | {_ratio(r['off'], r['plain'])} | "
+            f"{_gain(r['train_method'], r['train_plain'], 1)} |")
+
+
 def part_regression_grid(seeds, *, sigmas, Cs) -> list[dict]:
     rows = []
     print(f"\n## DANK-SVR grid (test R²; seeds {seeds[0]}–{seeds[-1]})\n")
-    print("| data | σ | C | DANK-SVR | F off | 1-NN | plain SVR | closeness to 1-NN | "
-          "error DANK-SVR / SVR | error F off / SVR | train R² DANK-SVR − SVR |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print(REG_HEADER)
     for d in ("step", "harmonic", "chirp"):
         for s in sigmas:
             for c in Cs:
@@ -234,12 +246,18 @@ def part_regression_grid(seeds, *, sigmas, Cs) -> list[dict]:
                 rows.append({"dataset": d, "method": "dank_svr", "sigma": s, "C": c,
                              "off_gain": m_off, "off_se": se_off, "off_holds": holds_off,
                              **{k: v.tolist() for k, v in r.items()}})
-                print(f"| {d} | {s:g} | {c:g} | {r['method'].mean():.3f} | "
-                      f"{r['off'].mean():.3f} | {r['nn'].mean():.3f} | "
-                      f"{r['plain'].mean():.3f} | {r['agree'].mean():.3f} | "
-                      f"{_ratio(r['method'], r['plain'])} | {_ratio(r['off'], r['plain'])} | "
-                      f"{_gain(r['train_method'], r['train_plain'], 1)} |", flush=True)
+                print(reg_row(d, s, c, r), flush=True)
     return rows
+
+
+def reprint(path: str) -> None:
+    """The DANK-SVR table again from a ``--json`` file of an earlier run."""
+    with open(path) as fh:
+        out = json.load(fh)
+    if out.get("regression"):
+        print(REG_HEADER)
+        for r in out["regression"]:
+            print(reg_row(r["dataset"], r["sigma"], r["C"], r))
 
 
 def main() -> None:
@@ -256,7 +274,11 @@ def main() -> None:
     ap.add_argument("--knpl-Cs", type=float, nargs="*", default=(1.0, 10.0))
     ap.add_argument("--data", nargs="+", default=GRID_DATA)
     ap.add_argument("--json", default=None, help="write every per-seed number here")
+    ap.add_argument("--reprint", default=None, help="print the tables of a --json file")
     args = ap.parse_args()
+    if args.reprint:
+        reprint(args.reprint)
+        return
     seeds = list(range(args.seeds))
     warnings.simplefilter("ignore")
     t0 = time.perf_counter()
