@@ -70,11 +70,26 @@ def ablation_panel(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabR
     if a is None:
         box.caption("The score table needs test points: raise the test fraction.")
         return
-    import pandas as pd  # already loaded by Streamlit
-
-    box.table(pd.DataFrame(a.table()).set_index("model"))
-    st.caption(ab.legend(res.method, res.estimator))
+    box.markdown(markdown_table(a.table()))
+    st.caption(ab.legend(res.method))
     st.markdown(a.verdict)
+
+
+_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_{}[]<>()#+-.!|~$"})
+
+
+def markdown_table(rows: list[dict[str, str]]) -> str:
+    """Plain-text cells as a Markdown table, every Markdown character escaped (so a cell
+    shows as the text it is). Not ``st.table``: that loads pandas, which the first
+    picture of a new server must not need (:mod:`.firstpaint`)."""
+    if not rows:
+        return ""
+    head = list(rows[0])
+    lines = ["| " + " | ".join(h.translate(_MD_SPECIAL) for h in head) + " |",
+             "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(str(r.get(h, "")).translate(_MD_SPECIAL) for h in head)
+              + " |" for r in rows]
+    return "\n".join(lines)
 
 
 def nn_values(data: lab.LabData, grid: lab.Grid) -> np.ndarray | None:

@@ -226,6 +226,19 @@ def _figures(at):
     return [f for f in (lab_chart.figure_of(e) for e in at.get("bidi_component")) if f]
 
 
+def shown_table(at):
+    """The score table on the page: {model: {column: cell}} read back from its Markdown
+    (cells unescaped), or None."""
+    md = [m.value for m in at.markdown if m.value.startswith("| model")]
+    if not md:
+        return None
+    lines = [ln.strip("| ") for ln in md[0].splitlines()]
+    split = [[re.sub(r"\\(.)", r"\1", c) for c in re.split(r"(?<!\\) \| ", ln)]
+             for ln in lines]
+    head, rows = split[0], split[2:]
+    return {r[0]: dict(zip(head[1:], r[1:], strict=True)) for r in rows}
+
+
 def _trace_names(at):
     return {t.get("name") for f in _figures(at) for t in f["data"]}
 
@@ -246,12 +259,14 @@ def _expected(page_task, method, P, **kw):
 def test_classification_page_shows_the_table_the_paragraph_and_the_nn_boundary(method):
     q = {"n_samples": 60, "method": method}
     at = open_page("pages/1_Classification.py", **q)
-    assert len(at.table) == 1
-    shown = at.table[0].value
+    shown = shown_table(at)
     want = _expected(lab.CLASSIFICATION, method, {**lab.defaults(), **q})
-    assert list(shown.index) == [r.label.replace("SVM, same σ and C", "SVM (σ = 10, C = 10)")
-                                 for r in want.rows]
-    assert list(shown["test accuracy"]) == [f"{r.score:.3f}" for r in want.rows]
+    assert list(shown) == [r.label.replace("SVM, same σ and C", "SVM (σ = 10, C = 10)")
+                           for r in want.rows]
+    assert [c["test accuracy"] for c in shown.values()] == \
+        [f"{r.score:.3f}" for r in want.rows]
+    assert [c["same label as 1-NN"] for c in shown.values()] == \
+        [f"{100 * r.agree_nn:.0f} %" for r in want.rows]
     assert any(m.value == want.verdict for m in at.markdown)
     assert "1-nearest neighbour boundary" not in _trace_names(at)
     at.toggle(key="w_show_nn").set_value(True).run()
@@ -263,7 +278,7 @@ def test_classification_page_shows_the_table_the_paragraph_and_the_nn_boundary(m
 @pytest.mark.slow
 def test_classification_page_has_no_table_for_the_plain_svm_but_keeps_the_overlay():
     at = open_page("pages/1_Classification.py", n_samples=60, method="svm", show_nn=1)
-    assert len(at.table) == 0
+    assert shown_table(at) is None
     assert "1-nearest neighbour boundary" in _trace_names(at)
 
 
@@ -271,12 +286,12 @@ def test_classification_page_has_no_table_for_the_plain_svm_but_keeps_the_overla
 def test_regression_page_table_with_svr_cv_and_the_nn_step_curve():
     q = {"n_samples": 60, "reg_dataset": "step", "ablation_cv": 1, "show_nn": 1}
     at = open_page("pages/2_Regression.py", **q)
-    shown = at.table[0].value
-    assert list(shown.index)[-1] == "SVR-CV" and len(shown) == 5
+    shown = shown_table(at)
+    assert list(shown)[-1] == "SVR-CV" and len(shown) == 5
     P = {**lab.defaults(), **{k: lab.coerce(k, v) for k, v in q.items()}}
     from nplk_app import settings_table  # noqa: F401  (coerce above)
     want = _expected(lab.REGRESSION, "dank_svr", P)
-    assert list(shown["test R²"])[:4] == [f"{r.score:.3f}" for r in want.rows]
+    assert [c["test R²"] for c in shown.values()][:4] == [f"{r.score:.3f}" for r in want.rows]
     assert any(re.search(r"squared difference is [\d.]+ %", m.value) for m in at.markdown)
     assert fg.NN_NAME in _trace_names(at)
 
@@ -286,11 +301,11 @@ def test_switches_beside_the_figure_act_in_the_run_that_changed_them():
     """Ticking SVM-CV adds its row, and switching the plain SVM off removes its boundary,
     in the very rerun the click causes (the switches are drawn before what reads them)."""
     at = open_page("pages/1_Classification.py", n_samples=60)
-    assert len(at.table[0].value) == 4
+    assert len(shown_table(at)) == 4
     assert "SVM boundary (σ=10, C=10)" in _trace_names(at)
     at.toggle(key="w_ablation_cv").set_value(True).run()
     assert not at.exception
-    shown = at.table[0].value
-    assert len(shown) == 5 and list(shown.index)[-1] == "SVM-CV"
+    shown = shown_table(at)
+    assert len(shown) == 5 and list(shown)[-1] == "SVM-CV"
     at.toggle(key="w_show_baseline").set_value(False).run()
     assert "SVM boundary (σ=10, C=10)" not in _trace_names(at)

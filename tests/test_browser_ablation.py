@@ -28,8 +28,11 @@ TRACES_JS = """
 """
 
 
+TABLE = '[data-testid="stMarkdownContainer"] table'
+
+
 def table_text(page) -> str:
-    tables = page.locator('[data-testid="stTable"]')
+    tables = page.locator(TABLE)
     tables.first.wait_for()
     return tables.first.inner_text()
 
@@ -61,7 +64,7 @@ def test_classification_table_beside_the_surface_and_the_nn_boundary(app_server,
     assert page.get_by_text("gives the same label as 1-nearest neighbour on").count() == 1
     # beside the figure: the table's left edge is right of the surface's
     surface = page.locator('.js-plotly-plot').first.bounding_box()
-    table = page.locator('[data-testid="stTable"]').first.bounding_box()
+    table = page.locator(TABLE).first.bounding_box()
     assert table["x"] > surface["x"] + surface["width"] * 0.8
     assert "1-nearest neighbour boundary" not in page.evaluate(TRACES_JS)
     click_toggle(page, "Show 1-nearest neighbour")
