@@ -309,3 +309,11 @@ def test_switches_beside_the_figure_act_in_the_run_that_changed_them():
     assert len(shown) == 5 and list(shown)[-1] == "SVM-CV"
     at.toggle(key="w_show_baseline").set_value(False).run()
     assert "SVM boundary (σ=10, C=10)" not in _trace_names(at)
+
+
+@pytest.mark.slow
+def test_home_picture_draws_the_nn_boundary_beside_dank_and_the_svm():
+    at = open_page("app.py")
+    names = _trace_names(at)
+    assert {"1-nearest neighbour boundary", "f(x) = 0"} <= names
+    assert any("labels like 1-nearest neighbour" in c.value for c in at.caption)
