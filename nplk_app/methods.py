@@ -36,13 +36,16 @@ METHODS: dict[str, MethodSpec] = {m.name: m for m in (
                ("C", "sigma", "tau", "eta", "solver", "max_iter"),
                _SV + ("matrix", "spectra", "convergence"), "F_",
                "Learns a PSD matrix F that reweights the Gaussian kernel entry by entry "
-               "(Learning Data-adaptive Non-parametric Kernels)."),
+               "(“Learning Data-adaptive Non-parametric Kernels”). F is learned on the "
+               "training points; a test point borrows the row of F of its (reciprocal) "
+               "nearest training point."),
     MethodSpec("knpl", "KNPL", CLASSIFICATION, "nplk_core.knpl:KNPLClassifier",
                ("C", "sigma", "gamma", "knpl_solver", "admm_rho", "n_outer"),
                _SV + ("matrix", "spectra", "convergence"), "G_",
                "Nonlinear pairwise layer: G ⪰ 0 with rows summing to n; the saddle point "
-               "of eq. (4) by accelerated projected gradient, or Algorithm 2 (Nonlinear "
-               "Pairwise Layer paper)."),
+               "of eq. (4) by accelerated projected gradient, or Algorithm 2 (“Nonlinear "
+               "Pairwise Layer and Its Training for Kernel Learning”). A test point "
+               "borrows the row of G of its nearest training point (eq. 23)."),
     MethodSpec("onk", "ONK", CLASSIFICATION, "nplk_core.onk:ONKClassifier",
                ("C", "sigma", "onk_rho", "onk_solver"),
                _SV + ("matrix", "spectra", "convergence"), "G_",
@@ -62,7 +65,8 @@ METHODS: dict[str, MethodSpec] = {m.name: m for m in (
     MethodSpec("dank_svr", "DANK-SVR", REGRESSION, "nplk_core.dank:DANKRegressor",
                ("C", "epsilon", "sigma", "tau", "eta", "solver", "max_iter"),
                ("curve", "matrix", "spectra", "convergence"), "F_",
-               "DANK in ε-SVR (Data-adaptive Kernels paper, §5)."),
+               "DANK in ε-SVR (“Learning Data-adaptive Non-parametric Kernels” §5); a "
+               "test point borrows the row of F of its nearest training point."),
     MethodSpec("lab_rbf_reg", "LAB RBF", REGRESSION, "nplk_core.lab_rbf:LABRBFRegressor",
                ("n_support", "lam"), ("curve", "bandwidth", "convergence"), None,
                "Locally adaptive bandwidths per support point (Asymmetric Locally-Adaptive "
@@ -297,6 +301,7 @@ def fit_method(params: Mapping[str, Any], X_train: np.ndarray, y_train: np.ndarr
         res.matrix = np.asarray(getattr(est, spec.matrix), dtype=float)
         res.matrix_name = spec.matrix.rstrip("_")
     res.X_train = X_train
+    res.y_train = y_train
     res.support_points = _support_points(est, X_train)
     return res
 

@@ -42,6 +42,7 @@ class LabResult:
     stopped: bool = False  # the user stopped the fit: nothing to show but the last result
     data_key: str = ""
     X_train: np.ndarray | None = field(default=None, repr=False)
+    y_train: np.ndarray | None = field(default=None, repr=False)  # targets of X_train
     spec: MethodSpec | None = field(default=None, repr=False)  # set by methods.fit_method
     verdict: budget.Verdict | None = field(default=None, repr=False)  # the work budget
     _lazy: dict[str, Any] = field(default_factory=dict, repr=False)
