@@ -11,6 +11,8 @@ either is missing. Run alone with::
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 import test_browser as tb
 from test_browser import ARTIFACTS, CLASSIFICATION_PATH, wait_idle
@@ -59,24 +61,30 @@ def _lum(color: str) -> float:
     return 0.299 * r + 0.587 * g + 0.114 * b
 
 
+@contextlib.contextmanager
 def _open(chromium_path, app_server, scheme: str, query: str = ""):
+    """The Classification page in a fresh Chromium with the given colour scheme; the
+    browser and Playwright always stop (also when the page never draws)."""
     from playwright.sync_api import sync_playwright
 
-    pw = sync_playwright().start()
-    browser = tb.launch_browser(pw, chromium_path)
-    context = browser.new_context(viewport=tb.VIEWPORT, color_scheme=scheme)
-    page = context.new_page()
-    page.set_default_timeout(tb.RERUN_TIMEOUT_MS)
-    page.goto(app_server.url + CLASSIFICATION_PATH + query, wait_until="domcontentloaded")
-    tb.wait_surface(page)
-    wait_idle(page, 60_000)
-    return pw, browser, page
+    with sync_playwright() as pw:
+        browser = tb.launch_browser(pw, chromium_path)
+        try:
+            context = browser.new_context(viewport=tb.VIEWPORT, color_scheme=scheme)
+            page = context.new_page()
+            page.set_default_timeout(tb.RERUN_TIMEOUT_MS)
+            page.goto(app_server.url + CLASSIFICATION_PATH + query,
+                      wait_until="domcontentloaded")
+            tb.wait_surface(page, tb.FIRST_CHART_TIMEOUT_MS * 2)
+            wait_idle(page, 60_000)
+            yield page
+        finally:
+            browser.close()
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_charts_follow_the_colour_scheme(chromium_path, app_server, scheme):
-    pw, browser, page = _open(chromium_path, app_server, scheme, "?replay=true")
-    try:
+    with _open(chromium_path, app_server, scheme, "?replay=true") as page:
         page.wait_for_selector(".nplk-replay[data-theme]", timeout=60_000)
         page.wait_for_function(f"() => ({THEME_JS})().length >= 2", timeout=60_000)
         charts = page.evaluate(THEME_JS)
@@ -93,14 +101,10 @@ def test_charts_follow_the_colour_scheme(chromium_path, app_server, scheme):
                 assert (_lum(c["tick"]) > 160) == (scheme == "dark"), c
             if c["bar"]:
                 assert (_lum(c["bar"]) > 160) == (scheme == "dark"), c
-    finally:
-        browser.close()
-        pw.stop()
 
 
 def test_no_modebar_button_sends_data_away(chromium_path, app_server):
-    pw, browser, page = _open(chromium_path, app_server, "light", "?replay=true")
-    try:
+    with _open(chromium_path, app_server, "light", "?replay=true") as page:
         page.wait_for_selector(".nplk-replay[data-theme]", timeout=60_000)
         bars = page.evaluate(MODEBAR_JS)
         assert len(bars) >= 3, bars
@@ -112,6 +116,3 @@ def test_no_modebar_button_sends_data_away(chromium_path, app_server):
         print("\nmodebar buttons on the Classification page:", sorted(seen))
         assert "Download plot as a PNG" in seen
         assert seen <= LOCAL_BUTTONS, seen - LOCAL_BUTTONS
-    finally:
-        browser.close()
-        pw.stop()
