@@ -35,6 +35,9 @@ training mean, R² > 0).
 
     python benchmarks/bench_lab_rbf.py --against [--seeds 0 1 2 3 4 5 6 7 8 9]
 
+``--best-settings``: the bound for any validation choice, each seed's best LAB RBF setting
+on the TEST grid (3 support selections x 4 ridges) against one bandwidth on its supports.
+
 ``--live [--ref REV]`` (issue 11): the lab's slider moves as ``benchmarks/bench_live.py``
 draws them (same seed, same ranges, stores emptied before each move), on both LAB RBF
 pages at their default data, timed in CPU seconds of the whole process (the page rerun:
@@ -400,6 +403,32 @@ def against(args):
     real_data(args)
 
 
+def best_settings(args):
+    """Diagnostic bound for any validation choice: per seed the LAB RBF setting (3 support
+    selections x 4 ridges) with the best TEST R², against one bandwidth on its supports
+    (tuned on its validation split as in ``--against``)."""
+    print("\n| toy | seed | best LAB R² (test-chosen setting) | setting | one bandwidth "
+          "(its sv) |")
+    print("|---|---|---|---|---|")
+    for name in args.toys:
+        wins = 0
+        for seed in args.seeds:
+            X, y, Xte, yte = toy(name, 300, args.noise, seed)
+            best = (-np.inf, None, None)
+            for sel in ("dynamic", "random", "sorted"):
+                for lam in (1e-3, 1e-2, 1e-1, 1.0):
+                    m = fit_quiet(LABRBFRegressor, X, y, n_support=30, lam=lam,
+                                  support_selection=sel, random_state=seed)
+                    score = r2_score(yte, m.predict(Xte))
+                    if score > best[0]:
+                        best = (score, m, f"λ={lam:g}, {sel}")
+            m = best[1]
+            one = r2_score(yte, sor_validated(X[m.support_], X, y, m.validation_)[0](Xte))
+            wins += best[0] >= one
+            print(f"| {name} | {seed} | {best[0]:.4f} | {best[2]} | {one:.4f} |", flush=True)
+        print(f"| {name} | wins | {wins}/{len(args.seeds)} | | |")
+
+
 def real_sets():
     from sklearn.datasets import load_diabetes, make_friedman1
 
@@ -442,6 +471,8 @@ def main() -> None:
     ap.add_argument("--sweep", action="store_true", help="the chirp support-count sweep")
     ap.add_argument("--against", action="store_true",
                     help="LAB RBF against one bandwidth chosen on validation data (issue 14)")
+    ap.add_argument("--best-settings", action="store_true",
+                    help="diagnostic: LAB RBF's test-chosen setting against one bandwidth")
     ap.add_argument("--live", action="store_true",
                     help="bench_live's LAB RBF slider moves, CPU seconds, with --ref beside")
     ap.add_argument("--moves", type=int, default=24, help="--live only")
@@ -449,7 +480,11 @@ def main() -> None:
     ap.add_argument("--f1", type=float, default=10.0, help="--sweep only")
     args = ap.parse_args()
     args.seed = args.seeds
-    if args.against:
+    if args.best_settings:
+        if args.seeds == [0, 1, 2, 3, 4]:
+            args.seeds = list(range(10))
+        best_settings(args)
+    elif args.against:
         if args.seeds == [0, 1, 2, 3, 4]:
             args.seeds = list(range(10))
         against(args)
