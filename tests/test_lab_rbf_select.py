@@ -29,7 +29,7 @@ def _small(seed=0, n=120):
 def test_choice_is_the_validation_argmin_and_the_refit_is_that_estimator(cv):
     X, y = _small()
     m = LABRBFRegressorCV(lam_grid=(1e-3, 1e-1, 10.0), support_selection_grid=("random",),
-                          n_support_grid=(8, 15), cv=cv, max_iter=60,
+                          n_support_grid=(8, 15), cv=cv, rule="min", max_iter=60,
                           random_state=3).fit(X, y)
     res = m.cv_results_
     assert len(res["params"]) == 6
@@ -52,6 +52,34 @@ def test_choice_is_the_validation_argmin_and_the_refit_is_that_estimator(cv):
     np.testing.assert_array_equal(m.support_, ref.support_)
 
 
+def test_one_se_rule_picks_the_most_regularised_candidate_within_one_standard_error():
+    X, y = _small(4)
+    kw = dict(lam_grid=(1e-3, 1e-2, 1e-1, 1.0, 10.0), support_selection_grid=("random",),
+              n_support_grid=(15,), max_iter=60, random_state=5)
+    m_min = LABRBFRegressorCV(rule="min", **kw).fit(X, y)
+    m_1se = LABRBFRegressorCV(rule="1se", **kw).fit(X, y)
+    mse = np.asarray(m_min.cv_results_["val_mse"])
+    np.testing.assert_array_equal(mse, m_1se.cv_results_["val_mse"])  # same candidates
+    best = int(np.argmin(mse))
+    # rebuild the per-point squared errors of the chosen and the best candidate
+    n, v = y.size, m_1se.validation_
+    tr = np.setdiff1d(np.arange(n), v)
+
+    def sq(params):
+        f = LABRBFRegressor(max_iter=60, random_state=m_1se.candidate_seed_, **params)
+        return (f.fit(X[tr], y[tr]).predict(X[v]) - y[v]) ** 2
+    params = m_1se.cv_results_["params"]
+    chosen = params.index(m_1se.best_params_)
+    diff = sq(params[chosen]) - sq(params[best])
+    assert mse[chosen] <= mse[best] + diff.std(ddof=1) / np.sqrt(diff.size)
+    assert m_1se.best_params_["lam"] >= m_min.best_params_["lam"]
+    # no larger lambda is within one standard error
+    for i, p in enumerate(params):
+        if p["lam"] > m_1se.best_params_["lam"]:
+            d = sq(p) - sq(params[best])
+            assert mse[i] > mse[best] + d.std(ddof=1) / np.sqrt(d.size)
+
+
 def test_large_ridge_shrinks_to_the_mean_of_the_support_labels():
     """Why a validation-chosen lambda protects against noise: f(x_j) = y_j - lam alpha_j on
     the supports, and as lam grows f tends to the constant mean(y_sv)."""
@@ -72,6 +100,7 @@ def test_large_ridge_shrinks_to_the_mean_of_the_support_labels():
     ({"support_selection_grid": ("nearest",)}, "support_selection_grid"),
     ({"n_support_grid": (1,)}, "n_support_grid"),
     ({"cv": 1}, "cv"),
+    ({"rule": "max"}, "rule"),
     ({"validation_fraction": 1.0}, "validation_fraction"),
 ])
 def test_bad_parameters_name_the_parameter(params, match):
