@@ -444,7 +444,10 @@ def real_data(args):
     print("|---|---|---|---|---|---|---|")
     for name, (X, y) in real_sets().items():
         for label, make in (("LAB RBF (paper)", lambda s: LABRBFRegressor(random_state=s)),
-                            ("LAB RBF CV", lambda s: LABRBFRegressorCV(random_state=s))):
+                            ("LAB RBF CV, argmin", lambda s: LABRBFRegressorCV(
+                                rule="min", random_state=s)),
+                            ("LAB RBF CV (1 SE, default)",
+                             lambda s: LABRBFRegressorCV(random_state=s))):
             r2s, times, picks = [], [], []
             for s in range(10):
                 Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=s)
