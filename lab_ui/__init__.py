@@ -48,6 +48,11 @@ from .exports import (  # noqa: F401
 from .influence import (  # noqa: F401
     influence_panel,
 )
+from .maps import (  # noqa: F401
+    follow_cell_click,
+    maps_panel,
+    sweep_map,
+)
 from .progress import (  # noqa: F401
     Progress,
     stop_requested,
@@ -124,6 +129,7 @@ __all__ = [
     "exports",
     "fit",
     "fit_key",
+    "follow_cell_click",
     "get_data",
     "grid_for",
     "grid_geometry",
@@ -131,6 +137,7 @@ __all__ = [
     "home_figure",
     "influence_panel",
     "keep_good",
+    "maps_panel",
     "matrix_caption",
     "matrix_figure",
     "method_controls",
@@ -155,6 +162,7 @@ __all__ = [
     "stop_requested",
     "surface_chart",
     "sweep",
+    "sweep_map",
     "sync_url",
     "uploaded_csv",
     "view_panel",
