@@ -27,7 +27,7 @@ from nplk_app import maps as lab_maps
 
 from .progress import Progress, stop_requested
 from .running import on_cluster
-from .state import PAGE_FILES, STORE, _STOPPED, params
+from .state import _STOPPED, PAGE_FILES, STORE, params
 from .stores import _MISS, cache
 from .widgets import get_data
 

@@ -142,6 +142,8 @@ class MapResult:
     seeds: tuple[int, ...] = ()
     messages: list[Message] = field(default_factory=list)
     stopped: bool = False
+    iterations: np.ndarray | None = None  # solver iterations per fit (NaN: none reported)
+    finished: np.ndarray | None = None    # which fits ran (failed ones included)
 
     @property
     def ok(self) -> bool:
@@ -154,7 +156,7 @@ class MapResult:
     @property
     def done(self) -> int:
         """Fits finished (cells × seeds), failed ones included."""
-        return int(self._done.sum()) if hasattr(self, "_done") else \
+        return int(self.finished.sum()) if self.finished is not None else \
             int(np.isfinite(self.times).sum())
 
     @property
@@ -188,6 +190,14 @@ class MapResult:
         if self.f_off is None or self.baseline is None:
             return None
         return self.mean(self.f_off - self.baseline)
+
+
+def _takes_warm_start(method: str) -> bool:
+    """Whether ``method``'s estimator can start from a previous fit."""
+    try:
+        return "warm_start" in METHODS[method].load()().get_params()
+    except (ImportError, AttributeError, TypeError):
+        return False
 
 
 def baseline_of(method: str) -> str | None:
@@ -231,7 +241,7 @@ def summarize_cell(res: LabResult, X_test: np.ndarray, y_test: np.ndarray,
             off = _metric(res.task, np.asarray(y_test, dtype=float), pred)
     return {"ok": res.ok, "test": res.test_score, "train": res.train_score,
             "rank": None if not res.ok or res.rank is None else int(res.rank),
-            "time": res.fit_time, "off": off,
+            "time": res.fit_time, "off": off, "iterations": res.n_iter,
             "base": float("nan") if base is None or not base.ok else base.test_score,
             "messages": [m for m in res.messages if m.level != "info"]
             + ([] if base is None else [m for m in base.messages if m.level == "error"]),
@@ -242,17 +252,18 @@ def run_line(params: Mapping[str, Any], method: str, line_param: str, line_value
              fixed: Mapping[str, Any], X_train, y_train, X_test, y_test, *,
              data_key: str = "", baseline: str | None = None,
              on_cell: Callable[[int, dict], Any] | None = None,
-             callback: Callable | None = None) -> list[dict]:
+             callback: Callable | None = None, warm_starts: bool = True) -> list[dict]:
     """Fit ``method`` at every value of ``line_param`` (the other parameters ``fixed``)
     in order, each warm-starting from the previous cell when only a continuous parameter
     other than σ moved (the one-parameter sweep's rule); also the ``baseline`` with the
     same parameters (fitted once per distinct σ, C, ε, λ). ``on_cell(j, summary)`` after
-    each cell; a True from it stops the line (the cells done are returned)."""
+    each cell; a True from it stops the line (the cells done are returned).
+    ``warm_starts=False``: every cell a cold fit (for the benchmark's comparison)."""
     out: list[dict] = []
     prev: LabResult | None = None
     base_fits: dict[tuple, LabResult] = {}
     for j, p in enumerate(line_params(params, line_param, line_values, fixed)):
-        warm = prev if prev is not None and prev.ok and \
+        warm = prev if warm_starts and prev is not None and prev.ok and \
             can_warm_start(prev.params, p, method) else None
         res = fit_method(p, X_train, y_train, X_test, y_test, method=method,
                          data_key=data_key, warm_from=warm, callback=callback)
@@ -272,11 +283,12 @@ def run_line(params: Mapping[str, Any], method: str, line_param: str, line_value
 
 
 def line_task(params, method, line_param, line_values, fixed, X_train, y_train, X_test,
-              y_test, data_key, *, baseline=None) -> list[dict]:
+              y_test, data_key, *, baseline=None, warm_starts=True) -> list[dict]:
     """:func:`run_line` as a self-contained task (module level, so a worker process can
     import it)."""
     return run_line(params, method, line_param, line_values, fixed, X_train, y_train,
-                    X_test, y_test, data_key=data_key, baseline=baseline)
+                    X_test, y_test, data_key=data_key, baseline=baseline,
+                    warm_starts=warm_starts)
 
 
 def line_key(method: str, params: Mapping[str, Any], line_param: str, line_values: Sequence,
@@ -302,8 +314,8 @@ class _MapArrays:
         shape = (values2.size, values1.size, repeats)
         self.method, self.param1, self.param2 = method, param1, param2
         self.values1, self.values2, self.metric = values1, values2, metric
-        self.scores, self.train, self.ranks, self.times = (np.full(shape, np.nan)
-                                                           for _ in range(4))
+        self.scores, self.train, self.ranks, self.times, self.iters = (
+            np.full(shape, np.nan) for _ in range(5))
         self.base = np.full(shape, np.nan) if baseline else None
         self.off = np.full(shape, np.nan) if f_off else None
         self.done = np.zeros(shape, dtype=bool)
@@ -327,6 +339,8 @@ class _MapArrays:
             self.train[i2, i1, r] = s["train"]
             self.ranks[i2, i1, r] = np.nan if s["rank"] is None else s["rank"]
             self.times[i2, i1, r] = s["time"]
+            it = s.get("iterations")
+            self.iters[i2, i1, r] = np.nan if it is None else it
             if self.off is not None:
                 self.off[i2, i1, r] = s["off"]
         if self.base is not None:
@@ -340,8 +354,8 @@ class _MapArrays:
                         None if self.base is None else self.base.copy(),
                         None if off is None else off.copy(), self.knn.copy(),
                         self.baseline, self.warm_param, tuple(self.seeds),
-                        list(self.messages), stopped)
-        out._done = self.done.copy()
+                        list(self.messages), stopped, self.iters.copy(),
+                        self.done.copy())
         return out
 
 
@@ -353,7 +367,7 @@ def run_map(params: Mapping[str, Any], method: str, param1: str, values1: Sequen
             known: Callable[[tuple], list[dict] | None] | None = None,
             on_result: Callable[[tuple, list[dict]], Any] | None = None,
             fit_missing: bool = True, callback: Callable | None = None,
-            workers: int = 1) -> MapResult:
+            workers: int = 1, warm_starts: bool = True) -> MapResult:
     """Fit ``method`` at every pair (``values1`` × ``values2``) of ``param1`` and
     ``param2`` on seeds ``seed … seed+repeats-1`` (each seed its own data draw and
     split), with the baseline of :data:`BASELINES` at the same σ and C, the score with
@@ -367,6 +381,7 @@ def run_map(params: Mapping[str, Any], method: str, param1: str, values1: Sequen
     as tasks of :func:`nplk_core.parallel.iter_fits` under the active joblib backend
     (``n_jobs`` as there). The work budget (:func:`budget.map_verdict`, with
     ``workers``) refuses maps that are too large, with a message.
+    ``warm_starts=False`` fits every cell cold (the benchmark compares both).
     """
     spec = METHODS[method]
     values1, values2 = np.asarray(values1), np.asarray(values2)
@@ -379,7 +394,7 @@ def run_map(params: Mapping[str, Any], method: str, param1: str, values1: Sequen
     line_param, line_values, other, other_values = (
         (param1, values1, param2, values2) if axis == 0 else
         (param2, values2, param1, values1))
-    out.warm_param = line_param if any(
+    out.warm_param = line_param if _takes_warm_start(method) and any(
         can_warm_start({**params, line_param: _py(a)}, {**params, line_param: _py(b)}, method)
         for a, b in zip(line_values[:-1], line_values[1:], strict=True)) else None
     if param1 == param2:
@@ -442,7 +457,7 @@ def run_map(params: Mapping[str, Any], method: str, param1: str, values1: Sequen
     if parallel:
         return _run_parallel(out, todo, params, method, line_param, line_values, baseline,
                              record_line, progress, on_result, n_jobs, total,
-                             lambda: done)
+                             lambda: done, warm_starts)
     for r, k, fixed, data, key in todo:
         ps = line_params(params, line_param, line_values, fixed)
         cells: list[dict] = []
@@ -460,7 +475,7 @@ def run_map(params: Mapping[str, Any], method: str, param1: str, values1: Sequen
 
         run_line(params, method, line_param, line_values, fixed, data.X_train, data.y_train,
                  data.X_test, data.y_test, data_key=data.key, baseline=baseline,
-                 on_cell=on_cell, callback=callback)
+                 on_cell=on_cell, callback=callback, warm_starts=warm_starts)
         if len(cells) == len(line_values) and on_result is not None:
             on_result(key, cells)
         if stop["now"]:
@@ -469,12 +484,14 @@ def run_map(params: Mapping[str, Any], method: str, param1: str, values1: Sequen
 
 
 def _run_parallel(out, todo, params, method, line_param, line_values, baseline, record_line,
-                  progress, on_result, n_jobs, total, done_count) -> MapResult:
+                  progress, on_result, n_jobs, total, done_count, warm_starts=True
+                  ) -> MapResult:
     from nplk_core.parallel import iter_fits
 
     tasks = [(params, method, line_param, tuple(_py(v) for v in line_values), fixed,
               d.X_train, d.y_train, d.X_test, d.y_test, d.key) for _, _, fixed, d, _ in todo]
-    gen = iter_fits(line_task, tasks, n_jobs=n_jobs, shared={"baseline": baseline})
+    gen = iter_fits(line_task, tasks, n_jobs=n_jobs,
+                    shared={"baseline": baseline, "warm_starts": warm_starts})
     finished = 0
     try:
         for i, cells in gen:
