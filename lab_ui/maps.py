@@ -78,7 +78,10 @@ def sweep_map(P: Mapping[str, Any], method: str, param1: str, values1, param2: s
         hit = store.get(k, _MISS)
         return None if hit is _MISS else hit
 
+    fitted = {"lines": 0}
+
     def keep(k, cells):
+        fitted["lines"] += 1
         store.put(k, cells)
 
     def data_fn(seed: int):
@@ -146,8 +149,9 @@ def sweep_map(P: Mapping[str, Any], method: str, param1: str, values1, param2: s
         with on_cluster(cluster) as where:
             if where is not None:
                 out = run(where, parallel=True, n_jobs=None, n_workers=max(workers(), 2))
-                out.messages.append(lab.Message(
-                    "info", f"The fits ran on the Dask cluster at {cluster}."))
+                if fitted["lines"]:
+                    out.messages.append(lab.Message(
+                        "info", f"The fits ran on the Dask cluster at {cluster}."))
                 ss.get(_PARTIAL, {}).pop(key, None)
                 return cache("sweeps").put(key, out) if not out.stopped else out
     local_parallel = serial > PARALLEL_ABOVE_S and workers() > 1
@@ -231,7 +235,9 @@ def map_figures(m: lab_maps.MapResult, P: Mapping[str, Any]) -> list[tuple[str, 
             score_figure(m, mark=kw["mark"], hover=kw["hover"])),
            ("spread", "Standard deviation of the test score over the seeds.",
             fg.map_figure(m.values1, m.values2, m.spread(m.scores),
-                          title=f"{label}: spread over seeds", colorbar="std",
+                          title=f"{label}: spread over seeds", colorbar="std", zmin=0.0,
+                          zmax=max(float(np.nanmax(m.spread(m.scores), initial=0.0)),
+                                   0.01),
                           cell_format=".2f" if not err else ".2g", **kw))]
     if m.baseline is not None:
         out.append(("baseline", f"The plain {base} with the same "

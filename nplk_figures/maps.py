@@ -19,7 +19,10 @@ from .common import DIVERGING, SEQUENTIAL, _axis, _figure, _layout, f32
 
 
 def _fmt_value(v: float) -> str:
-    return f"{float(v):.3g}"
+    """A parameter value as a tick label: 4 significant digits, no exponent between
+    0.001 and 100,000."""
+    v = float(v)
+    return f"{v:.4g}" if v == 0 or 1e-3 <= abs(v) < 1e5 else f"{v:.3g}"
 
 
 def map_hover(values1: Sequence[float], values2: Sequence[float], label1: str, label2: str,
