@@ -10,6 +10,7 @@ from ``test_browser.py``); skips when either is missing. Also writes
 
 from __future__ import annotations
 
+import re
 from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
@@ -80,4 +81,31 @@ def test_clicking_a_map_cell_opens_the_method_in_that_state(app_server, page):
     assert q["method"] == "dank"
     assert float(q["sigma"]) == float(sigmas[i1]) and float(q["C"]) == float(cs[i2])
     assert q["n_samples"] == "40" and q["dataset"] == "clowns"
+    assert not exception_texts(page)
+
+
+def test_a_map_fills_in_live_and_stop_keeps_the_cells_done(app_server, page):
+    # 10 × 10 values × 3 seeds of DANK at n = 200: long enough to stop half-way
+    query = {**QUERY, "sweep_points": "10", "sweep_points2": "10", "sweep_repeats": "3",
+             "n_samples": "200", "seed": "11"}
+    page.goto(f"{app_server.url}/Sensitivity?{urlencode(query)}",
+              wait_until="domcontentloaded")
+    page.wait_for_selector('button:has-text("Stop")', timeout=FIRST_CHART_TIMEOUT_MS)
+    # the score map is drawn while the cells come in: "(k of 300 fits)" in its title
+    partial = page.wait_for_function(
+        """() => [...document.querySelectorAll('.js-plotly-plot')].map(g =>
+             (g._fullLayout && g._fullLayout.title && g._fullLayout.title.text) || '')
+             .find(t => /^DANK: test accuracy \\(\\d+ of 300 fits\\)$/.test(t)) || null""",
+        timeout=120_000, polling=100).json_value()
+    done_then = int(partial.split("(")[1].split()[0])
+    assert 0 < done_then < 300
+    page.locator('button:has-text("Stop")').first.click()
+    wait_idle(page, timeout_ms=120_000)
+    note = page.get_by_text(re.compile(r"Map stopped: the \d+ of 300 fits done so far"))
+    note.first.wait_for(timeout=60_000)
+    kept = int(re.search(r"the (\d+) of 300", note.first.inner_text()).group(1))
+    assert done_then <= kept < 300
+    page.wait_for_function(f"(a) => ({CELL_JS})(a) !== null",
+                           arg=["DANK: test accuracy", 0, 0], timeout=RERUN_TIMEOUT_MS,
+                           polling=100)
     assert not exception_texts(page)
