@@ -3,8 +3,8 @@ draw, export, and open a clicked cell on the method's page.
 
 The numbers come from :mod:`nplk_app.maps` (lines of warm-started fits, the baseline,
 F switched off, 1-NN), the heatmaps from :func:`nplk_figures.map_figure`. Every finished
-line of cells is kept in the shared ``fits`` store (all sessions of this server), the
-whole map in ``sweeps``; a stopped map shows every cell done so far. Locally the lines
+line of cells is kept in the shared ``map-lines`` store (all sessions of this server),
+the whole map in ``sweeps``; a stopped map shows every cell done so far. Locally the lines
 run in two processes (joblib's loky) when the map is expected to take more than a couple
 of seconds; with an operator-configured Dask scheduler ticked, on its workers.
 """
@@ -71,7 +71,7 @@ def sweep_map(P: Mapping[str, Any], method: str, param1: str, values1, param2: s
     hit = cache("sweeps").get(key, _MISS)
     if hit is not _MISS:
         return hit
-    store = cache("fits")
+    store = cache("map-lines")
     ss = st.session_state
 
     def known(k):

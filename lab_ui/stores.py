@@ -107,8 +107,9 @@ class LRU:
 
 @st.cache_resource(show_spinner=False)
 def cache(name: str) -> LRU:
-    """The LRU store ``name`` ("data", "fits", "grids", "figs", "sweeps")."""
-    return LRU(128 if name == "figs" else 64,
+    """The LRU store ``name`` ("data", "fits", "grids", "figs", "sweeps", "map-lines":
+    the maps' finished lines, a few numbers each)."""
+    return LRU({"figs": 128, "map-lines": 1024}.get(name, 64),
                max_bytes=(300 if name == "fits" else 100) * 2 ** 20, name=name)
 
 
