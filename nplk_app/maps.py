@@ -17,7 +17,8 @@ of the learned F (G) picked by an out-of-sample rule; with F' = 11ᵀ at test ti
 prediction is the learned α and b with the plain kernel, f(x) = Σᵢ αᵢyᵢ k(xᵢ, x) + b.
 Its score minus the baseline's is the part of the gain that something learned carries
 by itself, apart from the test-time rule (which makes DANK's labels follow the nearest
-training point's: SPEC §1). :func:`f_off_predict` computes it from a fitted estimator.
+training point's: SPEC §1). :func:`f_off_predict` is :mod:`nplk_app.ablation`'s, the
+same one the Classification page's score table uses.
 """
 
 from __future__ import annotations
@@ -51,47 +52,13 @@ F_OFF_METHODS = ("dank", "dank_svr", "knpl")
 # the learned matrix switched off, 1-NN
 # ---------------------------------------------------------------------------
 
-def _plain_kernel(X_fit: np.ndarray, X: np.ndarray, sigma: float) -> np.ndarray:
-    from nplk_core.kernels import gaussian_kernel
-    return gaussian_kernel(np.asarray(X_fit, dtype=float), np.asarray(X, dtype=float),
-                           sigma=float(sigma))
-
-
-def f_off_decision(estimator: Any, X: np.ndarray) -> np.ndarray | None:
-    r"""Decision values of a fitted DANK / DANK-SVR / KNPL model with its learned matrix
-    switched off at test time: :math:`f(x) = \sum_i u_i k(x_i, x) + b` with the learned
-    :math:`u = \alpha \circ y` (SVR: :math:`\hat\alpha - \check\alpha`) and bias, the
-    plain Gaussian kernel in place of :math:`F'_{i, j^*} k(x_i, x)`. None for a model it
-    does not apply to (one-vs-rest, the scalable decomposition, other methods)."""
-    if estimator is None or getattr(estimator, "ovr_", None) is not None:
-        return None
-    if int(getattr(estimator, "n_clusters", 1) or 1) > 1:
-        return None
-    u = getattr(estimator, "dual_u_", None)
-    if u is None and getattr(estimator, "G_", None) is not None:
-        u = getattr(estimator, "dual_coef_", None)          # KNPL: alpha * y
-    X_fit = getattr(estimator, "X_fit_", None)
-    b = getattr(estimator, "intercept_", None)
-    if u is None or X_fit is None or b is None or np.ndim(u) != 1 or np.ndim(b) != 0:
-        return None
-    u = np.asarray(u, dtype=float)
-    S = np.flatnonzero(u)
-    X = np.asarray(X, dtype=float)
-    if S.size == 0:
-        return np.full(X.shape[0], float(b))
-    return u[S] @ _plain_kernel(X_fit[S], X, estimator.sigma) + float(b)
-
-
-def f_off_predict(estimator: Any, X: np.ndarray) -> np.ndarray | None:
-    """Predictions with the learned matrix switched off (:func:`f_off_decision`):
-    class labels for a classifier (the sign picks ``classes_[1]``), values for DANK-SVR."""
-    d = f_off_decision(estimator, X)
-    if d is None:
-        return None
-    classes = getattr(estimator, "classes_", None)
-    if classes is None:
-        return d
-    return np.asarray(classes)[(d > 0).astype(int)]
+def f_off_predict(estimator: Any, X: np.ndarray, task: str) -> np.ndarray | None:
+    """Predictions of a fitted DANK / DANK-SVR / KNPL model with its learned matrix
+    switched off at test time (the learned α and b with the plain kernel):
+    :func:`nplk_app.ablation.off_predict`, the one the Classification page's score table
+    uses. None for a model without a learned matrix."""
+    from .ablation import off_predict
+    return off_predict(estimator, X, task)
 
 
 def _metric(task: str, y_true: np.ndarray, y_pred: np.ndarray) -> float:
@@ -236,7 +203,7 @@ def summarize_cell(res: LabResult, X_test: np.ndarray, y_test: np.ndarray,
     score with the learned matrix switched off (small: no estimator)."""
     off = float("nan")
     if res.ok and res.method in F_OFF_METHODS:
-        pred = f_off_predict(res.estimator, X_test)
+        pred = f_off_predict(res.estimator, X_test, res.task)
         if pred is not None:
             off = _metric(res.task, np.asarray(y_test, dtype=float), pred)
     return {"ok": res.ok, "test": res.test_score, "train": res.train_score,

@@ -73,28 +73,33 @@ def test_one_nn_is_scored_on_each_seeds_split(dank_map):
 
 
 def test_f_off_is_the_learned_alpha_with_the_plain_kernel():
+    from nplk_app.ablation import off_decision
     X, y = make_clowns(80, random_state=1)
     Xt, _ = make_clowns(30, random_state=2)
     est = DANKClassifier(C=10.0, sigma=4.0).fit(X, y)
-    u = est.dual_u_
-    want = u @ rbf_kernel(X, Xt, gamma=sigma_to_gamma(4.0)) + est.intercept_
-    np.testing.assert_allclose(maps.f_off_decision(est, Xt), want, atol=1e-10)
-    np.testing.assert_array_equal(maps.f_off_predict(est, Xt),
+    want = est.dual_u_ @ rbf_kernel(X, Xt, gamma=sigma_to_gamma(4.0)) + est.intercept_
+    np.testing.assert_array_equal(maps.f_off_predict(est, Xt, lab.CLASSIFICATION),
                                   est.classes_[(want > 0).astype(int)])
     # with F = 11ᵀ exactly (τ = 0, η → ∞) switching F off changes nothing
     flat = DANKClassifier(C=10.0, sigma=4.0, tau=0.0, eta=1e12).fit(X, y)
     np.testing.assert_allclose(flat.F_, 1.0, atol=1e-9)
-    np.testing.assert_allclose(maps.f_off_decision(flat, Xt),
-                               flat.decision_function(Xt), atol=1e-7)
+    np.testing.assert_allclose(off_decision(flat, Xt), flat.decision_function(Xt),
+                               atol=1e-7)
     # KNPL: alpha * y with the plain kernel
     kn = KNPLClassifier(C=10.0, sigma=4.0).fit(X, y)
     want = kn.dual_coef_ @ rbf_kernel(X, Xt, gamma=sigma_to_gamma(4.0)) + kn.intercept_
-    np.testing.assert_allclose(maps.f_off_decision(kn, Xt), want, atol=1e-10)
-    # not defined for a one-vs-rest model or an SVC
-    X3 = np.vstack([X, X[:20] + 5.0])
-    y3 = np.concatenate([y, np.full(20, 2)])
-    assert maps.f_off_predict(DANKClassifier(C=1.0).fit(X3, y3), Xt) is None
-    assert maps.f_off_predict(object(), Xt) is None
+    np.testing.assert_array_equal(maps.f_off_predict(kn, Xt, lab.CLASSIFICATION),
+                                  kn.classes_[(want > 0).astype(int)])
+    assert maps.f_off_predict(object(), Xt, lab.CLASSIFICATION) is None
+
+
+def test_f_off_map_is_the_score_of_f_off_predictions(dank_map):
+    data, _ = lab.prepare_data(SMALL, lab.CLASSIFICATION, seed=1)
+    p = {**SMALL, "sigma": float(SIGMAS[2]), "C": float(CS[0])}
+    res = lab.fit_method(p, data.X_train, data.y_train, data.X_test, data.y_test,
+                         method="dank")      # the first cell of a line: a cold fit
+    pred = maps.f_off_predict(res.estimator, data.X_test, lab.CLASSIFICATION)
+    assert dank_map.f_off[0, 2, 1] == np.mean(pred == data.y_test)
 
 
 def test_f_share_is_f_off_minus_the_baseline(dank_map):
