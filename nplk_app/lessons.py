@@ -1,0 +1,843 @@
+r"""Lessons: guided walks through the lab for a student who knows an SVM but not the papers.
+
+A :class:`Lesson` is data: a title and 4–8 :class:`Step` s. A step is one sentence, a lab
+page in a set state (settings as in the URL codec, the rest at their defaults), the
+figure to draw there, and a predict-then-reveal question. The revealed answer is never
+written in: each step's ``measure`` fits the lab at the step's state (through
+:func:`nplk_app.data.prepare_data` and :func:`nplk_app.methods.fit_method`, exactly as
+the pages do) and returns a :class:`Reveal` whose ``answer`` (the option the numbers
+support) is decided in code from those numbers. ``expect`` is the option the lesson's
+sentences were written around; ``tests/test_lessons.py`` checks at every step that the
+numbers still choose it, and the page shows the measured answer whatever ``expect`` says.
+
+The honesty rule that shaped lesson 2: on the clowns at σ = 10, C = 10, DANK's learned F
+stays within about ±1 % of the all-ones matrix, and its test-set gain over the plain SVM
+comes from the out-of-sample rule (a test point takes the row of F of its nearest
+training point), which makes DANK's test labels those of a 1-nearest-neighbour
+classifier; with F switched off at test time DANK scores like the plain SVM. The lesson
+measures all of this live (:func:`dank_gain`).
+
+A teacher's own lesson is an ordered list of (page state, sentence) pairs encoded in one
+URL value (:func:`encode_teacher_lesson`, :func:`decode_teacher_lesson`): compact JSON,
+zlib, base64url. Decoding is as strict as every other URL input: the text is capped in
+length and step count, the inflated size is capped before it is inflated, every state is
+decoded by the settings codec (unknown or invalid settings refuse the lesson, naming the
+step), the expected work of all steps is capped by the work budget, and sentences are
+returned as plain text for the page to show as such.
+
+Pure Python (no Streamlit); scikit-learn only inside the functions that fit.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import zlib
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+from urllib.parse import urlencode
+
+import numpy as np
+
+from . import budget, codec
+from .data import LabData, prepare_data
+from .methods import fit_method, fit_pairwise
+from .presets import PAGE_FILES, PAGE_PATHS
+from .results import LabResult, PairwiseResult
+from .settings_table import CLASSIFICATION, REGRESSION, Message, _msg, clip, defaults
+
+#: pages a lesson step can show (their figure is drawn on the Lessons page)
+STEP_PAGES = ("classification", "regression", "pairwise")
+#: figures a step can draw, per page
+FIGURES = MappingProxyType({
+    "classification": ("surface", "matrix"),
+    "regression": ("curve", "bandwidth"),
+    "pairwise": ("constraints",),
+})
+_PAGE_METHOD = {"classification": "method", "regression": "reg_method"}
+
+
+# ---------------------------------------------------------------------------
+# lessons as data
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Reveal:
+    """What the numbers at a step's state say: ``answer`` is the index of the option
+    they support (−1: none of them), ``text`` says it in words with the numbers,
+    ``numbers`` holds them for tests and the page."""
+
+    answer: int
+    text: str
+    numbers: Mapping[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step: a sentence, a page in a set state, a figure and (optionally) a
+    predict-then-reveal question."""
+
+    sentence: str
+    page: str
+    state: Mapping[str, Any]
+    figure: str
+    question: str = ""
+    options: tuple[str, ...] = ()
+    expect: int = -1
+    measure: Callable[[Mapping[str, Any]], Reveal] | None = field(default=None,
+                                                                 compare=False)
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """The full lab state of the step: the defaults with the step's settings."""
+        return {**defaults(), **self.state}
+
+    @property
+    def method(self) -> str:
+        if self.page == "pairwise":
+            return "simple_npkl"
+        return str(self.params[_PAGE_METHOD[self.page]])
+
+    @property
+    def task(self) -> str:
+        return REGRESSION if self.page == "regression" else CLASSIFICATION
+
+    def reveal(self) -> Reveal | None:
+        """The measured answer (None for a step without a question)."""
+        return None if self.measure is None else self.measure(self.params)
+
+
+@dataclass(frozen=True)
+class Lesson:
+    number: int
+    title: str
+    summary: str
+    steps: tuple[Step, ...]
+
+
+def step_query(step: Step) -> dict[str, str]:
+    """URL query of the step's page in the step's whole state (every setting that
+    matters there, so the link replaces what a session had set, like a preset)."""
+    full = step.params
+    return codec.encode_query(full, codec.relevant_names(step.page, full))
+
+
+def step_url(step: Step) -> str:
+    """A relative link that opens the step's lab page in the step's state."""
+    return f"/{PAGE_PATHS[step.page]}?{urlencode(step_query(step))}"
+
+
+def step_file(step: Step) -> str:
+    return PAGE_FILES[step.page]
+
+
+# ---------------------------------------------------------------------------
+# measuring: fits at a state (a small cache, so a lesson's steps share them)
+# ---------------------------------------------------------------------------
+
+_CACHE: OrderedDict[tuple, Any] = OrderedDict()
+_CACHE_SIZE = 48
+
+
+def _key(params: Mapping[str, Any], *extra: Any) -> tuple:
+    return (tuple(sorted((k, repr(v)) for k, v in params.items())),) + extra
+
+
+def _cached(key: tuple, compute: Callable[[], Any]) -> Any:
+    if key in _CACHE:
+        _CACHE.move_to_end(key)
+        return _CACHE[key]
+    value = compute()
+    _CACHE[key] = value
+    while len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return value
+
+
+def lesson_data(params: Mapping[str, Any], task: str) -> LabData:
+    """The data a state describes (ValueError when it cannot be made)."""
+    def make():
+        data, msgs = prepare_data(params, task)
+        if data is None:
+            raise ValueError("; ".join(m.text for m in msgs) or "no data")
+        return data
+    return _cached(_key(params, "data", task), make)
+
+
+def lesson_fit(params: Mapping[str, Any], method: str, task: str = CLASSIFICATION
+               ) -> tuple[LabData, LabResult]:
+    """``method`` fitted at ``params`` as a page fits it (ValueError when it fails)."""
+    p = {**defaults(), **params}
+    data = lesson_data(p, task)
+
+    def fit():
+        res = fit_method(p, data.X_train, data.y_train, data.X_test, data.y_test,
+                         method=method, data_key=data.key)
+        if not res.ok:
+            raise ValueError("; ".join(m.text for m in res.messages) or "the fit failed")
+        return res
+    return data, _cached(_key(p, "fit", method), fit)
+
+
+def lesson_pairwise(params: Mapping[str, Any]) -> tuple[LabData, PairwiseResult]:
+    p = {**defaults(), **params}
+    data = lesson_data(p, CLASSIFICATION)
+
+    def fit():
+        res = fit_pairwise(p, data.X, data.y)
+        if res.estimator is None:
+            raise ValueError("; ".join(m.text for m in res.messages) or "the fit failed")
+        return res
+    return data, _cached(_key(p, "pairwise"), fit)
+
+
+def _count(score: float, m: int) -> int:
+    return int(round(score * m))
+
+
+def _compare(a: float, b: float, m: int) -> int:
+    """0 when accuracy ``a`` beats ``b`` by more than one of ``m`` test points, 2 when it
+    is lower by more than one, 1 when they are within one test point."""
+    d = _count(a, m) - _count(b, m)
+    return 0 if d > 1 else 2 if d < -1 else 1
+
+
+def _acc(score: float, m: int) -> str:
+    return f"{score:.3f} ({_count(score, m)} of {m} test points)"
+
+
+def _share(frac: float, lo: float = 0.1, hi: float = 0.9) -> int:
+    """0: over ``hi``, 2: under ``lo``, 1: between (options 'almost all / some / few')."""
+    return 0 if frac > hi else 2 if frac < lo else 1
+
+
+def _pct(x: float) -> str:
+    """A share as a percentage with two significant digits (0.00026 % stays visible)."""
+    return f"{100 * x:.2g} %"
+
+
+def _size(rel: float) -> int:
+    """0: under 1 %, 1: 1–10 %, 2: over 10 %."""
+    return 0 if rel < 0.01 else 1 if rel <= 0.10 else 2
+
+
+def f_off_scores(res: LabResult, data: LabData) -> np.ndarray:
+    """DANK's decision values on the test points with F switched off at test time:
+    the same trained dual vector and bias, every learned entry F[i, j*] replaced by 1,
+    i.e. ``Σᵢ uᵢ k(xᵢ, x) + b``."""
+    from nplk_core.kernels import gaussian_kernel
+    est = res.estimator
+    S = np.flatnonzero(est.dual_u_)
+    if S.size == 0:
+        return np.full(len(data.y_test), float(est.intercept_))
+    K = gaussian_kernel(est.X_fit_[S], data.X_test, sigma=float(est.sigma))
+    return est.dual_u_[S] @ K + est.intercept_
+
+
+def nearest_neighbour_labels(data: LabData) -> np.ndarray:
+    """A 1-nearest-neighbour classifier's test labels (scikit-learn)."""
+    from sklearn.neighbors import KNeighborsClassifier
+    return KNeighborsClassifier(n_neighbors=1).fit(data.X_train, data.y_train) \
+        .predict(data.X_test)
+
+
+def dank_gain(params: Mapping[str, Any]) -> dict[str, float]:
+    """Where DANK's test score comes from at ``params``: DANK, DANK with F switched off
+    at test time, the plain SVM with the same σ and C, 1-NN, DANK's agreement with 1-NN
+    and with the SVM on the test points, and F's largest distance from all-ones."""
+    data, dank = lesson_fit({**params, "method": "dank"}, "dank")
+    _, svm = lesson_fit({**params, "method": "svm"}, "svm")
+    y = data.y_test
+    pred = dank.estimator.predict(data.X_test)
+    off = np.where(f_off_scores(dank, data) >= 0, 1.0, -1.0)
+    nn = nearest_neighbour_labels(data)
+    svm_pred = svm.estimator.predict(data.X_test)
+    return {"dank": dank.test_score, "svm": svm.test_score,
+            "f_off": float(np.mean(off == y)), "nn": float(np.mean(nn == y)),
+            "agree_nn": float(np.mean(pred == nn)), "agree_svm": float(np.mean(pred == svm_pred)),
+            "f_dev": float(np.max(np.abs(dank.matrix - 1.0))), "m": float(len(y))}
+
+
+# ---------------------------------------------------------------------------
+# lesson 1: what σ does to a kernel and an SVM
+# ---------------------------------------------------------------------------
+
+_CLOWNS_SVM = {"dataset": "clowns", "method": "svm", "C": 10.0, "show_baseline": False}
+
+
+def _memorise(p: Mapping[str, Any]) -> Reveal:
+    data, r = lesson_fit(p, "svm")
+    m = len(data.y_test)
+    tr, te = r.train_score, r.test_score
+    ans = 0 if tr >= 0.97 and tr - te >= 0.05 else 1 if abs(tr - te) < 0.05 and te >= 0.8 \
+        else 2
+    return Reveal(ans, f"Training accuracy {tr:.3f}, test accuracy {_acc(te, m)}. With σ "
+                       f"this small a point is similar only to itself and its closest "
+                       f"neighbours, so the SVM can fit every training label, but that "
+                       f"does not carry over to new points.", {"train": tr, "test": te})
+
+
+def _kernel_share(below: float | None = None, above: float | None = None
+                  ) -> Callable[[Mapping[str, Any]], Reveal]:
+    def measure(p: Mapping[str, Any]) -> Reveal:
+        _, r = lesson_fit(p, str(p["method"]))
+        K = r.kernel
+        off = ~np.eye(K.shape[0], dtype=bool)
+        if below is not None:
+            frac = float(np.mean(K[off] < below))
+            what = f"below {below:g}"
+        else:
+            frac = float(np.mean(K[off] > above))
+            what = f"above {above:g}"
+        return Reveal(_share(frac), f"{frac:.1%} of the off-diagonal entries of K are "
+                                    f"{what} (σ = {p['sigma']:g}).", {"share": frac})
+    return measure
+
+
+def _against(other: Mapping[str, Any], what: str) -> Callable[[Mapping[str, Any]], Reveal]:
+    """Compare the test accuracy at the step's state with the same state changed by
+    ``other`` (same data: only model settings differ)."""
+    def measure(p: Mapping[str, Any]) -> Reveal:
+        method = str(p["method"])
+        data, r = lesson_fit(p, method)
+        q = {**p, **other}
+        _, s = lesson_fit(q, str(q["method"]))
+        m = len(data.y_test)
+        return Reveal(_compare(r.test_score, s.test_score, m),
+                      f"Here: {_acc(r.test_score, m)}; {what}: {_acc(s.test_score, m)}.",
+                      {"here": r.test_score, "other": s.test_score})
+    return measure
+
+
+_HIGHER_SAME_LOWER = ("Higher", "About the same (within one test point)", "Lower")
+_SHARES = ("Almost all (over 90 %)", "Some (10–90 %)", "Few (under 10 %)")
+_SIZES = ("Under 1 %", "Between 1 % and 10 %", "Over 10 %")
+
+LESSON_SIGMA = Lesson(1, "What σ does to a kernel and an SVM",
+    "The Gaussian kernel's width σ decides which points count as alike; too small and "
+    "the SVM memorises, too large and it can only draw a nearly straight line.", (
+    Step("The Gaussian kernel k(x, x′) = exp(−‖x − x′‖² / (2σ²)) measures how alike two "
+         "points are: 1 for the same point, near 0 once they are a few σ apart. Here the "
+         "plain SVM uses σ = 0.05, tiny next to the spread of the clowns (the data are "
+         "scaled to about ±2).", "classification", {**_CLOWNS_SVM, "sigma": 0.05},
+         "surface", "How will the SVM score on the points it trained on, and on new test "
+         "points?", ("Near-perfect on training points, clearly lower on test points",
+                     "About the same on both", "Low on both"), 0, _memorise),
+    Step("The kernel matrix K holds k(xᵢ, xⱼ) for every pair of training points, "
+         "ordered by class. At σ = 0.05 most pairs are several σ apart.", "classification",
+         {**_CLOWNS_SVM, "sigma": 0.05, "view": "matrix"}, "matrix",
+         "What share of the pairs does the kernel treat as unrelated (k below 0.1)?",
+         _SHARES, 0, _kernel_share(below=0.1)),
+    Step("Now σ = 1, about the size of one clown's head: neighbours are alike, distant "
+         "points are not.", "classification", {**_CLOWNS_SVM, "sigma": 1.0}, "surface",
+         "The test accuracy, compared with σ = 0.05?", _HIGHER_SAME_LOWER, 0,
+         _against({"sigma": 0.05}, "at σ = 0.05")),
+    Step("σ = 10 is wider than the whole data set.", "classification",
+         {**_CLOWNS_SVM, "sigma": 10.0}, "surface",
+         "The test accuracy, compared with σ = 1?", _HIGHER_SAME_LOWER, 2,
+         _against({"sigma": 1.0}, "at σ = 1")),
+    Step("Look at K at σ = 10: the colours are almost flat.", "classification",
+         {**_CLOWNS_SVM, "sigma": 10.0, "view": "matrix"}, "matrix",
+         "What share of the pairs look almost the same to the kernel (k above 0.9)?",
+         _SHARES, 0, _kernel_share(above=0.9)),
+))
+
+
+# ---------------------------------------------------------------------------
+# lesson 2: what DANK learns and where its gain comes from
+# ---------------------------------------------------------------------------
+
+_DANK_STATE = {"dataset": "clowns", "method": "dank", "sigma": 10.0, "C": 10.0,
+               "show_baseline": True}
+
+
+def _dank_vs_svm(p: Mapping[str, Any]) -> Reveal:
+    g = dank_gain(p)
+    m = int(g["m"])
+    return Reveal(_compare(g["dank"], g["svm"], m),
+                  f"DANK: {_acc(g['dank'], m)}; plain SVM with the same σ and C: "
+                  f"{_acc(g['svm'], m)}.", g)
+
+
+def _f_size(p: Mapping[str, Any]) -> Reveal:
+    g = dank_gain(p)
+    return Reveal(_size(g["f_dev"]), f"The largest |Fᵢⱼ − 1| is {_pct(g['f_dev'])}: every "
+                                     f"kernel entry is multiplied by a number between "
+                                     f"{1 - g['f_dev']:.4f} and {1 + g['f_dev']:.4f}.", g)
+
+
+def _gain_source(p: Mapping[str, Any]) -> Reveal:
+    g = dank_gain(p)
+    m = int(g["m"])
+    gain = _count(g["dank"], m) - _count(g["svm"], m)
+    off_like_svm = abs(_count(g["f_off"], m) - _count(g["svm"], m)) <= 1
+    off_like_dank = abs(_count(g["f_off"], m) - _count(g["dank"], m)) <= 1
+    if gain <= 1:
+        ans = 2
+    elif off_like_svm and g["agree_nn"] >= 0.95:
+        ans = 1
+    elif off_like_dank:
+        ans = 0
+    else:
+        ans = -1
+    text = (f"DANK {_acc(g['dank'], m)}. The same trained DANK with F switched off at test "
+            f"time (every borrowed F entry set to 1): {_acc(g['f_off'], m)}. Plain SVM: "
+            f"{_acc(g['svm'], m)}. A 1-nearest-neighbour classifier: {_acc(g['nn'], m)}. "
+            f"DANK's test labels equal 1-NN's on {g['agree_nn']:.0%} of the test points "
+            f"(the SVM's on {g['agree_svm']:.0%}). A new point has no row in F, so DANK "
+            f"borrows the row of its nearest training point; that borrowed row, not a new "
+            f"boundary, carries the gain: F itself is within {g['f_dev']:.1%} of all-ones.")
+    return Reveal(ans, text, g)
+
+
+def _every_seed(p: Mapping[str, Any]) -> Reveal:
+    seeds = range(5)
+    agree = [dank_gain({**p, "seed": s})["agree_nn"] for s in seeds]
+    k = sum(a >= 0.95 for a in agree)
+    ans = 0 if k == len(agree) else 2 if k == 0 else 1
+    listed = ", ".join(f"{a:.0%}" for a in agree)
+    return Reveal(ans, f"DANK's test labels equal 1-NN's on {listed} of the test points "
+                       f"for seeds 0–4: {k} of 5 seeds reach 95 %.",
+                  {"seeds_at_95": float(k), "min_agree": float(min(agree))})
+
+
+LESSON_DANK = Lesson(2, "What DANK learns, and where its gain comes from",
+    "DANK (“Learning Data-adaptive Non-parametric Kernels”) learns a matrix F that "
+    "multiplies the kernel entry by entry. On the clowns with a too-wide kernel it beats "
+    "the plain SVM on test points — and this lesson measures why.", (
+    Step("DANK trains an SVM on F∘K instead of K: every kernel entry k(xᵢ, xⱼ) is "
+         "multiplied by a learned Fᵢⱼ, with F pulled towards the all-ones matrix (which "
+         "would leave K unchanged). Both models here use σ = 10 and C = 10; the plain "
+         "SVM's boundary is dotted.", "classification", _DANK_STATE, "surface",
+         "Which scores higher on the test points?",
+         ("DANK", "About the same (within one test point)", "The plain SVM"), 0,
+         _dank_vs_svm),
+    Step("This is the learned F, on a colour scale centred at 1 that spans its largest "
+         "deviation (so even a tiny change shows).", "classification",
+         {**_DANK_STATE, "view": "matrix"}, "matrix",
+         "How far is F from the all-ones matrix, at its largest entry?", _SIZES, 0, _f_size),
+    Step("So F barely changes the kernel, yet DANK scores higher on new points. To "
+         "classify a new point DANK needs F's entries for it, which training never "
+         "produced.", "classification", _DANK_STATE, "surface",
+         "Where does DANK's gain come from?",
+         ("The learned F reshapes the decision boundary",
+          "The out-of-sample rule: a test point takes the row of F of its nearest "
+          "training point, which copies that neighbour's label",
+          "Nowhere: it is within one test point of the plain SVM"), 1, _gain_source),
+    Step("One data set could be a fluke. The same comparison on five draws of the data "
+         "(seeds 0–4), each with its own train/test split.", "classification",
+         _DANK_STATE, "surface",
+         "On how many of the five does DANK agree with 1-NN on at least 95 % of the test "
+         "points?", ("All five", "Some of them", "None"), 0, _every_seed),
+    Step("With a kernel of the right width (σ = 1) the plain SVM is already good.",
+         "classification", {**_DANK_STATE, "sigma": 1.0}, "surface",
+         "Does DANK still beat the plain SVM?",
+         ("Yes, by more than one test point", "No: within one test point",
+          "No: it scores lower"), 1, _dank_vs_svm),
+))
+
+
+# ---------------------------------------------------------------------------
+# lesson 3: how far a kernel may move (ρ in ONK, γ in KNPL)
+# ---------------------------------------------------------------------------
+
+_ONK = {"dataset": "clowns", "method": "onk", "sigma": 4.0, "C": 1.0, "show_baseline": True}
+_KNPL = {"dataset": "sandwich", "method": "knpl", "sigma": 1.0, "C": 1.0,
+         "show_baseline": True}
+
+
+def _onk_vs_svm(p: Mapping[str, Any]) -> Reveal:
+    data, r = lesson_fit(p, "onk")
+    _, s = lesson_fit({**p, "method": "svm"}, "svm")
+    m = len(data.y_test)
+    d = _compare(r.test_score, s.test_score, m)
+    ans = {1: 0, 0: 1, 2: 2}[d]
+    return Reveal(ans, f"ONK (ρ = {p['onk_rho']:g}): {_acc(r.test_score, m)}; plain SVM: "
+                       f"{_acc(s.test_score, m)}.", {"onk": r.test_score, "svm": s.test_score})
+
+
+def _onk_move(p: Mapping[str, Any]) -> Reveal:
+    _, r = lesson_fit(p, "onk")
+    rel = float(np.linalg.norm(r.matrix - r.kernel) / np.linalg.norm(r.kernel))
+    return Reveal(_size(rel), f"‖G − K‖ / ‖K‖ = {_pct(rel)} at ρ = {p['onk_rho']:g}.",
+                  {"relative_move": rel})
+
+
+def _onk_gain(p: Mapping[str, Any]) -> Reveal:
+    data, r = lesson_fit(p, "onk")
+    _, s = lesson_fit({**p, "method": "svm"}, "svm")
+    m = len(data.y_test)
+    return Reveal(_compare(r.test_score, s.test_score, m),
+                  f"ONK (ρ = {p['onk_rho']:g}): {_acc(r.test_score, m)}; plain SVM: "
+                  f"{_acc(s.test_score, m)}. Moving the kernel is not the same as "
+                  f"improving it.", {"onk": r.test_score, "svm": s.test_score})
+
+
+def _knpl_move(p: Mapping[str, Any]) -> Reveal:
+    data, r = lesson_fit(p, "knpl")
+    _, s = lesson_fit({**p, "method": "svm"}, "svm")
+    dev = float(np.max(np.abs(r.matrix - 1.0)))
+    m = len(data.y_test)
+    return Reveal(_size(dev), f"The largest |Gᵢⱼ − 1| is {_pct(dev)} at γ = {p['gamma']}; "
+                              f"KNPL {_acc(r.test_score, m)}, plain SVM "
+                              f"{_acc(s.test_score, m)}.",
+                  {"g_dev": dev, "knpl": r.test_score, "svm": s.test_score})
+
+
+def _knpl_copies(p: Mapping[str, Any]) -> Reveal:
+    data, r = lesson_fit(p, "knpl")
+    _, s = lesson_fit({**p, "method": "svm"}, "svm")
+    pred = r.estimator.predict(data.X_test)
+    nn = nearest_neighbour_labels(data)
+    agree = float(np.mean(pred == nn))
+    agree_svm = float(np.mean(pred == s.estimator.predict(data.X_test)))
+    m = len(data.y_test)
+    nn_acc = float(np.mean(nn == data.y_test))
+    ans = 0 if agree > 0.95 else 2 if agree < 0.5 else 1
+    return Reveal(ans, f"KNPL {_acc(r.test_score, m)}, plain SVM {_acc(s.test_score, m)}, "
+                       f"1-NN {_acc(nn_acc, m)}. KNPL's test labels equal 1-NN's on "
+                       f"{agree:.0%} of the test points and the SVM's on {agree_svm:.0%}: "
+                       f"like DANK, KNPL extends G to a new point by its nearest training "
+                       f"point.", {"agree_nn": agree, "agree_svm": agree_svm,
+                                   "knpl": r.test_score, "svm": s.test_score})
+
+
+LESSON_MOVE = Lesson(3, "How far a kernel may move: ρ in ONK, γ in KNPL",
+    "ONK (“Learning the Optimal Neighborhood Kernel for Classification”) and KNPL "
+    "(“Nonlinear Pairwise Layer and Its Training for Kernel Learning”) learn a kernel near "
+    "the Gaussian one; one number sets how near.", (
+    Step("ONK looks for the best kernel G near K; ρ is the price of moving away from K, so "
+         "a large ρ keeps G at K. Here ρ = 10⁴ (σ = 4, C = 1; the plain SVM dotted).",
+         "classification", {**_ONK, "onk_rho": 1e4}, "surface",
+         "How does ONK's test accuracy compare with the plain SVM's?",
+         ("The same (within one test point)", "Higher", "Lower"), 0, _onk_vs_svm),
+    Step("Now ρ = 0.01: moving is cheap. The matrix view shows G − K, what ONK learned.",
+         "classification", {**_ONK, "onk_rho": 0.01, "view": "matrix"}, "matrix",
+         "How large is G − K relative to K (‖G − K‖ / ‖K‖)?", _SIZES, 2, _onk_move),
+    Step("G has moved a long way from K.", "classification", {**_ONK, "onk_rho": 0.01},
+         "surface", "Does ONK now beat the plain SVM on the test points?",
+         ("Yes, higher", "About the same (within one test point)", "No, lower"), 2,
+         _onk_gain),
+    Step("KNPL multiplies K by a learned G, like DANK's F; γ pulls G towards the "
+         "all-ones matrix. On the sandwich data with γ = 10⁵:", "classification",
+         {**_KNPL, "gamma": 1e5, "view": "matrix"}, "matrix",
+         "How far is G from all-ones, at its largest entry?", _SIZES, 0, _knpl_move),
+    Step("With γ = auto (5 × the largest αᵢ² of the plain SVM) G may move further.",
+         "classification", {**_KNPL, "gamma": "auto", "view": "matrix"}, "matrix",
+         "How far is G from all-ones now?", _SIZES, 1, _knpl_move),
+    Step("At γ = auto KNPL beats the plain SVM on the sandwich's test points. Check "
+         "where that comes from, as lesson 2 did for DANK.", "classification",
+         {**_KNPL, "gamma": "auto"}, "surface",
+         "On what share of the test points are KNPL's labels those of a "
+         "1-nearest-neighbour classifier?",
+         ("Over 95 %", "Between half and 95 %", "Under half"), 0, _knpl_copies),
+))
+
+
+# ---------------------------------------------------------------------------
+# lesson 4: learning a kernel from pairs (SimpleNPKL on the spirals)
+# ---------------------------------------------------------------------------
+
+_PAIRS = {"dataset": "spiral", "constraint_fraction": 0.3, "npkl_C": 0.1,
+          "pair_view": "embedding"}
+_RAND = ("Near 1 (over 0.9)", "In between (0.6–0.9)", "Near chance (under 0.6)")
+
+
+def _rand_level(r: float) -> int:
+    return 0 if r > 0.9 else 2 if r < 0.6 else 1
+
+
+def _kmeans_rand(p: Mapping[str, Any]) -> Reveal:
+    _, r = lesson_pairwise(p)
+    return Reveal(_rand_level(r.rand_kmeans),
+                  f"Plain k-means: Rand index {r.rand_kmeans:.3f} (two random labellings "
+                  f"agree on about half of the pairs).", {"kmeans": r.rand_kmeans})
+
+
+def _npkl_rand(p: Mapping[str, Any]) -> Reveal:
+    _, r = lesson_pairwise(p)
+    est = r.estimator
+    return Reveal(_rand_level(r.rand),
+                  f"SimpleNPKL: Rand index {r.rand:.3f} with {len(est.must_link_)} must-link "
+                  f"and {len(est.cannot_link_)} cannot-link pairs (k-means on the raw "
+                  f"points: {r.rand_kmeans:.3f}).",
+                  {"rand": r.rand, "kmeans": r.rand_kmeans,
+                   "must_link": float(len(est.must_link_))})
+
+
+LESSON_PAIRS = Lesson(4, "Learning a kernel from pairs: SimpleNPKL on the spirals",
+    "SimpleNPKL (“A Family of Simple Non-Parametric Kernel Learning Algorithms”) learns "
+    "a kernel from a few pairs marked “same class” or “different class”, then clusters "
+    "with it.", (
+    Step("Two interleaved spirals. The Rand index counts the share of point pairs that a "
+         "clustering puts together or apart exactly as the true classes do (1 = "
+         "perfect, about 0.5 = chance).", "pairwise", _PAIRS, "constraints",
+         "Plain k-means with two clusters on these points: what Rand index?", _RAND, 2,
+         _kmeans_rand),
+    Step("SimpleNPKL gets pairs drawn from 30 % of the labels: solid green lines join "
+         "points of the same class (must-link), dashed ones points of different classes "
+         "(cannot-link). It learns a kernel that keeps must-link pairs close and follows "
+         "a neighbour graph, then clusters with that kernel.", "pairwise", _PAIRS,
+         "constraints", "What Rand index will its clusters reach?", _RAND, 0, _npkl_rand),
+    Step("Far fewer pairs: drawn from 5 % of the labels.", "pairwise",
+         {**_PAIRS, "constraint_fraction": 0.05}, "constraints",
+         "What Rand index now?", _RAND, 1, _npkl_rand),
+    Step("Back to 30 %, but the pairs now weigh ten times more against the smoothness "
+         "along the neighbour graph (C = 1 instead of 0.1).", "pairwise",
+         {**_PAIRS, "npkl_C": 1.0}, "constraints",
+         "What Rand index now?", _RAND, 2, _npkl_rand),
+))
+
+
+# ---------------------------------------------------------------------------
+# lesson 5: bandwidths that adapt (LAB RBF on a chirp)
+# ---------------------------------------------------------------------------
+
+_CHIRP = {"reg_dataset": "chirp", "C": 10.0, "show_baseline": False}
+_LAB = {**_CHIRP, "reg_method": "lab_rbf_reg", "n_support": 30, "sigma": 0.1,
+        "reg_view": "bandwidth"}
+
+
+def _halves(p: Mapping[str, Any]) -> Reveal:
+    data, r = lesson_fit(p, str(p["reg_method"]), REGRESSION)
+    x = data.X_test[:, 0]
+    err = (r.estimator.predict(data.X_test) - data.y_test) ** 2
+    mid = float(np.median(data.X[:, 0]))
+    left, right = float(err[x < mid].mean()), float(err[x >= mid].mean())
+    ans = 0 if right > 2 * left else 1 if left > 2 * right else 2
+    return Reveal(ans, f"Mean squared test error on the left half {left:.3g}, on the right "
+                       f"half {right:.3g} (σ = {p['sigma']:g}); relative error overall "
+                       f"{r.test_score:.3g}.", {"left": left, "right": right})
+
+
+def _widths(p: Mapping[str, Any]) -> Reveal:
+    _, r = lesson_fit(p, "lab_rbf_reg", REGRESSION)
+    est = r.estimator
+    x = np.asarray(est.support_vectors_)[:, 0]
+    width = 1.0 / np.abs(np.asarray(est.bandwidths_)).reshape(len(x), -1)[:, 0]
+    mid = float(np.median(x))
+    left, right = float(np.median(width[x < mid])), float(np.median(width[x >= mid]))
+    ans = 0 if left > 1.5 * right else 1 if right > 1.5 * left else 2
+    return Reveal(ans, f"Median kernel width 1/θ of the support points on the left half "
+                       f"{left:.3g}, on the right half {right:.3g}.",
+                  {"left": left, "right": right})
+
+
+def _lab_vs_svr(sigma: float) -> Callable[[Mapping[str, Any]], Reveal]:
+    def measure(p: Mapping[str, Any]) -> Reveal:
+        data, r = lesson_fit(p, "lab_rbf_reg", REGRESSION)
+        q = {**p, "reg_method": "svr", "sigma": sigma}
+        _, s = lesson_fit(q, "svr", REGRESSION)
+        a, b = r.test_score, s.test_score
+        ans = 0 if a < b / 2 else 2 if a > 2 * b else 1
+        return Reveal(ans, f"Relative test error: LAB RBF with {p['n_support']} support "
+                           f"points {a:.3g}; SVR with one σ = {sigma:g} everywhere {b:.3g}.",
+                      {"lab_rbf": a, "svr": b})
+    return measure
+
+
+_LOWER_SAME_HIGHER = ("LAB RBF's is less than half the SVR's",
+                      "Within a factor of two of each other",
+                      "LAB RBF's is more than twice the SVR's")
+
+LESSON_LAB = Lesson(5, "Bandwidths that adapt: LAB RBF on a chirp",
+    "LAB RBF (“Enhancing Kernel Flexibility via Learning Asymmetric Locally-Adaptive "
+    "Kernels”) gives every support point its own kernel width, so one model can be smooth "
+    "where the data are smooth and sharp where they wiggle.", (
+    Step("A chirp: a sine whose frequency rises from left to right. An SVR with one "
+         "Gaussian width σ = 0.1 everywhere (C = 10); the noiseless function dotted.",
+         "regression", {**_CHIRP, "reg_method": "svr", "sigma": 0.1}, "curve",
+         "Where is the SVR's error larger?", ("On the right, where the signal is fast",
+                                              "On the left, where it is slow",
+                                              "About the same on both halves"), 0, _halves),
+    Step("LAB RBF picks 30 support points and learns a width for each of them. The "
+         "figure shows each support point's kernel width 1/θ.", "regression", _LAB,
+         "bandwidth", "Where will the learned widths be narrower?",
+         ("On the right, where the signal is fast", "On the left, where it is slow",
+          "About the same everywhere"), 0, _widths),
+    Step("LAB RBF's fit of the chirp, with its 30 support points as rings.", "regression",
+         _LAB, "curve",
+         "Its test error, against the SVR with one σ = 0.1?", _LOWER_SAME_HIGHER, 0,
+         _lab_vs_svr(0.1)),
+    Step("One narrower width everywhere also fits the fast part: an SVR with σ = 0.05.",
+         "regression", {**_CHIRP, "reg_method": "svr", "sigma": 0.05}, "curve",
+         "Where is this SVR's error larger?", ("On the right, where the signal is fast",
+                                               "On the left, where it is slow",
+                                               "About the same on both halves"), 2, _halves),
+    Step("So one σ = 0.05 does fine here. Compare LAB RBF with it, and with only 5 "
+         "support points.", "regression", {**_LAB, "n_support": 5},
+         "curve", "LAB RBF with 5 support points, against the SVR with σ = 0.05?",
+         _LOWER_SAME_HIGHER, 2, _lab_vs_svr(0.05)),
+    Step("And with 30 support points again.", "regression", _LAB,
+         "curve", "LAB RBF with 30 support points, against the SVR with σ = 0.05?",
+         _LOWER_SAME_HIGHER, 0, _lab_vs_svr(0.05)),
+))
+
+LESSONS: tuple[Lesson, ...] = (LESSON_SIGMA, LESSON_DANK, LESSON_MOVE, LESSON_PAIRS,
+                               LESSON_LAB)
+
+
+def lesson(number: int) -> Lesson:
+    """Lesson ``number`` (1-based); ValueError naming the range otherwise."""
+    if not 1 <= int(number) <= len(LESSONS):
+        raise ValueError(f"There are {len(LESSONS)} lessons (1–{len(LESSONS)}).")
+    return LESSONS[int(number) - 1]
+
+
+# ---------------------------------------------------------------------------
+# a teacher's own lesson: an ordered list of (page state, sentence) in one URL value
+# ---------------------------------------------------------------------------
+
+MAX_TEACHER_STEPS = 12
+MAX_SENTENCE = 300        # characters of one sentence
+MAX_LESSON_CHARS = 6000   # the encoded URL value (base64url)
+MAX_LESSON_JSON = 32 * 1024   # the inflated JSON, checked while inflating
+MAX_STEP_KEYS = 80        # settings in one step (the lab has ~70)
+MAX_LESSON_SECONDS = 60.0  # expected fit time of all steps together (like a sweep)
+_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class TeacherStep:
+    page: str
+    state: Mapping[str, Any]   # only the settings that differ from the defaults
+    sentence: str
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return {**defaults(), **self.state}
+
+    def as_step(self) -> Step:
+        """A built-in-like step without a question; the figure is the page's main one
+        (the matrix or bandwidth view when the state selects it)."""
+        p = self.params
+        fig = {"classification": "matrix" if p.get("view") == "matrix" else "surface",
+               "regression": "bandwidth" if p.get("reg_view") == "bandwidth" and
+               p.get("reg_method") == "lab_rbf_reg" else "curve",
+               "pairwise": "constraints"}[self.page]
+        return Step(self.sentence, self.page, dict(self.state), fig)
+
+
+def teacher_step(page: str, params: Mapping[str, Any], sentence: str) -> TeacherStep:
+    """A step from a page's live state: the settings that matter on ``page`` and differ
+    from the defaults; the sentence as plain text, cut to :data:`MAX_SENTENCE`."""
+    if page not in STEP_PAGES:
+        raise ValueError("A lesson step can show the Classification, Regression or "
+                         "Pairwise constraints page.")
+    dflt = defaults()
+    names = codec.relevant_names(page, params)
+    state = {k: params[k] for k in names if k in params and params[k] != dflt.get(k)
+             and k not in _NOT_IN_STEPS}
+    return TeacherStep(page, state, _plain(sentence)[:MAX_SENTENCE])
+
+
+#: settings a step never carries (presentation and lesson navigation, user points)
+_NOT_IN_STEPS = frozenset({"present", "lesson", "step", "my_lesson", "points",
+                           "focus_point", "replay", "replay_step"})
+
+
+def _plain(text: Any) -> str:
+    """One line of plain text: control characters and line breaks as spaces."""
+    return " ".join(clip(str(text)[:MAX_SENTENCE * 2], MAX_SENTENCE * 2).split())
+
+
+def encode_teacher_lesson(steps: Sequence[TeacherStep]) -> str:
+    """One URL value for ``steps`` (ValueError above the caps)."""
+    if not 1 <= len(steps) <= MAX_TEACHER_STEPS:
+        raise ValueError(f"A lesson has 1 to {MAX_TEACHER_STEPS} steps.")
+    body = {"v": _FORMAT, "steps": [
+        {"page": s.page, "q": codec.encode_query(dict(s.state)), "text": s.sentence}
+        for s in steps]}
+    raw = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    token = base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode("ascii").rstrip("=")
+    if len(token) > MAX_LESSON_CHARS:
+        raise ValueError(f"The lesson's link would be {len(token):,} characters; the lab "
+                         f"takes at most {MAX_LESSON_CHARS:,}. Use fewer steps or shorter "
+                         "sentences.")
+    return token
+
+
+def decode_teacher_lesson(token: Any) -> tuple[tuple[TeacherStep, ...], list[Message]]:
+    """The steps of a teacher's lesson link, or ``()`` and a message saying why it was
+    refused. Never raises; never inflates more than :data:`MAX_LESSON_JSON` bytes."""
+    def refuse(why: str) -> tuple[tuple[TeacherStep, ...], list[Message]]:
+        return (), [_msg("error", f"This lesson link cannot be opened: {why} Ask for a "
+                                  "new link made with the lab's “Make the lesson link”.")]
+    if not isinstance(token, str) or not token:
+        return refuse("it is empty.")
+    if len(token) > MAX_LESSON_CHARS:
+        return refuse(f"it is {len(token):,} characters long; a lesson link holds at most "
+                      f"{MAX_LESSON_CHARS:,}.")
+    if not all(c.isascii() and (c.isalnum() or c in "-_") for c in token):
+        return refuse("it contains characters a lesson link never has.")
+    try:
+        packed = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        z = zlib.decompressobj()
+        raw = z.decompress(packed, MAX_LESSON_JSON)
+        if z.unconsumed_tail or not z.eof:
+            return refuse("it is damaged or too large once unpacked."
+                          if not z.unconsumed_tail else
+                          f"unpacked it is over {MAX_LESSON_JSON // 1024} KB.")
+        text = raw.decode("utf-8")
+    except (binascii.Error, ValueError, zlib.error, UnicodeDecodeError):
+        return refuse("it is damaged (not a packed lesson).")
+    if codec._nesting_depth(text) > 4:
+        return refuse("its contents are nested too deeply.")
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return refuse("its contents are not valid.")
+    if not isinstance(doc, dict) or doc.get("v") != _FORMAT or \
+            not isinstance(doc.get("steps"), list):
+        return refuse("it was not made by this version of the lab.")
+    raw_steps = doc["steps"]
+    if not 1 <= len(raw_steps) <= MAX_TEACHER_STEPS:
+        return refuse(f"it has {len(raw_steps)} steps; a lesson has 1 to "
+                      f"{MAX_TEACHER_STEPS}.")
+    steps: list[TeacherStep] = []
+    seconds = 0.0
+    for i, s in enumerate(raw_steps, 1):
+        if not isinstance(s, dict) or set(s) - {"page", "q", "text"}:
+            return refuse(f"step {i} is not a lesson step.")
+        page, q, sentence = s.get("page"), s.get("q", {}), s.get("text", "")
+        if page not in STEP_PAGES:
+            return refuse(f"step {i} names a page a lesson cannot show "
+                          f"(“{clip(page, 24)}”).")
+        if not isinstance(q, dict) or len(q) > MAX_STEP_KEYS or \
+                not all(isinstance(k, str) and isinstance(v, str) for k, v in q.items()):
+            return refuse(f"step {i}'s settings are not a list of lab settings.")
+        if not isinstance(sentence, str) or len(sentence) > MAX_SENTENCE:
+            return refuse(f"step {i}'s sentence is not text of at most {MAX_SENTENCE} "
+                          "characters.")
+        bad = sorted(set(q) & _NOT_IN_STEPS)
+        if bad:
+            return refuse(f"step {i} sets “{clip(bad[0], 24)}”, which a step cannot carry.")
+        base = defaults()
+        params, msgs = codec.decode_query(q, base)
+        if msgs:
+            return refuse(f"step {i}: {msgs[0].text}")
+        state = {k: params[k] for k in q}
+        step = TeacherStep(page, state, _plain(sentence))
+        seconds += _expected_seconds(step)
+        if seconds > MAX_LESSON_SECONDS:
+            return refuse(f"its steps would take about {seconds:.0f} s of fitting in all "
+                          f"(up to step {i}); a lesson may take at most "
+                          f"{MAX_LESSON_SECONDS:.0f} s. Use smaller samples.")
+        steps.append(step)
+    return tuple(steps), []
+
+
+def _expected_seconds(step: TeacherStep) -> float:
+    """The work budget's estimate for the step's fit (on the training points)."""
+    p = step.params
+    method = Step("", step.page, p, "surface").method
+    n_train = max(int(round(int(p["n_samples"]) * (1 - float(p["test_size"])))), 1)
+    if step.page == "pairwise":
+        n_train = int(p["n_samples"])
+    verdict = budget.fit_verdict(method, n_train, 2, p)
+    n = n_train if verdict.ok else verdict.n_max  # the lab fits a live subsample then
+    return budget.fit_cost(method, n, 2, p).seconds
