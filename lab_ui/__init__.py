@@ -48,6 +48,8 @@ from .exports import (  # noqa: F401
 from .influence import (  # noqa: F401
     influence_panel,
 )
+from .lessons import lessons_page, step_figure  # noqa: F401
+from .presentation import presentation, presenting  # noqa: F401
 from .progress import (  # noqa: F401
     Progress,
     stop_requested,
@@ -131,6 +133,7 @@ __all__ = [
     "home_figure",
     "influence_panel",
     "keep_good",
+    "lessons_page",
     "matrix_caption",
     "matrix_figure",
     "method_controls",
@@ -141,6 +144,8 @@ __all__ = [
     "pairwise_fit",
     "params",
     "points_panel",
+    "presentation",
+    "presenting",
     "range_control",
     "regression_chart",
     "replay_panel",
@@ -151,6 +156,7 @@ __all__ = [
     "single_flight",
     "solver_histories",
     "spectra_chart_figure",
+    "step_figure",
     "state_controls",
     "stop_requested",
     "surface_chart",

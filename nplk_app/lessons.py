@@ -33,6 +33,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import threading
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -56,7 +57,7 @@ STEP_PAGES = ("classification", "regression", "pairwise")
 FIGURES = MappingProxyType({
     "classification": ("surface", "matrix"),
     "regression": ("curve", "bandwidth"),
-    "pairwise": ("constraints",),
+    "pairwise": ("constraints", "kmeans"),
 })
 _PAGE_METHOD = {"classification": "method", "regression": "reg_method"}
 
@@ -141,6 +142,7 @@ def step_file(step: Step) -> str:
 
 _CACHE: OrderedDict[tuple, Any] = OrderedDict()
 _CACHE_SIZE = 48
+_LOCK = threading.Lock()   # sessions of one server share the cache
 
 
 def _key(params: Mapping[str, Any], *extra: Any) -> tuple:
@@ -148,13 +150,15 @@ def _key(params: Mapping[str, Any], *extra: Any) -> tuple:
 
 
 def _cached(key: tuple, compute: Callable[[], Any]) -> Any:
-    if key in _CACHE:
-        _CACHE.move_to_end(key)
-        return _CACHE[key]
+    with _LOCK:
+        if key in _CACHE:
+            _CACHE.move_to_end(key)
+            return _CACHE[key]
     value = compute()
-    _CACHE[key] = value
-    while len(_CACHE) > _CACHE_SIZE:
-        _CACHE.popitem(last=False)
+    with _LOCK:
+        _CACHE[key] = value
+        while len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
     return value
 
 
@@ -575,7 +579,7 @@ LESSON_PAIRS = Lesson(4, "Learning a kernel from pairs: SimpleNPKL on the spiral
     "with it.", (
     Step("Two interleaved spirals. The Rand index counts the share of point pairs that a "
          "clustering puts together or apart exactly as the true classes do (1 = "
-         "perfect, about 0.5 = chance).", "pairwise", _PAIRS, "constraints",
+         "perfect, about 0.5 = chance).", "pairwise", _PAIRS, "kmeans",
          "Plain k-means with two clusters on these points: what Rand index?", _RAND, 2,
          _kmeans_rand),
     Step("SimpleNPKL gets pairs drawn from 30 % of the labels: solid green lines join "
