@@ -57,12 +57,74 @@ _CSS = f"""
 [data-testid="stMain"] [data-testid="stCaptionContainer"] p {{ font-size: 1.05rem !important; }}
 [data-testid="stMain"] [data-testid="stMetricValue"] {{ font-size: 2.2rem !important; }}
 [data-testid="stMain"] [data-testid="stMetricLabel"] p {{ font-size: 1.1rem !important; }}
-/* the page's first chart fills the window's height (the figure scales with it) */
-[data-testid="stMain"] .nplk-live-chart {{ height: min(var(--nplk-h, 640px),
-  calc(100vh - var(--nplk-above, 150px))) !important; }}
+/* the page's first chart fills the rest of the window (see _FIT_JS) */
+[data-testid="stMain"] .nplk-live-chart.nplk-fit {{ height: var(--nplk-fit) !important; }}
 .st-key-{KEEP}-exit {{ position: fixed !important; right: 0.8rem; bottom: 0.6rem;
   z-index: 1000; width: auto !important; opacity: 0.75; }}
 </style>
+"""
+
+
+# The page's first chart gets the height left below its top edge (at least 320 px, at
+# most its own height + 40 %), on every layout change: the figure and the scores in its
+# corner then fit above the fold at any window size. Runs in the page, once per tab.
+_FIT_JS = """
+<script>
+(() => {
+  if (window.__nplkFit) { window.__nplkFit(); return; }
+  let busy = false;
+  const touched = new Set();
+  const SIZES = ['height', 'min-height', 'max-height', 'flex-basis'];
+  const fit = () => {
+    if (busy) return;
+    busy = true;
+    requestAnimationFrame(() => {
+      busy = false;
+      const main = document.querySelector('[data-testid="stMain"]');
+      const on = document.querySelector('[class*="st-key-nplk-keep-exit"]');
+      const charts = main ? [...main.querySelectorAll('.nplk-live-chart')] : [];
+      const el = on ? charts.find((c) => c.getBoundingClientRect().width > 0) : null;
+      charts.forEach((c) => {
+        if (c === el || !c.classList.contains('nplk-fit')) return;
+        c.classList.remove('nplk-fit');
+        if (window.Plotly && c.data) window.Plotly.Plots.resize(c);
+      });
+      const keep = new Set();
+      for (let p = el && el.parentElement; p && p !== main; p = p.parentElement) {
+        keep.add(p);
+        if (p.dataset.testid === 'stElementContainer') break;
+      }
+      touched.forEach((p) => { if (!keep.has(p)) {   // presentation left, or a new chart
+        SIZES.forEach((prop) => p.style.removeProperty(prop));
+        touched.delete(p);
+      } });
+      if (!el) return;
+      const top = el.getBoundingClientRect().top + window.scrollY;
+      const own = parseFloat(el.style.height) || 600;
+      const h = Math.round(Math.max(320, Math.min(innerHeight - top - 14, own * 1.4)));
+      el.style.setProperty('--nplk-fit', h + 'px');
+      el.classList.add('nplk-fit');
+      // the component's wrappers keep the figure's own height: give them the new one
+      keep.forEach((p) => {
+        touched.add(p);
+        SIZES.forEach((prop) => {
+          if (p.style.getPropertyValue(prop) !== h + 'px') {
+            p.style.setProperty(prop, h + 'px', 'important');
+          }
+        });
+      });
+      const drawn = el._fullLayout && el._fullLayout.height;
+      if (window.Plotly && el.data && drawn && Math.abs(drawn - h) > 1) {
+        window.Plotly.Plots.resize(el);
+      }
+    });
+  };
+  window.__nplkFit = fit;
+  new MutationObserver(fit).observe(document.body, { childList: true, subtree: true });
+  window.addEventListener('resize', fit);
+  fit();
+})();
+</script>
 """
 
 
@@ -77,6 +139,7 @@ def presentation(page: str) -> bool:
     P = params()
     if P.get("present"):
         st.html(_CSS)
+        st.html(_FIT_JS, unsafe_allow_javascript=True)
         with st.container(key=f"{KEEP}-exit"):
             st.button("Exit presentation", key="present_exit", on_click=_set_present,
                       args=(False,), help="Show the controls and the sidebar again.")
