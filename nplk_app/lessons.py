@@ -601,9 +601,9 @@ LESSON_PAIRS = Lesson(4, "Learning a kernel from pairs: SimpleNPKL on the spiral
 # lesson 5: bandwidths that adapt (LAB RBF on a chirp)
 # ---------------------------------------------------------------------------
 
-_CHIRP = {"reg_dataset": "chirp", "C": 10.0, "show_baseline": False}
-_LAB = {**_CHIRP, "reg_method": "lab_rbf_reg", "n_support": 30, "sigma": 0.1,
-        "reg_view": "bandwidth"}
+_CHIRP = {"reg_dataset": "chirp", "show_baseline": False}
+_SVR = {**_CHIRP, "reg_method": "svr", "C": 10.0}
+_LAB = {**_CHIRP, "reg_method": "lab_rbf_reg", "n_support": 30, "reg_view": "bandwidth"}
 
 
 def _halves(p: Mapping[str, Any]) -> Reveal:
@@ -634,7 +634,7 @@ def _widths(p: Mapping[str, Any]) -> Reveal:
 def _lab_vs_svr(sigma: float) -> Callable[[Mapping[str, Any]], Reveal]:
     def measure(p: Mapping[str, Any]) -> Reveal:
         data, r = lesson_fit(p, "lab_rbf_reg", REGRESSION)
-        q = {**p, "reg_method": "svr", "sigma": sigma}
+        q = {**p, **_SVR, "sigma": sigma}
         _, s = lesson_fit(q, "svr", REGRESSION)
         a, b = r.test_score, s.test_score
         ans = 0 if a < b / 2 else 2 if a > 2 * b else 1
@@ -654,7 +654,7 @@ LESSON_LAB = Lesson(5, "Bandwidths that adapt: LAB RBF on a chirp",
     "where the data are smooth and sharp where they wiggle.", (
     Step("A chirp: a sine whose frequency rises from left to right. An SVR with one "
          "Gaussian width σ = 0.1 everywhere (C = 10); the noiseless function dotted.",
-         "regression", {**_CHIRP, "reg_method": "svr", "sigma": 0.1}, "curve",
+         "regression", {**_SVR, "sigma": 0.1}, "curve",
          "Where is the SVR's error larger?", ("On the right, where the signal is fast",
                                               "On the left, where it is slow",
                                               "About the same on both halves"), 0, _halves),
@@ -668,7 +668,7 @@ LESSON_LAB = Lesson(5, "Bandwidths that adapt: LAB RBF on a chirp",
          "Its test error, against the SVR with one σ = 0.1?", _LOWER_SAME_HIGHER, 0,
          _lab_vs_svr(0.1)),
     Step("One narrower width everywhere also fits the fast part: an SVR with σ = 0.05.",
-         "regression", {**_CHIRP, "reg_method": "svr", "sigma": 0.05}, "curve",
+         "regression", {**_SVR, "sigma": 0.05}, "curve",
          "Where is this SVR's error larger?", ("On the right, where the signal is fast",
                                                "On the left, where it is slow",
                                                "About the same on both halves"), 2, _halves),
@@ -716,12 +716,9 @@ class TeacherStep:
         return {**defaults(), **self.state}
 
     def as_step(self) -> Step:
-        """A built-in-like step without a question; the figure is the page's main one
-        (the matrix or bandwidth view when the state selects it)."""
-        p = self.params
-        fig = {"classification": "matrix" if p.get("view") == "matrix" else "surface",
-               "regression": "bandwidth" if p.get("reg_view") == "bandwidth" and
-               p.get("reg_method") == "lab_rbf_reg" else "curve",
+        """A built-in-like step without a question; its figure is the page's main one
+        (decision surface, fitted curve, clusters)."""
+        fig = {"classification": "surface", "regression": "curve",
                "pairwise": "constraints"}[self.page]
         return Step(self.sentence, self.page, dict(self.state), fig)
 
