@@ -113,6 +113,8 @@ class Setting:
                 return lab
         if value == "auto":
             return "auto"
+        if value == "" and self.kind == "token":
+            return "none"
         if isinstance(value, float):
             return f"{value:g}"
         return str(value)
