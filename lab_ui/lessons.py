@@ -28,6 +28,26 @@ from .state import params, safe_text, show_messages
 from .stores import cached
 
 _FIG_KEY = "lesson_figure"
+# An answer picked with the mouse leaves its radio focused, and the arrow keys would then
+# move the answer instead of the step: ← and → pressed there go to Back and Next.
+_KEYS_JS = """
+<script>
+if (!window.__nplkLessonKeys) {
+  window.__nplkLessonKeys = true;
+  document.addEventListener('keydown', (e) => {
+    const key = { ArrowLeft: 'lesson_back', ArrowRight: 'lesson_next' }[e.key];
+    const t = e.target;
+    if (!key || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey || !t || !t.closest ||
+        !t.closest('[class*="st-key-nplk-keep-q"]')) return;
+    e.preventDefault();
+    e.stopPropagation();
+    t.blur();
+    const b = document.querySelector('.st-key-' + key + ' button');
+    if (b && !b.disabled) b.click();
+  }, true);
+}
+</script>
+"""
 _HEIGHT = 600
 _HEIGHT_PRESENT = 640
 
@@ -205,6 +225,7 @@ def lessons_page() -> None:
     revealed = True
     with right:
         if step.question:
+            st.html(_KEYS_JS, unsafe_allow_javascript=True)
             with st.container(key=f"{KEEP}-question"):
                 st.markdown(f"**{step.question}**")
                 pick = st.radio("Your answer", step.options, index=None, key=answer_key,

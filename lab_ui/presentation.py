@@ -59,8 +59,14 @@ _CSS = f"""
 [data-testid="stMain"] [data-testid="stMetricLabel"] p {{ font-size: 1.1rem !important; }}
 /* the page's first chart fills the rest of the window (see _FIT_JS) */
 [data-testid="stMain"] .nplk-live-chart.nplk-fit {{ height: var(--nplk-fit) !important; }}
-.st-key-{KEEP}-exit {{ position: fixed !important; right: 0.8rem; bottom: 0.6rem;
-  z-index: 1000; width: auto !important; opacity: 0.75; }}
+/* out of the flow, so no gap is left: scripts, empty slots, the pinned Exit button */
+[data-testid="stMain"] [data-testid="stElementContainer"]:has(> [data-testid="stHtml"]
+  > :is(script, style):only-child),
+[data-testid="stMain"] [data-testid="stElementContainer"]:has(> [data-testid="stEmpty"])
+  {{ display: none !important; }}
+[data-testid="stLayoutWrapper"]:has(> .st-key-{KEEP}-exit), .st-key-{KEEP}-exit {{
+  position: fixed !important; right: 0.8rem; top: 0.5rem; z-index: 1000;
+  width: auto !important; opacity: 0.8; }}
 </style>
 """
 

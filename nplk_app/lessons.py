@@ -388,13 +388,13 @@ def _gain_source(p: Mapping[str, Any]) -> Reveal:
         ans = 0
     else:
         ans = -1
-    text = (f"DANK {_acc(g['dank'], m)}. The same trained DANK with F switched off at test "
-            f"time (every borrowed F entry set to 1): {_acc(g['f_off'], m)}. Plain SVM: "
-            f"{_acc(g['svm'], m)}. A 1-nearest-neighbour classifier: {_acc(g['nn'], m)}. "
-            f"DANK's test labels equal 1-NN's on {g['agree_nn']:.0%} of the test points "
-            f"(the SVM's on {g['agree_svm']:.0%}). A new point has no row in F, so DANK "
-            f"borrows the row of its nearest training point; that borrowed row, not a new "
-            f"boundary, carries the gain: F itself is within {g['f_dev']:.1%} of all-ones.")
+    c = {k: _count(g[k], m) for k in ("dank", "f_off", "svm", "nn")}
+    text = (f"Test points right, of {m}: DANK {c['dank']}; the same DANK with F switched "
+            f"off at test time {c['f_off']}; plain SVM {c['svm']}; 1-nearest-neighbour "
+            f"(1-NN) {c['nn']}. DANK's test labels equal 1-NN's on {g['agree_nn']:.0%} of "
+            f"the test points. A new point borrows the row of F of its nearest training "
+            f"point; that row, not a new boundary, carries the gain (F is within "
+            f"{_pct(g['f_dev'])} of all-ones).")
     return Reveal(ans, text, g)
 
 
