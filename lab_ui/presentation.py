@@ -168,6 +168,10 @@ def presentation(page: str) -> bool:
 def _set_present(on: bool) -> None:
     params()["present"] = bool(on)
     st.session_state.pop("lab_present_link", None)
+    # Home and Paper results do not rewrite their URL: a present=1 left there would be
+    # read again on the next run
+    if "present" in st.query_params:
+        st.query_params["present"] = "1" if on else "0"
 
 
 def page_query(page: str, P: dict[str, Any]) -> dict[str, str]:

@@ -165,6 +165,19 @@ def test_present_hides_the_controls_on_the_lessons_page_and_any_page():
     assert page.button(key="present_exit")
 
 
+def test_exit_presentation_on_home_which_does_not_rewrite_its_url():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.query_params["present"] = "1"
+    at.run()
+    assert_clean(at)
+    assert at.button(key="present_exit")
+    at.button(key="present_exit").click().run()
+    assert_clean(at)
+    assert not [b for b in at.button if b.key == "present_exit"]
+    at.run()                                   # and it stays off on the next run
+    assert not [b for b in at.button if b.key == "present_exit"]
+
+
 def test_present_button_gives_the_link_as_plain_text():
     at = open_lessons(lesson=3, step=2)
     at.button(key="lesson_present").click().run()
