@@ -279,10 +279,11 @@ def _memorise(p: Mapping[str, Any]) -> Reveal:
     tr, te = r.train_score, r.test_score
     ans = 0 if tr >= 0.97 and tr - te >= 0.05 else 1 if abs(tr - te) < 0.05 and te >= 0.8 \
         else 2
-    return Reveal(ans, f"Training accuracy {tr:.3f}, test accuracy {_acc(te, m)}. With σ "
-                       f"this small a point is similar only to itself and its closest "
-                       f"neighbours, so the SVM can fit every training label, but that "
-                       f"does not carry over to new points.", {"train": tr, "test": te})
+    why = (" With σ this small a point is similar only to itself and its closest "
+           "neighbours, so the SVM can fit every training label, but that does not carry "
+           "over to new points.") if ans == 0 else ""
+    return Reveal(ans, f"Training accuracy {tr:.3f}, test accuracy {_acc(te, m)}.{why}",
+                  {"train": tr, "test": te})
 
 
 def _kernel_share(below: float | None = None, above: float | None = None
@@ -392,9 +393,10 @@ def _gain_source(p: Mapping[str, Any]) -> Reveal:
     text = (f"Test points right, of {m}: DANK {c['dank']}; the same DANK with F switched "
             f"off at test time {c['f_off']}; plain SVM {c['svm']}; 1-nearest-neighbour "
             f"(1-NN) {c['nn']}. DANK's test labels equal 1-NN's on {g['agree_nn']:.0%} of "
-            f"the test points. A new point borrows the row of F of its nearest training "
-            f"point; that row, not a new boundary, carries the gain (F is within "
-            f"{_pct(g['f_dev'])} of all-ones).")
+            f"the test points. F is within {_pct(g['f_dev'])} of all-ones.")
+    if ans == 1:
+        text += (" A new point borrows the row of F of its nearest training point; that "
+                 "row, not a new boundary, carries the gain.")
     return Reveal(ans, text, g)
 
 
@@ -477,8 +479,10 @@ def _onk_gain(p: Mapping[str, Any]) -> Reveal:
     m = len(data.y_test)
     return Reveal(_compare(r.test_score, s.test_score, m),
                   f"ONK (ρ = {p['onk_rho']:g}): {_acc(r.test_score, m)}; plain SVM: "
-                  f"{_acc(s.test_score, m)}. Moving the kernel is not the same as "
-                  f"improving it.", {"onk": r.test_score, "svm": s.test_score})
+                  f"{_acc(s.test_score, m)}." + (" Here, moving the kernel did not improve "
+                                                 "it." if _compare(r.test_score, s.test_score,
+                                                                   m) == 2 else ""),
+                  {"onk": r.test_score, "svm": s.test_score})
 
 
 def _knpl_move(p: Mapping[str, Any]) -> Reveal:
@@ -504,9 +508,9 @@ def _knpl_copies(p: Mapping[str, Any]) -> Reveal:
     ans = 0 if agree > 0.95 else 2 if agree < 0.5 else 1
     return Reveal(ans, f"KNPL {_acc(r.test_score, m)}, plain SVM {_acc(s.test_score, m)}, "
                        f"1-NN {_acc(nn_acc, m)}. KNPL's test labels equal 1-NN's on "
-                       f"{agree:.0%} of the test points and the SVM's on {agree_svm:.0%}: "
-                       f"like DANK, KNPL extends G to a new point by its nearest training "
-                       f"point.", {"agree_nn": agree, "agree_svm": agree_svm,
+                       f"{agree:.0%} of the test points and the SVM's on {agree_svm:.0%}. "
+                       f"Like DANK, KNPL extends G to a new point by the row of its nearest "
+                       f"training point.", {"agree_nn": agree, "agree_svm": agree_svm,
                                    "knpl": r.test_score, "svm": s.test_score})
 
 
@@ -657,9 +661,10 @@ def _widths_by_seed(p: Mapping[str, Any]) -> Reveal:
     more = sum(g["n_right"] > g["n_left"] for g in sides)
     return Reveal(ans, f"Median width on the fast half vs the slow half, seeds 0–4: "
                        f"{widths}: at least 1.5 times narrower on {k} of 5. More support "
-                       f"points on the fast half: {more} of 5. LAB RBF adapts to the "
-                       f"rising frequency more reliably by where it puts its support "
-                       f"points than by their widths.",
+                       f"points on the fast half: {more} of 5."
+                       + (" LAB RBF adapts to the rising frequency more reliably by where "
+                          "it puts its support points than by their widths."
+                          if more > k else ""),
                   {"seeds_narrower": float(k), "seeds_more_support": float(more)})
 
 
