@@ -21,6 +21,8 @@ import streamlit as st
 import nplk_app as lab
 import nplk_figures as fg
 from nplk_app import lessons as L
+from nplk_app import teacher_lessons as T
+from nplk_app.presets import PAGE_PATHS
 
 from .charts import chart
 from .presentation import COLLECTED, KEEP, base_url, present_url, presenting
@@ -160,7 +162,7 @@ def _current() -> tuple[str, str, Sequence[L.Step], list[lab.Message]]:
     token = P.get("my_lesson") or ""
     if token:
         steps, msgs = cached("data", ("teacher-lesson", token),
-                             lambda: L.decode_teacher_lesson(token))
+                             lambda: T.decode_teacher_lesson(token))
         if steps:
             return "mine", "Your teacher's lesson", [s.as_step() for s in steps], []
         return f"L{P['lesson']}", "", [], msgs
@@ -293,7 +295,7 @@ def _present_button() -> None:
 def _teacher_builder() -> None:
     """The steps a teacher collected on the lab pages: order, remove, make the link."""
     ss = st.session_state
-    steps: list[L.TeacherStep] = ss.setdefault(COLLECTED, [])
+    steps: list[T.TeacherStep] = ss.setdefault(COLLECTED, [])
     with st.expander(f"Your own lesson ({len(steps)} step{'s' if len(steps) != 1 else ''})",
                      expanded=bool(steps)):
         if not steps:
@@ -304,7 +306,7 @@ def _teacher_builder() -> None:
         for i, s in enumerate(steps):
             c = st.columns([0.5, 6, 0.7, 0.7], vertical_alignment="center")
             c[0].text(f"{i + 1}.")
-            c[1].text(f"{L.PAGE_PATHS[s.page].replace('_', ' ')}: "
+            c[1].text(f"{PAGE_PATHS[s.page].replace('_', ' ')}: "
                       f"{s.sentence or '(no sentence)'}")
             if c[2].button("↑", key=f"my_up_{i}", disabled=i == 0, help="Move up"):
                 steps[i - 1], steps[i] = steps[i], steps[i - 1]
@@ -314,7 +316,7 @@ def _teacher_builder() -> None:
                 st.rerun()
         if st.button("Make the lesson link", key="my_make", type="primary"):
             try:
-                ss["lab_my_token"] = L.encode_teacher_lesson(steps)
+                ss["lab_my_token"] = T.encode_teacher_lesson(steps)
             except ValueError as exc:
                 ss.pop("lab_my_token", None)
                 st.error(safe_text(str(exc)))

@@ -22,6 +22,7 @@ import streamlit as st
 
 import nplk_app as lab
 from nplk_app import lessons as lessons_model
+from nplk_app import teacher_lessons as teacher
 
 from .state import params, safe_text
 
@@ -206,11 +207,11 @@ def _collector(page: str, P: dict[str, Any]) -> None:
     st.caption("Build your own lesson: add this view with a sentence for the class; "
                "order the steps and make the link on the Lessons page.")
     text = st.text_input("Sentence for this step", key=f"collect_text_{page}",
-                         max_chars=lessons_model.MAX_SENTENCE,
+                         max_chars=teacher.MAX_SENTENCE,
                          placeholder="What should the class notice here?")
-    full = len(steps) >= lessons_model.MAX_TEACHER_STEPS
+    full = len(steps) >= teacher.MAX_TEACHER_STEPS
     if st.button("Add this view to my lesson", key=f"collect_add_{page}", disabled=full):
-        steps.append(lessons_model.teacher_step(page, P, text))
+        steps.append(teacher.teacher_step(page, P, text))
         ss.pop(f"collect_text_{page}", None)
         st.rerun()
     if steps:

@@ -17,26 +17,17 @@ training point), which makes DANK's test labels those of a 1-nearest-neighbour
 classifier; with F switched off at test time DANK scores like the plain SVM. The lesson
 measures all of this live (:func:`dank_gain`).
 
-A teacher's own lesson is an ordered list of (page state, sentence) pairs encoded in one
-URL value (:func:`encode_teacher_lesson`, :func:`decode_teacher_lesson`): compact JSON,
-zlib, base64url. Decoding is as strict as every other URL input: the text is capped in
-length and step count, the inflated size is capped before it is inflated, every state is
-decoded by the settings codec (unknown or invalid settings refuse the lesson, naming the
-step), the expected work of all steps is capped by the work budget, and sentences are
-returned as plain text for the page to show as such.
+The measuring helpers are in :mod:`.lesson_fits`; a teacher's own lesson (a link packing
+lab states and sentences) in :mod:`.teacher_lessons`.
 
-Pure Python (no Streamlit); scikit-learn only inside the functions that fit.
+This module is long because it is the five lessons written out in full, each step's
+words beside the function that measures its answer: split apart, a question would sit
+away from its check. Pure Python (no Streamlit); scikit-learn only in the fits.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
-import threading
-import zlib
-from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -44,12 +35,28 @@ from urllib.parse import urlencode
 
 import numpy as np
 
-from . import budget, codec
-from .data import LabData, prepare_data
-from .methods import fit_method, fit_pairwise
+from . import codec
+from .data import LabData
+from .lesson_fits import (
+    _acc,
+    _compare,
+    _count,
+    _pct,
+    _share,
+    _size,
+    dank_gain,
+    f_off_scores,
+    lesson_data,
+    lesson_fit,
+    lesson_pairwise,
+    nearest_neighbour_labels,
+)
 from .presets import PAGE_FILES, PAGE_PATHS
-from .results import LabResult, PairwiseResult
-from .settings_table import CLASSIFICATION, REGRESSION, Message, _msg, clip, defaults
+from .settings_table import CLASSIFICATION, REGRESSION, defaults
+
+__all__ = ["FIGURES", "LESSONS", "STEP_PAGES", "Lesson", "Reveal", "Step", "dank_gain",
+           "f_off_scores", "lesson", "lesson_data", "lesson_fit", "lesson_pairwise",
+           "nearest_neighbour_labels", "step_file", "step_query", "step_url"]
 
 #: pages a lesson step can show (their figure is drawn on the Lessons page)
 STEP_PAGES = ("classification", "regression", "pairwise")
@@ -134,136 +141,6 @@ def step_url(step: Step) -> str:
 
 def step_file(step: Step) -> str:
     return PAGE_FILES[step.page]
-
-
-# ---------------------------------------------------------------------------
-# measuring: fits at a state (a small cache, so a lesson's steps share them)
-# ---------------------------------------------------------------------------
-
-_CACHE: OrderedDict[tuple, Any] = OrderedDict()
-_CACHE_SIZE = 48
-_LOCK = threading.Lock()   # sessions of one server share the cache
-
-
-def _key(params: Mapping[str, Any], *extra: Any) -> tuple:
-    return (tuple(sorted((k, repr(v)) for k, v in params.items())),) + extra
-
-
-def _cached(key: tuple, compute: Callable[[], Any]) -> Any:
-    with _LOCK:
-        if key in _CACHE:
-            _CACHE.move_to_end(key)
-            return _CACHE[key]
-    value = compute()
-    with _LOCK:
-        _CACHE[key] = value
-        while len(_CACHE) > _CACHE_SIZE:
-            _CACHE.popitem(last=False)
-    return value
-
-
-def lesson_data(params: Mapping[str, Any], task: str) -> LabData:
-    """The data a state describes (ValueError when it cannot be made)."""
-    def make():
-        data, msgs = prepare_data(params, task)
-        if data is None:
-            raise ValueError("; ".join(m.text for m in msgs) or "no data")
-        return data
-    return _cached(_key(params, "data", task), make)
-
-
-def lesson_fit(params: Mapping[str, Any], method: str, task: str = CLASSIFICATION
-               ) -> tuple[LabData, LabResult]:
-    """``method`` fitted at ``params`` as a page fits it (ValueError when it fails)."""
-    p = {**defaults(), **params}
-    data = lesson_data(p, task)
-
-    def fit():
-        res = fit_method(p, data.X_train, data.y_train, data.X_test, data.y_test,
-                         method=method, data_key=data.key)
-        if not res.ok:
-            raise ValueError("; ".join(m.text for m in res.messages) or "the fit failed")
-        return res
-    return data, _cached(_key(p, "fit", method), fit)
-
-
-def lesson_pairwise(params: Mapping[str, Any]) -> tuple[LabData, PairwiseResult]:
-    p = {**defaults(), **params}
-    data = lesson_data(p, CLASSIFICATION)
-
-    def fit():
-        res = fit_pairwise(p, data.X, data.y)
-        if res.estimator is None:
-            raise ValueError("; ".join(m.text for m in res.messages) or "the fit failed")
-        return res
-    return data, _cached(_key(p, "pairwise"), fit)
-
-
-def _count(score: float, m: int) -> int:
-    return int(round(score * m))
-
-
-def _compare(a: float, b: float, m: int) -> int:
-    """0 when accuracy ``a`` beats ``b`` by more than one of ``m`` test points, 2 when it
-    is lower by more than one, 1 when they are within one test point."""
-    d = _count(a, m) - _count(b, m)
-    return 0 if d > 1 else 2 if d < -1 else 1
-
-
-def _acc(score: float, m: int) -> str:
-    return f"{score:.3f} ({_count(score, m)} of {m} test points)"
-
-
-def _share(frac: float, lo: float = 0.1, hi: float = 0.9) -> int:
-    """0: over ``hi``, 2: under ``lo``, 1: between (options 'almost all / some / few')."""
-    return 0 if frac > hi else 2 if frac < lo else 1
-
-
-def _pct(x: float) -> str:
-    """A share as a percentage with two significant digits (0.00026 % stays visible)."""
-    return f"{100 * x:.2g} %"
-
-
-def _size(rel: float) -> int:
-    """0: under 1 %, 1: 1–10 %, 2: over 10 %."""
-    return 0 if rel < 0.01 else 1 if rel <= 0.10 else 2
-
-
-def f_off_scores(res: LabResult, data: LabData) -> np.ndarray:
-    """DANK's decision values on the test points with F switched off at test time:
-    the same trained dual vector and bias, every learned entry F[i, j*] replaced by 1,
-    i.e. ``Σᵢ uᵢ k(xᵢ, x) + b``."""
-    from nplk_core.kernels import gaussian_kernel
-    est = res.estimator
-    S = np.flatnonzero(est.dual_u_)
-    if S.size == 0:
-        return np.full(len(data.y_test), float(est.intercept_))
-    K = gaussian_kernel(est.X_fit_[S], data.X_test, sigma=float(est.sigma))
-    return est.dual_u_[S] @ K + est.intercept_
-
-
-def nearest_neighbour_labels(data: LabData) -> np.ndarray:
-    """A 1-nearest-neighbour classifier's test labels (scikit-learn)."""
-    from sklearn.neighbors import KNeighborsClassifier
-    return KNeighborsClassifier(n_neighbors=1).fit(data.X_train, data.y_train) \
-        .predict(data.X_test)
-
-
-def dank_gain(params: Mapping[str, Any]) -> dict[str, float]:
-    """Where DANK's test score comes from at ``params``: DANK, DANK with F switched off
-    at test time, the plain SVM with the same σ and C, 1-NN, DANK's agreement with 1-NN
-    and with the SVM on the test points, and F's largest distance from all-ones."""
-    data, dank = lesson_fit({**params, "method": "dank"}, "dank")
-    _, svm = lesson_fit({**params, "method": "svm"}, "svm")
-    y = data.y_test
-    pred = dank.estimator.predict(data.X_test)
-    off = np.where(f_off_scores(dank, data) >= 0, 1.0, -1.0)
-    nn = nearest_neighbour_labels(data)
-    svm_pred = svm.estimator.predict(data.X_test)
-    return {"dank": dank.test_score, "svm": svm.test_score,
-            "f_off": float(np.mean(off == y)), "nn": float(np.mean(nn == y)),
-            "agree_nn": float(np.mean(pred == nn)), "agree_svm": float(np.mean(pred == svm_pred)),
-            "f_dev": float(np.max(np.abs(dank.matrix - 1.0))), "m": float(len(y))}
 
 
 # ---------------------------------------------------------------------------
@@ -732,155 +609,3 @@ def lesson(number: int) -> Lesson:
     if not 1 <= int(number) <= len(LESSONS):
         raise ValueError(f"There are {len(LESSONS)} lessons (1–{len(LESSONS)}).")
     return LESSONS[int(number) - 1]
-
-
-# ---------------------------------------------------------------------------
-# a teacher's own lesson: an ordered list of (page state, sentence) in one URL value
-# ---------------------------------------------------------------------------
-
-MAX_TEACHER_STEPS = 12
-MAX_SENTENCE = 300        # characters of one sentence
-MAX_LESSON_CHARS = 6000   # the encoded URL value (base64url)
-MAX_LESSON_JSON = 32 * 1024   # the inflated JSON, checked while inflating
-MAX_STEP_KEYS = 80        # settings in one step (the lab has ~70)
-MAX_LESSON_SECONDS = 60.0  # expected fit time of all steps together (like a sweep)
-_FORMAT = 1
-
-
-@dataclass(frozen=True)
-class TeacherStep:
-    page: str
-    state: Mapping[str, Any]   # only the settings that differ from the defaults
-    sentence: str
-
-    @property
-    def params(self) -> dict[str, Any]:
-        return {**defaults(), **self.state}
-
-    def as_step(self) -> Step:
-        """A built-in-like step without a question; its figure is the page's main one
-        (decision surface, fitted curve, clusters)."""
-        fig = {"classification": "surface", "regression": "curve",
-               "pairwise": "constraints"}[self.page]
-        return Step(self.sentence, self.page, dict(self.state), fig)
-
-
-def teacher_step(page: str, params: Mapping[str, Any], sentence: str) -> TeacherStep:
-    """A step from a page's live state: the settings that matter on ``page`` and differ
-    from the defaults; the sentence as plain text, cut to :data:`MAX_SENTENCE`."""
-    if page not in STEP_PAGES:
-        raise ValueError("A lesson step can show the Classification, Regression or "
-                         "Pairwise constraints page.")
-    dflt = defaults()
-    names = codec.relevant_names(page, params)
-    state = {k: params[k] for k in names if k in params and params[k] != dflt.get(k)
-             and k not in _NOT_IN_STEPS}
-    return TeacherStep(page, state, _plain(sentence)[:MAX_SENTENCE])
-
-
-#: settings a step never carries (presentation and lesson navigation, user points)
-_NOT_IN_STEPS = frozenset({"present", "lesson", "step", "my_lesson", "points",
-                           "focus_point", "replay", "replay_step"})
-
-
-def _plain(text: Any) -> str:
-    """One line of plain text: control characters and line breaks as spaces."""
-    return " ".join(clip(str(text)[:MAX_SENTENCE * 2], MAX_SENTENCE * 2).split())
-
-
-def encode_teacher_lesson(steps: Sequence[TeacherStep]) -> str:
-    """One URL value for ``steps`` (ValueError above the caps)."""
-    if not 1 <= len(steps) <= MAX_TEACHER_STEPS:
-        raise ValueError(f"A lesson has 1 to {MAX_TEACHER_STEPS} steps.")
-    body = {"v": _FORMAT, "steps": [
-        {"page": s.page, "q": codec.encode_query(dict(s.state)), "text": s.sentence}
-        for s in steps]}
-    raw = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-    token = base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode("ascii").rstrip("=")
-    if len(token) > MAX_LESSON_CHARS:
-        raise ValueError(f"The lesson's link would be {len(token):,} characters; the lab "
-                         f"takes at most {MAX_LESSON_CHARS:,}. Use fewer steps or shorter "
-                         "sentences.")
-    return token
-
-
-def decode_teacher_lesson(token: Any) -> tuple[tuple[TeacherStep, ...], list[Message]]:
-    """The steps of a teacher's lesson link, or ``()`` and a message saying why it was
-    refused. Never raises; never inflates more than :data:`MAX_LESSON_JSON` bytes."""
-    def refuse(why: str) -> tuple[tuple[TeacherStep, ...], list[Message]]:
-        return (), [_msg("error", f"This lesson link cannot be opened: {why} Ask for a "
-                                  "new link made with the lab's “Make the lesson link”.")]
-    if not isinstance(token, str) or not token:
-        return refuse("it is empty.")
-    if len(token) > MAX_LESSON_CHARS:
-        return refuse(f"it is {len(token):,} characters long; a lesson link holds at most "
-                      f"{MAX_LESSON_CHARS:,}.")
-    if not all(c.isascii() and (c.isalnum() or c in "-_") for c in token):
-        return refuse("it contains characters a lesson link never has.")
-    try:
-        packed = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-        z = zlib.decompressobj()
-        raw = z.decompress(packed, MAX_LESSON_JSON)
-        if z.unconsumed_tail or not z.eof:
-            return refuse("it is damaged or too large once unpacked."
-                          if not z.unconsumed_tail else
-                          f"unpacked it is over {MAX_LESSON_JSON // 1024} KB.")
-        text = raw.decode("utf-8")
-    except (binascii.Error, ValueError, zlib.error, UnicodeDecodeError):
-        return refuse("it is damaged (not a packed lesson).")
-    if codec._nesting_depth(text) > 4:
-        return refuse("its contents are nested too deeply.")
-    try:
-        doc = json.loads(text)
-    except ValueError:
-        return refuse("its contents are not valid.")
-    if not isinstance(doc, dict) or doc.get("v") != _FORMAT or \
-            not isinstance(doc.get("steps"), list):
-        return refuse("it was not made by this version of the lab.")
-    raw_steps = doc["steps"]
-    if not 1 <= len(raw_steps) <= MAX_TEACHER_STEPS:
-        return refuse(f"it has {len(raw_steps)} steps; a lesson has 1 to "
-                      f"{MAX_TEACHER_STEPS}.")
-    steps: list[TeacherStep] = []
-    seconds = 0.0
-    for i, s in enumerate(raw_steps, 1):
-        if not isinstance(s, dict) or set(s) - {"page", "q", "text"}:
-            return refuse(f"step {i} is not a lesson step.")
-        page, q, sentence = s.get("page"), s.get("q", {}), s.get("text", "")
-        if page not in STEP_PAGES:
-            return refuse(f"step {i} names a page a lesson cannot show "
-                          f"(“{clip(page, 24)}”).")
-        if not isinstance(q, dict) or len(q) > MAX_STEP_KEYS or \
-                not all(isinstance(k, str) and isinstance(v, str) for k, v in q.items()):
-            return refuse(f"step {i}'s settings are not a list of lab settings.")
-        if not isinstance(sentence, str) or len(sentence) > MAX_SENTENCE:
-            return refuse(f"step {i}'s sentence is not text of at most {MAX_SENTENCE} "
-                          "characters.")
-        bad = sorted(set(q) & _NOT_IN_STEPS)
-        if bad:
-            return refuse(f"step {i} sets “{clip(bad[0], 24)}”, which a step cannot carry.")
-        base = defaults()
-        params, msgs = codec.decode_query(q, base)
-        if msgs:
-            return refuse(f"step {i}: {msgs[0].text}")
-        state = {k: params[k] for k in q}
-        step = TeacherStep(page, state, _plain(sentence))
-        seconds += _expected_seconds(step)
-        if seconds > MAX_LESSON_SECONDS:
-            return refuse(f"its steps would take about {seconds:.0f} s of fitting in all "
-                          f"(up to step {i}); a lesson may take at most "
-                          f"{MAX_LESSON_SECONDS:.0f} s. Use smaller samples.")
-        steps.append(step)
-    return tuple(steps), []
-
-
-def _expected_seconds(step: TeacherStep) -> float:
-    """The work budget's estimate for the step's fit (on the training points)."""
-    p = step.params
-    method = Step("", step.page, p, "surface").method
-    n_train = max(int(round(int(p["n_samples"]) * (1 - float(p["test_size"])))), 1)
-    if step.page == "pairwise":
-        n_train = int(p["n_samples"])
-    verdict = budget.fit_verdict(method, n_train, 2, p)
-    n = n_train if verdict.ok else verdict.n_max  # the lab fits a live subsample then
-    return budget.fit_cost(method, n, 2, p).seconds

@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 import nplk_app as lab
 from nplk_app import lessons as L
+from nplk_app import teacher_lessons as T
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # lab_ui/ sits next to app.py (as with `streamlit run`)
@@ -72,7 +73,7 @@ def test_lesson_2_step_3_from_a_link_hides_the_answer_until_one_is_picked():
     step = L.lesson(2).steps[2]
     assert "step 3 of 5" in markdown(at)
     assert step.sentence in markdown(at)
-    radio = at.radio(key=f"nplk-keep-answer-L2-3")
+    radio = at.radio(key="nplk-keep-answer-L2-3")
     assert radio.value is None and list(radio.options) == list(step.options)
     # nothing revealed yet: no verdict, no numbers, the data without the fitted model
     assert not at.success and not at.error
@@ -122,10 +123,10 @@ def test_back_and_next_step_through_the_lesson_and_into_the_url():
 def test_a_teachers_lesson_plays_with_its_sentences_as_plain_text():
     P = lab.defaults()
     hostile = "Look <img src=x onerror=alert(1)> **here** [x](http://evil)"
-    steps = [L.teacher_step("classification", {**P, "method": "svm", "n_samples": 60},
+    steps = [T.teacher_step("classification", {**P, "method": "svm", "n_samples": 60},
                             hostile),
-             L.teacher_step("regression", {**P, "n_samples": 60}, "Second step.")]
-    at = open_lessons(my_lesson=L.encode_teacher_lesson(steps), step=1)
+             T.teacher_step("regression", {**P, "n_samples": 60}, "Second step.")]
+    at = open_lessons(my_lesson=T.encode_teacher_lesson(steps), step=1)
     assert "step 1 of 2" in markdown(at)
     assert hostile in [t.value for t in at.text]           # st.text: never markup
     assert hostile not in markdown(at)
@@ -204,7 +205,7 @@ def test_views_collected_on_a_lab_page_become_one_lesson_link():
     link = [c.value for c in at.code if "my_lesson=" in c.value]
     assert link
     token = parse_qs(urlsplit(link[-1]).query)["my_lesson"][-1]
-    steps, msgs = L.decode_teacher_lesson(token)
+    steps, msgs = T.decode_teacher_lesson(token)
     assert msgs == [] and len(steps) == 1
     assert steps[0].page == "classification" and steps[0].sentence == "See the margin."
     assert steps[0].state["method"] == "svm" and steps[0].state["n_samples"] == 60

@@ -15,6 +15,7 @@ import pytest
 import nplk_app as lab
 from nplk_app import codec
 from nplk_app import lessons as L
+from nplk_app import teacher_lessons as T
 
 STEPS = [(les.number, i, step) for les in L.LESSONS for i, step in enumerate(les.steps, 1)]
 
@@ -31,7 +32,7 @@ def test_five_lessons_of_four_to_eight_steps_each():
     # the URL settings cover every lesson and step
     assert lab.setting("lesson").max == len(L.LESSONS)
     assert lab.setting("step").max >= max(len(les.steps) for les in L.LESSONS)
-    assert lab.setting("step").max >= L.MAX_TEACHER_STEPS
+    assert lab.setting("step").max >= T.MAX_TEACHER_STEPS
 
 
 @pytest.mark.parametrize("number,index,step", STEPS,
@@ -137,21 +138,21 @@ def test_step_links_open_the_page_in_the_steps_whole_state():
 
 def _teacher_steps():
     P = lab.defaults()
-    return [L.teacher_step("classification", {**P, "sigma": 1.0, "method": "svm"},
+    return [T.teacher_step("classification", {**P, "sigma": 1.0, "method": "svm"},
                            "σ = 1: look at the boundary."),
-            L.teacher_step("regression", {**P, "reg_dataset": "chirp",
+            T.teacher_step("regression", {**P, "reg_dataset": "chirp",
                                           "reg_method": "lab_rbf_reg"},
                            "A chirp <b>and</b> [a link](http://x) stay plain text."),
-            L.teacher_step("pairwise", {**P, "dataset": "spiral"}, "")]
+            T.teacher_step("pairwise", {**P, "dataset": "spiral"}, "")]
 
 
 def test_teacher_lesson_round_trip():
     steps = _teacher_steps()
-    token = L.encode_teacher_lesson(steps)
-    assert len(token) <= L.MAX_LESSON_CHARS
+    token = T.encode_teacher_lesson(steps)
+    assert len(token) <= T.MAX_LESSON_CHARS
     # the token is a valid value of the URL setting (base64url characters only)
     assert codec.coerce("my_lesson", token) == token
-    back, msgs = L.decode_teacher_lesson(token)
+    back, msgs = T.decode_teacher_lesson(token)
     assert msgs == []
     assert [(s.page, dict(s.state), s.sentence) for s in back] == \
         [(s.page, dict(s.state), s.sentence) for s in steps]
@@ -164,22 +165,22 @@ def test_teacher_lesson_round_trip():
 def test_teacher_step_keeps_only_what_differs_and_drops_session_only_settings():
     P = {**lab.defaults(), "sigma": 2.0, "present": True, "focus_point": 3,
          "points": ((0.0, 0.0, 1),)}
-    s = L.teacher_step("classification", P, "line one\nline two\x07")
+    s = T.teacher_step("classification", P, "line one\nline two\x07")
     assert s.state == {"sigma": 2.0}
     assert s.sentence == "line one line two"
     with pytest.raises(ValueError):
-        L.teacher_step("sensitivity", P, "")
-    long = L.teacher_step("classification", P, "x" * 5000)
-    assert len(long.sentence) == L.MAX_SENTENCE
+        T.teacher_step("sensitivity", P, "")
+    long = T.teacher_step("classification", P, "x" * 5000)
+    assert len(long.sentence) == T.MAX_SENTENCE
 
 
 def test_teacher_lesson_caps_on_encoding():
     one = _teacher_steps()[0]
     with pytest.raises(ValueError, match="1 to"):
-        L.encode_teacher_lesson([])
+        T.encode_teacher_lesson([])
     with pytest.raises(ValueError, match="1 to"):
-        L.encode_teacher_lesson([one] * (L.MAX_TEACHER_STEPS + 1))
-    assert L.decode_teacher_lesson(L.encode_teacher_lesson([one] * L.MAX_TEACHER_STEPS))[0]
+        T.encode_teacher_lesson([one] * (T.MAX_TEACHER_STEPS + 1))
+    assert T.decode_teacher_lesson(T.encode_teacher_lesson([one] * T.MAX_TEACHER_STEPS))[0]
 
 
 def _pack(doc, raw: bytes | None = None) -> str:
@@ -188,7 +189,7 @@ def _pack(doc, raw: bytes | None = None) -> str:
 
 
 def _refused(token) -> str:
-    steps, msgs = L.decode_teacher_lesson(token)
+    steps, msgs = T.decode_teacher_lesson(token)
     assert steps == () and len(msgs) == 1 and msgs[0].level == "error"
     assert msgs[0].text.startswith("This lesson link cannot be opened:")
     return msgs[0].text
@@ -199,14 +200,14 @@ GOOD_STEP = {"page": "classification", "q": {"sigma": "1.0"}, "text": "hi"}
 
 @pytest.mark.parametrize("token,why", [
     ("", "empty"),
-    ("a" * (L.MAX_LESSON_CHARS + 1), "characters long"),
+    ("a" * (T.MAX_LESSON_CHARS + 1), "characters long"),
     ("abc$%<script>", "characters a lesson link never has"),
     ("AAAA", "damaged"),
     (_pack(None, b"not json at all"), "not valid"),
     (_pack([1, 2, 3]), "not made by this version"),
     (_pack({"v": 2, "steps": [GOOD_STEP]}), "not made by this version"),
     (_pack({"v": 1, "steps": []}), "0 steps"),
-    (_pack({"v": 1, "steps": [GOOD_STEP] * (L.MAX_TEACHER_STEPS + 1)}), "13 steps"),
+    (_pack({"v": 1, "steps": [GOOD_STEP] * (T.MAX_TEACHER_STEPS + 1)}), "13 steps"),
     (_pack({"v": 1, "steps": [{**GOOD_STEP, "page": "scaling"}]}), "page a lesson cannot"),
     (_pack({"v": 1, "steps": [{**GOOD_STEP, "extra": 1}]}), "not a lesson step"),
     (_pack({"v": 1, "steps": [{**GOOD_STEP, "q": {"sigma": 1.0}}]}), "settings are not"),
@@ -226,7 +227,7 @@ def test_hostile_teacher_lessons_are_refused_with_a_clear_message(token, why):
 
 def test_a_zip_bomb_is_refused_without_inflating_it():
     bomb = _pack(None, b"{" + b" " * (3 * 1024 * 1024) + b"}")   # 3 MB of spaces
-    assert len(bomb) < L.MAX_LESSON_CHARS
+    assert len(bomb) < T.MAX_LESSON_CHARS
     assert "over 32 KB" in _refused(bomb)
 
 
@@ -234,6 +235,6 @@ def test_the_url_setting_refuses_non_token_text():
     with pytest.raises(ValueError):
         codec.coerce("my_lesson", "<b>x</b>")
     with pytest.raises(ValueError):
-        codec.coerce("my_lesson", "a" * (L.MAX_LESSON_CHARS + 1))
+        codec.coerce("my_lesson", "a" * (T.MAX_LESSON_CHARS + 1))
     params, msgs = codec.decode_query({"my_lesson": "javascript:alert(1)"})
     assert params["my_lesson"] == "" and msgs and "invalid" in msgs[0].text
