@@ -238,3 +238,13 @@ def test_the_url_setting_refuses_non_token_text():
         codec.coerce("my_lesson", "a" * (T.MAX_LESSON_CHARS + 1))
     params, msgs = codec.decode_query({"my_lesson": "javascript:alert(1)"})
     assert params["my_lesson"] == "" and msgs and "invalid" in msgs[0].text
+
+
+def test_f_off_agrees_with_the_shared_ablation_module():
+    """The lesson's own F-off computation and nplk_app.ablation's (written separately)
+    give the same decision values at the DANK lesson's state."""
+    from nplk_app import ablation
+    data, res = L.lesson_fit(L.lesson(2).steps[2].params, "dank")
+    np.testing.assert_allclose(L.f_off_scores(res, data),
+                               ablation.off_decision(res.estimator, data.X_test),
+                               rtol=1e-10, atol=1e-10)
