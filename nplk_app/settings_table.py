@@ -65,7 +65,8 @@ class Setting:
 
     ``kind`` is one of ``"float"``, ``"int"``, ``"choice"``, ``"bool"``,
     ``"float_auto"`` (a float or the string ``"auto"``), ``"range"`` (a pair of
-    floats) or ``"points"`` (user-added points, rows ``(x1, x2, label)``).
+    floats), ``"points"`` (user-added points, rows ``(x1, x2, label)``) or ``"token"``
+    (opaque URL-safe text of at most ``max`` characters: a teacher's lesson).
     ``methods`` lists the methods the setting applies to (``None``: not method
     specific); ``pages`` the pages that show it; ``param`` the estimator parameter it
     feeds (defaults to ``name``); ``continuous`` whether a change allows a warm start.
@@ -112,6 +113,8 @@ class Setting:
                 return lab
         if value == "auto":
             return "auto"
+        if value == "" and self.kind == "token":
+            return "none"
         if isinstance(value, float):
             return f"{value:g}"
         return str(value)
@@ -359,6 +362,18 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
             option_labels=(("embedding", "2-D embedding"), ("spectra", "Spectrum"),
                            ("convergence", "Objective")),
             pages=("pairwise",), help="What the second figure shows."),
+    # ---- lessons and presentation ---------------------------------------------------------
+    Setting("present", "bool", False, "Presentation mode", group="view",
+            pages=PAGES + ("lessons",),
+            help="Hide every control and the sidebar; the figure fills the screen with "
+                 "larger text (for a projector)."),
+    Setting("lesson", "int", 1, "Lesson", group="lesson", min=1, max=5, step=1,
+            pages=("lessons",), help="The built-in lesson shown on the Lessons page."),
+    Setting("step", "int", 1, "Step", group="lesson", min=1, max=12, step=1,
+            pages=("lessons",), help="The lesson's step (1 = the first)."),
+    Setting("my_lesson", "token", "", "A teacher's lesson", group="lesson", max=6000,
+            pages=("lessons",),
+            help="A lesson made of lab states and sentences, packed into the link."),
     # ---- sensitivity ---------------------------------------------------------------------
     Setting("sweep_method", "choice", "dank", "Method", group="sweep",
             options=CLASSIFICATION_METHODS + REGRESSION_METHODS,

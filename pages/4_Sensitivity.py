@@ -18,6 +18,7 @@ import nplk_figures as fg
 PAGE = "sensitivity"
 P = ui.page_setup(PAGE, "Sensitivity")
 ui.follow_cell_click()   # a map cell clicked in the last run opens the method's page
+ui.presentation(PAGE)  # present=1: no controls, the figure large
 
 with st.sidebar:
     st.header("Sweep")
