@@ -70,8 +70,12 @@ from threadpoolctl import threadpool_limits
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from nplk_core.datasets import chirp_function, make_chirp  # noqa: E402
-from nplk_core.lab_rbf import LABRBFRegressor, lab_fit_alpha, lab_kernel  # noqa: E402
-from nplk_core.lab_rbf import lab_loss_and_grad  # noqa: E402
+from nplk_core.lab_rbf import (  # noqa: E402
+    LABRBFRegressor,
+    lab_fit_alpha,
+    lab_kernel,
+    lab_loss_and_grad,  # noqa: E402
+)
 from nplk_core.lab_rbf_select import LABRBFRegressorCV  # noqa: E402
 
 GAMMAS = np.logspace(-1, 6, 36)
@@ -352,9 +356,9 @@ def oracle_bandwidths(m, y, Xte, yte, lam):
     return r2_score(yte, lab_kernel(Xs, th, Xg).T @ alpha + b)
 
 
-def _cpu(fn):
+def _cpu(fn, *args, **kwargs):
     t = time.process_time()
-    out = fn()
+    out = fn(*args, **kwargs)
     return time.process_time() - t, out
 
 
@@ -371,10 +375,9 @@ def against(args):
         rows = []
         for seed in args.seeds:
             X, y, Xte, yte = toy(name, 300, args.noise, seed)
-            t_lab, m = _cpu(lambda: fit_quiet(LABRBFRegressor, X, y, n_support=30))
-            t_cv, mc = _cpu(lambda: fit_quiet(LABRBFRegressorCV, X, y, random_state=seed))
-            t_sor, (f0, _, _) = _cpu(lambda: sor_validated(X[m.support_], X, y,
-                                                           m.validation_))
+            t_lab, m = _cpu(fit_quiet, LABRBFRegressor, X, y, n_support=30)
+            t_cv, mc = _cpu(fit_quiet, LABRBFRegressorCV, X, y, random_state=seed)
+            t_sor, (f0, _, _) = _cpu(sor_validated, X[m.support_], X, y, m.validation_)
             fc = sor_validated(X[mc.support_], X, y, mc.validation_)[0]
             r = [r2_score(yte, m.predict(Xte)), r2_score(yte, f0(Xte)),
                  r2_score(yte, mc.predict(Xte)), r2_score(yte, fc(Xte)),
@@ -453,7 +456,7 @@ def real_data(args):
                 Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=s)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    t, m = _cpu(lambda: make(s).fit(Xtr, ytr))
+                    t, m = _cpu(make(s).fit, Xtr, ytr)
                 times.append(t)
                 r2s.append(r2_score(yte, m.predict(Xte)))
                 if hasattr(m, "best_params_"):
