@@ -42,6 +42,11 @@ def page_setup(page: str, title: str, icon: str = "🧪") -> dict[str, Any]:
     ss = st.session_state
     if STORE not in ss:
         ss[STORE] = lab.defaults()
+        # a tab that reconnects (the server restarted) sends its widgets' values with
+        # the new session's first run: they win over the URL and the defaults
+        ss[_FROM_BROWSER] = browser_widget_keys()
+    else:
+        ss.pop(_FROM_BROWSER, None)
     if ss.get("lab_page") != page:
         # A widget of another page keeps its state under the same key, but the new
         # page's widget is a different element and would start from its own default:
@@ -56,6 +61,36 @@ def page_setup(page: str, title: str, icon: str = "🧪") -> dict[str, Any]:
     firstpaint.start(page)
     firstpaint.restore(page, ss[STORE])
     return ss[STORE]
+
+
+_FROM_BROWSER = "lab_from_browser"
+
+
+def browser_widget_keys() -> frozenset[str]:
+    """The keys of the widgets whose values the browser sent with this run although
+    this session has not drawn them yet: a tab that was open when the server restarted
+    reconnects as a new session and sends its widgets' values (the slider the student
+    just moved among them) with its first run. Seeding those widgets from the store
+    would drop that move. Read from Streamlit's incoming widget states (element ids
+    carry the user key); empty when they cannot be read."""
+    try:
+        from streamlit.runtime.scriptrunner_utils.script_run_context import (
+            get_script_run_ctx,
+        )
+        from streamlit.runtime.state.common import user_key_from_element_id
+
+        ctx = get_script_run_ctx()
+        ids = list(ctx.session_state._state._new_widget_state.states)
+    except (AttributeError, ImportError, TypeError):
+        return frozenset()
+    keys = (user_key_from_element_id(i) for i in ids)
+    return frozenset(k for k in keys if k and k.startswith(PREFIX))
+
+
+def from_browser(key: str) -> bool:
+    """Whether widget ``key`` takes the value the browser sent (see
+    :func:`browser_widget_keys`) instead of being seeded from the store."""
+    return key in (st.session_state.get(_FROM_BROWSER) or ())
 
 
 def _read_url(ss: Any) -> None:

@@ -318,6 +318,7 @@ def fit_method(params: Mapping[str, Any], X_train: np.ndarray, y_train: np.ndarr
         res.matrix = np.asarray(getattr(est, spec.matrix), dtype=float)
         res.matrix_name = spec.matrix.rstrip("_")
     res.X_train = X_train
+    res.y_train = y_train
     res.support_points = _support_points(est, X_train)
     return res
 
