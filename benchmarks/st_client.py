@@ -56,6 +56,20 @@ class Run:
     texts: list[str] = field(default_factory=list)            # alerts, markdown
     query: str | None = None           # the URL the page wrote
     bytes: int = 0                     # ForwardMsg bytes received in this run
+    superseded: bool = False           # a newer request of the tab ran in its place
+    interrupted: bool = False          # it started, then a newer request cut it short
+
+    @property
+    def done(self) -> bool:
+        return self.finished is not None
+
+    @property
+    def figure(self) -> float | None:
+        """Seconds from the request to the first chart of the run that showed it (its
+        own, or the newer request's run that superseded it)."""
+        if not self.figures:
+            return None
+        return min(self.figures.values()) - self.sent
 
 
 def _user_key(element_id: str) -> str | None:
@@ -136,20 +150,34 @@ class Tab:
             if ns.HasField("initialize"):
                 self.session_id = ns.initialize.session_id
             self.page_hash = ns.page_script_hash
-            self.widgets = {}
-            if run is not None and run.started is None:
-                run.started = now
+            newest = self.runs[-1] if self.runs else None
+            if newest is not None and newest.started is None:
+                newest.started = now
+                self.current = newest
         elif kind == "navigation":
             self.pages.update({p.url_pathname or p.page_name: p.page_script_hash
                                for p in msg.navigation.app_pages})
             self.page_hash = msg.navigation.page_script_hash
         elif kind == "page_info_changed":
             self.query = msg.page_info_changed.query_string
-            if run is not None:
+            if run is not None and run.finished is None:
                 run.query = self.query
         elif kind == "script_finished":
             if run is not None and run.started is not None and run.finished is None:
-                run.finished, run.status = now, msg.script_finished
+                if msg.script_finished == EARLY:
+                    run.interrupted = True
+                else:
+                    run.finished, run.status = now, msg.script_finished
+                    run.query = self.query          # the URL as the run left it
+                    for older in self.runs:
+                        if older is run:
+                            break
+                        if older.finished is None:      # shown by this newer run
+                            older.finished, older.status = now, run.status
+                            older.superseded = True
+                            older.figures = dict(run.figures)
+                            older.query = run.query
+                            older.exceptions += run.exceptions
         elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
             self._element(msg.delta.new_element, now, run)
         elif kind == "file_urls_response":
@@ -168,9 +196,11 @@ class Tab:
             self.statuses.append(el.markdown.body)
         elif kind == "bidi_component":
             key = _user_key(el.bidi_component.id) or ""
-            if run is not None and el.bidi_component.json and '"figure": null' not in \
-                    el.bidi_component.json[:4000]:
+            if run is not None and run.finished is None and el.bidi_component.json and \
+                    '"figure": null' not in el.bidi_component.json[:4000]:
                 run.figures.setdefault(key, now)
+        elif kind == "plotly_chart" and run is not None and run.finished is None:
+            run.figures.setdefault("plotly", now)
         elif kind in ("slider", "selectbox", "radio", "checkbox", "file_uploader",
                       "button"):
             w = getattr(el, kind)
@@ -184,21 +214,28 @@ class Tab:
     async def rerun(self, page: str | None = None, query: str | None = None,
                     timeout: float = 600) -> Run:
         """Ask for a run (on ``page``, a url path name, when given) with the widget
-        states this tab holds; return it when its ``script_finished`` arrived (a run
-        cut short by a newer request of the same tab counts as the newer one's)."""
+        states this tab holds; return it when the run that showed it has finished."""
+        run = await self.send(page, query)
+        return await self.wait(run, timeout)
+
+    async def send(self, page: str | None = None, query: str | None = None) -> Run:
+        """Send a run request (as the frontend does on a widget change, without waiting
+        for an earlier run: the server cuts that one short)."""
         bm = BackMsg()
         cs = bm.rerun_script
         cs.query_string = self.query if query is None else query
         if query is not None:
             self.query = query
-        if page is not None:
+        if page is not None and page != self.page:
             self.page = page
+            self.widgets = {}           # another page: its widgets arrive with its run
+            self.states = {}
         if self.page is not None:
             cs.page_name = self.page
             cs.page_script_hash = self.pages.get(self.page, "")
         for key, st in self.states.items():
             w = self.widgets.get(key)
-            if w is None and page is None:
+            if w is None:
                 continue
             s = cs.widget_states.widgets.add()
             s.CopyFrom(st)
@@ -206,13 +243,13 @@ class Tab:
                 s.id = w.id
         cs.cached_message_hashes.extend(self.cache.keys())
         run = Run(sent=time.perf_counter())
-        self.current = run
         self.runs.append(run)
         await self.ws.send(bm.SerializeToString())
-        deadline = run.sent + timeout
-        while run.finished is None or run.status == EARLY:
-            if run.status == EARLY:                    # interrupted: the next one counts
-                run.started = run.finished = run.status = None
+        return run
+
+    async def wait(self, run: Run, timeout: float = 600) -> Run:
+        deadline = time.perf_counter() + timeout
+        while run.finished is None:
             if self.closed:
                 raise ConnectionError("the server closed the connection")
             self.changed.clear()
@@ -271,15 +308,22 @@ class Tab:
                 f"filename=\"{name}\"\r\nContent-Type: text/csv\r\n\r\n").encode() + \
             data + f"\r\n--{boundary}--\r\n".encode()
         target = urllib.parse.urljoin(self.base + "/", urls.upload_url.lstrip("/"))
-        req = urllib.request.Request(target, data=body, method="PUT", headers={
-            "Content-Type": f"multipart/form-data; boundary={boundary}"})
-        await asyncio.get_running_loop().run_in_executor(
-            None, lambda: urllib.request.urlopen(req, timeout=60).read())
+
+        def put() -> None:
+            # the page's XSRF cookie, sent back as the header (what the frontend does)
+            with urllib.request.urlopen(self.base + "/_stcore/health", timeout=60) as r:
+                cookies = r.headers.get_all("Set-Cookie") or []
+            xsrf = next((c.split(";")[0].split("=", 1)[1] for c in cookies
+                         if c.startswith("_streamlit_xsrf=")), "")
+            req = urllib.request.Request(target, data=body, method="PUT", headers={
+                "Content-Type": f"multipart/form-data; boundary={boundary}",
+                "Cookie": f"_streamlit_xsrf={xsrf}", "X-Xsrftoken": xsrf})
+            urllib.request.urlopen(req, timeout=60).read()
+        await asyncio.get_running_loop().run_in_executor(None, put)
         s = WidgetState(id=w.id)
         info = s.file_uploader_state_value.uploaded_file_info.add()
         info.name, info.size, info.file_id = name, len(data), urls.file_id
         info.file_urls.CopyFrom(urls)
-        s.file_uploader_state_value.max_file_size = 200 * 2 ** 20
         self.states[key] = s
 
 
