@@ -317,21 +317,38 @@ def one_class(n: int, args, tmp: Path) -> dict:
     server = serve("app.py", port=args.port, log=tmp / f"class-{n}.log")
     mon = Monitor(server.proc.pid)
     try:
-        teacher = asyncio.run(_open_once(server.url))
         time.sleep(1.0)
-        _, idle = mon.sample()
+        _, idle = mon.sample()                   # the idle server, before anyone came
+        teacher = asyncio.run(_open_once(server.url))
         mon.start()
+        spy = None
+        if args.profile:
+            import subprocess
+            spy = subprocess.Popen([str(Path(sys.executable).parent / "py-spy"), "record", "-p", str(server.proc.pid),
+                                    "--format", "raw", "-r", "50", "-o",
+                                    f"{args.profile}-{n}.txt"],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         cpu0, w0 = mon.sample()[0], time.perf_counter()
         students = asyncio.run(klass(server.url, n, moves=args.moves, gap=args.gap,
                                      seed=args.seed, timeout=args.timeout))
         cpu1, w1 = mon.sample()[0], time.perf_counter()
         peak = mon.peak
+        if spy is not None:
+            import signal
+            spy.send_signal(signal.SIGINT)
+            spy.wait(timeout=60)
         time.sleep(args.linger)
         _, after = mon.sample()
         mon.stop()
     finally:
         server.stop()
     moves = [m for s in students for m in s.moves]
+    if args.verbose:
+        for m in sorted(moves, key=lambda m: m.sent):
+            print(f"  student {m.student:2d} {m.role:7s} {m.what:24s} "
+                  f"{'—' if m.latency is None else f'{m.latency:6.2f}'} s"
+                  f"{' superseded' if m.superseded else ''}{' LOST' if m.lost else ''}"
+                  f"{' ' + m.error[:80] if m.error else ''}", file=sys.stderr)
     lat = [m.latency for m in moves if m.latency is not None]
     errors = [m.error for m in moves if m.error] + [s.error for s in students if s.error]
     return dict(n=n, moves=len(moves), p50=pct(lat, 50), p90=pct(lat, 90),
@@ -394,6 +411,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--port", type=int, default=8640)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--timeout", type=float, default=300.0)
+    ap.add_argument("--verbose", action="store_true", help="every move on stderr")
+    ap.add_argument("--profile", default="",
+                    help="py-spy the server during each class: <prefix>-<N>.txt "
+                         "(collapsed stacks)")
     args = ap.parse_args(argv)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:

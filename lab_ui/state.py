@@ -57,7 +57,8 @@ def page_setup(page: str, title: str, icon: str = "🧪") -> dict[str, Any]:
     ss["lab_page"] = page
     # a new server draws a page's default state from a disk snapshot, without
     # importing scikit-learn (see firstpaint); this run's store accesses are recorded
-    from . import firstpaint
+    from . import firstpaint, reaper
+    reaper.start()
     firstpaint.start(page)
     firstpaint.restore(page, ss[STORE])
     return ss[STORE]
