@@ -176,3 +176,211 @@ def test_scaling_page_with_a_large_csv_gives_a_picture_and_a_note():
     assert_clean(at)
     assert any("subsample" in w.value for w in at.warning)
     assert at.metric, "no study drawn"
+
+
+# ---------------------------------------------------------------------------
+# the fit pool: fair, shared, superseded jobs cancelled, place in line
+# ---------------------------------------------------------------------------
+
+class _Gate:
+    """A job function that blocks until the test opens its gate (no timing)."""
+
+    def __init__(self):
+        import threading
+        self.events = {}
+        self.started = []
+        self.lock = threading.Lock()
+        self.cv = threading.Condition(self.lock)
+
+    def __call__(self, name):
+        import threading
+        with self.cv:
+            ev = self.events.setdefault(name, threading.Event())
+            self.started.append(name)
+            self.cv.notify_all()
+        ev.wait()
+        return name
+
+    def open(self, name):
+        import threading
+        with self.cv:
+            self.events.setdefault(name, threading.Event()).set()
+
+    def wait_started(self, k):
+        with self.cv:
+            assert self.cv.wait_for(lambda: len(self.started) >= k, timeout=30)
+
+
+def _pool(workers=1):
+    import concurrent.futures as cf
+
+    from lab_ui.workers import Pool
+    return Pool(workers, executor_factory=lambda: cf.ThreadPoolExecutor(workers))
+
+
+def test_pool_takes_sessions_in_turn():
+    """Student A queues three fits, B one: B's runs second, not fourth."""
+    gate, pool = _Gate(), _pool(1)
+    a0 = pool.submit("A", "a0", gate, "a0")
+    gate.wait_started(1)
+    a1 = pool.submit("A", "a1", gate, "a1")
+    # A's own newer request supersedes a1; keep a1 alive by a second waiter
+    pool.submit("C", "a1", gate, "a1")
+    a2 = pool.submit("A", "a2", gate, "a2")
+    b0 = pool.submit("B", "b0", gate, "b0")
+    assert pool.ahead(b0) <= pool.ahead(a2)
+    for name in ("a0", "a1", "a2", "b0"):
+        gate.open(name)
+    for j in (a0, a1, a2, b0):
+        j.done.result(timeout=30)
+    assert gate.started.index("b0") < gate.started.index("a2")
+
+
+def test_pool_shares_identical_requests_and_cancels_superseded_ones():
+    gate, pool = _Gate(), _pool(1)
+    first = pool.submit("A", "k0", gate, "k0")
+    gate.wait_started(1)
+    mine = pool.submit("B", "k1", gate, "k1")
+    same = pool.submit("C", "k1", gate, "k1")
+    assert same is mine                         # one computation for both sessions
+    newer = pool.submit("B", "k2", gate, "k2")  # B moved on: k1 still wanted by C
+    assert not mine.done.cancelled()
+    pool.release(mine, "C")                     # C's page run ended early too
+    assert mine.done.cancelled()                # nobody waits: dropped before it ran
+    assert pool.ahead(newer) == 1               # only the running fit is ahead
+    for n in ("k0", "k2"):
+        gate.open(n)
+    assert newer.done.result(timeout=30) == "k2"
+    assert "k1" not in gate.started
+
+
+def test_pool_stores_a_result_nobody_waits_for_any_more():
+    gate, pool = _Gate(), _pool(1)
+    kept = {}
+    job = pool.submit("A", "k", gate, "k", on_result=lambda r: kept.setdefault("k", r))
+    gate.wait_started(1)
+    pool.release(job, "A")                      # the page moved on while it ran
+    gate.open("k")
+    assert job.done.result(timeout=30) == "k" and kept == {"k": "k"}
+
+
+def test_wait_reports_the_place_in_line():
+    from lab_ui import workers
+
+    gate, pool = _Gate(), _pool(1)
+    pool.submit("A", "a", gate, "a")
+    gate.wait_started(1)
+    mine = pool.submit("B", "b", gate, "b")
+    said = []
+
+    def report(text):
+        said.append(text)
+        if len(said) == 1:
+            gate.open("a")
+        if "running" in text:
+            gate.open("b")
+    assert workers.wait(mine, "B", report, pool) == "b"
+    assert said[0] == "1 fit ahead of yours"
+
+
+def test_offloaded_fit_pickles_back_with_its_views():
+    import pickle
+
+    from nplk_app.offload import fit_for_page
+    data, _ = lab.prepare_data({**lab.defaults(), "n_samples": 60}, lab.CLASSIFICATION)
+    res = fit_for_page(lab.defaults(), data.X_train, data.y_train, data.X_test,
+                       data.y_test, method="dank", data_key=data.key)
+    back = pickle.loads(pickle.dumps(res))
+    assert back.ok and back._lazy.keys() >= {"kernel", "spectra", "rank"}
+    assert np.array_equal(back.matrix, res.matrix)
+    assert np.array_equal(back.estimator.predict(data.X_test), res.estimator.predict(data.X_test))
+
+
+# ---------------------------------------------------------------------------
+# memory back to idle after the class
+# ---------------------------------------------------------------------------
+
+def test_stores_expire_unused_entries_and_the_reaper_releases_after_the_class():
+    from lab_ui.reaper import Reaper
+    from lab_ui.stores import LRU
+
+    store = LRU(8, name="test")
+    store.put("old", np.zeros(1000))
+    t_put = __import__("time").monotonic()
+    assert store.expire(60, now=t_put + 30) == 0
+    assert store.expire(60, now=t_put + 61) == 1 and store.get("old") is None
+
+    store.put("a", np.zeros(1000))
+    sessions = {"n": 3}
+    r = Reaper(lambda: sessions["n"], ttl=1e9, idle=30)
+    t = __import__("time").monotonic()
+    assert r.step(t) == "busy" and store.get("a") is not None
+    sessions["n"] = 0
+    assert r.step(t + 1) == "idle" and store.get("a") is not None
+    assert r.step(t + 32) == "released" and len(store) == 0
+    sessions["n"] = 1
+    assert r.step(t + 40) == "busy"
+
+
+# ---------------------------------------------------------------------------
+# real server: a reconnected tab, and the benchmark at a class of two
+# ---------------------------------------------------------------------------
+
+def _port() -> int:
+    import socket
+    for port in range(8650, 8660):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+                return port
+            except OSError:
+                continue
+    return 0
+
+
+@pytest.mark.slow
+def test_reconnected_tab_keeps_the_move_it_sends_with_its_first_run(tmp_path):
+    """A server restart: the open tab reconnects as a new session and sends its URL
+    (the old state) with its widgets' values (the move just made); the move wins."""
+    from bench_classroom import serve
+    from st_client import Tab, query_value
+
+    server = serve(port=_port() or None, log=tmp_path / "server.log")
+
+    async def go():
+        a = Tab(server.url)
+        await a.connect()
+        await a.rerun(page="Classification")
+        opts = a.widgets["w_tau"].options
+        now = query_value(a.query, "tau")
+        new = next(o for o in opts if not np.isclose(float(o), float(now)))
+        await a.close()
+        b = Tab(server.url)                   # the same tab after the restart
+        await b.connect()
+        b.pages, b.page, b.widgets = a.pages, "Classification", dict(a.widgets)
+        b.query = a.query
+        b.set("w_tau", new)
+        run = await b.rerun(timeout=300)
+        await b.close()
+        return new, run
+    try:
+        new, run = asyncio.run(go())
+    finally:
+        server.stop()
+    assert not run.exceptions
+    assert np.isclose(float(query_value(run.query, "tau")), float(new))
+
+
+@pytest.mark.slow
+def test_classroom_benchmark_runs_a_class_of_two(capsys):
+    import bench_classroom
+
+    port = _port()
+    assert bench_classroom.main(["--students", "2", "--moves", "3", "--gap", "2",
+                                 "--linger", "0", "--port", str(port - 1 if port > 8650
+                                                                   else 8648)]) == 0
+    row = bench_classroom.main.rows[0]
+    out = capsys.readouterr().out
+    assert "| 2 |" in out
+    assert row["moves"] >= 2 * 3 and not row["errors"] and row["lost"] == 0
+    assert row["p50"] > 0 and row["peak"] > row["idle"] > 0 and row["floor"] > 0
