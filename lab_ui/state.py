@@ -65,6 +65,12 @@ def page_setup(page: str, title: str, icon: str = "🧪") -> dict[str, Any]:
 
 
 _FROM_BROWSER = "lab_from_browser"
+_URLS_WRITTEN = "lab_urls_written"   # the last few URLs this session wrote
+_URLS_KEPT = 32
+
+
+def _key_of(flat: Mapping[str, Any]) -> tuple:
+    return tuple(sorted((str(k), str(v)) for k, v in flat.items()))
 
 
 def browser_widget_keys() -> frozenset[str]:
@@ -99,7 +105,11 @@ def _read_url(ss: Any) -> None:
     link, a browser refresh, a "try this" link); invalid values become notes."""
     query = {k: st.query_params.get_all(k) for k in st.query_params.keys()}
     flat = {k: v[-1] if v else "" for k, v in query.items()}
-    if not query or flat == ss.get("lab_url_written"):
+    if not query or flat == ss.get("lab_url_written") or \
+            _key_of(flat) in ss.get(_URLS_WRITTEN, ()):
+        # the URL this session wrote, or one it wrote a few runs ago: a move made
+        # before the browser had the newest URL carries the previous one (under load
+        # that race dropped moves); it is not a pasted link
         return
     old = ss[STORE]
     new, msgs = lab.decode_query(query, old)
@@ -138,6 +148,12 @@ def sync_url(page: str) -> None:
     if current != q:
         st.query_params.from_dict(q)
     st.session_state["lab_url_written"] = q
+    written = st.session_state.setdefault(_URLS_WRITTEN, [])
+    k = _key_of(q)
+    if k in written:
+        written.remove(k)
+    written.append(k)
+    del written[:-_URLS_KEPT]
     page_done(page)
 
 

@@ -372,6 +372,40 @@ def test_reconnected_tab_keeps_the_move_it_sends_with_its_first_run(tmp_path):
 
 
 @pytest.mark.slow
+def test_a_move_sent_before_the_newest_url_arrived_is_not_lost(tmp_path):
+    """Under load a student moves again before the page's newest URL has reached the
+    browser, so the request carries the URL of the run before: that is not a pasted
+    link, and the earlier move must survive."""
+    from bench_classroom import serve
+    from st_client import Tab, query_value
+
+    server = serve(port=_port() or None, log=tmp_path / "server.log")
+
+    async def go():
+        t = Tab(server.url)
+        await t.connect()
+        await t.rerun(page="Classification")
+        stale = t.query
+        tau = next(o for o in t.widgets["w_tau"].options
+                   if not np.isclose(float(o), float(query_value(stale, "tau"))))
+        t.set("w_tau", tau)
+        await t.rerun(timeout=300)                   # the page wrote a new URL ...
+        sigma = next(o for o in t.widgets["w_sigma"].options
+                     if not np.isclose(float(o), float(query_value(stale, "sigma"))))
+        t.set("w_sigma", sigma)
+        run = await t.rerun(query=stale, timeout=300)  # ... the browser had the old one
+        await t.close()
+        return tau, sigma, run
+    try:
+        tau, sigma, run = asyncio.run(go())
+    finally:
+        server.stop()
+    assert not run.exceptions
+    assert np.isclose(float(query_value(run.query, "tau")), float(tau))
+    assert np.isclose(float(query_value(run.query, "sigma")), float(sigma))
+
+
+@pytest.mark.slow
 def test_classroom_benchmark_runs_a_class_of_two(capsys):
     import bench_classroom
 
