@@ -23,7 +23,7 @@ three-point chart) served by its own Streamlit server, one tab moving its slider
 (median round trip); and the load average (``os.getloadavg``) at the start and end.
 
     python benchmarks/bench_classroom.py --students 1,10,30,60 [--moves 10] [--gap 3]
-        [--linger 60] [--port 8640] [--seed 0]
+        [--linger 60] [--port 8640] [--seed 0] [--root CHECKOUT] [--profile PREFIX]
 
 Each class size gets a fresh server (``streamlit run app.py``) whose page has been
 opened once (the teacher's tab) before the students arrive.
@@ -314,7 +314,8 @@ def one_class(n: int, args, tmp: Path) -> dict:
         floor = asyncio.run(floor_moves(fserver.url))
     finally:
         fserver.stop()
-    server = serve("app.py", port=args.port, log=tmp / f"class-{n}.log")
+    server = serve("app.py", cwd=Path(args.root), port=args.port,
+                   log=tmp / f"class-{n}.log")
     mon = Monitor(server.proc.pid)
     try:
         time.sleep(1.0)
@@ -412,6 +413,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--verbose", action="store_true", help="every move on stderr")
+    ap.add_argument("--root", default=str(ROOT),
+                    help="the checkout whose app.py is served (e.g. another branch's "
+                         "worktree, for a before/after table)")
     ap.add_argument("--profile", default="",
                     help="py-spy the server during each class: <prefix>-<N>.txt "
                          "(collapsed stacks)")
