@@ -363,7 +363,9 @@ def one_class(n: int, args, tmp: Path) -> dict:
                 by_role={r: pct([m.latency for m in moves if m.role == r and
                                  m.latency is not None], 90)
                          for r in ("follow", "explore", "switch", "upload")},
-                statuses=sum(len(s.statuses) for s in students))
+                statuses=sum(len(s.statuses) for s in students),
+                in_line=sum(any("ahead of yours" in t for t in s.statuses)
+                            for s in students))
 
 
 async def _open_once(url: str) -> float | None:
@@ -397,6 +399,8 @@ def table(rows: list[dict], args) -> str:
     out.append("p90 by role: " + "; ".join(
         f"{r['n']} students: " + ", ".join(f"{k} {v:.2f}" for k, v in r["by_role"].items()
                                            if np.isfinite(v)) for r in rows))
+    out.append("students who were shown their place in the queue (\"N fits ahead of "
+               "yours\"): " + "; ".join(f"{r['in_line']} of {r['n']}" for r in rows))
     for r in rows:
         if r["errors"]:
             out.append(f"errors at {r['n']}: " + " | ".join(sorted(set(r["errors"])))[:600])

@@ -14,7 +14,11 @@ core by default, ``NPLK_LAB_WORKERS``; 0 keeps fits in the page's process, as un
   other session waits for, and a page run that is cut short (a newer move, Stop, a
   closed tab) gives up its job, which is cancelled when nobody else waits for it;
 * **where the fit stands**: while it waits, the page's status line says how many fits
-  will run before this one ("2 fits ahead of yours") and then how long it has run.
+  will run before this one ("2 fits ahead of yours"), then the solver's iteration
+  (shared memory slots, one per worker);
+* **Stop and closed tabs still stop the work**: a running job nobody waits for any more
+  gets its slot's stop flag, its solver's callback stops at the next iteration, and the
+  half-done result is not stored.
 
 A job's result goes into the shared fit store (:mod:`.stores`) when it finishes, also
 when the page that asked has moved on, so a later move back finds it. The workers are
@@ -39,14 +43,36 @@ from streamlit.logger import get_logger
 _LOG = get_logger("nplk_lab.workers")
 
 
-def _worker_init() -> None:
-    """One BLAS thread per worker: the pool already uses every core."""
+# In a worker process: the shared slots through which a running job reports its
+# iteration and learns that nobody waits for it any more (set by _worker_init).
+_STOP: Any = None
+_ITER: Any = None
+
+
+def _worker_init(stop: Any = None, iters: Any = None) -> None:
+    """One BLAS thread per worker (the pool already uses every core); the shared slots."""
+    global _STOP, _ITER
+    _STOP, _ITER = stop, iters
     try:
         from threadpoolctl import threadpool_limits
 
         threadpool_limits(1)
     except ImportError:
         pass
+
+
+def run_job(slot: int, fn: Callable, args: tuple, kwargs: dict) -> Any:
+    """Run ``fn`` in a worker; a function taking ``callback`` gets one that writes the
+    iteration to the job's slot and stops the solver once the slot's stop flag is set
+    (every page that waited for the job has gone)."""
+    if _STOP is not None and slot >= 0:
+        _STOP[slot], _ITER[slot] = 0, 0
+
+        def callback(iteration: int, info: Any, elapsed: float) -> bool:
+            _ITER[slot] = int(iteration) + 1
+            return bool(_STOP[slot])
+        kwargs = {**kwargs, "callback": callback}
+    return fn(*args, **kwargs)
 
 
 @dataclass(eq=False)
@@ -60,6 +86,8 @@ class Job:
     waiters: set = field(default_factory=set)
     started: float | None = None
     on_result: list = field(default_factory=list)
+    slot: int = -1            # its shared progress/stop slot while it runs
+    abandoned: bool = False   # stopped while running: its result is not kept
 
 
 class Pool:
@@ -74,11 +102,23 @@ class Pool:
         self._queues: OrderedDict[str, deque] = OrderedDict()
         self._jobs: dict[Any, Job] = {}
         self._running: list[Job] = []
+        self._free = list(range(self.workers))
+        self._stop: Any = None       # shared with the workers (process pools only)
+        self._iter: Any = None
 
     def _spawn_pool(self):
-        return cf.ProcessPoolExecutor(self.workers,
-                                      mp_context=multiprocessing.get_context("spawn"),
-                                      initializer=_worker_init)
+        ctx = multiprocessing.get_context("spawn")
+        self._stop = ctx.Array("i", self.workers, lock=False)
+        self._iter = ctx.Array("i", self.workers, lock=False)
+        return cf.ProcessPoolExecutor(self.workers, mp_context=ctx,
+                                      initializer=_worker_init,
+                                      initargs=(self._stop, self._iter))
+
+    def iteration(self, job: Job) -> int | None:
+        """The solver iteration a running job has reached (None if unknown)."""
+        if self._iter is None or job.slot < 0 or job.started is None:
+            return None
+        return int(self._iter[job.slot]) or None
 
     # -- asking ------------------------------------------------------------------------
     def submit(self, session: str, key: Any, fn: Callable, *args: Any,
@@ -110,8 +150,17 @@ class Pool:
         job nobody waits for is cancelled; a running one finishes and is stored."""
         with self._lock:
             job.waiters.discard(session)
-            if not job.waiters and job.started is None:
+            if job.waiters:
+                return
+            if job.started is None:
                 self._drop(job)
+            elif job.slot >= 0 and self._stop is not None and not job.done.done():
+                # running for nobody: its solver stops at the next iteration, and the
+                # half-done result is not stored
+                job.abandoned = True
+                self._stop[job.slot] = 1
+                if self._jobs.get(job.key) is job:
+                    self._jobs.pop(job.key, None)
 
     def _drop(self, job: Job) -> None:
         for q in self._queues.values():
@@ -144,9 +193,11 @@ class Pool:
             if self._executor is None:
                 self._executor = self._factory()
             job.started = time.monotonic()
+            job.slot = self._free.pop() if self._free else -1
             self._running.append(job)
             try:
-                fut = self._executor.submit(job.fn, *job.args, **job.kwargs)
+                fut = self._executor.submit(run_job, job.slot, job.fn, job.args,
+                                            job.kwargs)
             except Exception as exc:  # a broken pool: fail this job, start afresh
                 self._executor = None
                 self._finish(job, None, exc)
@@ -164,9 +215,11 @@ class Pool:
         with self._lock:
             if job in self._running:
                 self._running.remove(job)
+            if job.slot >= 0:
+                self._free.append(job.slot)
             if self._jobs.get(job.key) is job:
                 self._jobs.pop(job.key, None)
-            callbacks = list(job.on_result)
+            callbacks = [] if job.abandoned else list(job.on_result)
         if exc is None:
             for cb in callbacks:
                 try:
@@ -276,7 +329,9 @@ def wait(job: Job, session: str, report: Callable[[str], Any],
                 report(f"{n} fit{'s' if n != 1 else ''} ahead of yours" if n else
                        "next in line")
             else:
-                report(f"running for {time.monotonic() - job.started:.1f} s")
+                it = p.iteration(job) if p is not None else None
+                report(f"iteration {it}" if it else
+                       f"running for {time.monotonic() - job.started:.1f} s")
     finally:
         if not ok and p is not None:
             p.release(job, session)

@@ -4,7 +4,7 @@ spectra, the rank), computed in the worker so the page's process only draws."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -15,12 +15,13 @@ from .results import LabResult
 
 def fit_for_page(params: Mapping[str, Any], X_train: np.ndarray, y_train: np.ndarray,
                  X_test: np.ndarray, y_test: np.ndarray, *, method: str,
-                 warm_from: LabResult | None = None, data_key: str = "") -> LabResult:
-    """:func:`fit_method` without a progress callback (the worker cannot report to a
-    page), its estimator free of callables so it pickles back, and its lazy views
-    filled."""
+                 warm_from: LabResult | None = None, data_key: str = "",
+                 callback: Callable | None = None) -> LabResult:
+    """:func:`fit_method` (``callback``: the worker's, reporting the iteration through
+    shared memory and stopping when nobody waits), its estimator then freed of callables
+    so it pickles back, and its lazy views filled."""
     res = fit_method(params, X_train, y_train, X_test, y_test, method=method,
-                     warm_from=warm_from, data_key=data_key)
+                     warm_from=warm_from, data_key=data_key, callback=callback)
     if res.ok:
         est = res.estimator
         if "callback" in getattr(est, "get_params", dict)():

@@ -283,6 +283,40 @@ def test_wait_reports_the_place_in_line():
     assert said[0] == "1 fit ahead of yours"
 
 
+@pytest.mark.slow
+def test_worker_process_reports_iterations_and_stops_when_nobody_waits():
+    """A real process pool: a long fit reports its iteration through the shared slot;
+    once its only waiter gives it up (Stop, a newer move, a closed tab) the solver stops
+    at its next iteration and the half-done result is not stored."""
+    import concurrent.futures as cf
+
+    from lab_ui.workers import Pool
+    from nplk_app.offload import fit_for_page
+
+    data, _ = lab.prepare_data({**lab.defaults(), "n_samples": 300}, lab.CLASSIFICATION)
+    P = {**lab.defaults(), "solver": "pg", "max_iter": 5000, "tol": 0.0}
+    pool = Pool(1)
+    kept = []
+    try:
+        job = pool.submit("A", "long", fit_for_page, P, data.X_train, data.y_train,
+                          data.X_test, data.y_test, method="dank", data_key=data.key,
+                          on_result=kept.append)
+        seen = None
+        while not seen:                       # condition: the solver has reported
+            try:
+                job.done.result(timeout=0.1)
+                break
+            except cf.TimeoutError:
+                seen = pool.iteration(job)
+        assert seen, "the fit finished before reporting an iteration"
+        pool.release(job, "A")
+        res = job.done.result(timeout=120)
+        assert res.n_iter is not None and res.n_iter < 5000
+        assert kept == []
+    finally:
+        pool._executor.shutdown(wait=True)
+
+
 def test_offloaded_fit_pickles_back_with_its_views():
     import pickle
 
