@@ -8,8 +8,8 @@ replayed from disk on a new server, without scikit-learn), :mod:`.running` (fits
 grids, sweeps and studies through the stores), :mod:`.charts` (chart assembly per view),
 :mod:`.exports` (downloads, configuration save and load). This package re-exports what
 the pages use, so ``import lab_ui as ui`` keeps working; ``lab_chart`` (the live chart
-component) sits beside it at the top level. Not installed: ``streamlit run app.py``
-imports it from the repository directory, like the pages.
+component) sits beside it at the top level. Installed with the lab (``pip install .``)
+together with ``app.py`` and the pages; :mod:`.serve` is the ``nplk-lab`` command.
 
 Everything numeric lives below: :mod:`nplk_app` (state, data and fits; imported as
 ``lab``) and :mod:`nplk_figures` (plots); this package only turns the settings table into

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import copy
-import importlib
 import time
 import warnings
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from . import budget
 from .data import subsample_indices
+from .method_spec import MethodSpec
 from .results import LabResult, PairwiseResult
 from .settings_table import (
     CLASSIFICATION,
@@ -28,32 +27,6 @@ from .settings_table import (
 # ---------------------------------------------------------------------------
 # the method registry
 # ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class MethodSpec:
-    """A method of the lab: how to build it from ``params`` and what it can show.
-
-    ``target`` is ``"module:Class"`` (imported lazily, so a solver that has not
-    landed just reports itself unavailable); ``params`` are the lab settings that
-    apply; ``fixed`` extra keyword arguments; ``views`` the figures it supports;
-    ``matrix`` the fitted attribute holding the learned matrix.
-    """
-
-    name: str
-    label: str
-    task: str
-    target: str
-    params: tuple[str, ...]
-    views: tuple[str, ...]
-    matrix: str | None = None
-    description: str = ""
-    fixed: tuple[tuple[str, Any], ...] = ()
-    rename: tuple[tuple[str, str], ...] = ()  # (setting, estimator parameter) overrides
-
-    def load(self) -> type:
-        module, cls = self.target.split(":")
-        return getattr(importlib.import_module(module), cls)
 
 
 _SV = ("surface",)
@@ -225,7 +198,7 @@ def fit_method(params: Mapping[str, Any], X_train: np.ndarray, y_train: np.ndarr
     spec = METHODS.get(method)
     p = {**defaults(), **params}
     task = spec.task if spec else CLASSIFICATION
-    res = LabResult(method=method, task=task, params=dict(p),
+    res = LabResult(method=method, task=task, params=dict(p), spec=spec,
                     metric="accuracy" if task == CLASSIFICATION else "relative error",
                     data_key=data_key)
     if spec is None:
