@@ -1,7 +1,9 @@
 """Streamlit glue shared by the NPLK Lab pages, split by concern.
 
 :mod:`.state` (the params store, URL sync, page set-up, messages), :mod:`.widgets`
-(widgets from the settings table), :mod:`.progress` (progress line and Stop button),
+(widgets from the settings table), :mod:`.ablation` (the score table of a learned
+kernel against 1-NN and the plain SVM, and the 1-NN overlay), :mod:`.progress`
+(progress line and Stop button),
 :mod:`.stores` (the caches shared across sessions, single flight; not ``cache.py``: that
 name is the function :func:`cache` here), :mod:`.firstpaint` (a page's default run
 replayed from disk on a new server, without scikit-learn), :mod:`.running` (fits,
@@ -25,6 +27,11 @@ per session (a pasted link) and rewritten at the end of every run.
 
 from __future__ import annotations
 
+from .ablation import (  # noqa: F401
+    ablation_panel,
+    ablation_table,
+    nn_values,
+)
 from .charts import (  # noqa: F401
     bandwidth_chart_figure,
     chart,
@@ -109,6 +116,8 @@ __all__ = [
     "PREFIX",
     "Progress",
     "STORE",
+    "ablation_panel",
+    "ablation_table",
     "apply_params",
     "available",
     "bandwidth_chart_figure",
@@ -135,6 +144,7 @@ __all__ = [
     "matrix_figure",
     "method_controls",
     "metrics",
+    "nn_values",
     "nbytes",
     "page_done",
     "page_setup",

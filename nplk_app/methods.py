@@ -35,12 +35,16 @@ METHODS: dict[str, MethodSpec] = {m.name: m for m in (
                ("C", "sigma", "tau", "eta", "solver", "max_iter"),
                _SV + ("matrix", "spectra", "convergence"), "F_",
                "Learns a PSD matrix F that reweights the Gaussian kernel entry by entry "
-               "(seed 000)."),
+               "(“Learning Data-adaptive Non-parametric Kernels”). F is learned on the "
+               "training points; a test point borrows the row of F of its (reciprocal) "
+               "nearest training point."),
     MethodSpec("knpl", "KNPL", CLASSIFICATION, "nplk_core.knpl:KNPLClassifier",
                ("C", "sigma", "gamma", "knpl_solver", "admm_rho", "n_outer"),
                _SV + ("matrix", "spectra", "convergence"), "G_",
                "Nonlinear pairwise layer: G ⪰ 0 with rows summing to n; the saddle point "
-               "of eq. (4) by accelerated projected gradient, or Algorithm 2 (seed 001)."),
+               "of eq. (4) by accelerated projected gradient, or Algorithm 2 (“Nonlinear "
+               "Pairwise Layer and Its Training for Kernel Learning”). A test point "
+               "borrows the row of G of its nearest training point (eq. 23)."),
     MethodSpec("onk", "ONK", CLASSIFICATION, "nplk_core.onk:ONKClassifier",
                ("C", "sigma", "onk_rho", "onk_solver"),
                _SV + ("matrix", "spectra", "convergence"), "G_",
@@ -58,7 +62,8 @@ METHODS: dict[str, MethodSpec] = {m.name: m for m in (
     MethodSpec("dank_svr", "DANK-SVR", REGRESSION, "nplk_core.dank:DANKRegressor",
                ("C", "epsilon", "sigma", "tau", "eta", "solver", "max_iter"),
                ("curve", "matrix", "spectra", "convergence"), "F_",
-               "DANK in ε-SVR (seed 000 §5)."),
+               "DANK in ε-SVR (“Learning Data-adaptive Non-parametric Kernels” §5); a "
+               "test point borrows the row of F of its nearest training point."),
     MethodSpec("lab_rbf_reg", "LAB RBF", REGRESSION, "nplk_core.lab_rbf:LABRBFRegressor",
                ("n_support", "lam"), ("curve", "bandwidth", "convergence"), None,
                "Locally adaptive bandwidths per support point (seed 004)."),
