@@ -158,8 +158,10 @@ def cache_bytes(name: str) -> int:
 
 @st.cache_resource(show_spinner=False)
 def cache(name: str) -> LRU:
-    """The LRU store ``name`` ("data", "fits", "grids", "figs", "sweeps")."""
-    return LRU(128 if name == "figs" else 64, max_bytes=cache_bytes(name), name=name)
+    """The LRU store ``name`` ("data", "fits", "grids", "figs", "sweeps", "map-lines":
+    the maps' finished lines, a few numbers each)."""
+    return LRU({"figs": 128, "map-lines": 1024}.get(name, 64), max_bytes=cache_bytes(name),
+               name=name)
 
 
 def cached(kind: str, key: Any, compute: Callable[[], Any]) -> Any:

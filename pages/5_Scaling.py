@@ -17,6 +17,7 @@ import nplk_figures as fg
 
 PAGE = "scaling"
 P = ui.page_setup(PAGE, "Scaling")
+ui.presentation(PAGE)  # present=1: no controls, the figure large
 
 with st.sidebar:
     st.header("Data")
