@@ -249,6 +249,45 @@ def sweep_verdict(method: str, n: int, fits: int, d: int = 2,
     return Verdict(level, total, one.n_max, one.n_fit, msg)
 
 
+def study_verdict(n: int, max_v: int, d: int = 2, params: Mapping[str, Any] | None = None,
+                  budget: Budget | None = None) -> Verdict:
+    """May the Scaling page's decomposition study run on ``n`` points? It solves exact
+    DANK once (τ = 0, the accelerated solver) and the v-cluster problems for v = 2 …
+    ``max_v`` (each ``1/v`` of the exact cost: v blocks of (n/v)²), keeping K, F, the
+    block F̄ and the bound's work arrays beside the solver's: 19.3 n² doubles at the
+    peak measured with ``tracemalloc`` at n = 850 (``tests/test_classroom.py``), modelled
+    as 22. Above the budget the study runs on a
+    subsample of ``n_max`` points (:func:`fit_verdict`'s live size for the same work)."""
+    budget = budget or DEFAULT
+    p = {**(params or {}), "solver": "apg"}
+    factor = 1.0 + sum(1.0 / v for v in range(2, max(int(max_v), 1) + 1))
+
+    def cost(m: int) -> Cost:
+        one = fit_cost("dank", m, d, p)
+        return Cost(one.seconds * factor, one.bytes + int(8 * 10 * m * m))
+
+    def largest(seconds: float) -> int:
+        lo, hi = 1, 10_000_000
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            c = cost(mid)
+            if c.seconds <= seconds and c.bytes <= budget.memory:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+    c = cost(int(n))
+    n_max, n_fit = largest(budget.patient_seconds), largest(budget.patient_seconds)
+    if c.bytes <= budget.memory and c.seconds <= budget.patient_seconds:
+        return Verdict("live" if c.seconds <= budget.seconds else "patient", c, n_max, n_fit)
+    why = (f"about {_fmt_bytes(c.bytes)} of memory" if c.bytes > budget.memory
+           else f"about {_fmt_seconds(c.seconds)}")
+    return Verdict("refused", c, n_max, n_fit,
+                   f"The decomposition study on {n:,} points would need {why}, above the "
+                   f"lab's budget ({_fmt_bytes(budget.memory)}, "
+                   f"{_fmt_seconds(budget.patient_seconds)})")
+
+
 #: expected seconds of work above which a two-parameter map is refused
 MAP_SECONDS = 120.0
 
