@@ -23,6 +23,7 @@ _EXPORTS: dict[str, str] = {
     "SimpleNPKL": "simple_npkl",
     "LABRBFRegressor": "lab_rbf",
     "LABRBFClassifier": "lab_rbf",
+    "LABRBFRegressorCV": "lab_rbf_select",
     "SVMCVClassifier": "baselines",
     "SVRCVRegressor": "baselines",
     "KernelRidgeBaseline": "baselines",

@@ -998,6 +998,14 @@ _TRAINING_NOTE = """
     from 0.04 below to 0.03 above the former code on the 20 settings above; one setting
     moved by 0.13 under another stopping rule). Over the 20, mean R² 0.941 (0.939 before),
     worst margin +0.014.
+
+    That reference fits its coefficients to the 30 support points only. Against kernel
+    ridge with one bandwidth whose coefficients are fitted to ALL training points on the
+    same supports (subset of regressors, bandwidth and ridge chosen on a validation split),
+    the paper's model is below at 9-10 of 10 noisy toy seeds: its coefficients interpolate
+    the noisy support labels (``f(x_j) = y_j - lam alpha_j``), which no bandwidth can undo
+    (issue 14 §4, ``docs/lab-rbf-against-one-bandwidth.md``). With noisy data choose ``lam``
+    on validation data: :class:`nplk_core.lab_rbf_select.LABRBFRegressorCV`.
 """
 
 

@@ -14,6 +14,7 @@ import lab_ui as ui
 from nplk_app import presets as pr
 
 ui.page_setup("paper", "Paper results", "📄")
+ui.presentation("paper")  # present=1: no controls, larger text
 PAPER_VALUE = "paper's value"
 
 st.title("Paper results")

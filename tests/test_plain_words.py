@@ -96,6 +96,7 @@ STATES = [
                                 "sweep_method": "onk", "sweep_param": "onk_rho"}),
     ("pages/5_Scaling.py", {**SMALL, "scale_max_clusters": "3"}),
     ("pages/6_Paper_results.py", {}),
+    ("pages/7_Lessons.py", {}),
 ]
 
 
@@ -162,7 +163,7 @@ def _page_texts(at: AppTest) -> tuple[list[str], list[str]]:
 @pytest.mark.parametrize("page,query", STATES,
                          ids=[f"{p.split('/')[-1]}-{i}" for i, (p, _) in enumerate(STATES)])
 def test_page_shows_plain_words(page, query):
-    if page.endswith("Paper_results.py"):
+    if page.endswith(("Paper_results.py", "Lessons.py")):
         # its links resolve against the entry script: reached from Home, as in the app
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
         at.switch_page(page)
