@@ -210,10 +210,11 @@ def lessons_page() -> None:
     with st.container(key=f"{KEEP}-nav"):
         c = st.columns([1.1, 1.1, 6], vertical_alignment="center")
         c[0].button("◀ Back", key="lesson_back", on_click=_go, args=(-1, n),
-                    disabled=k <= 1, shortcut="ArrowLeft", width="stretch")
+                    disabled=k <= 1, shortcut="ArrowLeft", width="stretch",
+                    help="The previous step (left arrow key).")
         c[1].button("Next ▶", key="lesson_next", on_click=_go, args=(1, n),
                     disabled=k >= n, shortcut="ArrowRight", width="stretch",
-                    type="primary")
+                    type="primary", help="The next step (right arrow key).")
         c[2].markdown(f"**{safe_text(f'{title} — step {k} of {n}', 200)}**")
 
     teacher = lesson_id == "mine"
@@ -231,7 +232,8 @@ def lessons_page() -> None:
             with st.container(key=f"{KEEP}-question"):
                 st.markdown(f"**{step.question}**")
                 pick = st.radio("Your answer", step.options, index=None, key=answer_key,
-                                label_visibility="collapsed")
+                                label_visibility="collapsed",
+                                help="Pick what you predict; the lab then measures it.")
             revealed = pick is not None
             if not revealed:
                 st.caption("Pick an answer: the figure and the numbers then show what "
@@ -273,7 +275,8 @@ def _lesson_choice(current: str) -> None:
     P = params()
     st.session_state["lesson_pick"] = int(P["lesson"])
     st.selectbox("Lesson", numbers, key="lesson_pick", on_change=_pick_lesson,
-                 format_func=lambda i: f"{i}. {L.lesson(i).title}")
+                 format_func=lambda i: f"{i}. {L.lesson(i).title}",
+                 help="A guided walk through the lab, one question per step.")
     if current == "mine":
         st.caption("Showing a teacher's lesson from the link; pick a built-in lesson to "
                    "leave it.")

@@ -208,9 +208,12 @@ def _collector(page: str, P: dict[str, Any]) -> None:
                "order the steps and make the link on the Lessons page.")
     text = st.text_input("Sentence for this step", key=f"collect_text_{page}",
                          max_chars=teacher.MAX_SENTENCE,
-                         placeholder="What should the class notice here?")
+                         placeholder="What should the class notice here?",
+                         help="One sentence the class reads with this view in your lesson.")
     full = len(steps) >= teacher.MAX_TEACHER_STEPS
-    if st.button("Add this view to my lesson", key=f"collect_add_{page}", disabled=full):
+    if st.button("Add this view to my lesson", key=f"collect_add_{page}", disabled=full,
+                 help="Keep this page's settings and your sentence as the next step of "
+                      "your lesson (ordered and linked on the Lessons page)."):
         steps.append(teacher.teacher_step(page, P, text))
         ss.pop(f"collect_text_{page}", None)
         st.rerun()
