@@ -430,7 +430,11 @@ export default function (component) {
   root.__fps = data.fps || 15;
   root.__speedBox.title = 'Play speed: 1× shows ' + root.__fps + ' frames per second';
   root.__plot.style.height = (data.height || 0) + 'px';
-  const ready = loadPlotly(data.src);
+  // the routes of lab_chart's loader ({src, gz}): when this player runs before the
+  // preload element, it loads Plotly.js itself (a bare object here once made the
+  // browser fetch "[object Object]", the app's HTML, as a script)
+  const routes = data.src && typeof data.src === 'object' ? data.src : { src: data.src };
+  const ready = loadPlotly(routes.src, routes.gz);
   if (!data.figure) return;
   const fresh = data.figure !== root.__text;
   const moved = data.step !== root.__lastStep;
