@@ -801,7 +801,9 @@ class SimpleNPKL(ClusterMixin, BaseEstimator):
         adds its own localised positive eigenvector, the kernel spikes on the constrained
         points and k-means splits those off (Rand index ~0.5 on the spirals at ``C = 1``,
         0.88-0.94 at 0.1-0.3; 0.94 on Iris at 0.1, the seed's Table 4 value). The seed
-        tunes C in (0, 1]; the default is 0.1.
+        tunes C in (0, 1]; the default is 0.1. The loss is summed over ordered pairs
+        (``A = C T - L`` with T symmetric, SPEC §6), so this C is twice the seed's, which
+        counts each pair once: the seed's C = 1 is C = 0.5 here.
     B : float > 0
         Capacity: :math:`\operatorname{tr}K^p \le B` (seed: 1 on small data, ``n`` on
         Adult).
