@@ -3,8 +3,9 @@
 Each experiment repeats ``splits`` random train/test splits (70 / 30, stratified for
 classification) of one data set; the features are standardised with the training split's
 mean and deviation. On every split the CV-tuned baseline chooses σ and C by 5-fold CV on
-the training split (SPEC §8) and the learned kernels use that σ and C, so a difference is
-what learning the kernel adds at the baseline's own setting. 1-nearest-neighbour is the
+the training split (SPEC §8; :mod:`nplk_app.cvgrid`, the same search as
+``SVMCVClassifier`` / ``SVRCVRegressor``) and the learned kernels use that σ and C, so a
+difference is what learning the kernel adds at the baseline's own setting. 1-nearest-neighbour is the
 reference that DANK's and KNPL's out-of-sample rule (a test point borrows the row of F of
 a training point) can collapse to; "F off" predicts with the learned α and b and the plain
 kernel (``F' = 11ᵀ``).
@@ -113,15 +114,16 @@ def classification(name: str, splits: int, n_max: int) -> Scores:
     """Test accuracy per split of SVM-CV, DANK, KNPL, ONK, LAB RBF, 1-NN and F off."""
     from sklearn.neighbors import KNeighborsClassifier
 
-    from nplk_core import (DANKClassifier, KNPLClassifier, LABRBFClassifier, ONKClassifier,
-                           SVMCVClassifier)
+    from nplk_core import DANKClassifier, KNPLClassifier, LABRBFClassifier, ONKClassifier
+
+    from . import cvgrid
 
     out = None
     for s in range(splits):
         Xtr, Xte, ytr, yte = split(name, s, n_max)
         if out is None:
             out = Scores(name, len(ytr), len(yte))
-        cv = SVMCVClassifier(random_state=s).fit(Xtr, ytr)
+        cv = cvgrid.fit_cv(Xtr, ytr, seed=s)
         sigma, C = float(cv.best_sigma_), float(cv.best_C_)
         out.params.append((sigma, C))
         nn = KNeighborsClassifier(1).fit(Xtr, ytr)
@@ -152,7 +154,9 @@ def regression(name: str, splits: int, n_max: int) -> Scores:
     from sklearn.metrics import r2_score
     from sklearn.neighbors import KNeighborsRegressor
 
-    from nplk_core import DANKRegressor, KernelRidgeBaseline, LABRBFRegressor, SVRCVRegressor
+    from nplk_core import DANKRegressor, KernelRidgeBaseline, LABRBFRegressor
+
+    from . import cvgrid
 
     out = None
     for s in range(splits):
@@ -165,7 +169,7 @@ def regression(name: str, splits: int, n_max: int) -> Scores:
         def r2(z):
             return r2_score(yte, mu + sd * np.asarray(z))
 
-        cv = SVRCVRegressor(random_state=s).fit(Xtr, ztr)
+        cv = cvgrid.fit_cv(Xtr, ztr, regression=True, seed=s)
         sigma, C = float(cv.best_sigma_), float(cv.best_C_)
         out.params.append((sigma, C))
         nn = KNeighborsRegressor(1).fit(Xtr, ztr)

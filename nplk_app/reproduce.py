@@ -32,6 +32,7 @@ import numpy as np
 import nplk_figures as figs
 from nplk_core import datasets as ds
 
+from . import cvgrid
 from . import paired as P
 from . import realdata
 from . import verdicts as V
@@ -250,7 +251,7 @@ def row_dank_fig1(sc: Scale, cache: dict) -> Row:
 
 
 def row_dank_fig1b(sc: Scale, cache: dict) -> Row:
-    from nplk_core import DANKClassifier, SVMCVClassifier
+    from nplk_core import DANKClassifier
 
     row = Row("dank_fig1b", "000", "DANK Fig. 1b",
               "Even at the cross-validated σ the learned kernel is more accurate than the "
@@ -260,7 +261,7 @@ def row_dank_fig1b(sc: Scale, cache: dict) -> Row:
     for seed in range(sc.seeds):
         X, y = ds.make_clowns(sc.n_clowns, random_state=seed)
         Xtr, Xte, ytr, yte = _split(X, y, seed)
-        cv = SVMCVClassifier(random_state=seed).fit(Xtr, ytr)
+        cv = cvgrid.fit_cv(Xtr, ytr, seed=seed)
         d = DANKClassifier(C=cv.best_C_, sigma=cv.best_sigma_).fit(Xtr, ytr)
         svm.append(cv.score(Xte, yte))
         dank.append(d.score(Xte, yte))
@@ -406,7 +407,7 @@ def row_dank_table5(sc: Scale, cache: dict) -> Row:
 def _svr_row(sc: Scale, which: str) -> Row:
     from sklearn.svm import SVR
 
-    from nplk_core import DANKRegressor, SVRCVRegressor
+    from nplk_core import DANKRegressor
     from nplk_core.kernels import sigma_to_gamma
 
     step = which == "step"
@@ -421,8 +422,7 @@ def _svr_row(sc: Scale, which: str) -> Row:
     # σ and C by 5-fold CV on the first draw (an SVR grid search per draw costs minutes);
     # every draw samples the same noise-free function at n new points, so they carry over
     X0, y0 = make(n, random_state=0)
-    cv0 = SVRCVRegressor(random_state=0).fit(X0, y0)
-    sigma, C = float(cv0.best_sigma_), float(cv0.best_C_)
+    sigma, C = cvgrid.cv_sigma_C(X0, y0, regression=True, seed=0)
     for seed in range(sc.seeds):
         X, y = make(n, random_state=seed)
         Xf, yf = make(200, random_state=10_000 + seed)  # fresh points of the same function
@@ -487,13 +487,11 @@ def row_dank_svr_harmonic(sc: Scale, cache: dict) -> Row:
 def _sandwiches(sc: Scale, cache: dict) -> list:
     """Per seed: a sandwich draw, a fresh draw of the same size (test) and its SVM-CV."""
     if "sandwich" not in cache:
-        from nplk_core import SVMCVClassifier
-
         out = []
         for seed in range(sc.seeds):
             X, y = ds.make_sandwich(sc.n_sandwich, random_state=seed)
             Xf, yf = ds.make_sandwich(sc.n_sandwich, random_state=10_000 + seed)
-            out.append((X, y, Xf, yf, SVMCVClassifier(random_state=seed).fit(X, y)))
+            out.append((X, y, Xf, yf, cvgrid.fit_cv(X, y, seed=seed)))
         cache["sandwich"] = out
     return cache["sandwich"]
 

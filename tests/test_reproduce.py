@@ -285,3 +285,21 @@ def test_no_streamlit_import():
     code = ("import sys, nplk_app.reproduce; "
             "sys.exit(1 if 'streamlit' in sys.modules else 0)")
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("regression", [False, True])
+def test_fast_cv_chooses_what_the_baseline_estimators_choose(regression):
+    from nplk_app import cvgrid
+    from nplk_core import SVMCVClassifier, SVRCVRegressor
+    from nplk_core import datasets as ds
+
+    if regression:
+        X, y = ds.make_step(50, random_state=1)
+        ref = SVRCVRegressor(random_state=3).fit(X, y)
+    else:
+        X, y = ds.make_clowns(50, random_state=1)
+        ref = SVMCVClassifier(random_state=3).fit(X, y)
+    m = cvgrid.fit_cv(X, y, regression=regression, seed=3)
+    assert (m.best_sigma_, m.best_C_) == (ref.best_sigma_, ref.best_C_)
+    np.testing.assert_allclose(m.predict(X), ref.predict(X), atol=1e-8)
