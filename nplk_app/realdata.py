@@ -5,8 +5,8 @@ classification) of one data set; the features are standardised with the training
 mean and deviation. On every split the CV-tuned baseline chooses σ and C by 5-fold CV on
 the training split (SPEC §8; :mod:`nplk_app.cvgrid`, the same search as
 ``SVMCVClassifier`` / ``SVRCVRegressor``) and the learned kernels use that σ and C, so a
-difference is what learning the kernel adds at the baseline's own setting. 1-nearest-neighbour is the
-reference that DANK's and KNPL's out-of-sample rule (a test point borrows the row of F of
+difference is what learning the kernel adds at the baseline's own setting.
+1-nearest-neighbour is the reference that DANK's and KNPL's out-of-sample rule (a test point borrows the row of F of
 a training point) can collapse to; "F off" predicts with the learned α and b and the plain
 kernel (``F' = 11ᵀ``).
 
