@@ -6,9 +6,9 @@ mean and deviation. On every split the CV-tuned baseline chooses σ and C by 5-f
 the training split (SPEC §8; :mod:`nplk_app.cvgrid`, the same search as
 ``SVMCVClassifier`` / ``SVRCVRegressor``) and the learned kernels use that σ and C, so a
 difference is what learning the kernel adds at the baseline's own setting.
-1-nearest-neighbour is the reference that DANK's and KNPL's out-of-sample rule (a test point borrows the row of F of
-a training point) can collapse to; "F off" predicts with the learned α and b and the plain
-kernel (``F' = 11ᵀ``).
+1-nearest-neighbour is the reference that DANK's and KNPL's out-of-sample rule (a test
+point borrows the row of F of a training point) can collapse to; "F off" predicts with
+the learned α and b and the plain kernel (``F' = 11ᵀ``).
 
 Data (``load``):
 
@@ -166,7 +166,7 @@ def regression(name: str, splits: int, n_max: int) -> Scores:
         if out is None:
             out = Scores(name, len(ytr), len(yte))
 
-        def r2(z):
+        def r2(z, yte=yte, mu=mu, sd=sd):
             return r2_score(yte, mu + sd * np.asarray(z))
 
         cv = cvgrid.fit_cv(Xtr, ztr, regression=True, seed=s)

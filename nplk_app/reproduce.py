@@ -36,9 +36,8 @@ import numpy as np
 import nplk_figures as figs
 from nplk_core import datasets as ds
 
-from . import cvgrid
+from . import cvgrid, realdata
 from . import paired as P
-from . import realdata
 from . import verdicts as V
 
 DEFAULT_OUT = Path("reports/reproduce")

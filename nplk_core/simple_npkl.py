@@ -111,7 +111,8 @@ def knn_laplacian(X: ArrayLike, n_neighbors: int = 5, *, graph: str = "mutual"
     search). ``graph="union"`` links i and j when *either* is among the other's k
     nearest (:math:`S_{ij} = 1 \iff j \in N_k(i) \text{ or } i \in N_k(j)`), the usual
     symmetric k-NN graph: every point then has at least k neighbours and none is
-    isolated (on Iris, k = 5, the mutual graph leaves 8 of 150 points isolated). ``L`` is the matrix of the locality regulariser (eq. 8)
+    isolated (on Iris, k = 5, the mutual graph leaves 8 of 150 points isolated).
+    ``L`` is the matrix of the locality regulariser (eq. 8)
     :math:`\operatorname{tr}(LK) = \tfrac12 \sum_{ij} S_{ij}
     \|v_i/\sqrt{D_i} - v_j/\sqrt{D_j}\|^2` for :math:`K = V^\top V`.
 
