@@ -993,7 +993,7 @@ def _real_row(sc: Scale, cache: dict, name: str, method: str, paper: str) -> Row
         notes.append(f"test labels equal 1-NN's on {100 * np.mean(res.agree_1nn[method]):.0f} "
                      "% of test points")
     row.note = "; ".join(notes) + "."
-    if row.verdict == P.FAILS:
+    if any(st["judged"] and V.is_loss(st) for st in row.stats):
         row.note = "A loss: " + row.note
     return row
 
