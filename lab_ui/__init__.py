@@ -1,15 +1,17 @@
 """Streamlit glue shared by the NPLK Lab pages, split by concern.
 
 :mod:`.state` (the params store, URL sync, page set-up, messages), :mod:`.widgets`
-(widgets from the settings table), :mod:`.progress` (progress line and Stop button),
+(widgets from the settings table), :mod:`.ablation` (the score table of a learned
+kernel against 1-NN and the plain SVM, and the 1-NN overlay), :mod:`.progress`
+(progress line and Stop button),
 :mod:`.stores` (the caches shared across sessions, single flight; not ``cache.py``: that
 name is the function :func:`cache` here), :mod:`.firstpaint` (a page's default run
 replayed from disk on a new server, without scikit-learn), :mod:`.running` (fits,
 grids, sweeps and studies through the stores), :mod:`.charts` (chart assembly per view),
 :mod:`.exports` (downloads, configuration save and load). This package re-exports what
 the pages use, so ``import lab_ui as ui`` keeps working; ``lab_chart`` (the live chart
-component) sits beside it at the top level. Not installed: ``streamlit run app.py``
-imports it from the repository directory, like the pages.
+component) sits beside it at the top level. Installed with the lab (``pip install .``)
+together with ``app.py`` and the pages; :mod:`.serve` is the ``nplk-lab`` command.
 
 Everything numeric lives below: :mod:`nplk_app` (state, data and fits; imported as
 ``lab``) and :mod:`nplk_figures` (plots); this package only turns the settings table into
@@ -25,6 +27,11 @@ per session (a pasted link) and rewritten at the end of every run.
 
 from __future__ import annotations
 
+from .ablation import (  # noqa: F401
+    ablation_panel,
+    ablation_table,
+    nn_values,
+)
 from .charts import (  # noqa: F401
     bandwidth_chart_figure,
     chart,
@@ -109,6 +116,8 @@ __all__ = [
     "PREFIX",
     "Progress",
     "STORE",
+    "ablation_panel",
+    "ablation_table",
     "apply_params",
     "available",
     "bandwidth_chart_figure",
@@ -135,6 +144,7 @@ __all__ = [
     "matrix_figure",
     "method_controls",
     "metrics",
+    "nn_values",
     "nbytes",
     "page_done",
     "page_setup",

@@ -13,6 +13,7 @@ import nplk_figures as fg
 from lab_chart import live_chart
 
 from . import influence
+from .ablation import nn_values
 from .eigenmaps import eigen_panel
 from .exports import _fmt
 from .running import baseline_values, fit_key, grid_for, grid_values, solver_histories
@@ -80,11 +81,13 @@ def surface_chart(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabRe
         show_messages(msgs)
         if P.get("show_baseline") and res.method != "svm":
             base = baseline_values(data, P["C"], P["sigma"])
+    nn = nn_values(data, grid) if P.get("show_nn") and data is not None and len(data.y_train) \
+        else None
     title = lab.METHODS[res.method].label if res is not None else "Data"
     if ext:
         title += f" — {lab.setting('extension').format(ext).split(' (')[0]} rule"
     key = ("surface", None if res is None else fit_key(res.params, data, res.method), ext,
-           None if data is None else data.key, base is not None,
+           None if data is None else data.key, base is not None, nn is not None,
            float(P["C"]), float(P["sigma"]))
     x0, x1, y0, y1 = (float(v) for v in (grid.xs[0], grid.xs[-1], grid.ys[0], grid.ys[-1]))
 
@@ -96,7 +99,7 @@ def surface_chart(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabRe
             support=None if res is None else res.support_points, baseline=base,
             baseline_name=f"SVM boundary (σ={P['sigma']:g}, C={P['C']:g})",
             train_score=None if res is None else res.train_score,
-            test_score=None if res is None else res.test_score, title=title)
+            test_score=None if res is None else res.test_score, title=title, nn=nn)
         # the same canvas keeps a user's zoom and pan across refits and added points
         fig.update_layout(uirevision=f"{x0:.6g},{x1:.6g},{y0:.6g},{y1:.6g}")
         return fig
@@ -221,7 +224,8 @@ def regression_chart(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult
     fkey = fit_key(res.params, data, res.method)
     d = data.n_features
     base_on = bool(P.get("show_baseline")) and res.method != "svr"
-    key = ("regfig", fkey, ext, base_on, float(P["C"]), float(P["sigma"]),
+    nn_on = bool(P.get("show_nn")) and d == 1
+    key = ("regfig", fkey, ext, base_on, nn_on, float(P["C"]), float(P["sigma"]),
            float(P["epsilon"]))
 
     def build():
@@ -246,11 +250,13 @@ def regression_chart(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult
             sup_y = None
             if sup is not None and len(sup):
                 sup_y, _ = lab.predict_values(res.estimator, sup, extension=ext)
+            nn_curve = fg.nn_step(data.X_train[:, 0], data.y_train, float(xl[0, 0]),
+                                  float(xl[-1, 0])) if nn_on else None
             fig = fg.regression_curve(
                 data.X_train, data.y_train, xl[:, 0], yl, X_test=data.X_test,
                 y_test=data.y_test, support=sup, support_y=sup_y, others=others,
                 name=spec.label, train_score=res.train_score, test_score=res.test_score,
-                title=f"{spec.label} fit")
+                title=f"{spec.label} fit", nn_curve=nn_curve)
             return fig, msgs
         if d == 2:
             grid = grid_for(data)
@@ -273,6 +279,9 @@ def regression_chart(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult
 
     fig, msgs = cached("figs", key, build)
     show_messages(msgs)
+    if P.get("show_nn") and d != 1:
+        st.caption("The 1-nearest-neighbour step curve is drawn for 1-D data; the score "
+                   "table beside the figure still compares with it.")
     if fig is not None:
         fig, kw = influence.regression_clicks(fig, "regression_fit", data, res, page)
         chart(fig, "regression_fit", f"nplk-{res.method}-fit", **kw)
@@ -334,10 +343,13 @@ def home_figure():
         res = lab.fit_method(P, data.X_train, data.y_train, data.X_test, data.y_test,
                              method="dank") if ok else None
         if res is not None and res.ok:
+            from nplk_app.ablation import nn_grid
             Z = lab.grid_values(res.estimator, grid, extension="nearest")[0]
+            nn = nn_grid(lab.grid_geometry(grid, data.X_train).nearest, data.y_train)
             return fg.decision_surface(
                 grid.xs, grid.ys, Z, data.X_train, data.y_train, data.X_test, data.y_test,
                 support=res.support_points, baseline=base,
+                nn=None if nn is None else nn.reshape(grid.shape),
                 baseline_name=f"plain SVM boundary (σ = {sigma:g}, C = {C:g})",
                 train_score=res.train_score, test_score=res.test_score,
                 title=f"DANK on the clowns (σ = {sigma:g}, C = {C:g})", height=620)

@@ -11,7 +11,8 @@ import streamlit as st
 from streamlit.logger import get_logger
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from .state import _STATUS, _STOP
+from .keys import STATUS as _STATUS
+from .keys import STOP as _STOP
 
 _LOG = get_logger("nplk_lab.work")
 _REASONS = {"StopException": "the session stopped: its tab was closed",

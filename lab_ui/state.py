@@ -11,14 +11,13 @@ import streamlit as st
 
 import nplk_app as lab
 
-STORE = "lab_params"
-PREFIX = "w_"
-_LAST_GOOD = "lab_last_good"
-_PREV_FIT = "lab_prev_fit"
-_CSV = "lab_csv"
-_STATUS = "lab_status_slot"
-_STOP = "lab_stop_request"
-_STOPPED = "lab_stopped_fit"
+from .keys import CSV as _CSV  # noqa: F401  (the session-state entries: .keys)
+from .keys import LAST_GOOD as _LAST_GOOD  # noqa: F401
+from .keys import PREFIX, STORE  # noqa: F401
+from .keys import PREV_FIT as _PREV_FIT  # noqa: F401
+from .keys import STATUS as _STATUS  # noqa: F401
+from .keys import STOP as _STOP  # noqa: F401
+from .keys import STOPPED as _STOPPED  # noqa: F401
 
 PAGE_FILES = {
     "classification": "pages/1_Classification.py",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -105,11 +106,28 @@ class LRU:
         return len(self._d)
 
 
+# The stores' shares of the process's cache memory: by default 300 MB for fits and
+# 100 MB for each other store; ``NPLK_LAB_CACHE_MB`` sets the total (``nplk-lab
+# classroom`` does, for each of its workers).
+_SHARES = {"data": 1, "fits": 3, "grids": 1, "figs": 1, "sweeps": 1}
+_DEFAULT_TOTAL_MB = 700
+
+
+def cache_bytes(name: str) -> int:
+    """The byte bound of the store ``name``."""
+    try:
+        total = float(os.environ.get("NPLK_LAB_CACHE_MB", _DEFAULT_TOTAL_MB))
+    except ValueError:
+        total = _DEFAULT_TOTAL_MB
+    if not total > 0:  # also NaN
+        total = _DEFAULT_TOTAL_MB
+    return int(total * 2 ** 20 * _SHARES.get(name, 1) / sum(_SHARES.values()))
+
+
 @st.cache_resource(show_spinner=False)
 def cache(name: str) -> LRU:
     """The LRU store ``name`` ("data", "fits", "grids", "figs", "sweeps")."""
-    return LRU(128 if name == "figs" else 64,
-               max_bytes=(300 if name == "fits" else 100) * 2 ** 20, name=name)
+    return LRU(128 if name == "figs" else 64, max_bytes=cache_bytes(name), name=name)
 
 
 def cached(kind: str, key: Any, compute: Callable[[], Any]) -> Any:

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import copy
-import importlib
 import time
 import warnings
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from . import budget
 from .data import subsample_indices
+from .method_spec import MethodSpec
 from .results import LabResult, PairwiseResult
 from .settings_table import (
     CLASSIFICATION,
@@ -30,44 +29,22 @@ from .settings_table import (
 # ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class MethodSpec:
-    """A method of the lab: how to build it from ``params`` and what it can show.
-
-    ``target`` is ``"module:Class"`` (imported lazily, so a solver that has not
-    landed just reports itself unavailable); ``params`` are the lab settings that
-    apply; ``fixed`` extra keyword arguments; ``views`` the figures it supports;
-    ``matrix`` the fitted attribute holding the learned matrix.
-    """
-
-    name: str
-    label: str
-    task: str
-    target: str
-    params: tuple[str, ...]
-    views: tuple[str, ...]
-    matrix: str | None = None
-    description: str = ""
-    fixed: tuple[tuple[str, Any], ...] = ()
-    rename: tuple[tuple[str, str], ...] = ()  # (setting, estimator parameter) overrides
-
-    def load(self) -> type:
-        module, cls = self.target.split(":")
-        return getattr(importlib.import_module(module), cls)
-
-
 _SV = ("surface",)
 METHODS: dict[str, MethodSpec] = {m.name: m for m in (
     MethodSpec("dank", "DANK", CLASSIFICATION, "nplk_core.dank:DANKClassifier",
                ("C", "sigma", "tau", "eta", "solver", "max_iter"),
                _SV + ("matrix", "spectra", "convergence"), "F_",
                "Learns a PSD matrix F that reweights the Gaussian kernel entry by entry "
-               "(seed 000)."),
+               "(“Learning Data-adaptive Non-parametric Kernels”). F is learned on the "
+               "training points; a test point borrows the row of F of its (reciprocal) "
+               "nearest training point."),
     MethodSpec("knpl", "KNPL", CLASSIFICATION, "nplk_core.knpl:KNPLClassifier",
                ("C", "sigma", "gamma", "knpl_solver", "admm_rho", "n_outer"),
                _SV + ("matrix", "spectra", "convergence"), "G_",
                "Nonlinear pairwise layer: G ⪰ 0 with rows summing to n; the saddle point "
-               "of eq. (4) by accelerated projected gradient, or Algorithm 2 (seed 001)."),
+               "of eq. (4) by accelerated projected gradient, or Algorithm 2 (“Nonlinear "
+               "Pairwise Layer and Its Training for Kernel Learning”). A test point "
+               "borrows the row of G of its nearest training point (eq. 23)."),
     MethodSpec("onk", "ONK", CLASSIFICATION, "nplk_core.onk:ONKClassifier",
                ("C", "sigma", "onk_rho", "onk_solver"),
                _SV + ("matrix", "spectra", "convergence"), "G_",
@@ -85,7 +62,8 @@ METHODS: dict[str, MethodSpec] = {m.name: m for m in (
     MethodSpec("dank_svr", "DANK-SVR", REGRESSION, "nplk_core.dank:DANKRegressor",
                ("C", "epsilon", "sigma", "tau", "eta", "solver", "max_iter"),
                ("curve", "matrix", "spectra", "convergence"), "F_",
-               "DANK in ε-SVR (seed 000 §5)."),
+               "DANK in ε-SVR (“Learning Data-adaptive Non-parametric Kernels” §5); a "
+               "test point borrows the row of F of its nearest training point."),
     MethodSpec("lab_rbf_reg", "LAB RBF", REGRESSION, "nplk_core.lab_rbf:LABRBFRegressor",
                ("n_support", "lam"), ("curve", "bandwidth", "convergence"), None,
                "Locally adaptive bandwidths per support point (seed 004)."),
@@ -225,7 +203,7 @@ def fit_method(params: Mapping[str, Any], X_train: np.ndarray, y_train: np.ndarr
     spec = METHODS.get(method)
     p = {**defaults(), **params}
     task = spec.task if spec else CLASSIFICATION
-    res = LabResult(method=method, task=task, params=dict(p),
+    res = LabResult(method=method, task=task, params=dict(p), spec=spec,
                     metric="accuracy" if task == CLASSIFICATION else "relative error",
                     data_key=data_key)
     if spec is None:
@@ -318,6 +296,7 @@ def fit_method(params: Mapping[str, Any], X_train: np.ndarray, y_train: np.ndarr
         res.matrix = np.asarray(getattr(est, spec.matrix), dtype=float)
         res.matrix_name = spec.matrix.rstrip("_")
     res.X_train = X_train
+    res.y_train = y_train
     res.support_points = _support_points(est, X_train)
     return res
 

@@ -11,8 +11,8 @@ import numpy as np
 from . import budget
 from .settings_table import Message, _msg, setting
 
-if TYPE_CHECKING:  # methods builds results, so results imports it only for types
-    from .methods import MethodSpec
+if TYPE_CHECKING:
+    from .method_spec import MethodSpec
 
 
 # ---------------------------------------------------------------------------
@@ -42,6 +42,8 @@ class LabResult:
     stopped: bool = False  # the user stopped the fit: nothing to show but the last result
     data_key: str = ""
     X_train: np.ndarray | None = field(default=None, repr=False)
+    y_train: np.ndarray | None = field(default=None, repr=False)  # targets of X_train
+    spec: MethodSpec | None = field(default=None, repr=False)  # set by methods.fit_method
     verdict: budget.Verdict | None = field(default=None, repr=False)  # the work budget
     _lazy: dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -54,12 +56,10 @@ class LabResult:
     def _views(self, what: str) -> Any:
         if what not in self._lazy:
             value = {} if what == "spectra" else None
-            if self.ok and self.X_train is not None:
-                # the registry sits above the result types (methods builds results)
+            spec = getattr(self, "spec", None)  # None in a result pickled before it existed
+            if self.ok and self.X_train is not None and spec is not None:
                 from nplk_core._base import single_thread_blas
 
-                from .methods import METHODS
-                spec = METHODS[self.method]
                 try:
                     # small eigendecompositions: threaded OpenBLAS only adds
                     # synchronisation (tens of ms each on the 2-core machine)
@@ -70,7 +70,7 @@ class LabResult:
             self._lazy[what] = value
         return self._lazy[what]
 
-    def _compute_view(self, what: str, spec: Any) -> Any:
+    def _compute_view(self, what: str, spec: MethodSpec) -> Any:
         if what == "kernel":
             return _kernel_of(self.estimator, spec, self.X_train, self.params)
         return _spectra_of(self.estimator, spec, self.kernel)

@@ -268,6 +268,18 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
             pages=("classification", "regression"),
             help="Dotted: the plain SVM's boundary (or the plain SVR's curve) with the same "
                  "σ and C."),
+    Setting("show_nn", "bool", False, "Show 1-nearest neighbour", group="view",
+            pages=("classification", "regression"),
+            help="Dash-dot orange: the boundary of 1-nearest neighbour (every point takes "
+                 "the label of its nearest training point), or its step curve on 1-D "
+                 "regression data. DANK and KNPL carry their learned matrix to a test point "
+                 "through its nearest training point, so their test labels follow this "
+                 "rule (the score table beside the figure measures how closely)."),
+    Setting("ablation_cv", "bool", False, "Score the cross-validated SVM too", group="view",
+            methods=("dank", "knpl", "dank_svr"), pages=("classification", "regression"),
+            help="Adds SVM-CV (or SVR-CV) to the score table: σ and C chosen by 5-fold "
+                 "cross-validation over 121 pairs, about a second or more per data set "
+                 "(kept for every other σ, C and τ on the same data)."),
     Setting("compare_solvers", "bool", False, "Overlay all solvers", group="view",
             methods=_DANK + ("onk",), pages=("classification", "regression"),
             help="Fit with every solver and overlay their convergence: DANK's Nesterov vs "

@@ -1,7 +1,8 @@
 r"""NPLK figures: Plotly figure builders for the lab: pure functions from arrays to ``go.Figure``.
 
 One module per view: :mod:`.common` (palette, layout, ``figure_json``), :mod:`.surfaces`,
-:mod:`.matrices`, :mod:`.convergence`, :mod:`.regression`, :mod:`.clusters`, :mod:`.sweeps`;
+:mod:`.matrices`, :mod:`.convergence`, :mod:`.regression`, :mod:`.clusters`, :mod:`.sweeps`,
+:mod:`.ablation` (the 1-nearest-neighbour overlay);
 this package re-exports every public builder, so ``import nplk_figures as fg`` reaches them
 all. Pure functions with no state; imports nothing of the project but ``nplk_core``.
 
@@ -31,6 +32,11 @@ domains (:func:`_stacked`, :func:`_side_by_side`).
 
 from __future__ import annotations
 
+from .ablation import (  # noqa: F401
+    NN_COLOR,
+    NN_NAME,
+    nn_step,
+)
 from .clusters import (  # noqa: F401
     constraints_figure,
     embedding_figure,
@@ -109,6 +115,8 @@ __all__ = [
     "DIVERGING",
     "ELLIPSE_MIN_SCALE",
     "MUST_LINK_COLOR",
+    "NN_COLOR",
+    "NN_NAME",
     "SCATTER",
     "SEQUENTIAL",
     "SERIES_COLORS",
@@ -142,6 +150,7 @@ __all__ = [
     "mark_eigenvalue",
     "matrix_heatmap",
     "matrix_triptych",
+    "nn_step",
     "parity_figure",
     "partition_figure",
     "plot_config",

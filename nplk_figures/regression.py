@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from .ablation import nn_curve_trace
 from .common import (
     SCATTER,
     SEQUENTIAL,
@@ -33,9 +34,12 @@ def regression_curve(X_train: np.ndarray, y_train: np.ndarray, x_line: np.ndarra
                      others: Mapping[str, np.ndarray] | None = None, name: str = "fit",
                      train_score: float | None = None, test_score: float | None = None,
                      metric: str = "relative error", title: str = "",
+                     nn_curve: tuple[np.ndarray, np.ndarray] | None = None,
                      height: int = 520) -> go.Figure:
     """1-D regression: data, the fitted curve, support points (hollow), and other
-    curves on the same ``x_line`` (e.g. a baseline or the noiseless function)."""
+    curves on the same ``x_line`` (e.g. a baseline or the noiseless function);
+    ``nn_curve``: 1-nearest neighbour's step curve ``(x, y)`` (:func:`.ablation.nn_step`),
+    drawn dash-dot orange."""
     traces = [dict(type=SCATTER, x=f32(np.ravel(X_train)), y=f32(y_train),
                    mode="markers", name="train", marker=dict(size=6, color="#555555"))]
     if X_test is not None and y_test is not None and len(y_test):
@@ -46,6 +50,8 @@ def regression_curve(X_train: np.ndarray, y_train: np.ndarray, x_line: np.ndarra
         traces.append(dict(type="scatter", x=f32(x_line), y=f32(yy), mode="lines", name=nm,
                            line=dict(color=SERIES_COLORS[i % len(SERIES_COLORS)], width=1.5,
                                      dash="dot")))
+    if nn_curve is not None:
+        traces.append(nn_curve_trace(*nn_curve))
     traces.append(dict(type="scatter", x=f32(x_line), y=f32(y_line), mode="lines",
                        name=name, line=dict(color=SERIES_COLORS[0], width=2.5)))
     if support is not None and len(support):

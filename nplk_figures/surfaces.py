@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from .ablation import NN_COLOR, NN_DASH, NN_NAME
 from .common import (
     BASELINE_COLOR,
     CLASS_COLORS,
@@ -195,7 +196,7 @@ def decision_surface(xs: np.ndarray, ys: np.ndarray, Z: np.ndarray | None,
                      baseline_name: str = "SVM boundary", train_score: float | None = None,
                      test_score: float | None = None, metric: str = "accuracy",
                      title: str = "", click_targets: np.ndarray | None = None,
-                     height: int = 600) -> go.Figure:
+                     nn: np.ndarray | None = None, height: int = 600) -> go.Figure:
     """Decision function on a grid with the data (scikit-learn gallery conventions).
 
     Parameters
@@ -206,6 +207,8 @@ def decision_surface(xs: np.ndarray, ys: np.ndarray, Z: np.ndarray | None,
     support : support vectors (rows of points), drawn as hollow circles
     baseline : the baseline model's decision values on the same grid; its 0 level is
         drawn dotted
+    nn : 1-nearest neighbour's labels (±1) on the same grid; its boundary is drawn
+        dash-dot orange (:mod:`.ablation`)
     click_targets : points of an invisible scatter layer the page can select to add
         points (Plotly gives no click events on empty canvas); it is the last trace
     """
@@ -231,6 +234,10 @@ def decision_surface(xs: np.ndarray, ys: np.ndarray, Z: np.ndarray | None,
     if baseline is not None:
         traces.append(_level_trace(xs, ys, baseline, levels=(0.0,), color=BASELINE_COLOR,
                                    width=2.5, dash="dot", name=baseline_name))
+    if nn is not None:
+        traces.append(_level_trace(xs, ys, np.asarray(nn, dtype=float), levels=(0.0,),
+                                   color=NN_COLOR, width=2.5, dash=NN_DASH,
+                                   name=f"{NN_NAME} boundary"))
     traces += _class_traces(X_train, y_train, hollow=False, name_suffix="train")
     if X_test is not None and y_test is not None and len(y_test):
         traces += _class_traces(X_test, y_test, hollow=True, name_suffix="test")

@@ -24,8 +24,12 @@ ui.state_controls(PAGE)
 
 st.title("Classification")
 st.caption("Learned kernels on 2-D toy data. Filled: the decision function f; solid line "
-           "f = 0, dashed f = ±1, dotted green: the plain SVM with the same σ and C. "
-           "Hollow markers: test points; rings: support vectors.")
+           "f = 0, dashed f = ±1, dotted green: the plain SVM with the same σ and C, "
+           "dash-dot orange (on request): 1-nearest neighbour. Hollow markers: test points; "
+           "rings: support vectors. DANK and KNPL learn their matrix on the training points; "
+           "a test point borrows the row of its nearest training point, so their test "
+           "labels follow 1-nearest neighbour: the table beside the figure measures how "
+           "much.")
 ui.show_notes()
 
 data, data_msgs = ui.get_data(lab.CLASSIFICATION)
@@ -42,16 +46,21 @@ s_data, s_res = shown if shown else (data, None)
 
 # The decision surface with the numbers beside it; the selected view (K | F | F∘K,
 # eigen-decay, convergence) below at full width, where three heatmaps stay readable.
+# The view switches are drawn before the surface, so the surface of this run sees them.
 left, right = st.columns([1.55, 1], gap="large")
-with left:
-    add_mode, add_label = ui.points_panel(force=P["dataset"] == "drawn")
-    ui.surface_chart(P, s_data, s_res, add_mode=add_mode, add_label=add_label)
 with right:
     if s_res is not None:
         ui.metrics(s_res, per_row=2)
     ui.control("show_baseline")
+    ui.control("show_nn")
     if s_res is not None and s_res.method == "dank":
         ui.control("extension")
+with left:
+    add_mode, add_label = ui.points_panel(force=P["dataset"] == "drawn")
+    ui.surface_chart(P, s_data, s_res, add_mode=add_mode, add_label=add_label)
+with right:
+    # DANK, KNPL: the method against itself with F (G) off at test time, 1-NN, the SVM
+    ui.ablation_panel(P, s_data, s_res, page=PAGE)
 
 ui.replay_panel(P, s_data, s_res, page=PAGE)
 # the selected training point's learned influence (linked with the surface and matrix)

@@ -24,8 +24,11 @@ ui.state_controls(PAGE)
 
 st.title("Regression")
 st.caption("The fitted curve (or surface) over the data, support points as rings, the plain "
-           "SVR and the noiseless function dotted. Scores are the relative squared error "
-           "Σ(ŷ − y)² / Σ(y − ȳ)² (lower is better; seed 000 §6.3).")
+           "SVR and the noiseless function dotted, 1-nearest neighbour dash-dot (on request). "
+           "Scores are the relative squared error Σ(ŷ − y)² / Σ(y − ȳ)² (lower is better; "
+           "“Learning Data-adaptive Non-parametric Kernels” §6.3). DANK-SVR's test points "
+           "borrow the row of F of their nearest training point: the table beside the "
+           "figure compares it with 1-nearest neighbour.")
 ui.show_notes()
 
 data, data_msgs = ui.get_data(lab.REGRESSION)
@@ -43,13 +46,17 @@ s_data, s_res = shown if shown else (data, None)
 if s_res is not None:
     # the fit with the numbers beside it; the selected view below at full width
     left, right = st.columns([1.55, 1], gap="large")
+    with right:  # the view switches first, so the figure of this run sees them
+        ui.metrics(s_res, per_row=2)
+        ui.control("show_baseline")
+        ui.control("show_nn")
+        if s_res.method == "dank_svr":
+            ui.control("extension")
     with left:
         ui.regression_chart(P, s_data, s_res)
     with right:
-        ui.metrics(s_res, per_row=2)
-        ui.control("show_baseline")
-        if s_res.method == "dank_svr":
-            ui.control("extension")
+        # DANK-SVR against itself with F off at test time, 1-NN regression, the SVR
+        ui.ablation_panel(P, s_data, s_res, page=PAGE)
     ui.replay_panel(P, s_data, s_res, page=PAGE)
     ui.influence_panel(P, s_data, s_res, page=PAGE)  # the selected point's influence
     st.divider()

@@ -35,7 +35,10 @@ ui.state_controls(PAGE)
 st.title("Sensitivity")
 st.caption("One parameter varies over the range; the others keep their values (set them on "
            "this page or on the Classification / Regression pages). Each value is fitted on "
-           "several seeds (new data draw and split): the plots show mean ± std.")
+           "several seeds (new data draw and split): the plots show mean ± std. For DANK "
+           "and KNPL, a gain over the plain SVM (dotted) comes from their test-time rule — "
+           "a test point borrows the learned matrix's row of its nearest training point — "
+           "as the score table on the Classification page shows for any single setting.")
 ui.show_notes()
 
 ok, why = lab.available(method)

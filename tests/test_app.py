@@ -3,6 +3,10 @@ data and method switch, the URL round-trips, bad input gives a message (never a
 traceback) and the previous good result stays on screen.
 
 Small data (``n_samples`` 40-60 through the URL) keep the file fast on 2 cores.
+
+Long (about 700 lines) because every page shares the AppTest set-up and the checks of
+a page run (no exception, the URL round trip, the message instead of a traceback); one
+file per page would repeat them six times.
 """
 
 import json

@@ -1,5 +1,8 @@
 """DANK (seed 000): closed forms, dense references, finite differences, scikit-learn
-equivalences and invariants."""
+equivalences and invariants.
+
+Long (about 600 lines) because each of the four solvers and both tasks is checked
+against its own reference written here (dense formulas, SLSQP, linprog, SVC/SVR)."""
 
 import warnings
 

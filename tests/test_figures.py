@@ -1,5 +1,9 @@
 """Figure builders, tested without Streamlit: traces, contour levels, markers, colour
-scales, axis types, float32 arrays and the size the browser receives."""
+scales, axis types, float32 arrays and the size the browser receives.
+
+Long (about 700 lines) because it covers every builder of the figures layer against
+the same small fixtures and the same payload-size limits; its sections follow the
+layer's modules."""
 
 import numpy as np
 import pytest

@@ -1,5 +1,9 @@
 """LAB RBF (SPEC §7): kernel definition, exact gradients, asymmetric KRR interpolation,
-dynamic support selection, scikit-learn contract."""
+dynamic support selection, scikit-learn contract.
+
+Long (about 800 lines) because the gradients, the interpolation and the support
+selection are each checked against a reference written here (finite differences, dense
+solves) for both the regressor and the classifier."""
 
 import warnings
 

@@ -1,0 +1,319 @@
+"""Where a learned kernel's test score comes from (nplk_app.ablation): the learned matrix
+switched off at test time is an exact identity of the fitted model, 1-NN is
+scikit-learn's, every number of the table is the one the page's own functions give,
+the paragraph follows the numbers, and the 1-NN overlay (figures) is exact. Then the
+table and the overlay on the Classification and Regression pages (AppTest)."""
+
+from __future__ import annotations
+
+import copy
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import nplk_app as lab
+import nplk_figures as fg
+from nplk_app import ablation as ab
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+def split(task=lab.CLASSIFICATION, seed=0, **over):
+    P = {**lab.defaults(), "n_samples": 80, "seed": seed, **over}
+    data, msgs = lab.prepare_data(P, task)
+    assert data is not None, msgs
+    return P, data
+
+
+def fitted(method, **over):
+    task = lab.METHODS[method].task
+    P, data = split(task, **over)
+    res = lab.fit_method(P, data.X_train, data.y_train, data.X_test, data.y_test,
+                         method=method)
+    assert res.ok, res.messages
+    return P, data, res
+
+
+# ---------------------------------------------------------------------------
+# the three predictions
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("task", [lab.CLASSIFICATION, lab.REGRESSION])
+def test_nearest_labels_is_scikit_learns_one_nearest_neighbour(task):
+    from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
+
+    rng = np.random.default_rng(3)
+    X, Xq = rng.normal(size=(50, 2)), rng.normal(size=(200, 2))
+    y = rng.integers(0, 2, 50) * 2 - 1 if task == lab.CLASSIFICATION else rng.normal(size=50)
+    knn = (KNeighborsClassifier if task == lab.CLASSIFICATION else KNeighborsRegressor)(1)
+    np.testing.assert_array_equal(ab.nearest_labels(X, y, Xq), knn.fit(X, y).predict(Xq))
+
+
+@pytest.mark.parametrize("method", ["dank", "knpl", "dank_svr"])
+def test_off_decision_is_the_model_with_its_learned_matrix_set_to_all_ones(method):
+    """F (G) off at test time = the same estimator with its learned matrix replaced by
+    11ᵀ: an identity of the decision function, whatever the out-of-sample rule."""
+    _, data, res = fitted(method, **({"reg_dataset": "step"} if method == "dank_svr" else {}))
+    est = res.estimator
+    ones = copy.deepcopy(est)
+    name = "G_" if method == "knpl" else "F_"
+    setattr(ones, name, np.ones_like(getattr(est, name)))
+    want = ones.predict(data.X_test) if method == "dank_svr" else \
+        ones.decision_function(data.X_test)
+    np.testing.assert_allclose(ab.off_decision(est, data.X_test), want, atol=1e-10)
+    # and the learned matrix did move: the method's own decision differs
+    got = est.predict(data.X_test) if method == "dank_svr" else \
+        est.decision_function(data.X_test)
+    assert np.abs(got - want).max() > 1e-6
+
+
+def test_off_predict_handles_one_vs_rest_and_refuses_models_without_a_matrix():
+    from sklearn.svm import SVC
+
+    from nplk_core import DANKClassifier
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(45, 2))
+    y = np.repeat([0, 1, 2], 15)
+    X[y == 1] += 3
+    X[y == 2] -= 3
+    est = DANKClassifier(C=1.0, sigma=1.0).fit(X, y)
+    d = ab.off_decision(est, X)
+    assert d.shape == (45, 3)
+    for k, e in enumerate(est.estimators_):   # each column is that class's model
+        np.testing.assert_allclose(d[:, k], ab.off_decision(e, X))
+    np.testing.assert_array_equal(ab.off_predict(est, X, lab.CLASSIFICATION),
+                                  np.array([0, 1, 2])[np.argmax(d, axis=1)])
+    assert ab.off_decision(SVC().fit(X, y), X) is None
+
+
+def test_nn_grid_is_plus_minus_one_for_two_classes_only():
+    near = np.array([0, 1, 2, 1])
+    np.testing.assert_array_equal(ab.nn_grid(near, np.array([3, 7, 7])), [-1, 1, 1, 1])
+    assert ab.nn_grid(near, np.array([0, 1, 2])) is None
+
+
+# ---------------------------------------------------------------------------
+# the table and its words
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("method", ["dank", "knpl", "dank_svr"])
+def test_table_numbers_are_the_lab_fits_own(method):
+    over = {"reg_dataset": "step"} if method == "dank_svr" else {}
+    P, data, res = fitted(method, **over)
+    task = res.task
+    base = "svm" if task == lab.CLASSIFICATION else "svr"
+    plain = lab.fit_method(P, data.X_train, data.y_train, data.X_test, data.y_test,
+                           method=base)
+    a = ab.ablation(method, res.estimator, res.X_train, res.y_train, data.X_test,
+                    data.y_test, plain=plain.estimator)
+    assert [r.key for r in a.rows] == ["method", "off", "nn", "plain"]
+    nn = ab.nearest_labels(data.X_train, data.y_train, data.X_test)
+    off = ab.off_predict(res.estimator, data.X_test, task)
+    if task == lab.CLASSIFICATION:
+        assert a.score("method") == pytest.approx(res.test_score)
+        assert a.score("plain") == pytest.approx(plain.test_score)
+        assert a.score("nn") == pytest.approx(np.mean(nn == data.y_test))
+        assert a.score("off") == pytest.approx(np.mean(off == data.y_test))
+        assert a.row("nn").agree_nn == 1.0
+        assert a.follows_nn == pytest.approx(
+            np.mean(res.estimator.predict(data.X_test) == nn))
+        assert f"{100 * a.follows_nn:.0f} %" in a.verdict
+    else:   # R² = 1 − relative error, the page's score
+        assert a.row("method").rel_error == pytest.approx(res.test_score)
+        assert a.score("method") == pytest.approx(1 - res.test_score)
+        assert a.row("plain").rel_error == pytest.approx(plain.test_score)
+        assert a.row("nn").rel_error == pytest.approx(lab.relative_error(data.y_test, nn))
+        assert a.row("nn").agree_nn == pytest.approx(1.0)
+    # every cell is plain text and the numbers in the table are the rows'
+    table = a.table()
+    assert all(isinstance(v, str) for row in table for v in row.values())
+    assert table[0][next(k for k in table[0] if k.startswith("test"))] == \
+        f"{a.score('method'):.3f}"
+
+
+def _rows(task, method, off, nn, plain, agree=np.nan):
+    return (ab.Row("method", "m", method, agree_nn=agree), ab.Row("off", "o", off),
+            ab.Row("nn", "n", nn, agree_nn=1.0), ab.Row("plain", "p", plain))
+
+
+def test_verdict_names_the_nearest_neighbour_rule_when_the_numbers_say_so():
+    # method follows 1-NN on 98 %, gains 10 points, F off sits at the SVM's level
+    v = ab.verdict("dank", lab.CLASSIFICATION, _rows(lab.CLASSIFICATION, 0.93, 0.82, 0.95,
+                                                       0.82), 60, 0.98)
+    assert "98 %" in v and "0.950" in v and "11.0 points above" in v
+    assert "the plain SVM's level" in v
+    assert "comes from the nearest-neighbour rule at test time, not from a reshaped" in v
+
+
+def test_verdict_credits_the_learned_kernel_when_f_off_still_wins():
+    # F off at test time still 6 points above the SVM; labels differ from 1-NN's often
+    v = ab.verdict("dank", lab.CLASSIFICATION, _rows(lab.CLASSIFICATION, 0.90, 0.88, 0.80,
+                                                       0.82), 100, 0.70)
+    assert "still above the plain SVM" in v and "Part of the gain survives" in v
+    assert "nearest-neighbour rule at test time, not" not in v
+
+
+def test_verdict_says_when_there_is_no_gain():
+    v = ab.verdict("knpl", lab.CLASSIFICATION, _rows(lab.CLASSIFICATION, 0.82, 0.82, 0.90,
+                                                       0.82), 60, 0.75)
+    assert "KNPL scores like the plain SVM" in v and "With G switched off" in v
+    assert "gain comes from" not in v
+
+
+def test_regression_verdict_follows_the_errors():
+    rows = (ab.Row("method", "m", 0.999, 0.001, 0.998), ab.Row("off", "o", 0.975, 0.025),
+            ab.Row("nn", "n", 0.999, 0.001, 1.0), ab.Row("plain", "p", 0.975, 0.025))
+    v = ab.verdict("dank_svr", lab.REGRESSION, rows, 60, 0.998)
+    assert "lie close to" in v and "0.2 %" in v
+    assert "back at the plain SVR's level" in v
+    rows_off = rows[:1] + (ab.Row("off", "o", 0.99, 0.01),) + rows[2:]
+    v2 = ab.verdict("dank_svr", lab.REGRESSION, rows_off, 60, 0.5)
+    assert "differ from" in v2 and "Part of the gain survives" in v2
+
+
+# ---------------------------------------------------------------------------
+# the overlay's figures
+# ---------------------------------------------------------------------------
+
+def test_nn_step_is_exactly_one_nearest_neighbour_between_its_jumps():
+    rng = np.random.default_rng(1)
+    x, y = rng.uniform(-2, 2, 30), rng.normal(size=30)
+    x[5] = x[6]                                   # equal x: the first target wins
+    px, py = fg.nn_step(x, y, -3.0, 3.0)
+    assert px[0] == -3.0 and px[-1] == 3.0 and np.all(np.diff(px) >= 0)
+    q = rng.uniform(-3, 3, 500)
+    seg = np.searchsorted(px[1::2], q)            # the cell [px[2i], px[2i+1]] holding q
+    np.testing.assert_allclose(py[2 * seg], ab.nearest_labels(x[:, None], y, q[:, None]))
+
+
+def test_surface_and_curve_draw_the_nn_overlay():
+    _, data = split()
+    grid = lab.make_grid(data.X, 40)
+    geom = lab.grid_geometry(grid, data.X_train)
+    nn = ab.nn_grid(geom.nearest, data.y_train).reshape(grid.shape)
+    fig = fg.decision_surface(grid.xs, grid.ys, None, data.X_train, data.y_train, nn=nn)
+    line = next(t for t in fig.data if t.name == "1-nearest neighbour boundary")
+    assert line.line.color == fg.NN_COLOR and np.isfinite(np.asarray(line.x, float)).sum() > 10
+    assert not any(t.name == "1-nearest neighbour boundary" for t in fg.decision_surface(
+        grid.xs, grid.ys, None, data.X_train, data.y_train).data)
+    x = np.linspace(0, 1, 10)
+    curve = fg.regression_curve(x[:, None], x, x, x, nn_curve=fg.nn_step(x, x, 0, 1))
+    assert any(t.name == fg.NN_NAME for t in curve.data)
+
+
+# ---------------------------------------------------------------------------
+# the pages (AppTest)
+# ---------------------------------------------------------------------------
+
+def open_page(page, **query):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / page), default_timeout=180)
+    for k, v in query.items():
+        at.query_params[k] = str(v)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _figures(at):
+    import lab_chart
+    return [f for f in (lab_chart.figure_of(e) for e in at.get("bidi_component")) if f]
+
+
+def shown_table(at):
+    """The score table on the page: {model: {column: cell}} read back from its Markdown
+    (cells unescaped), or None."""
+    md = [m.value for m in at.markdown if m.value.startswith("| model")]
+    if not md:
+        return None
+    lines = [ln.strip("| ") for ln in md[0].splitlines()]
+    split = [[re.sub(r"\\(.)", r"\1", c) for c in re.split(r"(?<!\\) \| ", ln)]
+             for ln in lines]
+    head, rows = split[0], split[2:]
+    return {r[0]: dict(zip(head[1:], r[1:], strict=True)) for r in rows}
+
+
+def _trace_names(at):
+    return {t.get("name") for f in _figures(at) for t in f["data"]}
+
+
+def _expected(page_task, method, P, **kw):
+    data, _ = lab.prepare_data(P, page_task)
+    res = lab.fit_method(P, data.X_train, data.y_train, data.X_test, data.y_test,
+                         method=method)
+    base = "svm" if page_task == lab.CLASSIFICATION else "svr"
+    plain = lab.fit_method(P, data.X_train, data.y_train, data.X_test, data.y_test,
+                           method=base)
+    return ab.ablation(method, res.estimator, res.X_train, res.y_train, data.X_test,
+                       data.y_test, plain=plain.estimator, **kw)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["dank", "knpl"])
+def test_classification_page_shows_the_table_the_paragraph_and_the_nn_boundary(method):
+    q = {"n_samples": 60, "method": method}
+    at = open_page("pages/1_Classification.py", **q)
+    shown = shown_table(at)
+    want = _expected(lab.CLASSIFICATION, method, {**lab.defaults(), **q})
+    assert list(shown) == [r.label.replace("SVM, same σ and C", "SVM (σ = 10, C = 10)")
+                           for r in want.rows]
+    assert [c["test accuracy"] for c in shown.values()] == \
+        [f"{r.score:.3f}" for r in want.rows]
+    assert [c["same label as 1-NN"] for c in shown.values()] == \
+        [f"{100 * r.agree_nn:.0f} %" for r in want.rows]
+    assert any(m.value == want.verdict for m in at.markdown)
+    assert "1-nearest neighbour boundary" not in _trace_names(at)
+    at.toggle(key="w_show_nn").set_value(True).run()
+    assert not at.exception
+    assert "1-nearest neighbour boundary" in _trace_names(at)
+    assert at.query_params.get("show_nn") in ("1", ["1"], "true", ["true"])
+
+
+@pytest.mark.slow
+def test_classification_page_has_no_table_for_the_plain_svm_but_keeps_the_overlay():
+    at = open_page("pages/1_Classification.py", n_samples=60, method="svm", show_nn=1)
+    assert shown_table(at) is None
+    assert "1-nearest neighbour boundary" in _trace_names(at)
+
+
+@pytest.mark.slow
+def test_regression_page_table_with_svr_cv_and_the_nn_step_curve():
+    q = {"n_samples": 60, "reg_dataset": "step", "ablation_cv": 1, "show_nn": 1}
+    at = open_page("pages/2_Regression.py", **q)
+    shown = shown_table(at)
+    assert list(shown)[-1] == "SVR-CV" and len(shown) == 5
+    P = {**lab.defaults(), **{k: lab.coerce(k, v) for k, v in q.items()}}
+    from nplk_app import settings_table  # noqa: F401  (coerce above)
+    want = _expected(lab.REGRESSION, "dank_svr", P)
+    assert [c["test R²"] for c in shown.values()][:4] == [f"{r.score:.3f}" for r in want.rows]
+    assert any(re.search(r"squared difference is [\d.]+ %", m.value) for m in at.markdown)
+    assert fg.NN_NAME in _trace_names(at)
+
+
+@pytest.mark.slow
+def test_switches_beside_the_figure_act_in_the_run_that_changed_them():
+    """Ticking SVM-CV adds its row, and switching the plain SVM off removes its boundary,
+    in the very rerun the click causes (the switches are drawn before what reads them)."""
+    at = open_page("pages/1_Classification.py", n_samples=60)
+    assert len(shown_table(at)) == 4
+    assert "SVM boundary (σ=10, C=10)" in _trace_names(at)
+    at.toggle(key="w_ablation_cv").set_value(True).run()
+    assert not at.exception
+    shown = shown_table(at)
+    assert len(shown) == 5 and list(shown)[-1] == "SVM-CV"
+    at.toggle(key="w_show_baseline").set_value(False).run()
+    assert "SVM boundary (σ=10, C=10)" not in _trace_names(at)
+
+
+@pytest.mark.slow
+def test_home_picture_draws_the_nn_boundary_beside_dank_and_the_svm():
+    at = open_page("app.py")
+    names = _trace_names(at)
+    assert {"1-nearest neighbour boundary", "f(x) = 0"} <= names
+    assert any("labels like 1-nearest neighbour" in c.value for c in at.caption)
