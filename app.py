@@ -12,6 +12,7 @@ import lab_ui as ui
 from nplk_app import presets
 
 ui.page_setup("home", "Home")
+ui.presentation("home")  # present=1: no controls, larger text
 
 st.title("NPLK Lab")
 ui.show_notes()  # notes about the link's parameters, as plain text

@@ -30,6 +30,7 @@ import gzip
 import importlib.util
 import json
 import os
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -215,11 +216,31 @@ def _plotly_gz_folder() -> str | None:
         return None
 
 
-def _register() -> tuple[Any, dict[str, str]]:
-    """Register the live component and the Plotly.js routes with the running server.
+_ONCE_LOCK = threading.Lock()
+_ONCE: dict[str, tuple[Any, Any]] = {}   # name -> (runtime, what its declaration returned)
 
-    The registrations are idempotent (same name, same definition), so this runs on
-    every call: a new server (or a new ``AppTest`` runtime) always knows them."""
+
+def once_per_runtime(name: str, declare: Callable[[], Any]) -> Any:
+    """``declare()`` once per Streamlit runtime (a server, or an ``AppTest`` run), then
+    its stored result.
+
+    Declaring a v1 component calls ``inspect.getmodule``, which walks ``sys.modules``;
+    on a fresh server, while other sessions' first runs are still importing, that walk
+    failed about once in a hundred sessions ("RuntimeError: module is None"). Declared
+    once, under a lock, a page run no longer touches it."""
+    from streamlit import runtime
+
+    rt = runtime.get_instance() if runtime.exists() else None
+    with _ONCE_LOCK:
+        hit = _ONCE.get(name)
+        if hit is not None and hit[0] is rt and rt is not None:
+            return hit[1]
+        out = declare()
+        _ONCE[name] = (rt, out)
+        return out
+
+
+def _declare() -> tuple[Any, dict[str, str]]:
     served = components_v1.declare_component("plotlyjs", path=_plotly_js_folder())
     live = st.components.v2.component("nplk_live_chart", js=_JS, isolate_styles=False)
     src = {"src": f"./component/{served.name}/plotly.min.js"}
@@ -228,6 +249,13 @@ def _register() -> tuple[Any, dict[str, str]]:
         gz = components_v1.declare_component("plotlyjs_gz", path=gz_folder)
         src["gz"] = f"./component/{gz.name}/plotly.min.js.gz"
     return live, src
+
+
+def _register() -> tuple[Any, dict[str, str]]:
+    """Register the live component and the Plotly.js routes with the running server,
+    once per runtime (:func:`once_per_runtime`): a new server (or a new ``AppTest``
+    runtime) registers them again."""
+    return once_per_runtime("lab_chart", _declare)
 
 
 def preload() -> None:

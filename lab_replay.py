@@ -416,9 +416,10 @@ export default function (component) {
 
 def _register() -> tuple[Any, str]:
     """Register the player (and, through :func:`lab_chart._register`, the Plotly.js
-    route) with the running server; idempotent, so it runs on every call."""
+    route) with the running server; once per runtime (lab_chart.once_per_runtime)."""
     _, src = lab_chart._register()
-    player = st.components.v2.component("nplk_replay", js=_JS, isolate_styles=False)
+    player = lab_chart.once_per_runtime("lab_replay", lambda: st.components.v2.component(
+        "nplk_replay", js=_JS, isolate_styles=False))
     return player, src
 
 

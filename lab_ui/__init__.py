@@ -55,6 +55,13 @@ from .exports import (  # noqa: F401
 from .influence import (  # noqa: F401
     influence_panel,
 )
+from .lessons import lessons_page, step_figure  # noqa: F401
+from .maps import (  # noqa: F401
+    follow_cell_click,
+    maps_panel,
+    sweep_map,
+)
+from .presentation import presentation, presenting  # noqa: F401
 from .progress import (  # noqa: F401
     Progress,
     stop_requested,
@@ -133,6 +140,7 @@ __all__ = [
     "exports",
     "fit",
     "fit_key",
+    "follow_cell_click",
     "get_data",
     "grid_for",
     "grid_geometry",
@@ -140,6 +148,8 @@ __all__ = [
     "home_figure",
     "influence_panel",
     "keep_good",
+    "lessons_page",
+    "maps_panel",
     "matrix_caption",
     "matrix_figure",
     "method_controls",
@@ -151,6 +161,8 @@ __all__ = [
     "pairwise_fit",
     "params",
     "points_panel",
+    "presentation",
+    "presenting",
     "range_control",
     "regression_chart",
     "replay_panel",
@@ -161,10 +173,12 @@ __all__ = [
     "single_flight",
     "solver_histories",
     "spectra_chart_figure",
+    "step_figure",
     "state_controls",
     "stop_requested",
     "surface_chart",
     "sweep",
+    "sweep_map",
     "sync_url",
     "uploaded_csv",
     "view_panel",

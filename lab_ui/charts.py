@@ -130,13 +130,13 @@ def matrix_figure(res: lab.LabResult, data: lab.LabData):
     def build():
         if res.matrix is not None and res.kernel is not None and \
                 res.matrix.shape == res.kernel.shape:
-            return fg.matrix_triptych(res.kernel, res.matrix, data.y_train,
+            return fg.matrix_triptych(res.kernel, res.matrix, res.labels(data.y_train),
                                       name=res.matrix_name, product=res.method != "onk",
                                       difference=True)
         if res.matrix is not None:
-            return fg.matrix_heatmap(res.matrix, data.y_train, name=res.matrix_name)
+            return fg.matrix_heatmap(res.matrix, res.labels(data.y_train), name=res.matrix_name)
         if res.kernel is not None:
-            return fg.matrix_heatmap(res.kernel, data.y_train, name="K", center=None,
+            return fg.matrix_heatmap(res.kernel, res.labels(data.y_train), name="K", center=None,
                                      title="Gaussian kernel K (points ordered by class)")
         return None
     return cached("figs", key, build)

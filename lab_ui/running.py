@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pickle
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ import streamlit as st
 import nplk_app as lab
 from nplk_app import budget
 
+from . import workers
 from .progress import Progress, stop_requested
 from .state import _LAST_GOOD, _PREV_FIT, _STOPPED, STORE
 from .stores import _MISS, cache, cached, single_flight
@@ -63,10 +65,43 @@ def fit(P: Mapping[str, Any], data: lab.LabData, method: str, *, page: str
                                  callback=progress.callback(), data_key=data.key)
             progress.done()
             return store.put(key, out)
-        res = single_flight("fits", key, compute)
+        pool = workers.pool()
+        if pool is None:
+            res = single_flight("fits", key, compute)
+        else:
+            res = _fit_in_pool(pool, key, P, data, method, warm, spec.label, store)
     if res.ok:
         prev[(page, method)] = res
     return res
+
+
+def _fit_in_pool(pool: workers.Pool, key: tuple, P: Mapping[str, Any], data: lab.LabData,
+                 method: str, warm: lab.LabResult | None, label: str, store: Any
+                 ) -> lab.LabResult:
+    """The fit as a job of the worker pool (:mod:`.workers`): shared with any session
+    asking for the same key, queued fairly, its place in line on the status line."""
+    from nplk_app.offload import fit_for_page
+
+    if warm is not None:
+        try:                      # a warm start from an in-process fit may hold a
+            pickle.dumps(warm)    # callback closure: then start cold
+        except Exception:
+            warm = None
+    session = _session_key()
+    job = pool.submit(session, key, fit_for_page, dict(P), data.X_train, data.y_train,
+                      data.X_test, data.y_test, method=method, warm_from=warm,
+                      data_key=data.key, on_result=lambda res: store.put(key, res))
+    progress = Progress(f"Fitting {label}")
+    res = workers.wait(job, session, progress.report, pool)
+    progress.done()
+    return res
+
+
+def _session_key() -> str:
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return getattr(ctx, "session_id", "") or "-"
 
 
 def keep_good(page: str, data: lab.LabData | None, res: Any,

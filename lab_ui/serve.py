@@ -272,6 +272,10 @@ def classroom(ns: argparse.Namespace, extra: Sequence[str]) -> int:
     given, rest = user_options(extra)
     base = merged(shipped_options(folder), serving_options(ns.session_ttl))
     env = dict(os.environ, NPLK_LAB_CACHE_MB=str(ns.cache_mb))
+    # each Streamlit process runs its fits in a pool of worker processes
+    # (lab_ui/workers.py, one per core by default): split the cores between them
+    env.setdefault("NPLK_LAB_WORKERS",
+                   str(max(1, (os.cpu_count() or 1) // max(int(ns.workers), 1))))
     proxy = find_proxy(ns.proxy)
 
     if proxy is None or ns.workers == 1:

@@ -41,6 +41,11 @@ def page_setup(page: str, title: str, icon: str = "🧪") -> dict[str, Any]:
     ss = st.session_state
     if STORE not in ss:
         ss[STORE] = lab.defaults()
+        # a tab that reconnects (the server restarted) sends its widgets' values with
+        # the new session's first run: they win over the URL and the defaults
+        ss[_FROM_BROWSER] = browser_widget_keys()
+    else:
+        ss.pop(_FROM_BROWSER, None)
     if ss.get("lab_page") != page:
         # A widget of another page keeps its state under the same key, but the new
         # page's widget is a different element and would start from its own default:
@@ -51,10 +56,47 @@ def page_setup(page: str, title: str, icon: str = "🧪") -> dict[str, Any]:
     ss["lab_page"] = page
     # a new server draws a page's default state from a disk snapshot, without
     # importing scikit-learn (see firstpaint); this run's store accesses are recorded
-    from . import firstpaint
+    from . import firstpaint, reaper
+    reaper.start()
     firstpaint.start(page)
     firstpaint.restore(page, ss[STORE])
     return ss[STORE]
+
+
+_FROM_BROWSER = "lab_from_browser"
+_URLS_WRITTEN = "lab_urls_written"   # the last few URLs this session wrote
+_URLS_KEPT = 32
+
+
+def _key_of(flat: Mapping[str, Any]) -> tuple:
+    return tuple(sorted((str(k), str(v)) for k, v in flat.items()))
+
+
+def browser_widget_keys() -> frozenset[str]:
+    """The keys of the widgets whose values the browser sent with this run although
+    this session has not drawn them yet: a tab that was open when the server restarted
+    reconnects as a new session and sends its widgets' values (the slider the student
+    just moved among them) with its first run. Seeding those widgets from the store
+    would drop that move. Read from Streamlit's incoming widget states (element ids
+    carry the user key); empty when they cannot be read."""
+    try:
+        from streamlit.runtime.scriptrunner_utils.script_run_context import (
+            get_script_run_ctx,
+        )
+        from streamlit.runtime.state.common import user_key_from_element_id
+
+        ctx = get_script_run_ctx()
+        ids = list(ctx.session_state._state._new_widget_state.states)
+    except (AttributeError, ImportError, TypeError):
+        return frozenset()
+    keys = (user_key_from_element_id(i) for i in ids)
+    return frozenset(k for k in keys if k and k.startswith(PREFIX))
+
+
+def from_browser(key: str) -> bool:
+    """Whether widget ``key`` takes the value the browser sent (see
+    :func:`browser_widget_keys`) instead of being seeded from the store."""
+    return key in (st.session_state.get(_FROM_BROWSER) or ())
 
 
 def _read_url(ss: Any) -> None:
@@ -62,7 +104,11 @@ def _read_url(ss: Any) -> None:
     link, a browser refresh, a "try this" link); invalid values become notes."""
     query = {k: st.query_params.get_all(k) for k in st.query_params.keys()}
     flat = {k: v[-1] if v else "" for k, v in query.items()}
-    if not query or flat == ss.get("lab_url_written"):
+    if not query or flat == ss.get("lab_url_written") or \
+            _key_of(flat) in ss.get(_URLS_WRITTEN, ()):
+        # the URL this session wrote, or one it wrote a few runs ago: a move made
+        # before the browser had the newest URL carries the previous one (under load
+        # that race dropped moves); it is not a pasted link
         return
     old = ss[STORE]
     new, msgs = lab.decode_query(query, old)
@@ -101,6 +147,12 @@ def sync_url(page: str) -> None:
     if current != q:
         st.query_params.from_dict(q)
     st.session_state["lab_url_written"] = q
+    written = st.session_state.setdefault(_URLS_WRITTEN, [])
+    k = _key_of(q)
+    if k in written:
+        written.remove(k)
+    written.append(k)
+    del written[:-_URLS_KEPT]
     page_done(page)
 
 

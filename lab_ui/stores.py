@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import threading
+import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -54,6 +56,9 @@ class _Recorder(threading.local):
 
 recorder = _Recorder()
 
+#: every store of this process (lab_ui/reaper.py expires and clears them)
+STORES: weakref.WeakSet = weakref.WeakSet()
+
 
 class LRU:
     """A small thread-safe least-recently-used map bounded by entries and bytes.
@@ -73,15 +78,40 @@ class LRU:
         self.max_bytes = max_bytes
         self._d: OrderedDict = OrderedDict()
         self._sizes: dict = {}
+        self._used: dict = {}          # key -> time.monotonic() of the last get or put
         self._lock = threading.Lock()
+        STORES.add(self)
 
     def get(self, key: Any, default: Any = None) -> Any:
         with self._lock:
             if key in self._d:
                 self._d.move_to_end(key)
+                self._used[key] = time.monotonic()
                 recorder.note(self.name, key)
                 return self._d[key]
         return default
+
+    def expire(self, ttl: float, now: float | None = None) -> int:
+        """Drop the entries not used for ``ttl`` seconds; return how many."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            old = [k for k in self._d if now - self._used.get(k, now) > ttl]
+            for k in old:
+                self._d.pop(k, None)
+                self._sizes.pop(k, None)
+                self._used.pop(k, None)
+        return len(old)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._d.clear()
+            self._sizes.clear()
+            self._used.clear()
+
+    @property
+    def bytes(self) -> int:
+        with self._lock:
+            return sum(self._sizes.values())
 
     def put(self, key: Any, value: Any) -> Any:
         """Store and return ``value``; a value larger than the whole byte budget is
@@ -95,11 +125,13 @@ class LRU:
                 return value
             self._d[key] = value
             self._sizes[key] = size
+            self._used[key] = time.monotonic()
             self._d.move_to_end(key)
             while self._d and (len(self._d) > self.maxsize or
                                sum(self._sizes.values()) > self.max_bytes):
                 old, _ = self._d.popitem(last=False)
                 self._sizes.pop(old, None)
+                self._used.pop(old, None)
         return value
 
     def __len__(self) -> int:
@@ -126,8 +158,10 @@ def cache_bytes(name: str) -> int:
 
 @st.cache_resource(show_spinner=False)
 def cache(name: str) -> LRU:
-    """The LRU store ``name`` ("data", "fits", "grids", "figs", "sweeps")."""
-    return LRU(128 if name == "figs" else 64, max_bytes=cache_bytes(name), name=name)
+    """The LRU store ``name`` ("data", "fits", "grids", "figs", "sweeps", "map-lines":
+    the maps' finished lines, a few numbers each)."""
+    return LRU({"figs": 128, "map-lines": 1024}.get(name, 64), max_bytes=cache_bytes(name),
+               name=name)
 
 
 def cached(kind: str, key: Any, compute: Callable[[], Any]) -> Any:

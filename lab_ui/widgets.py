@@ -11,7 +11,7 @@ import streamlit as st
 import nplk_app as lab
 from lab_chart import clicks
 
-from .state import _CSV, PREFIX, STORE, params, safe_text
+from .state import _CSV, PREFIX, STORE, from_browser, params, safe_text
 from .stores import cached
 
 # ---------------------------------------------------------------------------
@@ -29,6 +29,9 @@ def _with_value(options: Sequence, value: Any) -> list:
     return opts
 
 
+_Unset = object()   # the widget keeps the value the browser sent
+
+
 def control(name: str, container: Any = None, *, options: Sequence | None = None,
             label: str | None = None, disabled: bool = False) -> Any:
     """Draw the widget of setting ``name`` (kind, range, log scale from the table),
@@ -41,37 +44,40 @@ def control(name: str, container: Any = None, *, options: Sequence | None = None
     value = P.get(name, s.default)
     label = label or s.label
     kw = dict(key=key, help=s.help or None, disabled=disabled)
+    if from_browser(key):        # a reconnected tab's value (see state.from_browser)
+        value = _Unset
     if s.kind == "choice":
         opts = list(options if options is not None else s.options)
-        if value not in opts:
+        if value is not _Unset and value not in opts:
             value = opts[0]
-        if ss.get(key) not in opts:
+        if value is not _Unset and ss.get(key) not in opts:
             ss[key] = value
         if len(opts) <= 4 and all(isinstance(o, str) for o in opts) and name.endswith("view"):
             out = c.radio(label, opts, format_func=s.format, horizontal=True, **kw)
         else:
             out = c.selectbox(label, opts, format_func=s.format, **kw)
     elif s.kind == "bool":
-        if key not in ss:
+        if key not in ss and value is not _Unset:
             ss[key] = bool(value)
         out = c.toggle(label, **kw)
     elif s.kind == "int" and not s.grid():
-        if key not in ss or not isinstance(ss[key], int):
+        if value is not _Unset and (key not in ss or not isinstance(ss[key], int)):
             ss[key] = int(value)
         out = c.slider(label, min_value=int(s.min), max_value=int(s.max),
                        step=int(s.step or 1), **kw)
     elif s.kind == "float" and not s.log:
-        if key not in ss or not isinstance(ss[key], float):
+        if value is not _Unset and (key not in ss or not isinstance(ss[key], float)):
             ss[key] = float(value)
         out = c.slider(label, min_value=float(s.min), max_value=float(s.max),
                        step=float(s.step) if s.step else None, **kw)
     elif s.kind in ("float", "float_auto", "int"):
         grid = list(s.grid())
+        held = P.get(name, s.default) if value is _Unset else value
         opts = (["auto"] if s.kind == "float_auto" else []) + _with_value(
-            grid, value if value != "auto" else grid[0])
-        if value not in opts:
+            grid, held if held != "auto" else grid[0])
+        if value is not _Unset and value not in opts:
             value = opts[0]
-        if ss.get(key) not in opts:
+        if value is not _Unset and ss.get(key) not in opts:
             ss[key] = value
         out = c.select_slider(label, options=opts, format_func=s.format, **kw)
     else:

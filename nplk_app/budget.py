@@ -47,6 +47,7 @@ DEFAULT = Budget()
 LIMITS: dict[str, int] = {
     "csv_rows": 20_000,        # rows read from an upload (more are refused at read time)
     "sweep_fits": 150,         # sweep points × repeats (the sliders allow 15 × 10)
+    "map_fits": 1125,          # map cells × repeats (15 × 15 cells on 5 seeds)
     "max_iter": 5_000,
     "grid_resolution": 100,
     "grid_cells": 100 * 100,
@@ -244,6 +245,86 @@ def sweep_verdict(method: str, n: int, fits: int, d: int = 2,
                        f"repeats or samples, or a faster solver.")
     level = "live" if total.seconds <= budget.seconds else "patient"
     msg = "" if level == "live" else (f"This sweep runs {fits} fits, about "
+                                      f"{_fmt_seconds(total.seconds)} in all.")
+    return Verdict(level, total, one.n_max, one.n_fit, msg)
+
+
+def study_verdict(n: int, max_v: int, d: int = 2, params: Mapping[str, Any] | None = None,
+                  budget: Budget | None = None) -> Verdict:
+    """May the Scaling page's decomposition study run on ``n`` points? It solves exact
+    DANK once (τ = 0, the accelerated solver) and the v-cluster problems for v = 2 …
+    ``max_v`` (each ``1/v`` of the exact cost: v blocks of (n/v)²), keeping K, F, the
+    block F̄ and the bound's work arrays beside the solver's: 19.3 n² doubles at the
+    peak measured with ``tracemalloc`` at n = 850 (``tests/test_classroom.py``), modelled
+    as 22. Above the budget the study runs on a
+    subsample of ``n_max`` points (:func:`fit_verdict`'s live size for the same work)."""
+    budget = budget or DEFAULT
+    p = {**(params or {}), "solver": "apg"}
+    factor = 1.0 + sum(1.0 / v for v in range(2, max(int(max_v), 1) + 1))
+
+    def cost(m: int) -> Cost:
+        one = fit_cost("dank", m, d, p)
+        return Cost(one.seconds * factor, one.bytes + int(8 * 10 * m * m))
+
+    def largest(seconds: float) -> int:
+        lo, hi = 1, 10_000_000
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            c = cost(mid)
+            if c.seconds <= seconds and c.bytes <= budget.memory:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+    c = cost(int(n))
+    n_max, n_fit = largest(budget.patient_seconds), largest(budget.patient_seconds)
+    if c.bytes <= budget.memory and c.seconds <= budget.patient_seconds:
+        return Verdict("live" if c.seconds <= budget.seconds else "patient", c, n_max, n_fit)
+    why = (f"about {_fmt_bytes(c.bytes)} of memory" if c.bytes > budget.memory
+           else f"about {_fmt_seconds(c.seconds)}")
+    return Verdict("refused", c, n_max, n_fit,
+                   f"The decomposition study on {n:,} points would need {why}, above the "
+                   f"lab's budget ({_fmt_bytes(budget.memory)}, "
+                   f"{_fmt_seconds(budget.patient_seconds)})")
+
+
+#: expected seconds of work above which a two-parameter map is refused
+MAP_SECONDS = 120.0
+
+
+def map_verdict(method: str, n: int, shape: tuple[int, int], repeats: int, d: int = 2,
+                params: Mapping[str, Any] | None = None, budget: Budget | None = None, *,
+                label: str | None = None, workers: int = 1,
+                max_seconds: float = MAP_SECONDS) -> Verdict:
+    """May a two-parameter map of ``shape`` (values of the first × of the second
+    parameter) on ``repeats`` seeds run? Every cell is one fit per seed (each above the
+    live budget on a subsample, as :func:`fit_verdict` says); the map is refused above
+    :data:`LIMITS` ``["map_fits"]`` fits or ``max_seconds`` of expected work shared by
+    ``workers`` processes. The message names the grid, the seeds and n, and what to
+    lower."""
+    budget = budget or DEFAULT
+    n1, n2 = (max(int(v), 1) for v in shape)
+    repeats = max(int(repeats), 1)
+    fits = n1 * n2 * repeats
+    one = fit_verdict(method, n, d, params, budget, label=label)
+    n_eff = n if one.ok else one.n_max
+    each = fit_cost(method, n_eff, d, params)
+    total = Cost(each.seconds * fits / max(int(workers), 1), each.bytes)
+    name = label or method
+    what = (f"{n1} × {n2} values × {repeats} seed{'s' if repeats > 1 else ''} = {fits} "
+            f"fits of {name} on {n_eff:,} points")
+    if fits > LIMITS["map_fits"]:
+        return Verdict("refused", total, one.n_max, one.n_fit,
+                       f"This map ({what}) is above the lab's limit of "
+                       f"{LIMITS['map_fits']:,} fits: use fewer points per parameter or "
+                       "fewer seeds.")
+    if total.seconds > max_seconds:
+        return Verdict("refused", total, one.n_max, one.n_fit,
+                       f"This map ({what}) would take about {_fmt_seconds(total.seconds)}, "
+                       f"above the lab's {_fmt_seconds(max_seconds)} for a map: use fewer "
+                       "points per parameter, fewer seeds or a smaller sample size.")
+    level = "live" if total.seconds <= budget.seconds else "patient"
+    msg = "" if level == "live" else (f"This map runs {what}, about "
                                       f"{_fmt_seconds(total.seconds)} in all.")
     return Verdict(level, total, one.n_max, one.n_fit, msg)
 

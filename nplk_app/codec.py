@@ -104,6 +104,17 @@ def coerce(name: str, value: Any) -> Any:
         return (lo, hi)
     if kind == "points":
         return _coerce_points(value)
+    if kind == "token":
+        # an opaque URL-safe value (a teacher's lesson): capped, base64url characters
+        # only; what it holds is decoded and checked by its reader
+        text = "" if value is None else value if isinstance(value, str) else None
+        if text is None:
+            raise ValueError("not text")
+        if s.max is not None and len(text) > s.max:
+            raise ValueError(f"longer than {s.max:g} characters")
+        if not all(c.isascii() and (c.isalnum() or c in "-_") for c in text):
+            raise ValueError("contains characters other than letters, digits, - and _")
+        return text
     raise ValueError(f"unknown setting kind {kind!r}")
 
 

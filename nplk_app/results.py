@@ -42,7 +42,8 @@ class LabResult:
     stopped: bool = False  # the user stopped the fit: nothing to show but the last result
     data_key: str = ""
     X_train: np.ndarray | None = field(default=None, repr=False)
-    y_train: np.ndarray | None = field(default=None, repr=False)  # targets of X_train
+    #: the labels the model was fitted on (a subsample's when the budget cut the data)
+    y_train: np.ndarray | None = field(default=None, repr=False)
     spec: MethodSpec | None = field(default=None, repr=False)  # set by methods.fit_method
     verdict: budget.Verdict | None = field(default=None, repr=False)  # the work budget
     _lazy: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -96,6 +97,13 @@ class LabResult:
                 rank = None if lam is None else numerical_rank(lam)
             self._lazy["rank"] = None if rank is None or np.ndim(rank) else int(rank)
         return self._lazy["rank"]
+
+    def labels(self, y_data: np.ndarray) -> np.ndarray:
+        """The labels of the rows the model (and its K, F, G) was fitted on: the
+        subsample's when the work budget cut the data, else ``y_data``."""
+        if self.y_train is not None:
+            return self.y_train
+        return y_data
 
     @property
     def errors(self) -> list[Message]:
@@ -161,6 +169,9 @@ class ScalingStudy:
     support: np.ndarray
     eta: float
     messages: list[Message] = field(default_factory=list)
+    #: the points the study ran on (a subsample when the work budget cut the data)
+    X: np.ndarray | None = field(default=None, repr=False)
+    y: np.ndarray | None = field(default=None, repr=False)
 
 
 # ---------------------------------------------------------------------------

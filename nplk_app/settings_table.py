@@ -65,7 +65,8 @@ class Setting:
 
     ``kind`` is one of ``"float"``, ``"int"``, ``"choice"``, ``"bool"``,
     ``"float_auto"`` (a float or the string ``"auto"``), ``"range"`` (a pair of
-    floats) or ``"points"`` (user-added points, rows ``(x1, x2, label)``).
+    floats), ``"points"`` (user-added points, rows ``(x1, x2, label)``) or ``"token"``
+    (opaque URL-safe text of at most ``max`` characters: a teacher's lesson).
     ``methods`` lists the methods the setting applies to (``None``: not method
     specific); ``pages`` the pages that show it; ``param`` the estimator parameter it
     feeds (defaults to ``name``); ``continuous`` whether a change allows a warm start.
@@ -112,6 +113,8 @@ class Setting:
                 return lab
         if value == "auto":
             return "auto"
+        if value == "" and self.kind == "token":
+            return "none"
         if isinstance(value, float):
             return f"{value:g}"
         return str(value)
@@ -359,6 +362,18 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
             option_labels=(("embedding", "2-D embedding"), ("spectra", "Spectrum"),
                            ("convergence", "Objective")),
             pages=("pairwise",), help="What the second figure shows."),
+    # ---- lessons and presentation ---------------------------------------------------------
+    Setting("present", "bool", False, "Presentation mode", group="view",
+            pages=PAGES + ("lessons",),
+            help="Hide every control and the sidebar; the figure fills the screen with "
+                 "larger text (for a projector)."),
+    Setting("lesson", "int", 1, "Lesson", group="lesson", min=1, max=5, step=1,
+            pages=("lessons",), help="The built-in lesson shown on the Lessons page."),
+    Setting("step", "int", 1, "Step", group="lesson", min=1, max=12, step=1,
+            pages=("lessons",), help="The lesson's step (1 = the first)."),
+    Setting("my_lesson", "token", "", "A teacher's lesson", group="lesson", max=6000,
+            pages=("lessons",),
+            help="A lesson made of lab states and sentences, packed into the link."),
     # ---- sensitivity ---------------------------------------------------------------------
     Setting("sweep_method", "choice", "dank", "Method", group="sweep",
             options=CLASSIFICATION_METHODS + REGRESSION_METHODS,
@@ -379,6 +394,22 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
     Setting("sweep_repeats", "int", 3, "Repeats (seeds)", min=1, max=10, step=1,
             group="sweep", pages=("sensitivity",),
             help="Each value is fitted on this many seeds; the plot shows mean ± std."),
+    Setting("sweep_param2", "choice", "", "Second parameter (map)", group="sweep",
+            options=("", "tau", "eta", "onk_rho", "C", "sigma", "n_support", "lam",
+                     "epsilon", "gamma"),
+            pages=("sensitivity",),
+            help="A second parameter turns the sweep into maps over both: score, spread "
+                 "over seeds, rank and fit time per pair of values, beside the plain "
+                 "SVM / SVR / kernel ridge with the same σ and C. Empty: sweep one "
+                 "parameter."),
+    Setting("sweep_range2", "range", (), "Range (second parameter)", group="sweep",
+            pages=("sensitivity",),
+            help="Smallest and largest value of the second parameter (empty: its full "
+                 "range)."),
+    Setting("sweep_points2", "int", 7, "Points (second parameter)", min=3, max=15, step=1,
+            group="sweep", pages=("sensitivity",),
+            help="Number of values of the second parameter; the map has Points × this "
+                 "many cells."),
     # ---- scaling ---------------------------------------------------------------------------
     Setting("scale_clusters", "int", 4, "Clusters v", min=1, max=16, step=1, group="scaling",
             pages=("scaling",),
@@ -390,6 +421,23 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
             options=(200, 400, 800, 1600, 3200), group="scaling", pages=("scaling",),
             help="Fit time is measured for n = 100, 200, … up to this value."),
 )
+
+
+def _with_parameter_labels(table: tuple[Setting, ...]) -> tuple[Setting, ...]:
+    """The second swept parameter's choices read as the parameters' own labels (so the
+    list says what each is, from the one table)."""
+    from dataclasses import replace
+    labels = {s.name: s.label for s in table}
+    out = []
+    for s in table:
+        if s.name == "sweep_param2":
+            s = replace(s, option_labels=(("", "none (sweep one parameter)"),) + tuple(
+                (o, labels[o]) for o in s.options if o in labels))
+        out.append(s)
+    return tuple(out)
+
+
+_STATIC_SETTINGS = _with_parameter_labels(_STATIC_SETTINGS)
 
 
 @lru_cache(maxsize=1)

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from . import budget
-from .data import LabData, prepare_data
+from .data import LabData, prepare_data, subsample_indices
 from .methods import METHODS, _warning_messages, available, can_warm_start, fit_method
 from .results import LabResult, ScalingStudy, SweepResult
 from .settings_table import CLASSIFICATION, Message, _msg, clip, defaults, setting
@@ -221,7 +221,8 @@ def sweepable(method: str) -> list[str]:
 
 def scaling_study(X: np.ndarray, y: np.ndarray, *, C: float, sigma: float, v: int,
                   max_v: int, seed: int = 0,
-                  progress: Callable[[int, int], Any] | None = None) -> ScalingStudy | None:
+                  progress: Callable[[int, int], Any] | None = None,
+                  work_budget: budget.Budget | None = None) -> ScalingStudy | None:
     """Solve the ``tau = 0`` box problem exactly and by v-cluster decomposition for
     v = 1 … max_v (one η for all, from the exact solve) and collect Q(π), the bound
     ``½ B C² Q(π)``, the actual gap ``h(α*) − h̄(ᾱ)`` and the Theorem 7 screening."""
@@ -233,6 +234,15 @@ def scaling_study(X: np.ndarray, y: np.ndarray, *, C: float, sigma: float, v: in
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
     messages: list[Message] = []
+    verdict = budget.study_verdict(len(y), max(int(max_v), int(v)), X.shape[1],
+                                   budget=work_budget)
+    if not verdict.ok:
+        n_keep = max(verdict.n_max, max(int(max_v), int(v)))
+        keep = subsample_indices(y, n_keep, seed=seed)
+        X, y = X[keep], y[keep]
+        messages.append(_msg("warning", f"{verdict.message}, so it ran on a random "
+                                        f"subsample of {keep.size:,} points (seed {seed}, "
+                                        "classes in proportion)."))
     K = gaussian_kernel(X, sigma=sigma)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -258,7 +268,7 @@ def scaling_study(X: np.ndarray, y: np.ndarray, *, C: float, sigma: float, v: in
         screened = sc.screen_non_support(chosen)
     messages.extend(_warning_messages(caught, "Scalable DANK"))
     return ScalingStudy(vs, q, bound, gap, chosen.labels, chosen.centers, screened,
-                        chosen.alpha > 0, eta, messages)
+                        chosen.alpha > 0, eta, messages, X=X, y=y)
 
 
 def timing_study(params: Mapping[str, Any], ns: Sequence[int], *, v: int,
@@ -284,12 +294,19 @@ def timing_study(params: Mapping[str, Any], ns: Sequence[int], *, v: int,
         if data is None:
             return times, msgs
         X, y = data.X_train, data.y_train
+        exact_ok = budget.fit_verdict("dank", len(y), X.shape[1], p).ok
+        if not exact_ok:
+            messages.append(_msg("warning", f"Exact DANK at n = {n} is above the lab's "
+                                            "work budget and was not timed."))
         models = {names[0]: dank_cls(C=p["C"], sigma=p["sigma"], tau=p["tau"],
                                      callback=callback),
                   names[1]: dank_cls(C=p["C"], sigma=p["sigma"], n_clusters=int(v),
                                      random_state=int(p["seed"])),
                   names[2]: SVC(C=p["C"], gamma=sigma_to_gamma(p["sigma"]))}
         for name, model in models.items():
+            if name == names[0] and not exact_ok:
+                done += 1
+                continue
             t0 = time.perf_counter()
             try:
                 with warnings.catch_warnings():

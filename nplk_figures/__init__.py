@@ -80,6 +80,7 @@ from .influence import (  # noqa: F401
     influence_figure,
     linked_matrix,
 )
+from .maps import map_figure, map_hover  # noqa: F401
 from .matrices import (  # noqa: F401
     class_order,
     matrix_heatmap,
@@ -148,6 +149,8 @@ __all__ = [
     "level_lines",
     "lines_figure",
     "mark_eigenvalue",
+    "map_figure",
+    "map_hover",
     "matrix_heatmap",
     "matrix_triptych",
     "nn_step",

@@ -14,6 +14,7 @@ import nplk_app as lab
 
 PAGE = "classification"
 P = ui.page_setup(PAGE, "Classification")
+ui.presentation(PAGE)  # present=1: no controls, the figure large
 
 with st.sidebar:
     st.header("Data")

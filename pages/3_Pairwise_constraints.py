@@ -16,6 +16,7 @@ import nplk_figures as fg
 
 PAGE = "pairwise"
 P = ui.page_setup(PAGE, "Pairwise constraints")
+ui.presentation(PAGE)  # present=1: no controls, the figure large
 
 with st.sidebar:
     st.header("Data")

@@ -1,5 +1,6 @@
 """Sensitivity: sweep one parameter of one method; test score, rank and fit time
-against it, mean ± std over repeated seeds, and a table like seed 000 Table 5."""
+against it, mean ± std over repeated seeds, and a table like seed 000 Table 5. With a
+second parameter: maps over both, beside the plain baseline (lab_ui.maps)."""
 
 import numpy as np
 import streamlit as st
@@ -16,6 +17,8 @@ import nplk_figures as fg
 
 PAGE = "sensitivity"
 P = ui.page_setup(PAGE, "Sensitivity")
+ui.follow_cell_click()   # a map cell clicked in the last run opens the method's page
+ui.presentation(PAGE)  # present=1: no controls, the figure large
 
 with st.sidebar:
     st.header("Sweep")
@@ -26,6 +29,10 @@ with st.sidebar:
         param = ui.control("sweep_param", options=choices)
         lo, hi = ui.range_control("sweep_range", param)
         ui.control("sweep_points")
+        param2 = ui.control("sweep_param2", options=[""] + [c for c in choices if c != param])
+        if param2:
+            lo2, hi2 = ui.range_control("sweep_range2", param2)
+            ui.control("sweep_points2")
     ui.control("sweep_repeats")
     cluster = ui.running.cluster_choice(PAGE)   # only when the server configures one
     st.header("Data")
@@ -38,7 +45,9 @@ st.caption("One parameter varies over the range; the others keep their values (s
            "several seeds (new data draw and split): the plots show mean ± std. For DANK "
            "and KNPL, a gain over the plain SVM (dotted) comes from their test-time rule — "
            "a test point borrows the learned matrix's row of its nearest training point — "
-           "as the score table on the Classification page shows for any single setting.")
+           "as the score table on the Classification page shows for any single setting. "
+           "Pick a second parameter for maps over both, beside the plain SVM / SVR / "
+           "kernel ridge.")
 ui.show_notes()
 
 ok, why = lab.available(method)
@@ -47,6 +56,21 @@ if not ok:
 elif not choices:
     st.info(f"{lab.METHODS[method].label} chooses its parameters by cross-validation: there "
             "is nothing to sweep. Pick another method.")
+elif param2:
+    data, data_msgs = ui.get_data(task)
+    ui.show_messages(data_msgs)
+    m = None
+    if data is not None:
+        values1 = lab.sweep_values(param, lo, hi, int(P["sweep_points"]))
+        values2 = lab.sweep_values(param2, lo2, hi2, int(P["sweep_points2"]))
+        m = ui.sweep_map(P, method, param, values1, param2, values2,
+                         int(P["sweep_repeats"]), cluster=cluster)
+        ui.show_messages(m.messages)
+    shown = ui.keep_good(PAGE + "_map", data, m if m is not None and m.ok else None,
+                         data_msgs + (m.messages if m is not None else []))
+    if shown:
+        ui.maps_panel(P, shown[1], page=PAGE)
+        ui.exports(PAGE, shown[0])
 else:
     data, data_msgs = ui.get_data(task)
     ui.show_messages(data_msgs)

@@ -17,6 +17,7 @@ import nplk_figures as fg
 
 PAGE = "scaling"
 P = ui.page_setup(PAGE, "Scaling")
+ui.presentation(PAGE)  # present=1: no controls, the figure large
 
 with st.sidebar:
     st.header("Data")
@@ -58,7 +59,8 @@ if shown:
     c[3].metric("screened non-SVs (Thm 7)", str(int(s.screened.sum())))
     left, right = st.columns(2, gap="medium")
     with left:
-        ui.chart(fg.partition_figure(s_data.X, s.labels, s.centers, y=s_data.y,
+        X_s, y_s = (s.X, s.y) if s.X is not None else (s_data.X, s_data.y)
+        ui.chart(fg.partition_figure(X_s, s.labels, s.centers, y=y_s,
                                      screened=s.screened,
                                      title=f"k-means partition, v = {v}"),
                  "partition", "nplk-scaling-partition")

@@ -16,6 +16,7 @@ from nplk_app import presets as pr
 from nplk_app import verdicts as vd
 
 ui.page_setup("paper", "Paper results", "📄")
+ui.presentation("paper")  # present=1: no controls, larger text
 PAPER_VALUE = "paper's value"
 
 st.title("Paper results")

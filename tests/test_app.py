@@ -375,6 +375,36 @@ def test_sensitivity_sweep_controls_and_table():
         assert any("nothing to sweep" in t for t in texts(at.info))
 
 
+def test_sensitivity_two_parameter_link_draws_the_maps():
+    at = open_page("pages/4_Sensitivity.py", n_samples=40, sweep_method="dank",
+                   sweep_param="sigma", sweep_param2="C", sweep_points=3, sweep_points2=3,
+                   sweep_repeats=2)
+    titles = [f["layout"].get("title", {}).get("text", "") for f in charts(at)]
+    for want in ("DANK: test accuracy", "DANK: spread over seeds", "DANK − SVM",
+                 "F's own share: F off − SVM", "DANK: rank", "DANK: fit time (s)"):
+        assert want in titles, titles
+    diff = charts(at)[titles.index("DANK − SVM")]["data"][0]
+    assert diff["zmid"] == 0 and diff["zmin"] == -diff["zmax"]
+    assert any("1-nearest-neighbour" in t for t in texts(at.info))
+    assert len(at.dataframe) == 1 and len(at.dataframe[0].value) == 9
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert "Map table (CSV)" in labels
+    assert at.query_params["sweep_param2"] in ("C", ["C"])
+    # back to one parameter: the sweep's table (3 values)
+    widget(at, "sweep_param2").set_value("").run()
+    assert_clean(at)
+    assert len(at.dataframe[0].value) == 3
+    assert at.query_params["sweep_param2"] in ("", [""])
+
+
+def test_sensitivity_map_above_the_budget_says_so():
+    at = open_page("pages/4_Sensitivity.py", n_samples=40, sweep_method="svm",
+                   sweep_param="sigma", sweep_param2="C", sweep_points=15, sweep_points2=15,
+                   sweep_repeats=10)
+    assert any("limit of 1,125 fits" in t for t in texts(at.error)), texts(at.error)
+    assert not at.dataframe
+
+
 def test_scaling_controls_and_timing_button():
     at = open_page("pages/5_Scaling.py", n_samples=60, scale_max_clusters=4,
                    scale_max_n=200)

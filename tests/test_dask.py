@@ -184,6 +184,26 @@ def test_sweep_on_dask_matches_the_local_run(dask_client, scatter_log, method):
     assert counts.max() == 1 and len(ids) <= 2 * 4
 
 
+def test_map_on_dask_matches_the_local_run(dask_client):
+    import nplk_app as lab
+    from nplk_app import maps
+
+    p = {**lab.defaults(), "n_samples": 60}
+    args = (p, "dank", "sigma", [0.5, 2.0, 10.0], "C", [1.0, 10.0, 100.0])
+    local = maps.run_map(*args, repeats=2)
+    pids = []
+    with _task_stream(dask_client) as stream, joblib.parallel_config(backend="dask"):
+        remote = maps.run_map(*args, repeats=2, parallel=True,
+                              on_result=lambda key, cells: pids.extend(c["pid"] for c in cells))
+    for a, b in [(local.scores, remote.scores), (local.ranks, remote.ranks),
+                 (local.baseline, remote.baseline), (local.f_off, remote.f_off)]:
+        np.testing.assert_array_equal(a, b)
+    # six lines (3 σ × 2 seeds) of three cells, all fitted in the worker processes
+    workers = set(dask_client.run(os.getpid).values())
+    assert len(pids) == 18 and set(pids) <= workers and os.getpid() not in pids
+    assert sum(k.count("line_task") for k in (t["key"] for t in stream.data)) >= 1
+
+
 # ---------------------------------------------------------------------------
 # the pages' option (AppTest): configured by the server, never by the URL
 # ---------------------------------------------------------------------------
@@ -242,6 +262,22 @@ def test_sensitivity_page_sweeps_on_the_configured_cluster(dask_client, monkeypa
     assert any("ran on the Dask cluster" in i.value for i in at.info)
     remote = at.dataframe[0].value
     assert remote["test accuracy"].tolist() == table["test accuracy"].tolist()
+
+
+def test_sensitivity_page_maps_on_the_configured_cluster(dask_client, monkeypatch):
+    monkeypatch.setenv("NPLK_DASK_SCHEDULER", dask_client.scheduler.address)
+    at = _page(SENSITIVITY, n_samples=60, sweep_method="svm", sweep_param="sigma",
+               sweep_param2="C", sweep_points=3, sweep_points2=3, sweep_repeats=2).run()
+    table = at.dataframe[0].value.copy()
+    import streamlit as st
+    st.cache_resource.clear()          # the lines fitted here are shared: fit them again
+    with _task_stream(dask_client) as stream:
+        _dask_boxes(at)[0].check().run()
+    assert not at.exception
+    assert sum(k.count("line_task") for k in (t["key"] for t in stream.data)) >= 1
+    assert any("ran on the Dask cluster" in i.value for i in at.info)
+    col = "SVM test accuracy (mean)"
+    assert at.dataframe[0].value[col].tolist() == table[col].tolist()
 
 
 def test_dead_scheduler_is_a_message_and_the_study_runs_here(monkeypatch):

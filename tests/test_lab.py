@@ -40,6 +40,9 @@ def _random_value(s: lab.Setting, rng: np.random.Generator):
     if s.kind == "points":
         return tuple((float(np.round(rng.normal(), 3)), float(np.round(rng.normal(), 3)),
                       int(rng.choice([-1, 1]))) for _ in range(rng.integers(0, 5)))
+    if s.kind == "token":  # opaque URL-safe text (a teacher's lesson)
+        chars = "abcXYZ019-_"
+        return "".join(rng.choice(list(chars)) for _ in range(rng.integers(0, 40)))
     raise AssertionError(s.kind)
 
 

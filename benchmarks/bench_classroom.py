@@ -1,0 +1,438 @@
+"""A class on one link: N simulated students on one server, through Streamlit's own
+protocol (``streamlit.proto`` over the websocket, no browser; ``st_client.py``).
+
+The lesson: every student opens the Classification page, then makes ``--moves`` moves,
+one every ``--gap`` seconds (each student a little behind the teacher, up to 1.5 s).
+Most students follow the teacher's sequence of settings (τ up and down, then σ, C: the
+same fits for all of them, at nearly the same moment); one in five explores settings of
+their own (distinct fits); one in ten switches to the Regression page for three moves
+and back; student 0 uploads a 300-row CSV and makes its moves on it. A move is sent on
+time whether or not the previous one has been answered, as a browser does (the server
+then cuts the older run short).
+
+Per move: seconds from sending it to the first chart of the run that showed it (its own
+or, when a newer move superseded it, the newer one's), p50, p90, max; errors (exception
+elements on the page, connection failures, timeouts); moves lost (the page's URL,
+which carries the state, does not hold the value the student chose). Server: CPU
+(cores used, mean over the class, the server and its worker processes) and peak RSS
+(the process tree, sampled every 0.2 s); the RSS of the idle server before the class
+and ``--linger`` seconds after the last student left.
+
+The floor, measured in the same run on the same machine: a trivial page (one slider, a
+three-point chart) served by its own Streamlit server, one tab moving its slider
+(median round trip); and the load average (``os.getloadavg``) at the start and end.
+
+    python benchmarks/bench_classroom.py --students 1,10,30,60 [--moves 10] [--gap 3]
+        [--linger 60] [--port 8640] [--seed 0] [--root CHECKOUT] [--profile PREFIX]
+
+Each class size gets a fresh server (``streamlit run app.py``) whose page has been
+opened once (the teacher's tab) before the students arrive.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import io
+import os
+import random
+import statistics
+import sys
+import tempfile
+import textwrap
+import threading
+import time
+import urllib.parse
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+for _p in (ROOT / "benchmarks", ROOT / "tests"):
+    if str(_p) not in sys.path:
+        sys.path.insert(0, str(_p))
+
+from st_client import Tab, query_value  # noqa: E402
+
+PAGE = "Classification"
+OTHER_PAGE = "Regression"
+#: the teacher's sequence: (setting, value), applied one after the other
+TEACHER = [("tau", 0.001), ("tau", 0.003), ("tau", 0.03), ("tau", 0.1), ("sigma", 3.0),
+           ("sigma", 1.0), ("C", 1.0), ("C", 100.0), ("tau", 0.01), ("sigma", 10.0)]
+EXPLORE = ("tau", "sigma", "C")
+
+FLOOR_PAGE = """
+import plotly.graph_objects as go
+import streamlit as st
+
+x = st.slider("x", 0, 100, 5, key="x")
+st.plotly_chart(go.Figure(go.Scatter(x=[0, 1, 2], y=[0, x, 0])))
+"""
+
+
+# ---------------------------------------------------------------------------
+# servers and their resources
+# ---------------------------------------------------------------------------
+
+def serve(script: str = "app.py", cwd: Path = ROOT, port: int | None = None,
+          log: Path | None = None, env: dict | None = None):
+    """A ``streamlit run`` of ``script`` (tests/test_browser.py's StreamlitServer) on
+    ``port`` (a free one when None), answering."""
+    from test_browser import StreamlitServer
+
+    server = StreamlitServer(script, cwd=cwd, log=log)
+    if port is not None:
+        server.port, server.url = port, f"http://127.0.0.1:{port}"
+    old = {k: os.environ.get(k) for k in (env or {})}
+    os.environ.update(env or {})
+    try:
+        server.start()
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    server.wait_healthy()
+    return server
+
+
+class Monitor(threading.Thread):
+    """CPU seconds and RSS of a process and its children, sampled every 0.2 s."""
+
+    def __init__(self, pid: int) -> None:
+        super().__init__(daemon=True)
+        import psutil
+
+        self.proc = psutil.Process(pid)
+        self.peak = 0
+        self.stop_event = threading.Event()
+        self._cpu_dead = 0.0       # CPU of children that have exited
+        self._last: dict[int, float] = {}
+
+    def tree(self):
+        try:
+            return [self.proc, *self.proc.children(recursive=True)]
+        except Exception:
+            return [self.proc]
+
+    def sample(self) -> tuple[float, int]:
+        cpu, rss, seen = 0.0, 0, {}
+        for p in self.tree():
+            try:
+                t = p.cpu_times()
+                seen[p.pid] = t.user + t.system
+                rss += p.memory_info().rss
+            except Exception:
+                continue
+        for pid, c in self._last.items():
+            if pid not in seen:
+                self._cpu_dead += c
+        self._last = seen
+        cpu = sum(seen.values()) + self._cpu_dead
+        return cpu, rss
+
+    def run(self) -> None:
+        while not self.stop_event.wait(0.2):
+            _, rss = self.sample()
+            self.peak = max(self.peak, rss)
+
+    def stop(self) -> None:
+        self.stop_event.set()
+
+
+# ---------------------------------------------------------------------------
+# the students
+# ---------------------------------------------------------------------------
+
+@dataclass
+class Move:
+    student: int
+    role: str
+    what: str
+    sent: float
+    latency: float | None = None   # to the first chart of the run that showed it
+    lost: bool = False
+    error: str = ""
+    superseded: bool = False
+
+
+@dataclass
+class Student:
+    index: int
+    role: str                 # "follow", "explore", "switch", "upload"
+    moves: list[Move] = field(default_factory=list)
+    first: float | None = None
+    error: str = ""
+    statuses: list[str] = field(default_factory=list)
+
+
+def role_of(i: int, n: int) -> str:
+    if n >= 2 and i == 0:
+        return "upload"
+    if i % 10 == 2:
+        return "switch"
+    if i % 5 == 1:
+        return "explore"
+    return "follow"
+
+
+def csv_upload(rows: int = 300, seed: int = 0) -> bytes:
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(rows, 2))
+    y = np.where(X[:, 0] * X[:, 1] + 0.2 * rng.normal(size=rows) > 0, 1, -1)
+    out = io.StringIO()
+    out.write("x1,x2,label\n")
+    for (a, b), c in zip(X, y):
+        out.write(f"{a:.4f},{b:.4f},{c}\n")
+    return out.getvalue().encode()
+
+
+def nearest(options: list[str], value: float) -> str:
+    nums = []
+    for o in options:
+        try:
+            nums.append((abs(np.log(float(o)) - np.log(value)), o))
+        except ValueError:
+            continue
+    return min(nums)[1]
+
+
+def _check(run, name: str, chosen: str) -> bool:
+    """Lost: the URL the page wrote does not hold the chosen value."""
+    got = query_value(run.query or "", name)
+    try:
+        return got is None or not np.isclose(float(got), float(chosen), rtol=1e-6)
+    except ValueError:
+        return got != chosen
+
+
+async def student(s: Student, url: str, t0: float, gap: float, n_moves: int,
+                  rng: random.Random, timeout: float) -> None:
+    tab = Tab(url)
+    pending: list[tuple[Move, object, str | None, str | None]] = []
+    try:
+        await tab.connect()
+        run = await tab.rerun(page=PAGE, timeout=timeout)
+        s.first = run.figure
+        if s.role == "upload":
+            opts = tab.widgets["w_dataset"].options
+            tab.set("w_dataset", [o for o in opts if "CSV" in o or "csv" in o][0])
+            await tab.rerun(timeout=timeout)
+            await tab.upload("w_csv_classification", "class.csv", csv_upload())
+            m = Move(s.index, s.role, "upload", time.perf_counter())
+            run = await tab.rerun(timeout=timeout)
+            m.latency, m.error = run.figure, "; ".join(run.exceptions)
+            s.moves.append(m)
+        lag = rng.uniform(0.0, 1.5)
+        for k in range(n_moves):
+            when = t0 + k * gap + lag
+            await asyncio.sleep(max(0.0, when - time.perf_counter()))
+            page = None
+            name = chosen = None
+            if s.role == "switch" and k == 3:
+                page, what = OTHER_PAGE, f"open {OTHER_PAGE}"
+            elif s.role == "switch" and k == 6:
+                page, what = PAGE, f"back to {PAGE}"
+            elif s.role == "switch" and k in (4, 5):
+                name = "C"
+                chosen = nearest(tab.widgets["w_C"].options, (1.0, 100.0)[k - 4])
+            elif s.role == "explore":
+                name = rng.choice(EXPLORE)
+                chosen = rng.choice(tab.widgets["w_" + name].options)
+            else:
+                name, v = TEACHER[k % len(TEACHER)]
+                chosen = nearest(tab.widgets["w_" + name].options, v)
+            if name is not None:
+                what = f"{name}={chosen}"
+                tab.set("w_" + name, chosen)
+            m = Move(s.index, s.role, what, time.perf_counter())
+            s.moves.append(m)
+            run = await tab.send(page=page)
+            pending.append((m, run, name, chosen))
+            if page is not None:          # the new page's widgets come with its run
+                await tab.wait(run, timeout)
+        for m, run, name, chosen in pending:
+            try:
+                await tab.wait(run, max(1.0, timeout - (time.perf_counter() - m.sent)))
+            except (TimeoutError, ConnectionError) as exc:
+                m.error = f"{type(exc).__name__}: {exc}"
+                continue
+            m.latency = run.figure
+            m.superseded = run.superseded
+            m.error = "; ".join(run.exceptions)
+            if name is not None and (run is tab.runs[-1] or not run.superseded):
+                m.lost = _check(run, name, chosen)
+            if m.latency is None and not m.error:
+                m.error = "no figure"
+        s.statuses = list(tab.statuses)
+    except Exception as exc:  # a failed student is an error in the table, not a crash
+        s.error = f"{type(exc).__name__}: {exc}"
+    finally:
+        await tab.close()
+
+
+async def klass(url: str, n: int, *, moves: int, gap: float, seed: int,
+                timeout: float) -> list[Student]:
+    students = [Student(i, role_of(i, n)) for i in range(n)]
+    t0 = time.perf_counter() + 8.0 + 0.15 * n   # everyone has the page open by then
+    await asyncio.gather(*(student(s, url, t0, gap, moves, random.Random(seed * 1000 + s.index),
+                                   timeout) for s in students))
+    return students
+
+
+async def floor_moves(url: str, k: int = 10) -> list[float]:
+    tab = Tab(url)
+    await tab.connect()
+    out = []
+    try:
+        await tab.rerun(page="")
+        for i in range(k):
+            tab.set("x", 10 + i)
+            run = await tab.rerun()
+            if run.figure is not None:
+                out.append(run.figure)
+    finally:
+        await tab.close()
+    return out
+
+
+# ---------------------------------------------------------------------------
+
+def pct(xs, q) -> float:
+    return float(np.percentile(np.asarray(xs, dtype=float), q)) if xs else float("nan")
+
+
+def one_class(n: int, args, tmp: Path) -> dict:
+    floor_dir = tmp / "floor"
+    floor_dir.mkdir(exist_ok=True)
+    (floor_dir / "floor.py").write_text(textwrap.dedent(FLOOR_PAGE))
+    load0 = os.getloadavg()[0]
+    fserver = serve("floor.py", cwd=floor_dir, port=args.port + 1, log=tmp / "floor.log")
+    try:
+        floor = asyncio.run(floor_moves(fserver.url))
+    finally:
+        fserver.stop()
+    server = serve("app.py", cwd=Path(args.root), port=args.port,
+                   log=tmp / f"class-{n}.log")
+    mon = Monitor(server.proc.pid)
+    try:
+        time.sleep(1.0)
+        _, idle = mon.sample()                   # the idle server, before anyone came
+        teacher = asyncio.run(_open_once(server.url))
+        mon.start()
+        spy = None
+        if args.profile:
+            import subprocess
+            spy = subprocess.Popen([str(Path(sys.executable).parent / "py-spy"), "record", "-p", str(server.proc.pid),
+                                    "--format", "raw", "-r", "50", "-o",
+                                    f"{args.profile}-{n}.txt"],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        cpu0, w0 = mon.sample()[0], time.perf_counter()
+        students = asyncio.run(klass(server.url, n, moves=args.moves, gap=args.gap,
+                                     seed=args.seed, timeout=args.timeout))
+        cpu1, w1 = mon.sample()[0], time.perf_counter()
+        peak = mon.peak
+        if spy is not None:
+            import signal
+            spy.send_signal(signal.SIGINT)
+            spy.wait(timeout=60)
+        time.sleep(args.linger)
+        _, after = mon.sample()
+        mon.stop()
+    finally:
+        server.stop()
+    moves = [m for s in students for m in s.moves]
+    if args.verbose:
+        for m in sorted(moves, key=lambda m: m.sent):
+            print(f"  student {m.student:2d} {m.role:7s} {m.what:24s} "
+                  f"{'—' if m.latency is None else f'{m.latency:6.2f}'} s"
+                  f"{' superseded' if m.superseded else ''}{' LOST' if m.lost else ''}"
+                  f"{' ' + m.error[:80] if m.error else ''}", file=sys.stderr)
+    lat = [m.latency for m in moves if m.latency is not None]
+    errors = [m.error for m in moves if m.error] + [s.error for s in students if s.error]
+    return dict(n=n, moves=len(moves), p50=pct(lat, 50), p90=pct(lat, 90),
+                max=max(lat) if lat else float("nan"), errors=errors,
+                lost=sum(m.lost for m in moves),
+                superseded=sum(m.superseded for m in moves),
+                cpu=(cpu1 - cpu0) / (w1 - w0), peak=peak, idle=idle, after=after,
+                floor=statistics.median(floor) if floor else float("nan"),
+                load=(load0, os.getloadavg()[0]), teacher=teacher,
+                first=[s.first for s in students if s.first is not None],
+                by_role={r: pct([m.latency for m in moves if m.role == r and
+                                 m.latency is not None], 90)
+                         for r in ("follow", "explore", "switch", "upload")},
+                statuses=sum(len(s.statuses) for s in students),
+                in_line=sum(any("ahead of yours" in t for t in s.statuses)
+                            for s in students))
+
+
+async def _open_once(url: str) -> float | None:
+    tab = Tab(url)
+    await tab.connect()
+    try:
+        run = await tab.rerun(page=PAGE)
+        tab.set("w_tau", nearest(tab.widgets["w_tau"].options, 0.003))
+        await tab.rerun()                      # the first real fit (imports the solvers)
+        return run.figure
+    finally:
+        await tab.close()
+
+
+def table(rows: list[dict], args) -> str:
+    MB = 2 ** 20
+    out = [f"{args.moves} moves per student, {args.gap:g} s apart; fresh server per class "
+           f"size; {os.cpu_count()} cores.", "",
+           "| students | moves | p50 (s) | p90 (s) | max (s) | errors | lost | superseded "
+           "| server CPU (cores) | peak RSS (MB) | idle RSS (MB) | RSS "
+           f"{args.linger:g} s after (MB) | floor (s) | p90 / floor | load 1 min (start → end) |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        out.append(
+            f"| {r['n']} | {r['moves']} | {r['p50']:.2f} | {r['p90']:.2f} | {r['max']:.2f} | "
+            f"{len(r['errors'])} | {r['lost']} | {r['superseded']} | {r['cpu']:.2f} | "
+            f"{r['peak'] / MB:.0f} | {r['idle'] / MB:.0f} | {r['after'] / MB:.0f} | "
+            f"{r['floor']:.3f} | {r['p90'] / r['floor']:.0f} | "
+            f"{r['load'][0]:.1f} → {r['load'][1]:.1f} |")
+    out.append("")
+    out.append("p90 by role: " + "; ".join(
+        f"{r['n']} students: " + ", ".join(f"{k} {v:.2f}" for k, v in r["by_role"].items()
+                                           if np.isfinite(v)) for r in rows))
+    out.append("students who were shown their place in the queue (\"N fits ahead of "
+               "yours\"): " + "; ".join(f"{r['in_line']} of {r['n']}" for r in rows))
+    for r in rows:
+        if r["errors"]:
+            out.append(f"errors at {r['n']}: " + " | ".join(sorted(set(r["errors"])))[:600])
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--students", default="1,10,30,60")
+    ap.add_argument("--moves", type=int, default=10)
+    ap.add_argument("--gap", type=float, default=3.0)
+    ap.add_argument("--linger", type=float, default=60.0)
+    ap.add_argument("--port", type=int, default=8640)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--timeout", type=float, default=300.0)
+    ap.add_argument("--verbose", action="store_true", help="every move on stderr")
+    ap.add_argument("--root", default=str(ROOT),
+                    help="the checkout whose app.py is served (e.g. another branch's "
+                         "worktree, for a before/after table)")
+    ap.add_argument("--profile", default="",
+                    help="py-spy the server during each class: <prefix>-<N>.txt "
+                         "(collapsed stacks)")
+    args = ap.parse_args(argv)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in [int(x) for x in args.students.split(",")]:
+            rows.append(one_class(n, args, Path(tmp)))
+            print(table(rows[-1:], args), file=sys.stderr, flush=True)
+    print(table(rows, args))
+    main.rows = rows  # for the test
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,17 @@
+"""Lessons: guided, step-by-step walks through the lab with predict-then-reveal
+questions whose answers are measured live; also plays a teacher's own lesson link."""
+
+import lab_chart
+
+# First element of every page, before the lab's own imports: the browser starts
+# fetching and parsing Plotly.js while the server imports numpy, SciPy and the lab.
+lab_chart.preload()
+
+import lab_ui as ui
+
+PAGE = "lessons"
+P = ui.page_setup(PAGE, "Lessons", "🎓")
+ui.presentation(PAGE)
+ui.show_notes()
+ui.lessons_page()
+ui.sync_url(PAGE)

@@ -1,0 +1,214 @@
+"""AppTest for the Lessons page and presentation mode: a shared "lesson 2, step 3" link
+opens that step; the answer stays hidden until the student picks one; the revealed
+answer is the one measured at the step's state; Back / Next move through the lesson
+and into the URL; a teacher's lesson link plays with its sentences as plain text, and a
+hostile one is refused with a message; present=1 hides the controls on any page; the
+views a teacher collects on a lab page become one lesson link."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import nplk_app as lab
+from nplk_app import lessons as L
+from nplk_app import teacher_lessons as T
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # lab_ui/ sits next to app.py (as with `streamlit run`)
+    sys.path.insert(0, str(ROOT))
+
+LESSONS_PAGE = "pages/7_Lessons.py"
+TIMEOUT = 180
+
+pytestmark = pytest.mark.slow
+
+
+def assert_clean(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def open_lessons(**query) -> AppTest:
+    """The Lessons page reached from Home (page links resolve against app.py)."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.switch_page(LESSONS_PAGE)
+    for k, v in query.items():
+        at.query_params[k] = str(v)
+    at.run()
+    assert_clean(at)
+    return at
+
+
+def query(at: AppTest) -> dict[str, str]:
+    return {k: (v[-1] if isinstance(v, list) else v) for k, v in at.query_params.items()}
+
+
+def figure(at: AppTest) -> dict:
+    import lab_chart
+    figs = [lab_chart.figure_of(e) for e in at.get("bidi_component")]
+    figs = [f for f in figs if f is not None and f.get("data")]
+    assert len(figs) == 1, len(figs)
+    return figs[0]
+
+
+def trace_names(fig: dict) -> set[str]:
+    return {t.get("name", "") for t in fig["data"]}
+
+
+def plain(text: str) -> str:
+    """A message as the student reads it (safe_text escapes Markdown with backslashes)."""
+    return text.replace("\\", "")
+
+
+def markdown(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def test_lesson_2_step_3_from_a_link_hides_the_answer_until_one_is_picked():
+    at = open_lessons(lesson=2, step=3)
+    step = L.lesson(2).steps[2]
+    assert "step 3 of 5" in markdown(at)
+    assert step.sentence in markdown(at)
+    radio = at.radio(key="nplk-keep-answer-L2-3")
+    assert radio.value is None and list(radio.options) == list(step.options)
+    # nothing revealed yet: no verdict, no numbers, the data without the fitted model
+    assert not at.success and not at.error
+    assert "1-NN" not in markdown(at)
+    assert "decision function" not in trace_names(figure(at))
+
+    rev = step.reveal()                       # measured at the step's state
+    radio.set_value(step.options[rev.answer]).run()
+    assert_clean(at)
+    assert [s.value for s in at.success] == ["Right."]
+    assert rev.text in markdown(at)
+    assert "1-NN" in rev.text and "F switched off" in rev.text
+    assert "decision function" in trace_names(figure(at))
+    # a "try it yourself" link opens the Classification page in the step's state
+    links = [(e.proto.page, parse_qs(e.proto.query_string, keep_blank_values=True))
+             for e in at.get("page_link")]
+    page, q = next((p, q) for p, q in links if p.endswith("Classification"))
+    assert {k: v[-1] for k, v in q.items()} == L.step_query(step)
+
+
+def test_a_wrong_answer_names_the_measured_one():
+    at = open_lessons(lesson=1, step=4)
+    step = L.lesson(1).steps[3]
+    rev = step.reveal()
+    wrong = next(o for i, o in enumerate(step.options) if i != rev.answer)
+    at.radio(key="nplk-keep-answer-L1-4").set_value(wrong).run()
+    assert_clean(at)
+    assert not at.success
+    assert at.error and step.options[rev.answer] in at.error[0].value
+
+
+def test_back_and_next_step_through_the_lesson_and_into_the_url():
+    at = open_lessons(lesson=4, step=1)
+    assert query(at)["step"] == "1" and query(at)["lesson"] == "4"
+    back = at.button(key="lesson_back")
+    assert back.disabled
+    at.button(key="lesson_next").click().run()
+    assert_clean(at)
+    assert query(at)["step"] == "2" and "step 2 of 4" in markdown(at)
+    at.button(key="lesson_back").click().run()
+    assert query(at)["step"] == "1"
+    # a step beyond the lesson's end is clamped to its last step
+    at2 = open_lessons(lesson=4, step=9)
+    assert "step 4 of 4" in markdown(at2) and query(at2)["step"] == "4"
+
+
+def test_a_teachers_lesson_plays_with_its_sentences_as_plain_text():
+    P = lab.defaults()
+    hostile = "Look <img src=x onerror=alert(1)> **here** [x](http://evil)"
+    steps = [T.teacher_step("classification", {**P, "method": "svm", "n_samples": 60},
+                            hostile),
+             T.teacher_step("regression", {**P, "n_samples": 60}, "Second step.")]
+    at = open_lessons(my_lesson=T.encode_teacher_lesson(steps), step=1)
+    assert "step 1 of 2" in markdown(at)
+    assert hostile in [t.value for t in at.text]           # st.text: never markup
+    assert hostile not in markdown(at)
+    assert not at.radio                                       # no question: nothing hidden
+    assert "decision function" in trace_names(figure(at))
+    at.button(key="lesson_next").click().run()
+    assert_clean(at)
+    assert "Second step." in [t.value for t in at.text]
+    assert "DANK-SVR" in trace_names(figure(at))             # the page's default regressor
+
+
+def test_a_damaged_teachers_lesson_is_refused_with_a_message():
+    at = open_lessons(my_lesson="AAAAbbbbCCCC", step=2)
+    assert any("This lesson link cannot be opened" in plain(e.value) for e in at.error)
+    assert "step 2 of" in markdown(at)                        # the built-in lesson instead
+    at = open_lessons(my_lesson="<script>alert(1)</script>")
+    assert any("my_lesson" in plain(w.value) and "invalid" in w.value for w in at.warning)
+
+
+def test_present_hides_the_controls_on_the_lessons_page_and_any_page():
+    at = open_lessons(lesson=2, step=1, present=1)
+    html = "\n".join(h.proto.body for h in at.get("html"))
+    assert "stSidebar" in html and "display: none" in html
+    assert at.button(key="present_exit")
+    assert not at.selectbox                                   # the lesson picker is not drawn
+    assert at.radio(key="nplk-keep-answer-L2-1")              # the question stays
+    assert query(at)["present"] == "1"
+    at.button(key="present_exit").click().run()
+    assert query(at)["present"] == "0" and at.selectbox
+
+    page = AppTest.from_file(str(ROOT / "pages/1_Classification.py"), default_timeout=TIMEOUT)
+    page.query_params["present"] = "1"
+    page.query_params["n_samples"] = "60"
+    page.run()
+    assert_clean(page)
+    assert "stSidebar" in "\n".join(h.proto.body for h in page.get("html"))
+    assert page.button(key="present_exit")
+
+
+def test_exit_presentation_on_home_which_does_not_rewrite_its_url():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.query_params["present"] = "1"
+    at.run()
+    assert_clean(at)
+    assert at.button(key="present_exit")
+    at.button(key="present_exit").click().run()
+    assert_clean(at)
+    assert not [b for b in at.button if b.key == "present_exit"]
+    at.run()                                   # and it stays off on the next run
+    assert not [b for b in at.button if b.key == "present_exit"]
+
+
+def test_present_button_gives_the_link_as_plain_text():
+    at = open_lessons(lesson=3, step=2)
+    at.button(key="lesson_present").click().run()
+    code = [c.value for c in at.code]
+    assert code, "no link shown"
+    q = {k: v[-1] for k, v in parse_qs(urlsplit(code[-1]).query).items()}
+    assert q["present"] == "1" and q["lesson"] == "3" and q["step"] == "2"
+
+
+def test_views_collected_on_a_lab_page_become_one_lesson_link():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.switch_page("pages/1_Classification.py")
+    at.query_params["n_samples"] = "60"
+    at.query_params["method"] = "svm"
+    at.run()
+    assert_clean(at)
+    at.text_input(key="collect_text_classification").input("See the margin.").run()
+    at.button(key="collect_add_classification").click().run()
+    assert_clean(at)
+    at.switch_page(LESSONS_PAGE).run()
+    assert_clean(at)
+    assert any(t.value.endswith("See the margin.") for t in at.text)
+    at.button(key="my_make").click().run()
+    link = [c.value for c in at.code if "my_lesson=" in c.value]
+    assert link
+    token = parse_qs(urlsplit(link[-1]).query)["my_lesson"][-1]
+    steps, msgs = T.decode_teacher_lesson(token)
+    assert msgs == [] and len(steps) == 1
+    assert steps[0].page == "classification" and steps[0].sentence == "See the margin."
+    assert steps[0].state["method"] == "svm" and steps[0].state["n_samples"] == 60
+    at.button(key="my_open").click().run()
+    assert_clean(at)
+    assert "step 1 of 1" in markdown(at) and "See the margin." in [t.value for t in at.text]

@@ -1,0 +1,188 @@
+"""Real-browser test of a lesson in presentation mode, as a class sees it on a projector.
+
+Opens /Lessons?lesson=2&step=1&present=1 in Chromium at 1280×720, checks that the
+sidebar and every control are hidden, then walks the whole lesson with the → key: at
+each step the answer is hidden until an option is clicked, the option clicked is the one
+the lab measures at that step's state (``Step.reveal``, computed in this process), and
+the page then says "Right." and shows the numbers; the figure (with its scores) and the
+verdict are above the fold. ← steps back. The same step at 1920×1080, and the
+Classification page with present=1 at both sizes, are checked for the fold too. The
+screenshots land in docs/screenshots/ (the README and docs/teaching-with-the-lab.md
+show them); regenerate them with::
+
+    python -m pytest tests/test_browser_lessons.py -q -m browser
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import test_browser as tb
+from test_browser import exception_texts, wait_idle
+
+from nplk_app import lessons as L
+
+# the server and Chromium fixtures of the first browser test
+chromium_path, app_server = tb.chromium_path, tb.app_server
+
+pytestmark = pytest.mark.browser
+
+SHOTS = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
+LESSON = 2
+SIZES = ((1280, 720), (1920, 1080))
+
+#: the bottom of the page's first drawn chart and the window's height
+CHART_BOX_JS = """
+() => {
+  const c = [...document.querySelectorAll('[data-testid="stMain"] .nplk-live-chart')]
+    .find((e) => e.getBoundingClientRect().width > 0 && e.querySelector('.main-svg'));
+  if (!c) return null;
+  const r = c.getBoundingClientRect();
+  const svg = c.querySelector('.main-svg').getBoundingClientRect();
+  return { top: r.top, bottom: Math.max(r.bottom, svg.bottom), inner: innerHeight,
+           names: (c.data || []).map((t) => t.name || '') };
+}
+"""
+
+#: what is visible of the controls: widgets outside the kept containers, the sidebar
+VISIBLE_CONTROLS_JS = """
+() => {
+  const shown = (e) => { const r = e.getBoundingClientRect();
+                         return r.width > 0 && r.height > 0; };
+  const sel = '[data-testid="stSlider"], [data-testid="stSelectbox"], '
+            + '[data-testid="stToggle"], [data-testid="stCheckbox"], '
+            + '[data-testid="stDownloadButton"], [data-testid="stFileUploader"], '
+            + '[data-testid="stExpander"], [data-testid="stTextInput"]';
+  const controls = [...document.querySelectorAll(sel)].filter(shown).length;
+  const side = document.querySelector('[data-testid="stSidebar"]');
+  return { controls, sidebar: !!side && shown(side) };
+}
+"""
+
+
+def heading(page) -> str:
+    return page.locator("strong", has_text=re.compile(r"step \d+ of \d+")).first.inner_text()
+
+
+def wait_step(page, k: int, n: int) -> None:
+    page.wait_for_function(
+        "(t) => [...document.querySelectorAll('strong')].some((e) => e.textContent"
+        ".includes(t))", arg=f"step {k} of {n}", timeout=60_000)
+    wait_idle(page, 60_000)
+
+
+def chart_box(page, fitted: bool | None = None) -> dict:
+    """The chart's box once it is drawn; with ``fitted`` True (False) once it shows
+    (does not show) the decision function."""
+    want = "true" if fitted is None else \
+        f"b.names.includes('decision function') === {str(fitted).lower()}"
+    page.wait_for_function(f"() => {{ const b = ({CHART_BOX_JS})(); return !!b && {want}; }}",
+                           timeout=60_000)
+    return page.evaluate(CHART_BOX_JS)
+
+
+def answer(page, step: L.Step) -> L.Reveal:
+    """Click the option the lab measures at the step's state; wait for the verdict."""
+    rev = step.reveal()
+    assert rev.answer >= 0, rev.text
+    assert page.get_by_text("Right.", exact=True).count() == 0   # nothing revealed yet
+    option = step.options[rev.answer]
+    page.locator('[data-testid="stRadio"] label').filter(has_text=option).first.click()
+    page.get_by_text("Right.", exact=True).wait_for(timeout=60_000)
+    wait_idle(page, 60_000)
+    return rev
+
+
+def assert_above_fold(page, what: str) -> None:
+    """The chart (its plot included) ends above the window's bottom edge, once the
+    presentation script has sized it and Plotly has redrawn at that size."""
+    try:
+        page.wait_for_function(f"() => {{ const b = ({CHART_BOX_JS})(); "
+                               "return !!b && b.bottom <= b.inner + 1; }", timeout=20_000)
+    except Exception:  # noqa: BLE001 (Playwright's TimeoutError): say where it ended
+        tb.ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(tb.ARTIFACTS / "lesson-fold-failure.png"))
+        box = page.evaluate(CHART_BOX_JS)
+        raise AssertionError(f"{what}: chart ends at {box and box['bottom']:.0f} px of "
+                             f"{box and box['inner']} px") from None
+
+
+def new_page(browser, size):
+    ctx = browser.new_context(viewport={"width": size[0], "height": size[1]})
+    page = ctx.new_page()
+    page.set_default_timeout(60_000)
+    return ctx, page
+
+
+def test_walk_a_lesson_in_presentation_mode(app_server, chromium_path):
+    from playwright.sync_api import sync_playwright
+
+    lesson = L.lesson(LESSON)
+    n = len(lesson.steps)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as pw:
+        browser = tb.launch_browser(pw, chromium_path)
+        try:
+            ctx, page = new_page(browser, SIZES[0])
+            page.goto(f"{app_server.url}/Lessons?lesson={LESSON}&step=1&present=1",
+                      wait_until="domcontentloaded")
+            wait_step(page, 1, n)
+            seen = page.evaluate(VISIBLE_CONTROLS_JS)
+            assert seen == {"controls": 0, "sidebar": False}, seen
+            for k, step in enumerate(lesson.steps, 1):
+                wait_step(page, k, n)
+                assert lesson.title in heading(page)
+                # before an answer: the data alone (or no figure), no verdict
+                surface = step.figure == "surface"
+                if surface:
+                    chart_box(page, fitted=False)
+                rev = answer(page, step)
+                box = chart_box(page, fitted=True if surface else None)
+                assert_above_fold(page, f"step {k}")
+                verdict = page.get_by_text("Right.", exact=True).bounding_box()
+                assert verdict["y"] + verdict["height"] <= box["inner"]
+                # the numbers of the reveal are on the page
+                first = rev.text.split(";")[0].split(".")[0]
+                assert page.get_by_text(first, exact=False).count() >= 1
+                if k == 3:
+                    page.screenshot(path=str(SHOTS / "lesson-present-1280x720.png"))
+                if k < n:
+                    page.keyboard.press("ArrowRight")
+            assert page.evaluate("() => new URL(location.href).searchParams.get('step')") \
+                == str(n)
+            page.keyboard.press("ArrowLeft")
+            wait_step(page, n - 1, n)
+            assert exception_texts(page) == []
+            ctx.close()
+
+            # the same step on a 1920×1080 projector
+            ctx, page = new_page(browser, SIZES[1])
+            page.goto(f"{app_server.url}/Lessons?lesson={LESSON}&step=3&present=1",
+                      wait_until="domcontentloaded")
+            wait_step(page, 3, n)
+            answer(page, lesson.steps[2])
+            chart_box(page, fitted=True)
+            assert_above_fold(page, "1920×1080")
+            page.screenshot(path=str(SHOTS / "lesson-present-1920x1080.png"))
+            ctx.close()
+
+            # any lab page with present=1: no controls, the figure and its scores fit
+            for w, h in SIZES:
+                ctx, page = new_page(browser, (w, h))
+                page.goto(f"{app_server.url}/Classification?present=1",
+                          wait_until="domcontentloaded")
+                tb.wait_surface(page)
+                wait_idle(page, 60_000)
+                page.wait_for_function(
+                    "() => document.querySelector('.nplk-live-chart.nplk-fit')",
+                    timeout=30_000)
+                seen = page.evaluate(VISIBLE_CONTROLS_JS)
+                assert seen == {"controls": 0, "sidebar": False}, seen
+                assert_above_fold(page, f"Classification {w}×{h}")
+                page.screenshot(path=str(SHOTS / f"classification-present-{w}x{h}.png"))
+                assert exception_texts(page) == []
+                ctx.close()
+        finally:
+            browser.close()

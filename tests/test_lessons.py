@@ -1,0 +1,250 @@
+"""The lessons model: every step's claim holds at its state (measured through the lab's
+own fits at the step's seed), the DANK lesson's numbers agree with an independent
+computation (scikit-learn's 1-NN, F switched off by hand), and the teacher's-lesson
+codec round-trips, caps its input and refuses hostile links with a clear message."""
+
+from __future__ import annotations
+
+import base64
+import json
+import zlib
+
+import numpy as np
+import pytest
+
+import nplk_app as lab
+from nplk_app import codec
+from nplk_app import lessons as L
+from nplk_app import teacher_lessons as T
+
+STEPS = [(les.number, i, step) for les in L.LESSONS for i, step in enumerate(les.steps, 1)]
+
+
+# ---------------------------------------------------------------------------
+# lessons as data
+# ---------------------------------------------------------------------------
+
+def test_five_lessons_of_four_to_eight_steps_each():
+    assert len(L.LESSONS) >= 5
+    assert [les.number for les in L.LESSONS] == list(range(1, len(L.LESSONS) + 1))
+    for les in L.LESSONS:
+        assert 4 <= len(les.steps) <= 8, les.title
+    # the URL settings cover every lesson and step
+    assert lab.setting("lesson").max == len(L.LESSONS)
+    assert lab.setting("step").max >= max(len(les.steps) for les in L.LESSONS)
+    assert lab.setting("step").max >= T.MAX_TEACHER_STEPS
+
+
+@pytest.mark.parametrize("number,index,step", STEPS,
+                         ids=[f"lesson{n}-step{i}" for n, i, _ in STEPS])
+def test_step_is_well_formed(number, index, step):
+    assert step.page in L.STEP_PAGES
+    assert step.figure in L.FIGURES[step.page]
+    assert step.sentence and step.question and len(step.options) >= 2
+    assert 0 <= step.expect < len(step.options) and step.measure is not None
+    # the state is made of lab settings with valid values (as a URL would carry them)
+    # and every one of them matters on the page, so "Try it yourself" carries it
+    params, msgs = codec.decode_query(L.step_query(step))
+    assert msgs == []
+    assert set(step.state) <= set(codec.relevant_names(step.page, step.params))
+    for k, v in step.state.items():
+        assert params[k] == v, k
+    # no code names on screen: the words a student reads
+    text = " ".join((step.sentence, step.question) + step.options)
+    for code_name in ("onk_rho", "npkl_C", "tau", "sigma", "reg_method", "seed 0"):
+        assert code_name not in text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("number,index,step", STEPS,
+                         ids=[f"lesson{n}-step{i}" for n, i, _ in STEPS])
+def test_step_claim_holds_at_its_state(number, index, step):
+    """The option the lesson's sentences rely on is the one the numbers choose."""
+    rev = step.reveal()
+    assert rev.answer == step.expect, (number, index, rev.text)
+    assert rev.text and all(np.isfinite(v) for v in rev.numbers.values())
+
+
+# ---------------------------------------------------------------------------
+# the DANK lesson: the gain comes from the out-of-sample rule, checked independently
+# ---------------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_dank_gain_numbers_agree_with_an_independent_computation():
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.svm import SVC
+
+    from nplk_core.dank import DANKClassifier
+    from nplk_core.kernels import gaussian_kernel, sigma_to_gamma
+
+    step = L.lesson(2).steps[2]
+    assert "gain" in step.question
+    p = step.params
+    g = L.dank_gain(p)
+    data, _ = lab.prepare_data(p, lab.CLASSIFICATION)
+    # DANK refitted directly (paper's reciprocal rule at test time, as the lab scores)
+    est = DANKClassifier(C=p["C"], sigma=p["sigma"], tau=p["tau"]).fit(data.X_train,
+                                                                       data.y_train)
+    pred = est.predict(data.X_test)
+    nn = KNeighborsClassifier(1).fit(data.X_train, data.y_train).predict(data.X_test)
+    svm = SVC(C=p["C"], gamma=sigma_to_gamma(p["sigma"])).fit(data.X_train, data.y_train)
+    # F off by hand: the trained dual vector with the plain kernel
+    u = est.dual_u_
+    off = np.sign(u @ gaussian_kernel(est.X_fit_, data.X_test, sigma=p["sigma"])
+                  + est.intercept_)
+    assert g["agree_nn"] == pytest.approx(np.mean(pred == nn), abs=1 / len(nn))
+    assert g["nn"] == pytest.approx(np.mean(nn == data.y_test))
+    assert g["svm"] == pytest.approx(svm.score(data.X_test, data.y_test))
+    assert g["f_off"] == pytest.approx(np.mean(off == data.y_test), abs=1 / len(nn))
+    assert g["f_dev"] == pytest.approx(np.max(np.abs(est.F_ - 1)), rel=0.05)
+    # the lesson's claim in numbers: F within ±1 %, DANK ≈ 1-NN, F off ≈ plain SVM
+    m = len(data.y_test)
+    assert g["f_dev"] < 0.01
+    assert g["agree_nn"] >= 0.95
+    assert abs(round(g["f_off"] * m) - round(g["svm"] * m)) <= 1
+    assert round(g["dank"] * m) - round(g["svm"] * m) > 1
+
+
+def test_reveal_is_decided_from_the_numbers_not_written_in(monkeypatch):
+    """Feed the DANK step numbers where F-off equals DANK: the measured answer moves to
+    "F reshapes the boundary" (the page would then say so)."""
+    step = L.lesson(2).steps[2]
+    fake = {"dank": 0.95, "svm": 0.80, "f_off": 0.95, "nn": 0.9, "agree_nn": 0.7,
+            "agree_svm": 0.8, "f_dev": 0.2, "m": 60.0}
+    monkeypatch.setattr(L, "dank_gain", lambda p: fake)
+    assert step.reveal().answer == 0
+    monkeypatch.setattr(L, "dank_gain", lambda p: {**fake, "dank": 0.81})
+    assert step.reveal().answer == 2
+
+
+def test_compare_counts_test_points():
+    assert L._compare(0.95, 0.85, 60) == 0
+    assert L._compare(0.85, 0.95, 60) == 2
+    assert L._compare(56 / 60, 57 / 60, 60) == 1   # one test point apart: "about the same"
+    assert L._compare(58 / 60, 56 / 60, 60) == 0
+
+
+def test_step_links_open_the_page_in_the_steps_whole_state():
+    step = L.lesson(2).steps[2]
+    q = L.step_query(step)
+    assert q["method"] == "dank" and q["sigma"] == "10.0" and q["present"] == "0"
+    assert set(q) == set(codec.relevant_names("classification", step.params))
+    assert L.step_url(step).startswith("/Classification?")
+
+
+# ---------------------------------------------------------------------------
+# a teacher's own lesson: the codec
+# ---------------------------------------------------------------------------
+
+def _teacher_steps():
+    P = lab.defaults()
+    return [T.teacher_step("classification", {**P, "sigma": 1.0, "method": "svm"},
+                           "σ = 1: look at the boundary."),
+            T.teacher_step("regression", {**P, "reg_dataset": "chirp",
+                                          "reg_method": "lab_rbf_reg"},
+                           "A chirp <b>and</b> [a link](http://x) stay plain text."),
+            T.teacher_step("pairwise", {**P, "dataset": "spiral"}, "")]
+
+
+def test_teacher_lesson_round_trip():
+    steps = _teacher_steps()
+    token = T.encode_teacher_lesson(steps)
+    assert len(token) <= T.MAX_LESSON_CHARS
+    # the token is a valid value of the URL setting (base64url characters only)
+    assert codec.coerce("my_lesson", token) == token
+    back, msgs = T.decode_teacher_lesson(token)
+    assert msgs == []
+    assert [(s.page, dict(s.state), s.sentence) for s in back] == \
+        [(s.page, dict(s.state), s.sentence) for s in steps]
+    assert back[0].state == {"sigma": 1.0, "method": "svm"}
+    assert back[1].sentence.startswith("A chirp <b>and</b>")   # kept verbatim, shown as text
+    # each decodes to a playable step with the page's main figure
+    assert [s.as_step().figure for s in back] == ["surface", "curve", "constraints"]
+
+
+def test_teacher_step_keeps_only_what_differs_and_drops_session_only_settings():
+    P = {**lab.defaults(), "sigma": 2.0, "present": True, "focus_point": 3,
+         "points": ((0.0, 0.0, 1),)}
+    s = T.teacher_step("classification", P, "line one\nline two\x07")
+    assert s.state == {"sigma": 2.0}
+    assert s.sentence == "line one line two"
+    with pytest.raises(ValueError):
+        T.teacher_step("sensitivity", P, "")
+    long = T.teacher_step("classification", P, "x" * 5000)
+    assert len(long.sentence) == T.MAX_SENTENCE
+
+
+def test_teacher_lesson_caps_on_encoding():
+    one = _teacher_steps()[0]
+    with pytest.raises(ValueError, match="1 to"):
+        T.encode_teacher_lesson([])
+    with pytest.raises(ValueError, match="1 to"):
+        T.encode_teacher_lesson([one] * (T.MAX_TEACHER_STEPS + 1))
+    assert T.decode_teacher_lesson(T.encode_teacher_lesson([one] * T.MAX_TEACHER_STEPS))[0]
+
+
+def _pack(doc, raw: bytes | None = None) -> str:
+    data = raw if raw is not None else json.dumps(doc).encode()
+    return base64.urlsafe_b64encode(zlib.compress(data)).decode().rstrip("=")
+
+
+def _refused(token) -> str:
+    steps, msgs = T.decode_teacher_lesson(token)
+    assert steps == () and len(msgs) == 1 and msgs[0].level == "error"
+    assert msgs[0].text.startswith("This lesson link cannot be opened:")
+    return msgs[0].text
+
+
+GOOD_STEP = {"page": "classification", "q": {"sigma": "1.0"}, "text": "hi"}
+
+
+@pytest.mark.parametrize("token,why", [
+    ("", "empty"),
+    ("a" * (T.MAX_LESSON_CHARS + 1), "characters long"),
+    ("abc$%<script>", "characters a lesson link never has"),
+    ("AAAA", "damaged"),
+    (_pack(None, b"not json at all"), "not valid"),
+    (_pack([1, 2, 3]), "not made by this version"),
+    (_pack({"v": 2, "steps": [GOOD_STEP]}), "not made by this version"),
+    (_pack({"v": 1, "steps": []}), "0 steps"),
+    (_pack({"v": 1, "steps": [GOOD_STEP] * (T.MAX_TEACHER_STEPS + 1)}), "13 steps"),
+    (_pack({"v": 1, "steps": [{**GOOD_STEP, "page": "scaling"}]}), "page a lesson cannot"),
+    (_pack({"v": 1, "steps": [{**GOOD_STEP, "extra": 1}]}), "not a lesson step"),
+    (_pack({"v": 1, "steps": [{**GOOD_STEP, "q": {"sigma": 1.0}}]}), "settings are not"),
+    (_pack({"v": 1, "steps": [{**GOOD_STEP, "q": {"sigma": "-3"}}]}), "step 1: Link"),
+    (_pack({"v": 1, "steps": [{**GOOD_STEP, "q": {"rm -rf": "1"}}]}), "unknown"),
+    (_pack({"v": 1, "steps": [{**GOOD_STEP, "q": {"present": "1"}}]}), "cannot carry"),
+    (_pack({"v": 1, "steps": [{**GOOD_STEP, "text": "x" * 301}]}), "at most 300"),
+    (_pack({"v": 1, "steps": [[[[[["deep"]]]]]]}), "nested too deeply"),
+    # SVM-CV on 420 training points: ~9 s each by the work budget, 12 of them too many
+    (_pack({"v": 1, "steps": [{**GOOD_STEP, "q": {"method": "svm_cv",
+                                                  "n_samples": "600"}}] * 12}),
+     "fitting in all"),
+])
+def test_hostile_teacher_lessons_are_refused_with_a_clear_message(token, why):
+    assert why in _refused(token)
+
+
+def test_a_zip_bomb_is_refused_without_inflating_it():
+    bomb = _pack(None, b"{" + b" " * (3 * 1024 * 1024) + b"}")   # 3 MB of spaces
+    assert len(bomb) < T.MAX_LESSON_CHARS
+    assert "over 32 KB" in _refused(bomb)
+
+
+def test_the_url_setting_refuses_non_token_text():
+    with pytest.raises(ValueError):
+        codec.coerce("my_lesson", "<b>x</b>")
+    with pytest.raises(ValueError):
+        codec.coerce("my_lesson", "a" * (T.MAX_LESSON_CHARS + 1))
+    params, msgs = codec.decode_query({"my_lesson": "javascript:alert(1)"})
+    assert params["my_lesson"] == "" and msgs and "invalid" in msgs[0].text
+
+
+def test_f_off_agrees_with_the_shared_ablation_module():
+    """The lesson's own F-off computation and nplk_app.ablation's (written separately)
+    give the same decision values at the DANK lesson's state."""
+    from nplk_app import ablation
+    data, res = L.lesson_fit(L.lesson(2).steps[2].params, "dank")
+    np.testing.assert_allclose(L.f_off_scores(res, data),
+                               ablation.off_decision(res.estimator, data.X_test),
+                               rtol=1e-10, atol=1e-10)
