@@ -1,6 +1,9 @@
 """SimpleNPKL (seed 002): graph Laplacian, closed form (Prop. 1/2), Algorithm 1,
 active constraint selection, constraint drawing, the estimator contract.
 
+Long (about 600 lines) because each piece is checked against its own reference written
+here; the neighbour-graph variants live in test_simple_npkl_graph.py.
+
 Every test compares against something computed independently: dense brute-force
 constructions, the explicit objective of the SDP, a slow projected-gradient solver of
 the primal problem in K-space, the inequality of Prop. 6.
