@@ -93,8 +93,13 @@ def _single_threaded():
 # graph Laplacian (eq. 9)
 # ---------------------------------------------------------------------------
 
-def knn_laplacian(X: ArrayLike, n_neighbors: int = 5) -> sp.csr_array:
-    r"""Normalised Laplacian of the mutual k-nearest-neighbour graph (seed 002, eq. 9).
+#: neighbour graphs of :func:`knn_laplacian`
+GRAPHS = ("mutual", "union")
+
+
+def knn_laplacian(X: ArrayLike, n_neighbors: int = 5, *, graph: str = "mutual"
+                  ) -> sp.csr_array:
+    r"""Normalised Laplacian of the k-nearest-neighbour graph (seed 002, eq. 9).
 
     .. math::
 
@@ -103,7 +108,11 @@ def knn_laplacian(X: ArrayLike, n_neighbors: int = 5) -> sp.csr_array:
 
     where :math:`N_k(i)` are the ``n_neighbors`` nearest points to :math:`x_i`
     (Euclidean, the point itself excluded; ties broken by scikit-learn's neighbour
-    search). ``L`` is the matrix of the locality regulariser (eq. 8)
+    search). ``graph="union"`` links i and j when *either* is among the other's k
+    nearest (:math:`S_{ij} = 1 \iff j \in N_k(i) \text{ or } i \in N_k(j)`), the usual
+    symmetric k-NN graph: every point then has at least k neighbours and none is
+    isolated (on Iris, k = 5, the mutual graph leaves 8 of 150 points isolated).
+    ``L`` is the matrix of the locality regulariser (eq. 8)
     :math:`\operatorname{tr}(LK) = \tfrac12 \sum_{ij} S_{ij}
     \|v_i/\sqrt{D_i} - v_j/\sqrt{D_j}\|^2` for :math:`K = V^\top V`.
 
@@ -116,6 +125,8 @@ def knn_laplacian(X: ArrayLike, n_neighbors: int = 5) -> sp.csr_array:
     ----------
     X : array-like of shape (n, d)
     n_neighbors : int, 1 <= n_neighbors < n
+    graph : {"mutual", "union"}
+        Mutual neighbours (SPEC §6, the default) or the union of the k-NN relations.
 
     Returns
     -------
@@ -133,6 +144,8 @@ def knn_laplacian(X: ArrayLike, n_neighbors: int = 5) -> sp.csr_array:
                          f"= {n}, got {n_neighbors!r}. Lower n_neighbors or add points.")
     if not np.all(np.isfinite(X)):
         raise ValueError("X contains NaN or infinity; remove or impute those values.")
+    if graph not in GRAPHS:
+        raise ValueError(f"graph must be one of {GRAPHS}, got {graph!r}.")
     # The neighbour graph does not change when every coordinate is scaled by the same
     # factor; at extreme scales (|x| ~ 1e300) squared distances overflow to inf and the
     # neighbour search breaks, so such data are brought to unit scale first.
@@ -141,7 +154,10 @@ def knn_laplacian(X: ArrayLike, n_neighbors: int = 5) -> sp.csr_array:
         X = X / scale
     knn = NearestNeighbors(n_neighbors=int(n_neighbors)).fit(X)
     G = sp.csr_array(knn.kneighbors_graph(mode="connectivity"))  # self excluded
-    S = G.multiply(G.T).tocsr()  # mutual neighbours only
+    if graph == "mutual":
+        S = G.multiply(G.T).tocsr()  # mutual neighbours only
+    else:
+        S = sp.csr_array(((G + G.T) > 0).astype(float))  # either is a neighbour
     S.eliminate_zeros()
     deg = np.asarray(S.sum(axis=1)).ravel()
     inv_sqrt = np.zeros(n)
@@ -786,7 +802,9 @@ class SimpleNPKL(ClusterMixin, BaseEstimator):
         adds its own localised positive eigenvector, the kernel spikes on the constrained
         points and k-means splits those off (Rand index ~0.5 on the spirals at ``C = 1``,
         0.88-0.94 at 0.1-0.3; 0.94 on Iris at 0.1, the seed's Table 4 value). The seed
-        tunes C in (0, 1]; the default is 0.1.
+        tunes C in (0, 1]; the default is 0.1. The loss is summed over ordered pairs
+        (``A = C T - L`` with T symmetric, SPEC §6), so this C is twice the seed's, which
+        counts each pair once: the seed's C = 1 is C = 0.5 here.
     B : float > 0
         Capacity: :math:`\operatorname{tr}K^p \le B` (seed: 1 on small data, ``n`` on
         Adult).
@@ -797,7 +815,13 @@ class SimpleNPKL(ClusterMixin, BaseEstimator):
         :math:`+\tfrac{G}{p}\operatorname{tr}K^p` in the objective, instead of the
         constraint ``tr K^p <= B`` (``B`` is then ignored).
     n_neighbors : int
-        ``k`` of the mutual k-NN graph (seed: 5).
+        ``k`` of the k-NN graph (seed: 5).
+    neighbor_graph : {"mutual", "union"}
+        The graph of the Laplacian (:func:`knn_laplacian`): mutual k-NN (SPEC §6, default)
+        or the usual symmetric k-NN graph (either point among the other's k nearest).
+        On Iris the mutual graph isolates 8 of 150 points; a constrained isolated point
+        costs nothing in ``tr(LK)``, and from ``C`` ≈ 0.5 such points get kernel spikes
+        that k-means splits off (docs/simplenpkl-on-iris.md).
     constraint_fraction : float in (0, 1]
         Used only when constraints are drawn from ``y``: pairs are drawn until the
         must-link graph has ``(1 - constraint_fraction) n`` connected components
@@ -875,6 +899,7 @@ class SimpleNPKL(ClusterMixin, BaseEstimator):
         "p": rules.greater_than(1.0),
         "G": rules.optional(rules.positive),
         "n_neighbors": rules.positive_int,
+        "neighbor_graph": rules.one_of(*GRAPHS),
         "constraint_fraction": rules.positive,
         "active_selection": rules.optional(rules.positive_int),
         "n_clusters": rules.positive_int,
@@ -889,7 +914,8 @@ class SimpleNPKL(ClusterMixin, BaseEstimator):
 
     def __init__(self, *, loss: str = "linear", C: float = 0.1, B: float = 1.0,
                  p: float = 2.0, G: float | None = None, n_neighbors: int = 5,
-                 constraint_fraction: float = 0.1, active_selection: int | None = None,
+                 neighbor_graph: str = "mutual", constraint_fraction: float = 0.1,
+                 active_selection: int | None = None,
                  n_clusters: int = 2, step_size: str | float = "auto",
                  eigen_solver: str = "auto", max_iter: int = 100, tol: float = 1e-5,
                  n_init: int = 10, callback=None, random_state=None) -> None:
@@ -899,6 +925,7 @@ class SimpleNPKL(ClusterMixin, BaseEstimator):
         self.p = p
         self.G = G
         self.n_neighbors = n_neighbors
+        self.neighbor_graph = neighbor_graph
         self.constraint_fraction = constraint_fraction
         self.active_selection = active_selection
         self.n_clusters = n_clusters
@@ -972,7 +999,7 @@ class SimpleNPKL(ClusterMixin, BaseEstimator):
         ml, cl = self._constraints(n, y, must_link, cannot_link, rng)
         pairs_all = np.vstack([ml, cl])
         signs_all = np.concatenate([np.ones(len(ml)), -np.ones(len(cl))])
-        L = knn_laplacian(X, self.n_neighbors)
+        L = knn_laplacian(X, self.n_neighbors, graph=self.neighbor_graph)
         p = float(self.p)
         B = float(self.B)
         G = None if self.G is None else float(self.G)

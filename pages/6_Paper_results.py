@@ -1,5 +1,6 @@
-"""Paper results: the reproduction table (python -m nplk_app.reproduce) and, per paper
-result, a link that opens its page in the preset state where the effect shows."""
+"""Paper results: the verdicts of ``python -m nplk_app.reproduce`` with their numbers and
+intervals, the real-data rows, and per paper result a link that opens its page in the
+preset state where the effect shows."""
 
 import pandas as pd
 import streamlit as st
@@ -12,6 +13,7 @@ lab_chart.preload()
 
 import lab_ui as ui
 from nplk_app import presets as pr
+from nplk_app import verdicts as vd
 
 ui.page_setup("paper", "Paper results", "📄")
 ui.presentation("paper")  # present=1: no controls, larger text
@@ -19,8 +21,13 @@ PAPER_VALUE = "paper's value"
 
 st.title("Paper results")
 st.caption("What the five papers claim, what this lab measures, and where to see it. "
-           "Each “Open” link opens a page in a state where the effect is visible "
-           "(it replaces the page's current settings; the URL then holds them).")
+           "Each verdict comes from paired differences (method − baseline) over 10 seeds "
+           "or data splits: it holds when the whole 95 % confidence interval is on the "
+           "claimed side of 0, does not hold when it is on the other side (a loss) or at 0, "
+           "and is inconclusive when it contains 0. “By construction” marks a result that "
+           "follows from a parameter choice rather than from the data. Each “Open” link "
+           "opens a page in a state where the effect is visible (it replaces the page's "
+           "current settings; the URL then holds them).")
 
 results, why_not = pr.load_paper_results()
 if results is None:
@@ -30,17 +37,38 @@ if results is None:
     st.text(why_not)
     st.code(pr.REPRODUCE_COMMAND + "   # or add --quick for a short run", language="bash")
 else:
-    table = pr.results_table(results)
+    table = vd.table(results)
+    c = vd.counts(results)
     st.text(f"Generated {pr.as_text(results.get('generated'))} by: "
             f"{pr.as_text(results.get('command'))}"
-            + (" (quick run)" if results.get("quick") is True else ""))
+            + (" (quick scale: fewer points, 10 seeds or splits)"
+               if results.get("quick") is True else ""))
+    st.text(f"{len(table)} results: {c['holds']} hold ({c['by construction']} of all "
+            f"results by construction), {c['does not hold']} do not hold, "
+            f"{c['inconclusive']} inconclusive, {c['shown']} shown only.")
     if table:
-        st.dataframe(pd.DataFrame(table), hide_index=True)
+        st.dataframe(pd.DataFrame(table, columns=list(vd.COLUMNS)), hide_index=True)
+        st.subheader("Every verdict with its numbers")
+        for row in results.get("rows", []):
+            if not isinstance(row, dict):
+                continue
+            # file text goes through st.text only (an expander label would be markdown)
+            with st.container(border=True):
+                st.text(f"{pr.as_text(row.get('item'))}: {vd.row_verdict(row)}")
+                st.text(f"Claim: {pr.as_text(row.get('claim'))}")
+                st.text(f"Paper: {pr.as_text(row.get('paper_value'))}")
+                st.text(f"Ours: {pr.as_text(row.get('ours'))}")
+                for line in vd.stat_lines(row):
+                    st.text(f"• {line}")
+                if row.get("by_construction"):
+                    st.text(f"By construction: {pr.as_text(row.get('by_construction'))}")
+                if row.get("note"):
+                    st.text(f"Note: {pr.as_text(row.get('note'))}")
     else:
         st.text("The results file has no rows.")
 
 st.subheader("Open each result on its page")
-groups = pr.results_by_preset(results)
+groups = vd.by_preset(results, pr.PRESETS)
 for name, preset in pr.PRESETS.items():
     with st.container(border=True):
         left, right = st.columns([4, 1], vertical_alignment="center")
@@ -49,7 +77,7 @@ for name, preset in pr.PRESETS.items():
             st.caption(preset.claim)
             for row in groups[name]:
                 st.text(f"{row['result']} | paper: {row[PAPER_VALUE]} | ours: {row['ours']} "
-                        f"| holds: {row['holds']}")
+                        f"| verdict: {row['verdict']}")
         with right:
             st.page_link(pr.preset_file(name), label="Open", icon="▶️",
                          query_params=pr.preset_query(name))

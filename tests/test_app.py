@@ -660,24 +660,42 @@ def test_paper_results_without_a_results_file(monkeypatch):
 
 def test_paper_results_with_a_results_file_shows_file_text_as_plain_text(monkeypatch):
     from nplk_app import presets
-    rows = [{"id": "dank_fig1", "paper": "DANK", "item": "Fig. 1",
+    stat = {"label": "DANK − SVM <b>x</b>", "unit": "points", "n": 10, "mean": -2.0,
+            "lo": -3.0, "hi": -1.0, "better": "higher", "margin": 0.0, "corrected": True,
+            "wins": 1, "ties": 0, "losses": 9, "verdict": "does not hold", "judged": True}
+    rows = [{"id": "dank_fig1", "paper": "DANK", "item": "Fig. 1 **md**",
              "claim": "**bold** <script>x</script>", "paper_value": "better than SVM",
-             "ours": "0.933 vs 0.833", "holds": True, "note": "", "preset": "dank_clowns",
+             "ours": "0.933 vs 0.833", "holds": False, "verdict": "does not hold",
+             "by_construction": "", "stats": [stat], "note": "", "preset": "dank_clowns",
              "figure": None},
+            {"id": "g", "paper": "KNPL", "item": "Fig. 2", "claim": "c", "paper_value": 1,
+             "ours": 2, "holds": True, "verdict": "holds", "by_construction": "γ sets it",
+             "stats": [], "note": "n", "preset": ["not", "hashable"], "figure": None},
             {"id": "x", "paper": "ONK", "item": "Fig. 3", "claim": "c", "paper_value": 1,
              "ours": 2, "holds": None, "note": "n", "preset": None, "figure": None}]
     fake_reproduce(monkeypatch, {"generated": "2026-11-23T15:00:00", "quick": True,
                                  "command": "python -m nplk_app.reproduce --quick",
                                  "seconds": 80.0, "rows": rows})
     at = open_paper()
+    assert_clean(at)
     assert len(at.dataframe) == 1
     df = at.dataframe[0].value
-    assert list(df["claim"]) == ["**bold** <script>x</script>", "c"]
-    assert list(df["holds"]) == ["yes", "—"]
+    assert list(df["result"]) == ["Fig. 1 **md**", "Fig. 2", "Fig. 3"]
+    # a loss is called a loss; by construction is labelled; an old-format row still shows
+    assert list(df["verdict"]) == ["does not hold: a loss", "holds (by construction)",
+                                   "shown"]
+    assert "DANK − SVM <b>x</b>: -2.00 [-3.00, -1.00] points" in df.iloc[0][
+        "judged on: mean [95 % CI]"]
     shown = texts(at.text)
     assert any("2026-11-23T15:00:00" in t and "--quick" in t for t in shown)
-    assert any("Fig. 1" in t and "0.933 vs 0.833" in t for t in shown)
-    assert not any("<script>" in m.value for m in at.markdown)
+    assert any("1 hold (1 of all results by construction), 1 do not hold" in t
+               for t in shown)
+    assert any("Fig. 1" in t and "0.933 vs 0.833" in t and "does not hold" in t
+               for t in shown)
+    assert any("95 % CI, n = 10, split-corrected; 1 better / 0 equal / 9 worse" in t
+               for t in shown)
+    assert any(t == "By construction: γ sets it" for t in shown)
+    assert not any("<script>" in m.value or "<b>" in m.value for m in at.markdown)
     assert len(page_links(at)) == len(presets.PRESETS)
 
 
