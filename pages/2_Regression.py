@@ -3,14 +3,14 @@ harmonic surface and the chirp; support points, learned bandwidths, relative err
 
 import streamlit as st
 
-import lab_chart
+import nplk_lab.ui.components.chart as chart_component
 
 # First element of every page, before the lab's own imports: the browser starts
 # fetching and parsing Plotly.js while the server imports numpy, SciPy and the lab.
-lab_chart.preload()
+chart_component.preload()
 
-import lab_ui as ui
-import nplk_app as lab
+import nplk_lab.model as lab
+import nplk_lab.ui as ui
 
 PAGE = "regression"
 P = ui.page_setup(PAGE, "Regression")

@@ -4,15 +4,15 @@ and a k-NN graph; its clusters against plain k-means (Rand index)."""
 import numpy as np
 import streamlit as st
 
-import lab_chart
+import nplk_lab.ui.components.chart as chart_component
 
 # First element of every page, before the lab's own imports: the browser starts
 # fetching and parsing Plotly.js while the server imports numpy, SciPy and the lab.
-lab_chart.preload()
+chart_component.preload()
 
-import lab_ui as ui
-import nplk_app as lab
-import nplk_figures as fg
+import nplk_lab.figures as fg
+import nplk_lab.model as lab
+import nplk_lab.ui as ui
 
 PAGE = "pairwise"
 P = ui.page_setup(PAGE, "Pairwise constraints")

@@ -1,20 +1,20 @@
 """Sensitivity: sweep one parameter of one method; test score, rank and fit time
 against it, mean ± std over repeated seeds, and a table like the Data-adaptive Kernels
 paper's Table 5. With a second parameter: maps over both, beside the plain baseline
-(lab_ui.maps)."""
+(nplk_lab.ui.maps)."""
 
 import numpy as np
 import streamlit as st
 
-import lab_chart
+import nplk_lab.ui.components.chart as chart_component
 
 # First element of every page, before the lab's own imports: the browser starts
 # fetching and parsing Plotly.js while the server imports numpy, SciPy and the lab.
-lab_chart.preload()
+chart_component.preload()
 
-import lab_ui as ui
-import nplk_app as lab
-import nplk_figures as fg
+import nplk_lab.figures as fg
+import nplk_lab.model as lab
+import nplk_lab.ui as ui
 
 PAGE = "sensitivity"
 P = ui.page_setup(PAGE, "Sensitivity")

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 import test_browser as tb
 
-import nplk_app as lab
-import nplk_figures as fg
+import nplk_lab.figures as fg
+import nplk_lab.model as lab
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -30,7 +30,7 @@ PLAYER = ".nplk-replay"
 
 @pytest.fixture(scope="module")
 def html_file(tmp_path_factory):
-    import lab_replay
+    import nplk_lab.ui.components.replay as replay_component
 
     P = {**lab.defaults(), "n_samples": 200}
     data, _ = lab.prepare_data(P, lab.CLASSIFICATION)
@@ -40,7 +40,7 @@ def html_file(tmp_path_factory):
     fig = fg.replay_figure(rp, data.X_train, data.y_train, data.X_test, data.y_test,
                            title="DANK: training replay")
     path = tmp_path_factory.mktemp("replay") / "replay.html"
-    path.write_text(lab_replay.standalone_html(fg.replay_json(fig), title="DANK replay",
+    path.write_text(replay_component.standalone_html(fg.replay_json(fig), title="DANK replay",
                                                caption=rp.start_text), encoding="utf-8")
     return path, len(rp.played)
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import nplk_app as lab
-from nplk_app.export_code import export_script
+import nplk_lab.model as lab
+from nplk_lab.model.export_code import export_script
 
 ROOT = Path(__file__).resolve().parents[1]
 

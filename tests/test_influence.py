@@ -18,17 +18,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import nplk_app as lab
-import nplk_figures as fg
-from nplk_app.influence import (
+import nplk_lab.figures as fg
+import nplk_lab.model as lab
+from nplk_lab.figures import common as fgc
+from nplk_lab.figures import influence as fgi
+from nplk_lab.figures import matrices as fgm
+from nplk_lab.model.influence import (
     influence_basis,
     nearest_point,
     point_from_clicks,
     row_from_clicks,
 )
-from nplk_figures import common as fgc
-from nplk_figures import influence as fgi
-from nplk_figures import matrices as fgm
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -418,9 +418,9 @@ def _page(**query):
 
 
 def _figures(at):
-    import lab_chart
+    import nplk_lab.ui.components.chart as chart_component
 
-    return [f for f in (lab_chart.figure_of(e) for e in at.get("bidi_component")) if f]
+    return [f for f in (chart_component.figure_of(e) for e in at.get("bidi_component")) if f]
 
 
 def test_page_draws_the_selected_points_influence_and_clears_it():

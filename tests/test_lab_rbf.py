@@ -758,7 +758,7 @@ def test_page_defaults_converge_without_warning(task, names):
     n_support 30, lam 1e-3) converges on every built-in data set of both pages (with
     max_iter 200 per stage, chessboard, spiral and harmonic ended in a
     ConvergenceWarning)."""
-    lab = pytest.importorskip("nplk_app")
+    lab = pytest.importorskip("nplk_lab.model")
     key = "dataset" if task == "classification" else "reg_dataset"
     cls = LABRBFClassifier if task == "classification" else LABRBFRegressor
     p = lab.defaults()

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import nplk_app as lab
-import nplk_figures as fg
-from nplk_figures.clusters import sample_pairs
+import nplk_lab.figures as fg
+import nplk_lab.model as lab
+from nplk_lab.figures.clusters import sample_pairs
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -57,7 +57,7 @@ def test_constraints_figure_regions_and_line_counts():
 
 @pytest.mark.slow
 def test_pairwise_page_hides_lines_until_asked():
-    import lab_chart
+    import nplk_lab.ui.components.chart as chart_component
 
     at = AppTest.from_file(str(ROOT / "pages/3_Pairwise_constraints.py"), default_timeout=180)
     at.query_params["n_samples"] = "80"
@@ -65,7 +65,7 @@ def test_pairwise_page_hides_lines_until_asked():
     assert not at.exception
 
     def fig():
-        figs = [lab_chart.figure_of(e) for e in at.get("bidi_component")]
+        figs = [chart_component.figure_of(e) for e in at.get("bidi_component")]
         return next(f for f in figs if f and f["layout"].get("title", {}).get("text", "")
                     .startswith("Clusters of the learned kernel"))
     f = fig()

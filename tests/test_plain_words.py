@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import nplk_app as lab
+import nplk_lab.model as lab
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -27,7 +27,8 @@ SNAKE = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
 # parameter names of the estimators that a student would see as code
 BARE = re.compile(r"\b(tau|sigma|eta|gamma|lam|epsilon|rho|onk|npkl|knpl_solver)\b")
 # text shown on purpose as code: the Python package a reader imports, file names
-ALLOWED = re.compile(r"`[^`]*`|nplk_core|nplk_app\.\w+|[\w.-]+\.(py|csv|json|npy|md|gif|html)")
+ALLOWED = re.compile(r"`[^`]*`|nplk_core|nplk_lab\.model\.\w+"
+                     r"|[\w.-]+\.(py|csv|json|npy|md|gif|html)")
 
 
 def offending(text: str, *, code_names: bool = True) -> list[str]:
@@ -122,7 +123,7 @@ def _figure_texts(fig: dict) -> list[str]:
 
 def _page_texts(at: AppTest) -> tuple[list[str], list[str]]:
     """(words shown, controls without a help line)."""
-    import lab_chart
+    import nplk_lab.ui.components.chart as chart_component
 
     shown, no_help = [], []
     for kind in ("title", "header", "subheader", "caption", "markdown", "info", "warning",
@@ -146,7 +147,7 @@ def _page_texts(at: AppTest) -> tuple[list[str], list[str]]:
             if kind != "page_link" and not getattr(proto, "help", "").strip():
                 no_help.append(f"{kind} {proto.label!r}")
     for e in at.get("bidi_component"):
-        fig = lab_chart.figure_of(e)
+        fig = chart_component.figure_of(e)
         if fig is not None:
             shown += _figure_texts(fig)
     for e in at.get("plotly_chart"):

@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import nplk_app as lab
-from nplk_app.replay import keep_frames, replay_frames
+import nplk_lab.model as lab
 from nplk_core._base import SNAPSHOT_CAP, IterationLog, Snapshots, recover_bias
+from nplk_lab.model.replay import keep_frames, replay_frames
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = {"n_samples": 80}
@@ -183,7 +183,7 @@ def test_frames_end_at_the_final_fit(task, method):
 
 
 def test_the_dank_matrix_frame_is_the_pooled_F_of_the_final_fit():
-    from nplk_figures.matrices import _pool, class_order
+    from nplk_lab.figures.matrices import _pool, class_order
 
     P, data, res = _fit(lab.CLASSIFICATION, "dank")
     rp = replay_frames(res, data, lab.make_grid(data.X, 20), P)
@@ -232,8 +232,8 @@ def test_keep_frames_spreads_and_keeps_the_ends():
 def test_figure_frames_carry_each_iteration():
     import json
 
-    import nplk_figures.common as common
-    from nplk_figures.replay import LEVELS, dequantize, replay_figure, replay_json
+    import nplk_lab.figures.common as common
+    from nplk_lab.figures.replay import LEVELS, dequantize, replay_figure, replay_json
 
     P, data, res = _fit(lab.CLASSIFICATION, "dank")
     rp = replay_frames(res, data, lab.make_grid(data.X, 30), P)
@@ -275,7 +275,7 @@ def test_figure_frames_carry_each_iteration():
 
 
 def test_regression_figure_is_a_curve_with_frames():
-    from nplk_figures.replay import replay_figure
+    from nplk_lab.figures.replay import replay_figure
 
     P, data, res = _fit(lab.REGRESSION, "dank_svr")
     rp = replay_frames(res, data, lab.line_points(data.X, 100), P)
@@ -287,7 +287,7 @@ def test_regression_figure_is_a_curve_with_frames():
 
 
 def test_lut_follows_the_colour_scale():
-    from nplk_figures.replay import LEVELS, lut
+    from nplk_lab.figures.replay import LEVELS, lut
 
     table = lut([[0.0, "#000000"], [1.0, "#FF0000"]])
     assert len(table) == LEVELS + 1
@@ -302,7 +302,7 @@ def test_lut_follows_the_colour_scale():
 def test_carried_step_keeps_the_fraction_of_the_run():
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    from lab_ui.replay import carried_step
+    from nplk_lab.ui.replay import carried_step
 
     assert carried_step(-1, 20, 30) == -1
     assert carried_step(5, 20, 20) == 5
@@ -317,18 +317,18 @@ def test_apptest_replay_toggle_shows_the_player_with_frames(page, method):
 
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    import lab_replay
+    import nplk_lab.ui.components.replay as replay_component
 
     at = AppTest.from_file(str(ROOT / page), default_timeout=180)
     at.query_params["n_samples"] = "60"
     at.run()
     assert not at.exception
-    assert not [e for e in at.get("bidi_component") if lab_replay.frames_of(e)]
+    assert not [e for e in at.get("bidi_component") if replay_component.frames_of(e)]
     toggle = [t for t in at.toggle if t.label == "Training replay"]
     assert len(toggle) == 1
     toggle[0].set_value(True).run()
     assert not at.exception, [e.value for e in at.exception]
-    frames = [lab_replay.frames_of(e) for e in at.get("bidi_component")]
+    frames = [replay_component.frames_of(e) for e in at.get("bidi_component")]
     frames = [f for f in frames if f]
     assert len(frames) == 1 and len(frames[0]) >= 5
     assert frames[0][0]["name"] in ("start", "0")   # LAB RBF starts at iteration 0
@@ -350,9 +350,9 @@ def test_apptest_replay_of_the_plain_svm_says_why():
 def _player_data(at):
     import json
 
-    import lab_replay
+    import nplk_lab.ui.components.replay as replay_component
 
-    els = [e for e in at.get("bidi_component") if lab_replay.frames_of(e)]
+    els = [e for e in at.get("bidi_component") if replay_component.frames_of(e)]
     assert len(els) == 1
     return json.loads(els[0].proto.json)
 
@@ -360,7 +360,7 @@ def _player_data(at):
 def test_apptest_refit_while_paused_keeps_the_position_as_a_fraction():
     from streamlit.testing.v1 import AppTest
 
-    from lab_ui.replay import carried_step
+    from nplk_lab.ui.replay import carried_step
 
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
@@ -392,7 +392,7 @@ def test_knpl_algorithm_2_is_not_replayed_and_says_why():
 
 
 def test_a_large_sample_keeps_the_grid_when_the_grid_is_not_the_cost():
-    from nplk_app.replay import _plan
+    from nplk_lab.model.replay import _plan
 
     P, data, res = _fit(lab.CLASSIFICATION, "dank")
     grid = lab.make_grid(data.X, 100)
@@ -406,7 +406,7 @@ def test_a_large_sample_keeps_the_grid_when_the_grid_is_not_the_cost():
 
 @pytest.mark.parametrize("method", ["dank", "onk"])
 def test_three_classes_are_not_replayed_and_say_why(method):
-    from nplk_app.data import LabData
+    from nplk_lab.model.data import LabData
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 2))
@@ -422,7 +422,7 @@ def test_three_classes_are_not_replayed_and_say_why(method):
 
 
 def test_2d_regression_replays_a_surface_ending_at_the_fit():
-    from nplk_figures.replay import replay_figure
+    from nplk_lab.figures.replay import replay_figure
 
     P, data, res = _fit(lab.REGRESSION, "dank_svr", reg_dataset="harmonic")
     grid = lab.make_grid(data.X, 30)

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-import nplk_app as lab
-import nplk_figures as fg
+import nplk_lab.figures as fg
+import nplk_lab.model as lab
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -75,7 +75,7 @@ def test_gif_has_one_frame_per_replay_frame_and_loops(task, method, kw):
 def test_gif_surface_colours_follow_the_values():
     """Where the final model is most positive the GIF is red, most negative blue (the
     player's diverging scale), read back from the decoded pixels."""
-    from nplk_figures.replay import _resample
+    from nplk_lab.figures.replay import _resample
 
     rp, data = _replay(lab.CLASSIFICATION, "dank")
     gif = fg.replay_gif(rp, data.X_train, data.y_train, title="replay", size=300)
@@ -90,13 +90,13 @@ def test_gif_surface_colours_follow_the_values():
 
 
 def test_html_is_self_contained():
-    import lab_replay
+    import nplk_lab.ui.components.replay as replay_component
 
     rp, data = _replay(lab.CLASSIFICATION, "dank")
     fig = fg.replay_figure(rp, data.X_train, data.y_train, data.X_test, data.y_test,
                            title="DANK: training replay")
     text = fg.replay_json(fig)
-    html = lab_replay.standalone_html(text, title="DANK: training replay <demo>",
+    html = replay_component.standalone_html(text, title="DANK: training replay <demo>",
                                       caption=rp.start_text)
     # no element loads anything: no src/href attributes, no <link>, no import()
     tags = re.sub(r"<script\b[^>]*>.*?</script>", "", html, flags=re.S)
