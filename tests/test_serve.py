@@ -218,7 +218,7 @@ def test_pyproject_ships_every_package_module_page_and_the_settings():
 
 
 def test_the_command_module_imports_only_the_standard_library():
-    tree = ast.parse((ROOT / "nplk_lab.ui" / "serve.py").read_text())
+    tree = ast.parse((ROOT / "nplk_lab" / "ui" / "serve.py").read_text())
     names = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import)
              for a in n.names}
     names |= {n.module.split(".")[0] for n in ast.walk(tree)

@@ -1080,7 +1080,7 @@ def table_markdown(rows: list[Row], *, with_figures: bool = True) -> str:
     for r in rows:
         judged = V.judged_summary(r.as_dict())
         lines.append("| " + " | ".join(_cell(c) for c in (
-            f"{r.paper} {PAPERS.get(r.paper, '')}".strip(), r.item, r.paper_value, r.ours,
+            PAPERS.get(r.paper, r.paper), r.item, r.paper_value, r.ours,
             _row_verdict(r), judged)) + " |")
     return "\n".join(lines)
 
