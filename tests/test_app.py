@@ -108,6 +108,7 @@ def wiggle(at: AppTest, name: str):
 # every page renders
 # ---------------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", PAGES)
 def test_page_renders_with_defaults(page):
     query = {} if page == "app.py" else dict(SMALL)
@@ -128,6 +129,7 @@ def test_page_renders_with_defaults(page):
 # classification
 # ---------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_classification_every_parameter_rerenders():
     at = open_page("pages/1_Classification.py", n_samples=40, method="svm")
     for name in ("seed", "test_size", "clowns_spread", "n_samples", "C", "sigma",
@@ -148,6 +150,7 @@ def test_classification_every_parameter_rerenders():
     assert len(charts(at)) >= 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["knpl", "onk", "lab_rbf", "svm_cv", "mkl_uniform"])
 def test_classification_other_methods_and_their_parameters(method):
     at = open_page("pages/1_Classification.py", n_samples=60, method=method)
@@ -163,6 +166,7 @@ def test_classification_other_methods_and_their_parameters(method):
         assert_clean(at)
 
 
+@pytest.mark.slow
 def test_classification_switching_datasets():
     at = open_page("pages/1_Classification.py", n_samples=40, method="svm")
     before = None
@@ -256,6 +260,7 @@ def test_drawn_points_one_class_then_two_then_undo_and_clear():
 # regression
 # ---------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_regression_methods_datasets_and_parameters():
     at = open_page("pages/2_Regression.py", n_samples=50, reg_method="svr")
     assert metric(at, "Train rel. error") != "—"
@@ -339,6 +344,7 @@ def test_configuration_download_and_reload():
 # pairwise, sensitivity, scaling
 # ---------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_pairwise_parameters_and_views():
     at = open_page("pages/3_Pairwise_constraints.py", n_samples=60)
     rand = float(metric(at, "Rand index (SimpleNPKL)"))
@@ -405,6 +411,7 @@ def test_sensitivity_map_above_the_budget_says_so():
     assert not at.dataframe
 
 
+@pytest.mark.slow
 def test_scaling_controls_and_timing_button():
     at = open_page("pages/5_Scaling.py", n_samples=60, scale_max_clusters=4,
                    scale_max_n=200)
@@ -533,6 +540,7 @@ def test_safe_text_renders_as_the_plain_text():
     assert len(flat) <= nplk_lab.ui.MAX_MESSAGE + 5 and flat.endswith("…")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", PAGES)
 def test_hostile_link_on_every_page(page):
     """A crafted key and values in the URL: a message in plain text, no link, image or
@@ -754,6 +762,7 @@ def test_home_links_open_existing_presets():
     assert len(used) >= 6
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(__import__("nplk_lab.model.presets").model.presets.PRESETS))
 def test_every_preset_page_renders(name):
     """Each preset, opened as its link opens it, renders without an error and draws."""

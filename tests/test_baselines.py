@@ -40,6 +40,7 @@ def test_default_grid_is_two_to_the_minus_five_to_five():
     np.testing.assert_array_equal(DEFAULT_GRID, 2.0 ** np.arange(-5, 6))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("random_state, k", [(None, np.arange(-5, 6)), (3, np.arange(-3, 4))])
 def test_svm_cv_equals_hand_built_grid_search(moons, random_state, k):
     X, y, Xte = moons
@@ -179,5 +180,6 @@ def test_bad_data():
     KernelRidgeBaseline(cv=2, sigma_grid=(0.5, 2.0), alpha_grid=(1e-2, 1.0)),
     MKLUniformClassifier(C_grid=(1.0, 10.0), cv=2),
 ])
+@pytest.mark.slow
 def test_sklearn_compatible(estimator, check):
     check(estimator)

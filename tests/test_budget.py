@@ -28,6 +28,7 @@ def _peak_bytes(method: str, n: int) -> int:
     return peak
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["dank", "knpl", "onk", "mkl_uniform"])
 def test_memory_model_bounds_the_measured_peak(method):
     n = 400

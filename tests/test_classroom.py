@@ -47,6 +47,7 @@ def csv_bytes(n: int, seed: int = 0) -> bytes:
 # the budget's subsample meets the matrix figure
 # ---------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_subsampled_fit_draws_its_matrix_with_its_own_labels():
     """``n_samples=1000&solver=pg`` is above the budget, so DANK is fitted on a
     subsample; the matrix view orders the subsample's K and F by the subsample's labels
@@ -142,6 +143,7 @@ def test_study_verdict_refuses_what_the_budget_cannot_hold():
     assert ok.ok and ok.cost.bytes <= budget.DEFAULT.memory
 
 
+@pytest.mark.slow
 def test_scaling_study_on_large_data_runs_on_a_subsample_within_memory():
     import tracemalloc
 

@@ -110,6 +110,7 @@ def test_low_rank_path_matches_exact(clowns):
     np.testing.assert_allclose(i2.eigvals, i1.eigvals, atol=1e-9)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["svm", "svr", "lowrank"])
 def test_gradient_matches_finite_differences(clowns, kind):
     X, y = clowns
@@ -142,6 +143,7 @@ def test_gradient_matches_finite_differences(clowns, kind):
 # solvers
 # ---------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_all_solvers_reach_the_same_h(clowns):
     X, y = clowns
     X, y = X[::2], y[::2]  # n = 100 keeps projected gradient affordable
@@ -164,6 +166,7 @@ def test_all_solvers_reach_the_same_h(clowns):
     assert best > problem.evaluate(np.zeros(100))[0] + 1.0
 
 
+@pytest.mark.slow
 def test_monotone_variant_never_decreases_and_ascends(clowns):
     X, y = clowns
     model = DANKClassifier(solver="nesterov-monotone", tol=1e-5).fit(X, y)
@@ -174,6 +177,7 @@ def test_monotone_variant_never_decreases_and_ascends(clowns):
     assert np.all(np.diff(fast.history_["objective"]) >= -1e-9)
 
 
+@pytest.mark.slow
 def test_nesterov_estimator_matches_fast_solver_on_clowns(clowns):
     X, y = clowns
     a1 = DANKClassifier(solver="nesterov").fit(X, y)
@@ -331,6 +335,7 @@ def test_regressor_fits_step_and_matches_svr_in_the_limit():
     np.testing.assert_allclose(lim.predict(Xt), svr.predict(Xt), atol=2e-2)
 
 
+@pytest.mark.slow
 def test_regressor_solvers_agree():
     X, y = make_step(40, noise=0.05, random_state=1)
     objs = [DANKRegressor(C=5.0, sigma=0.5, solver=s, tol=1e-5, max_iter=20000)
@@ -357,6 +362,7 @@ def test_one_cluster_equals_the_exact_box_problem():
     assert problem.evaluate(res.alpha)[0] == pytest.approx(res.objective, rel=1e-10)
 
 
+@pytest.mark.slow
 def test_subproblems_run_in_parallel():
     X, y = make_clowns(4000, random_state=0)
     y = y.astype(float)
@@ -396,6 +402,7 @@ def test_scalable_classifier_and_theorems():
 # scikit-learn contract and bad input
 # ---------------------------------------------------------------------------
 
+@pytest.mark.slow
 @parametrize_with_checks([DANKClassifier(max_iter=300), DANKRegressor(max_iter=300)])
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
@@ -443,6 +450,7 @@ def _svr_problem(n=30, C=1.0, eta=2.0, tau=0.01, eps=0.1, sigma=0.5, seed=1):
     return DankProblem(K, None, np.r_[y - eps, -y - eps], C, eta, tau), K
 
 
+@pytest.mark.slow
 def test_svr_apg_reaches_algorithm1_and_long_pg():
     problem, K = _svr_problem()
     n = problem.n
@@ -471,6 +479,7 @@ def test_svr_apg_reaches_algorithm1_and_long_pg():
     assert np.isfinite(gaps[-1]) and gaps[-1] >= 0
 
 
+@pytest.mark.slow
 def test_svr_estimator_apg_matches_nesterov_at_1e6():
     X, y = make_step(40, noise=0.05, random_state=2)
     kw = dict(C=1.0, sigma=0.7, epsilon=0.05, eta=5.0, tau=0.01)

@@ -101,6 +101,7 @@ def scatter_log(dask_client, monkeypatch):
     return log
 
 
+@pytest.mark.slow
 def test_map_fits_on_dask_scatters_shared_data_once(dask_client, scatter_log):
     X = np.random.default_rng(0).normal(size=(2000, 5))    # 80 kB: joblib scatters it
     tasks = [(1.0, float(i)) for i in range(8)]
@@ -113,6 +114,7 @@ def test_map_fits_on_dask_scatters_shared_data_once(dask_client, scatter_log):
     assert [n for i, n in scatter_log if i == id(X)] == [X.nbytes]   # once, not 8 times
 
 
+@pytest.mark.slow
 def test_scalable_dank_on_dask_matches_the_local_backend(dask_client, scatter_log):
     X, y = make_clowns(5000, random_state=0)
     Xt, yt = make_clowns(2000, random_state=1)
@@ -139,6 +141,7 @@ def test_scalable_dank_on_dask_matches_the_local_backend(dask_client, scatter_lo
     assert max(np.unique([i for i, _ in scatter_log], return_counts=True)[1]) <= 2
 
 
+@pytest.mark.slow
 def test_baselines_grid_search_runs_on_dask_workers(dask_client):
     X, y = make_clowns(200, random_state=0)
     kw = dict(sigma_grid=[0.5, 1.0, 2.0], C_grid=[1.0, 10.0], cv=3, random_state=0)
@@ -157,6 +160,7 @@ def test_baselines_grid_search_runs_on_dask_workers(dask_client):
 # the sensitivity sweep on the cluster
 # ---------------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["svm", "dank"])
 def test_sweep_on_dask_matches_the_local_run(dask_client, scatter_log, method):
     import nplk_lab.model as lab
@@ -184,6 +188,7 @@ def test_sweep_on_dask_matches_the_local_run(dask_client, scatter_log, method):
     assert counts.max() == 1 and len(ids) <= 2 * 4
 
 
+@pytest.mark.slow
 def test_map_on_dask_matches_the_local_run(dask_client):
     import nplk_lab.model as lab
     from nplk_lab.model import maps
@@ -225,6 +230,7 @@ def _dask_boxes(at):
     return [c for c in at.sidebar.checkbox if c.key.startswith("lab_dask_")]
 
 
+@pytest.mark.slow
 def test_no_cluster_option_without_configuration(monkeypatch):
     monkeypatch.delenv("NPLK_DASK_SCHEDULER", raising=False)
     for path in (SCALING, SENSITIVITY):
@@ -264,6 +270,7 @@ def test_sensitivity_page_sweeps_on_the_configured_cluster(dask_client, monkeypa
     assert remote["test accuracy"].tolist() == table["test accuracy"].tolist()
 
 
+@pytest.mark.slow
 def test_sensitivity_page_maps_on_the_configured_cluster(dask_client, monkeypatch):
     monkeypatch.setenv("NPLK_DASK_SCHEDULER", dask_client.scheduler.address)
     at = _page(SENSITIVITY, n_samples=60, sweep_method="svm", sweep_param="sigma",
@@ -280,6 +287,7 @@ def test_sensitivity_page_maps_on_the_configured_cluster(dask_client, monkeypatc
     assert at.dataframe[0].value[col].tolist() == table[col].tolist()
 
 
+@pytest.mark.slow
 def test_dead_scheduler_is_a_message_and_the_study_runs_here(monkeypatch):
     pytest.importorskip("dask.distributed")
     monkeypatch.delenv("NPLK_DASK_SCHEDULER", raising=False)
@@ -302,6 +310,7 @@ def _gauss(A, B, sigma):
     return np.exp(-((A[:, None, :] - B[None]) ** 2).sum(axis=2) / (2 * sigma ** 2))
 
 
+@pytest.mark.slow
 def test_scaled_cluster_C_solves_each_cluster_with_C_n_over_n_c():
     from sklearn.datasets import make_moons
 
@@ -327,6 +336,7 @@ def test_scaled_cluster_C_solves_each_cluster_with_C_n_over_n_c():
         fit_scalable(X, y, n_clusters=3, cluster_C="big")
 
 
+@pytest.mark.slow
 def test_vote_sums_the_local_models_of_the_nearest_centres():
     from sklearn.datasets import make_moons
 

@@ -423,6 +423,7 @@ def _figures(at):
     return [f for f in (chart_component.figure_of(e) for e in at.get("bidi_component")) if f]
 
 
+@pytest.mark.slow
 def test_page_draws_the_selected_points_influence_and_clears_it():
     at = _page(n_samples=60, method="dank", sigma=1.0, focus_point=5)
     assert any("Influence of training point 5" in m.value for m in at.markdown)
@@ -453,6 +454,7 @@ def test_page_draws_the_selected_points_influence_and_clears_it():
     assert any("Click a training point" in c.value for c in at.caption)
 
 
+@pytest.mark.slow
 def test_selection_is_dropped_when_the_data_change_and_bad_links_fall_back():
     at = _page(n_samples=60, method="svm", focus_point=3)
     assert any("Influence of training point 3" in m.value for m in at.markdown)

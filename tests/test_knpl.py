@@ -727,6 +727,7 @@ def test_one_class_raises(clowns):
 # rounds then end without settling, which only adds a ConvergenceWarning)
 # ---------------------------------------------------------------------------
 
+@pytest.mark.slow
 @parametrize_with_checks([KNPLClassifier(), KNPLClassifier(solver="alternating", n_outer=3)])
 def test_sklearn_contract(estimator, check):
     with warnings.catch_warnings():

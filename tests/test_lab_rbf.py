@@ -182,6 +182,7 @@ def test_initial_support_is_evenly_spaced_in_sorted_y(chirp, chirp_model):
                                   np.round(np.linspace(0, pool.size - 1, 10)))
 
 
+@pytest.mark.slow
 def test_beats_single_bandwidth_krr_on_the_same_support_set(chirp, chirp_model):
     """Fig. 1 of seed 004: on a chirp, per-point bandwidths beat any single bandwidth.
 
@@ -276,6 +277,7 @@ def test_best_krr_reference_matches_scikit_learn():
     (_chirp_toy, 100, 20, 0),  # no support left of x = 0.3 if the stages stop early;
     # R² 0.70 with SciPy >= 1.15 before a stage could start from one shared bandwidth
 ])
+@pytest.mark.slow
 def test_default_is_not_below_the_best_single_bandwidth_krr_on_its_supports(
         make, n, n_support, seed):
     """Issue 10 §5 on the authors' toys (noise 0.1, R² on a 1,000-point noiseless grid):
@@ -591,6 +593,7 @@ def test_all_points_support_warns_and_still_interpolates():
     LABRBFRegressor(random_state=0),
     LABRBFClassifier(random_state=0),
 ])
+@pytest.mark.slow
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -715,6 +718,7 @@ def _reference(f, box, x0, tol=1e-12):
     return res.x, float(res.fun)
 
 
+@pytest.mark.slow
 def test_fit_reaches_the_reference_optimum():
     """On 3 tiny data sets x 3 settings (one stage, no validation, so the fit IS the
     optimiser's end point): (1) the fit run to a tight tolerance ends at a certified
@@ -749,6 +753,7 @@ def test_fit_reaches_the_reference_optimum():
     assert same_basin >= 7
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("setting", [0, 2])
 def test_predictions_agree_with_the_reference_where_the_optimum_is_unique(setting):
     """1-D chirp: the reference optimiser from three starts (the fit's, half and twice
@@ -783,6 +788,7 @@ def test_predictions_agree_with_the_reference_where_the_optimum_is_unique(settin
 @pytest.mark.parametrize("task, names", [
     ("classification", ("clowns", "sandwich", "moons", "circles", "chessboard", "spiral")),
     ("regression", ("step", "harmonic", "chirp"))])
+@pytest.mark.slow
 def test_page_defaults_converge_without_warning(task, names):
     """Issue 11: LAB RBF at the lab's page defaults (n = 200, 30% test, seed 0,
     n_support 30, lam 1e-3) converges on every built-in data set of both pages (with

@@ -119,6 +119,7 @@ def test_too_few_samples_for_the_folds_says_what_to_do():
     LABRBFRegressorCV(lam_grid=(1e-2, 1.0), support_selection_grid=("random",),
                       n_support_grid=(8,), max_iter=15, random_state=0),
 ])
+@pytest.mark.slow
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)

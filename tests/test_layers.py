@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from test_import_cycles import import_graph, project_modules
 
 import nplk_core
@@ -137,6 +138,7 @@ def test_core_source_never_imports_streamlit():
     assert offenders == []
 
 
+@pytest.mark.slow
 def test_importing_every_core_module_does_not_load_streamlit():
     modules = sorted(p.stem for p in (ROOT / "nplk_core").glob("*.py") if p.stem != "__init__")
     code = ("import importlib, sys\n"

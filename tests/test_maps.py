@@ -35,6 +35,7 @@ def dank_map():
     return _map()
 
 
+@pytest.mark.slow
 def test_map_equals_the_one_parameter_sweeps_cell_by_cell(dank_map):
     m = dank_map
     assert m.warm_param == "C" and m.messages == []
@@ -108,6 +109,7 @@ def test_f_share_is_f_off_minus_the_baseline(dank_map):
     np.testing.assert_allclose(m.f_share, np.mean(m.f_off - m.baseline, axis=2))
 
 
+@pytest.mark.slow
 def test_parallel_lines_equal_the_serial_map(dank_map):
     seen = []
     with joblib.parallel_config(backend="threading"):
@@ -121,6 +123,7 @@ def test_parallel_lines_equal_the_serial_map(dank_map):
     assert all(d == done for d, done in seen)
 
 
+@pytest.mark.slow
 def test_stop_keeps_the_cells_done_and_the_cache_resumes(dank_map):
     calls = []
 

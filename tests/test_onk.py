@@ -100,6 +100,7 @@ def solved(clowns):
     return Q, y, C, rho, cgd, level, iterates
 
 
+@pytest.mark.slow
 def test_cgd_and_level_reach_the_same_objective(solved):
     Q, y, C, rho, cgd, level, _ = solved
     assert cgd.converged and level.converged
@@ -276,6 +277,7 @@ def test_level_rejects_bad_level(clowns):
 # checks run with the default CGD solver, the level method is covered above)
 # ---------------------------------------------------------------------------
 
+@pytest.mark.slow
 @parametrize_with_checks([ONKClassifier()])
 def test_sklearn_contract(estimator, check):
     check(estimator)

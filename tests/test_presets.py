@@ -240,6 +240,7 @@ def _iterations_to(obj: np.ndarray, ref: float, tol: float) -> int:
     return int(hit[0]) if hit.size else obj.size
 
 
+@pytest.mark.slow
 def test_dank_solvers_nesterov_needs_fewer_iterations_than_pg():
     """DANK Fig. 4: on the same problem (seed 0), Nesterov reaches a 1e-3 relative gap
     to the best objective either solver found in under half PG's iterations."""
@@ -346,6 +347,7 @@ def test_knpl_sandwich_converges_and_G_stays_near_all_ones():
     assert np.abs(res.matrix - 1.0).max() < 1.0
 
 
+@pytest.mark.slow
 def test_lab_rbf_support_error_falls_with_more_support_points():
     """LAB RBF Fig. 4, as the Sensitivity page sweeps it (N = 2 … 60, seeds 0-2): the
     mean test error at the largest N is under a tenth of that at the smallest, and the

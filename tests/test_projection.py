@@ -23,6 +23,7 @@ def _kkt_residual(a, v, y, C, lam):
     return np.max(np.abs(a - np.clip(v - lam * y, 0, C)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(8))
 @pytest.mark.parametrize("n", [2, 7, 30])
 def test_matches_bruteforce_qp(seed, n):

@@ -126,6 +126,7 @@ def test_a_fit_stopped_by_the_callback_keeps_its_last_iterate():
     assert m.snapshots_[-1]["bias"] == pytest.approx(m.intercept_, abs=1e-8)
 
 
+@pytest.mark.slow
 def test_a_long_run_is_thinned_to_the_cap():
     from nplk_core import DANKClassifier
     from nplk_core.datasets import make_clowns
@@ -312,6 +313,7 @@ def test_carried_step_keeps_the_fraction_of_the_run():
 
 @pytest.mark.parametrize("page,method", [("pages/1_Classification.py", "dank"),
                                          ("pages/2_Regression.py", "dank_svr")])
+@pytest.mark.slow
 def test_apptest_replay_toggle_shows_the_player_with_frames(page, method):
     from streamlit.testing.v1 import AppTest
 
@@ -357,6 +359,7 @@ def _player_data(at):
     return json.loads(els[0].proto.json)
 
 
+@pytest.mark.slow
 def test_apptest_refit_while_paused_keeps_the_position_as_a_fraction():
     from streamlit.testing.v1 import AppTest
 

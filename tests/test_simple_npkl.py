@@ -588,6 +588,7 @@ def test_bad_data_and_constraints_raise():
         "check_clustering": "fit(X) without y or pairs raises by design",
     },
 )
+@pytest.mark.slow
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
         # tiny random data sets can make the learned kernel 0 (a RuntimeWarning)

@@ -5,6 +5,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -111,6 +113,7 @@ def _run_page(cache_dir, **env):
     return json.loads(line[-1][len("RESULT"):])
 
 
+@pytest.mark.slow
 def test_first_picture_from_the_snapshot_equals_a_fresh_computation(tmp_path):
     """A new process at the Classification defaults: the first one computes (importing
     scikit-learn) and writes the snapshot; the next draws the same figures and metrics
