@@ -2,14 +2,14 @@
 
 import streamlit as st
 
-import lab_chart
+import nplk_lab.ui.components.chart as chart_component
 
 # First element of every page, before the lab's own imports: the browser starts
 # fetching and parsing Plotly.js while the server imports numpy, SciPy and the lab.
-lab_chart.preload()
+chart_component.preload()
 
-import lab_ui as ui
-from nplk_app import presets
+import nplk_lab.ui as ui
+from nplk_lab.model import presets
 
 ui.page_setup("home", "Home")
 ui.presentation("home")  # present=1: no controls, larger text
@@ -45,7 +45,7 @@ with left:
         st.info("The toy datasets are not available yet.")
 with right:
     st.subheader("Try this")
-    # Each link opens a preset (nplk_app.presets): the page's whole state, chosen so
+    # Each link opens a preset (nplk_lab.model.presets): the page's whole state, chosen so
     # the paper's effect is visible on first load (tests/test_presets.py measures it).
     links = [
         ("dank_clowns", "Classification", "🎯",

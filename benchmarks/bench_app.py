@@ -11,7 +11,7 @@ At defaults (clowns n = 200, 100×100 grid):
    ``AppTest`` runs ``pages/1_Classification.py``; one continuous slider (σ, C, τ: one
    row each) alternates between its default and the next grid value and ``at.run()`` is
    timed. Before each timed run the lab's server-wide stores are emptied
-   (``lab_ui.cache.clear()``, Streamlit's public clear of that cached function) so every
+   (``nplk_lab.ui.cache.clear()``, Streamlit's public clear of that cached function) so every
    move is a *fresh* value, as on a slider the user has not visited yet. Each timed
    move is prepared by an untimed run at the starting value (so its data, baseline SVM
    and fit are stored, and its fit is the warm start, as for a user sitting there);
@@ -40,7 +40,7 @@ At defaults (clowns n = 200, 100×100 grid):
    target ≤ 3 s, and (issue 11) ≤ 1.25× its floor, alternating with it: a page with one
    slider and a 3-point ``st.plotly_chart``, nothing computed (Streamlit's own start,
    frontend and Plotly). The app finds the first-paint snapshot of the page's default
-   state on disk (``lab_ui/firstpaint.py``; written first if missing, as the first run
+   state on disk (``nplk_lab/ui/firstpaint.py``; written first if missing, as the first run
    after an install or an edit does); an info row starts it without
    (``NPLK_LAB_FIRST_PAINT=0``: scikit-learn imported and the model fitted). A
    timeline (health, page load, WebSocket messages, Plotly chunk, the server's first
@@ -101,12 +101,12 @@ import sys
 
 sys.path.insert(0, {root!r})
 
-import lab_chart
-lab_chart.preload()  # as the pages do, before the lab's imports
+import nplk_lab.ui.components.chart as chart_component
+chart_component.preload()  # as the pages do, before the lab's imports
 
-import lab_ui as ui
+import nplk_lab.ui as ui
 import streamlit as st
-import nplk_app as lab
+import nplk_lab.model as lab
 
 P = ui.page_setup("classification", "Classification")
 with st.sidebar:
@@ -179,9 +179,9 @@ class PieceTimer:
         self._undo.append((mod, name, f))
 
     def install(self) -> None:
-        import lab_ui
-        import nplk_app as lab
-        import nplk_figures as fg
+        import nplk_lab.figures as fg
+        import nplk_lab.model as lab
+        import nplk_lab.ui
 
         for n in ("prepare_data", "fit_method", "fit_baseline_svm", "make_grid",
                   "click_grid"):
@@ -191,7 +191,7 @@ class PieceTimer:
         for n in ("decision_surface", "matrix_triptych", "matrix_heatmap", "spectra_figure",
                   "convergence_figure"):
             self.wrap(fg, n, f"figures.{n}")
-        self.wrap(lab_ui, "chart", "lab_ui.chart (serialise + send)")
+        self.wrap(nplk_lab.ui, "chart", "nplk_lab.ui.chart (serialise + send)")
 
     def uninstall(self) -> None:
         for mod, name, f in reversed(self._undo):
@@ -208,7 +208,7 @@ def server_bench(moves: int) -> tuple[list[dict], dict[str, list[float]], list]:
 
     from streamlit.testing.v1 import AppTest
 
-    import lab_ui
+    import nplk_lab.ui
 
     warnings.filterwarnings("ignore")
     timer = PieceTimer()
@@ -227,7 +227,7 @@ def server_bench(moves: int) -> tuple[list[dict], dict[str, list[float]], list]:
                 src, dst = (v0, v1) if i % 2 == 0 else (v1, v0)
                 # a user sitting at `src` (everything for it computed and stored, the
                 # previous fit kept for warm starts) moves to `dst`, never visited
-                lab_ui.cache.clear()
+                nplk_lab.ui.cache.clear()
                 at.select_slider(key=f"w_{name}").set_value(src)
                 at.run()
                 timer.reset()
@@ -259,7 +259,7 @@ def server_bench(moves: int) -> tuple[list[dict], dict[str, list[float]], list]:
 
 
 def _next_value(name: str, v0):
-    import nplk_app as lab
+    import nplk_lab.model as lab
 
     grid = list(lab.setting(name).grid())
     i = grid.index(v0)
@@ -539,8 +539,8 @@ PREPARE_SNAPSHOT = r"""
 import sys, warnings
 sys.path.insert(0, sys.argv[1])
 warnings.filterwarnings("ignore")
-from lab_ui import firstpaint
-import nplk_app as lab
+from nplk_lab.ui import firstpaint
+import nplk_lab.model as lab
 path = firstpaint.snapshot_path("classification", lab.defaults())
 existed = path.exists()
 from streamlit.testing.v1 import AppTest
@@ -553,7 +553,7 @@ print(("present: " if existed else "written now: ") + str(path) if path.exists()
 
 def prepare_snapshot() -> str:
     """The first-paint snapshot of the Classification page at its defaults (what the
-    first run after an install or an edit writes; see lab_ui/firstpaint.py)."""
+    first run after an install or an edit writes; see nplk_lab/ui/firstpaint.py)."""
     r = subprocess.run([sys.executable, "-c", PREPARE_SNAPSHOT, str(ROOT)], cwd=ROOT,
                        capture_output=True, text=True, timeout=300)
     return (r.stdout.strip().splitlines() or ["failed: " + r.stderr[-300:]])[-1]
@@ -623,7 +623,7 @@ t0 = time.perf_counter()
 import streamlit
 t1 = time.perf_counter()
 sys.path.insert(0, sys.argv[1])
-import lab_ui
+import nplk_lab.ui
 t2 = time.perf_counter()
 from streamlit.testing.v1 import AppTest
 warnings.filterwarnings("ignore")
@@ -634,7 +634,7 @@ t4 = time.perf_counter()
 at.run()
 t5 = time.perf_counter()
 print(json.dumps({"import streamlit": t1 - t0,
-                  "import lab_ui (lab_chart, nplk_app, nplk_figures; no sklearn)": t2 - t1,
+                  "import nplk_lab.ui (its components, model, figures; no sklearn)": t2 - t1,
                   "scikit-learn imported by the first run": "sklearn" in sys.modules,
                   "first run of the page (from the first-paint snapshot when present)": t4 - t3,
                   "second run (cached)": t5 - t4}))

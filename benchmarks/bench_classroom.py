@@ -42,7 +42,6 @@ import tempfile
 import textwrap
 import threading
 import time
-import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -184,7 +183,7 @@ def csv_upload(rows: int = 300, seed: int = 0) -> bytes:
     y = np.where(X[:, 0] * X[:, 1] + 0.2 * rng.normal(size=rows) > 0, 1, -1)
     out = io.StringIO()
     out.write("x1,x2,label\n")
-    for (a, b), c in zip(X, y):
+    for (a, b), c in zip(X, y, strict=True):
         out.write(f"{a:.4f},{b:.4f},{c}\n")
     return out.getvalue().encode()
 
@@ -325,7 +324,8 @@ def one_class(n: int, args, tmp: Path) -> dict:
         spy = None
         if args.profile:
             import subprocess
-            spy = subprocess.Popen([str(Path(sys.executable).parent / "py-spy"), "record", "-p", str(server.proc.pid),
+            spy = subprocess.Popen([str(Path(sys.executable).parent / "py-spy"), "record",
+                                    "-p", str(server.proc.pid),
                                     "--format", "raw", "-r", "50", "-o",
                                     f"{args.profile}-{n}.txt"],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -69,7 +69,7 @@ def main() -> None:
     from test_browser import StreamlitServer, find_chromium
     from test_browser_classroom import Classroom
 
-    import lab_ui.serve as serve
+    import nplk_lab.ui.serve as serve
 
     chromium = find_chromium()
     if chromium is None or serve.find_proxy() is None:

@@ -61,8 +61,8 @@ def _point(method: str, rng: np.random.Generator) -> dict:
 
 
 def _view_once(res, data, grid, j, rule, shared):
-    import nplk_app as lab
-    import nplk_figures as fg
+    import nplk_lab.figures as fg
+    import nplk_lab.model as lab
 
     t = time.perf_counter()
     maps = lab.eigenfunction_maps(res, grid.points, lab.map_indices(j, len(res.X_train)),
@@ -77,14 +77,14 @@ def _view_once(res, data, grid, j, rule, shared):
 
 def bench_core(method: str, rule: str | None, moves: int, n: int,
                rng: np.random.Generator) -> list[dict]:
-    import nplk_app as lab
     import nplk_core.dank  # noqa: F401 (imported by the page long before; not timed here)
+    import nplk_lab.model as lab
     from nplk_core.kernels import squared_distances
 
     P0 = {**lab.defaults(), "method": method, "n_samples": n}
     data, _ = lab.prepare_data(P0, lab.CLASSIFICATION)
     grid = lab.make_grid(data.X)
-    # what the page keeps per data set (lab_ui.running.grid_geometry and the reciprocal
+    # what the page keeps per data set (nplk_lab.ui.running.grid_geometry and the reciprocal
     # columns): timed apart, once per data set
     t = time.perf_counter()
     D = squared_distances(grid.points, data.X_train)
@@ -117,7 +117,7 @@ def bench_core(method: str, rule: str | None, moves: int, n: int,
 
 
 class PanelTimer:
-    """Adds up the time spent in the eigen panel (``lab_ui.charts.eigen_panel``) during
+    """Adds up the time spent in the eigen panel (``nplk_lab.ui.charts.eigen_panel``) during
     one rerun: the view's own share of the page's server time."""
 
     def __init__(self, charts) -> None:
@@ -139,10 +139,10 @@ def bench_page(moves: int, rng: np.random.Generator) -> list[dict]:
     from bench_live import FitTimer, _draw, _widget, trivial_floor
     from streamlit.testing.v1 import AppTest
 
-    import lab_ui
-    import lab_ui.charts
+    import nplk_lab.ui
+    import nplk_lab.ui.charts
 
-    panel = PanelTimer(lab_ui.charts)
+    panel = PanelTimer(nplk_lab.ui.charts)
     at = AppTest.from_file(str(ROOT / "pages/1_Classification.py"), default_timeout=600)
     at.query_params["view"] = "spectra"
     at.run()
@@ -163,7 +163,7 @@ def bench_page(moves: int, rng: np.random.Generator) -> list[dict]:
     try:
         for i in range(moves):
             name = ("sigma", "tau")[i % 2]
-            lab_ui.cache.clear()
+            nplk_lab.ui.cache.clear()
             _widget(at, name).set_value(_draw(name, rng))
             timer.total = panel.total = 0.0
             t = time.perf_counter()

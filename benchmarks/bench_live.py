@@ -44,7 +44,7 @@ NUMERIC = ("float", "float_auto", "int")
 
 
 def _sliders(method: str) -> list[str]:
-    import nplk_app as lab
+    import nplk_lab.model as lab
 
     spec = lab.METHODS[method]
     defaults = lab.defaults()
@@ -61,7 +61,7 @@ def _sliders(method: str) -> list[str]:
 def _draw(name: str, rng: np.random.Generator):
     """A random slider value: a random stop of a log slider (log-uniform), else uniform
     over the range on the slider's step."""
-    import nplk_app as lab
+    import nplk_lab.model as lab
 
     s = lab.setting(name)
     grid = list(s.grid())
@@ -94,7 +94,7 @@ class FitTimer:
     during one rerun."""
 
     def __init__(self) -> None:
-        import nplk_app as lab
+        import nplk_lab.model as lab
 
         self.lab = lab
         self.total = 0.0
@@ -136,8 +136,8 @@ def trivial_floor(moves: int) -> list[float]:
 def bench_method(method: str, moves: int, rng: np.random.Generator) -> dict:
     from streamlit.testing.v1 import AppTest
 
-    import lab_ui
-    import nplk_app as lab
+    import nplk_lab.model as lab
+    import nplk_lab.ui
 
     page = {"classification": "classification", "regression": "regression",
             "clustering": "pairwise"}[lab.METHODS[method].task]
@@ -155,7 +155,7 @@ def bench_method(method: str, moves: int, rng: np.random.Generator) -> dict:
         for i in range(moves):
             name = names[i % len(names)]
             value = _draw(name, rng)
-            lab_ui.cache.clear()
+            nplk_lab.ui.cache.clear()
             _widget(at, name).set_value(value)
             timer.total = 0.0
             t = time.perf_counter()
@@ -182,7 +182,7 @@ def main() -> int:
     args = ap.parse_args()
     warnings.filterwarnings("ignore")
     os.chdir(ROOT)
-    import nplk_app as lab
+    import nplk_lab.model as lab
 
     methods = [m for m in lab.METHODS if m not in ("svm_cv", "svr_cv", "mkl_uniform")]
     if args.only:

@@ -85,10 +85,10 @@ def main() -> None:
     import joblib
     from sklearn.svm import SVC
 
-    import nplk_app as lab
-    from nplk_app import maps
+    import nplk_lab.model as lab
     from nplk_core.dank import DANKClassifier
     from nplk_core.kernels import sigma_to_gamma
+    from nplk_lab.model import maps
 
     P = {**lab.defaults(), "n_samples": args.n, "sweep_method": "dank"}
     sig = lab.sweep_values("sigma", None, None, args.points)
@@ -182,8 +182,8 @@ def _png(m, path: str) -> None:
     """The score, SVM, difference and F-share maps side by side as one PNG."""
     import plotly.io as pio
 
-    import nplk_figures as fg
-    from nplk_app import setting
+    import nplk_lab.figures as fg
+    from nplk_lab.model import setting
 
     l1, l2 = setting(m.param1).label, setting(m.param2).label
     panels = [("DANK: test accuracy", m.mean(m.scores), False),

@@ -6,14 +6,14 @@
         [--knpl-Cs 1 10] [--data clowns moons ...] [--json results.json]
 
 For every preset and Home claim that rests on DANK, KNPL or DANK-SVR
-(``nplk_app/presets.py``), and for a small grid of settings, each seed's split is
-scored five ways (:mod:`nplk_app.ablation`): the method with its out-of-sample rule,
+(``nplk_lab/model/presets.py``), and for a small grid of settings, each seed's split is
+scored five ways (:mod:`nplk_lab.model.ablation`): the method with its out-of-sample rule,
 the same α and b with the learned matrix switched off at test time, 1-nearest
 neighbour, the plain SVM/SVR with the same σ and C, and SVM-CV/SVR-CV. Also the
 training-set scores (the transductive behaviour: the learned matrix is exact there).
 
 A difference "holds" when its paired mean over the seeds exceeds twice its standard
-error (the rule of ``python -m nplk_app.reproduce``). The grid search asks where the
+error (the rule of ``python -m nplk_lab.model.reproduce``). The grid search asks where the
 learned kernel itself helps: where DANK/KNPL with the matrix switched off at test
 time still beats the plain SVM.
 """
@@ -29,9 +29,9 @@ from typing import Any
 
 import numpy as np
 
-import nplk_app as lab
-from nplk_app import ablation as ab
-from nplk_app import presets as pr
+import nplk_lab.model as lab
+from nplk_lab.model import ablation as ab
+from nplk_lab.model import presets as pr
 
 _CV_CACHE: dict[tuple, Any] = {}
 
@@ -217,7 +217,7 @@ def part_grid(seeds, *, sigmas, Cs, taus, knpl_sigmas, knpl_Cs, data=GRID_DATA
 
 
 def part_reproduce(seeds) -> list[dict]:
-    """The reproduction table's DANK Fig. 1 row (``python -m nplk_app.reproduce``):
+    """The reproduction table's DANK Fig. 1 row (``python -m nplk_lab.model.reproduce``):
     raw clowns, n = 200, stratified 70/30 split by seed, C = 1, σ = 1, 4, 8; each split
     scored with the ablation."""
     from sklearn.model_selection import train_test_split

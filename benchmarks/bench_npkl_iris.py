@@ -21,9 +21,9 @@ from sklearn.datasets import load_iris
 from sklearn.metrics import rand_score
 from sklearn.preprocessing import StandardScaler
 
-from nplk_app import paired as P
 from nplk_core import SimpleNPKL
 from nplk_core.simple_npkl import constraint_matrix, knn_laplacian
+from nplk_lab.model import paired as P
 
 SEEDS = 10
 

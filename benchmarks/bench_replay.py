@@ -9,7 +9,7 @@ learned matrix), ``replay_figure`` + ``replay_json`` (the figure with its frames
 the payload sent to the browser once.
 
 Browser (headless Chromium, Debian's, through Playwright; skipped when missing): the
-player of ``lab_replay.py`` on a static page with the same Plotly.js, fed each method's
+player of ``replay_component.py`` on a static page with the same Plotly.js, fed each method's
 JSON: the time to paint one frame (all frames back to back, median ms) and the
 playback rate of Play at the player's 15 frames/s (frames drawn / elapsed). The real
 page is measured by ``tests/test_browser_replay.py`` (prints its rate).
@@ -31,8 +31,8 @@ for p in (ROOT, ROOT / "tests"):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 
-import nplk_app as lab  # noqa: E402
-import nplk_figures as fg  # noqa: E402
+import nplk_lab.figures as fg  # noqa: E402
+import nplk_lab.model as lab  # noqa: E402
 
 METHODS = [("dank", lab.CLASSIFICATION), ("knpl", lab.CLASSIFICATION),
            ("onk", lab.CLASSIFICATION), ("lab_rbf", lab.CLASSIFICATION),
@@ -80,15 +80,15 @@ def browser_rows(rows: list[dict]) -> None:
         return
     from test_browser import find_chromium, launch_browser
 
-    import lab_chart
-    import lab_replay
+    import nplk_lab.ui.components.chart as chart_component
+    import nplk_lab.ui.components.replay as replay_component
 
     chromium = find_chromium()
     if chromium is None:
         print("(no chromium: browser columns skipped)")
         return
-    plotly = Path(lab_chart._plotly_js_folder()) / "plotly.min.js"
-    player = lab_replay._JS.replace("export default function", "window.__player = function")
+    plotly = Path(chart_component._plotly_js_folder()) / "plotly.min.js"
+    player = replay_component._JS.replace("export default function", "window.__player = function")
     with tempfile.TemporaryDirectory() as tmp:
         page_path = Path(tmp) / "replay.html"
         page_path.write_text(HARNESS.format(plotly=plotly, player=player))

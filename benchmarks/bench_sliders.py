@@ -31,7 +31,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC, SVR
 
-import nplk_app as lab
+import nplk_lab.model as lab
 from nplk_core.dank import DANKClassifier, DANKRegressor
 from nplk_core.kernels import sigma_to_gamma
 

@@ -66,14 +66,14 @@ def _open(page: str, method: str, query: dict | None = None):
 def bench_influence(method: str, page: str, count: int, rng: np.random.Generator) -> dict:
     """Reruns after selecting random training points, plus the map and figure alone.
     ``method`` may carry DANK's out-of-sample rule: ``"dank:reciprocal"``."""
-    import lab_ui
-    import nplk_app as lab
-    import nplk_figures as fg
-    from nplk_app.influence import rule_columns
+    import nplk_lab.figures as fg
+    import nplk_lab.model as lab
+    import nplk_lab.ui
+    from nplk_lab.model.influence import rule_columns
 
     method, _, rule = method.partition(":")
     at = _open(page, method, {"extension": rule} if rule else None)
-    store = at.session_state[lab_ui.STORE]
+    store = at.session_state[nplk_lab.ui.STORE]
     task = lab.METHODS[method].task
     data, _ = lab.prepare_data(dict(store), task)
     n = len(data.y_train)
@@ -120,7 +120,7 @@ def bench_influence(method: str, page: str, count: int, rng: np.random.Generator
                                       axes=inf.axes, plain_axes=inf.plain_axes)
         fg.figure_json(fig)
         figs.append(time.perf_counter() - t)
-        at.session_state[lab_ui.STORE]["focus_point"] = i
+        at.session_state[nplk_lab.ui.STORE]["focus_point"] = i
         t, c = time.perf_counter(), time.process_time()
         at.run(timeout=600)
         reruns.append(time.perf_counter() - t)

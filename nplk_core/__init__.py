@@ -2,7 +2,7 @@
 
 The estimators and their building blocks, and the toy datasets: pure numerics (numpy,
 scipy, scikit-learn); this package imports nothing of the project above it (the app
-model ``nplk_app``, the figures ``nplk_figures``, the Streamlit layer ``lab_ui``).
+model ``nplk_lab.model``, the figures ``nplk_lab.figures``, the Streamlit layer ``nplk_lab.ui``).
 Public estimators are loaded lazily so that ``import nplk_core`` stays cheap for the
 app's cold start.
 """

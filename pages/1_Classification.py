@@ -3,14 +3,14 @@ learned matrix (F or G) beside K, eigen-decay and convergence."""
 
 import streamlit as st
 
-import lab_chart
+import nplk_lab.ui.components.chart as chart_component
 
 # First element of every page, before the lab's own imports: the browser starts
 # fetching and parsing Plotly.js while the server imports numpy, SciPy and the lab.
-lab_chart.preload()
+chart_component.preload()
 
-import lab_ui as ui
-import nplk_app as lab
+import nplk_lab.model as lab
+import nplk_lab.ui as ui
 
 PAGE = "classification"
 P = ui.page_setup(PAGE, "Classification")
@@ -51,7 +51,7 @@ s_data, s_res = shown if shown else (data, None)
 left, right = st.columns([1.55, 1], gap="large")
 with right:
     if s_res is not None:
-        ui.metrics(s_res, per_row=2)
+        ui.metrics(s_res, per_row=2, data=s_data)
     ui.control("show_baseline")
     ui.control("show_nn")
     if s_res is not None and s_res.method == "dank":

@@ -3,14 +3,14 @@ harmonic surface and the chirp; support points, learned bandwidths, relative err
 
 import streamlit as st
 
-import lab_chart
+import nplk_lab.ui.components.chart as chart_component
 
 # First element of every page, before the lab's own imports: the browser starts
 # fetching and parsing Plotly.js while the server imports numpy, SciPy and the lab.
-lab_chart.preload()
+chart_component.preload()
 
-import lab_ui as ui
-import nplk_app as lab
+import nplk_lab.model as lab
+import nplk_lab.ui as ui
 
 PAGE = "regression"
 P = ui.page_setup(PAGE, "Regression")
@@ -48,7 +48,7 @@ if s_res is not None:
     # the fit with the numbers beside it; the selected view below at full width
     left, right = st.columns([1.55, 1], gap="large")
     with right:  # the view switches first, so the figure of this run sees them
-        ui.metrics(s_res, per_row=2)
+        ui.metrics(s_res, per_row=2, data=s_data)
         ui.control("show_baseline")
         ui.control("show_nn")
         if s_res.method == "dank_svr":

@@ -4,15 +4,15 @@ and a k-NN graph; its clusters against plain k-means (Rand index)."""
 import numpy as np
 import streamlit as st
 
-import lab_chart
+import nplk_lab.ui.components.chart as chart_component
 
 # First element of every page, before the lab's own imports: the browser starts
 # fetching and parsing Plotly.js while the server imports numpy, SciPy and the lab.
-lab_chart.preload()
+chart_component.preload()
 
-import lab_ui as ui
-import nplk_app as lab
-import nplk_figures as fg
+import nplk_lab.figures as fg
+import nplk_lab.model as lab
+import nplk_lab.ui as ui
 
 PAGE = "pairwise"
 P = ui.page_setup(PAGE, "Pairwise constraints")
@@ -28,9 +28,10 @@ with st.sidebar:
 ui.state_controls(PAGE)
 
 st.title("Pairwise constraints")
-st.caption("Constraints are drawn from the labels: green lines must-link, dashed orange "
-           "cannot-link. Colours are the clusters kernel k-means finds on the learned "
-           "kernel; marker shapes are the true classes.")
+st.caption("Colours are the clusters kernel k-means finds on the learned kernel (the "
+           "plane shaded by each place's nearest point); outline shapes are the true "
+           "classes. Constraints come from the labels; “Constraint lines” draws a sample "
+           "of them: green must-link, dashed orange cannot-link.")
 ui.show_notes()
 
 data, data_msgs = ui.get_data(lab.CLASSIFICATION)
@@ -56,11 +57,7 @@ if shown:
     cols[4].metric("Fit time", f"{s_res.fit_time * 1000:.0f} ms")
     left, right = st.columns([1.1, 1], gap="medium")
     with left:
-        fig = fg.constraints_figure(
-            X, est.labels_, est.must_link_, est.cannot_link_, y_true=y,
-            title="Clusters of the learned kernel",
-            score_text=f"Rand index {s_res.rand:.3f} (k-means {s_res.rand_kmeans:.3f})")
-        ui.chart(fig, "constraints", "nplk-simplenpkl-constraints")
+        ui.pairwise_chart(P, s_data, s_res)
     with right:
         view = ui.control("pair_view")
         if view == "embedding":

@@ -1,19 +1,20 @@
 """Sensitivity: sweep one parameter of one method; test score, rank and fit time
-against it, mean ± std over repeated seeds, and a table like seed 000 Table 5. With a
-second parameter: maps over both, beside the plain baseline (lab_ui.maps)."""
+against it, mean ± std over repeated seeds, and a table like the Data-adaptive Kernels
+paper's Table 5. With a second parameter: maps over both, beside the plain baseline
+(nplk_lab.ui.maps)."""
 
 import numpy as np
 import streamlit as st
 
-import lab_chart
+import nplk_lab.ui.components.chart as chart_component
 
 # First element of every page, before the lab's own imports: the browser starts
 # fetching and parsing Plotly.js while the server imports numpy, SciPy and the lab.
-lab_chart.preload()
+chart_component.preload()
 
-import lab_ui as ui
-import nplk_app as lab
-import nplk_figures as fg
+import nplk_lab.figures as fg
+import nplk_lab.model as lab
+import nplk_lab.ui as ui
 
 PAGE = "sensitivity"
 P = ui.page_setup(PAGE, "Sensitivity")
@@ -89,7 +90,7 @@ else:
         if task == lab.CLASSIFICATION and s_res.param in ("onk_rho", "gamma", "tau", "eta"):
             base = ui.sweep(P, "svm", "C", np.array([P["C"]]), int(P["sweep_repeats"]))
             baseline = float(np.nanmean(base.scores))
-            base_name = f"plain SVM (σ={P['sigma']:g}, C={P['C']:g})"
+            base_name = f"plain SVM (σ={P['sigma']:g}, C={P['C']:g}): {baseline:.3f}"
         fig = fg.sensitivity_figure(
             s_res.values, s_res.scores, ranks=s_res.ranks, times=s_res.times,
             param_label=s.label, log_x=s.log, metric=f"test {s_res.metric}",
@@ -99,7 +100,7 @@ else:
         ui.chart(fig, "sensitivity", f"nplk-sensitivity-{s_res.method}-{s_res.param}")
         if s.continuous:
             st.caption("Fit times: each value warm-starts from the previous one.")
-        st.subheader("Table (cf. seed 000 Table 5)")
+        st.subheader("Table (cf. the Data-adaptive Kernels paper, Table 5)")
         st.dataframe(lab.sweep_table(s_res), hide_index=True)
         ui.exports(PAGE, s_data)
 ui.sync_url(PAGE)

@@ -1,19 +1,19 @@
-"""Scaling: DANK's k-means decomposition (seed 000 §4) — the partition, Q(π) against
-the number of clusters, the Theorem 6 bound against the actual gap, the Theorem 7
+"""Scaling: DANK's k-means decomposition (§4 of the DANK paper) — the partition, Q(π)
+against the number of clusters, the Theorem 6 bound against the actual gap, the Theorem 7
 screened points, and fit time against n."""
 
 import numpy as np
 import streamlit as st
 
-import lab_chart
+import nplk_lab.ui.components.chart as chart_component
 
 # First element of every page, before the lab's own imports: the browser starts
 # fetching and parsing Plotly.js while the server imports numpy, SciPy and the lab.
-lab_chart.preload()
+chart_component.preload()
 
-import lab_ui as ui
-import nplk_app as lab
-import nplk_figures as fg
+import nplk_lab.figures as fg
+import nplk_lab.model as lab
+import nplk_lab.ui as ui
 
 PAGE = "scaling"
 P = ui.page_setup(PAGE, "Scaling")

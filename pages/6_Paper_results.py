@@ -1,19 +1,19 @@
-"""Paper results: the verdicts of ``python -m nplk_app.reproduce`` with their numbers and
+"""Paper results: the verdicts of ``python -m nplk_lab.model.reproduce`` with their numbers and
 intervals, the real-data rows, and per paper result a link that opens its page in the
 preset state where the effect shows."""
 
 import pandas as pd
 import streamlit as st
 
-import lab_chart
+import nplk_lab.ui.components.chart as chart_component
 
 # First element of every page, before the lab's own imports: the browser starts
 # fetching and parsing Plotly.js while the server imports numpy, SciPy and the lab.
-lab_chart.preload()
+chart_component.preload()
 
-import lab_ui as ui
-from nplk_app import presets as pr
-from nplk_app import verdicts as vd
+import nplk_lab.ui as ui
+from nplk_lab.model import presets as pr
+from nplk_lab.model import verdicts as vd
 
 ui.page_setup("paper", "Paper results", "📄")
 ui.presentation("paper")  # present=1: no controls, larger text

@@ -1,4 +1,4 @@
-"""Where a learned kernel's test score comes from (nplk_app.ablation): the learned matrix
+"""Where a learned kernel's test score comes from (nplk_lab.model.ablation): the learned matrix
 switched off at test time is an exact identity of the fitted model, 1-NN is
 scikit-learn's, every number of the table is the one the page's own functions give,
 the paragraph follows the numbers, and the 1-NN overlay (figures) is exact. Then the
@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import nplk_app as lab
-import nplk_figures as fg
-from nplk_app import ablation as ab
+import nplk_lab.figures as fg
+import nplk_lab.model as lab
+from nplk_lab.model import ablation as ab
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -222,8 +222,8 @@ def open_page(page, **query):
 
 
 def _figures(at):
-    import lab_chart
-    return [f for f in (lab_chart.figure_of(e) for e in at.get("bidi_component")) if f]
+    import nplk_lab.ui.components.chart as chart_component
+    return [f for f in (chart_component.figure_of(e) for e in at.get("bidi_component")) if f]
 
 
 def shown_table(at):
@@ -289,7 +289,7 @@ def test_regression_page_table_with_svr_cv_and_the_nn_step_curve():
     shown = shown_table(at)
     assert list(shown)[-1] == "SVR-CV" and len(shown) == 5
     P = {**lab.defaults(), **{k: lab.coerce(k, v) for k, v in q.items()}}
-    from nplk_app import settings_table  # noqa: F401  (coerce above)
+    from nplk_lab.model import settings_table  # noqa: F401  (coerce above)
     want = _expected(lab.REGRESSION, "dank_svr", P)
     assert [c["test R²"] for c in shown.values()][:4] == [f"{r.score:.3f}" for r in want.rows]
     assert any(re.search(r"squared difference is [\d.]+ %", m.value) for m in at.markdown)
@@ -302,13 +302,14 @@ def test_switches_beside_the_figure_act_in_the_run_that_changed_them():
     in the very rerun the click causes (the switches are drawn before what reads them)."""
     at = open_page("pages/1_Classification.py", n_samples=60)
     assert len(shown_table(at)) == 4
-    assert "SVM boundary (σ=10, C=10)" in _trace_names(at)
+    # the legend names the plain SVM and its test score (polish §4)
+    assert any(n.startswith("SVM boundary (σ=10, C=10)") for n in _trace_names(at))
     at.toggle(key="w_ablation_cv").set_value(True).run()
     assert not at.exception
     shown = shown_table(at)
     assert len(shown) == 5 and list(shown)[-1] == "SVM-CV"
     at.toggle(key="w_show_baseline").set_value(False).run()
-    assert "SVM boundary (σ=10, C=10)" not in _trace_names(at)
+    assert not any(n.startswith("SVM boundary") for n in _trace_names(at))
 
 
 @pytest.mark.slow

@@ -18,10 +18,10 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import nplk_app as lab
+import nplk_lab.model as lab
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # lab_ui/ sits next to app.py (as with `streamlit run`)
+if str(ROOT) not in sys.path:  # nplk_lab/ui/ sits next to app.py (as with `streamlit run`)
     sys.path.insert(0, str(ROOT))
 
 PAGES = ["app.py", "pages/1_Classification.py", "pages/2_Regression.py",
@@ -45,12 +45,12 @@ def assert_clean(at: AppTest) -> None:
 
 
 def charts(at: AppTest) -> list[dict]:
-    """The figures on the page: live charts (``lab_chart``, updated in place) and
+    """The figures on the page: live charts (``nplk_lab.ui.components.chart``, updated in place) and
     ``st.plotly_chart`` (the click-to-add surface). Each must decode to a figure with
     at least one trace."""
-    import lab_chart
+    import nplk_lab.ui.components.chart as chart_component
 
-    figs = [lab_chart.figure_of(e) for e in at.get("bidi_component")]
+    figs = [chart_component.figure_of(e) for e in at.get("bidi_component")]
     figs = [f for f in figs if f is not None]
     figs += [json.loads(e.proto.spec) for e in at.get("plotly_chart")]
     for f in figs:
@@ -117,7 +117,7 @@ def test_page_renders_with_defaults(page):
     assert not at.error
     assert len(charts(at)) >= 1
     if page == "app.py":
-        assert len(at.get("page_link")) == 8  # 7 "try this" links + Paper results
+        assert len(at.main.get("page_link")) == 8  # 7 "try this" links + Paper results
     else:
         # the URL now holds the page's full state
         q = {k: (v[-1] if isinstance(v, list) else v) for k, v in at.query_params.items()}
@@ -433,8 +433,8 @@ def test_sidebar_never_shows_unknown_widgets():
 
 
 def test_caches_are_bounded_by_entries_and_bytes():
-    import lab_ui
-    lru = lab_ui.LRU(maxsize=3, max_bytes=10_000)
+    import nplk_lab.ui
+    lru = nplk_lab.ui.LRU(maxsize=3, max_bytes=10_000)
     for i in range(5):
         lru.put(i, np.zeros(10))
     assert len(lru) == 3 and lru.get(0) is None and lru.get(4) is not None
@@ -442,7 +442,7 @@ def test_caches_are_bounded_by_entries_and_bytes():
     lru.put("big2", np.zeros(1000))
     assert lru.get("big") is None and lru.get("big2") is not None
     res = lab.LabResult("svm", lab.CLASSIFICATION, {}, matrix=np.zeros((50, 50)))
-    assert lab_ui.nbytes(res) >= 50 * 50 * 8
+    assert nplk_lab.ui.nbytes(res) >= 50 * 50 * 8
 
 
 def test_knpl_algorithm_2_controls_only_with_the_alternating_solver():
@@ -456,8 +456,8 @@ def test_knpl_algorithm_2_controls_only_with_the_alternating_solver():
 
 
 def test_cache_never_keeps_an_entry_above_its_budget():
-    import lab_ui
-    lru = lab_ui.LRU(maxsize=8, max_bytes=10_000)
+    import nplk_lab.ui
+    lru = nplk_lab.ui.LRU(maxsize=8, max_bytes=10_000)
     lru.put("small", np.zeros(100))
     huge = np.zeros(2000)  # 16 kB > the whole 10 kB budget
     assert lru.put("huge", huge) is huge  # returned to the caller ...
@@ -518,19 +518,19 @@ def assert_no_injected_markup(at: AppTest) -> None:
 
 
 def test_safe_text_renders_as_the_plain_text():
-    import lab_ui
+    import nplk_lab.ui
     for text in (EVIL, "C=3 (a*b_c) `x` #h |t| ~s~ $m$ :red[r] &amp; a@b.c 1. + -",
                  "back\\slash \\[x](y)", ":material/home: www.evil.example"):
-        safe = lab_ui.safe_text(text)
+        safe = nplk_lab.ui.safe_text(text)
         assert not live_markup(safe), (text, safe)
         assert plain(safe).replace("\u200b", "") == text  # reads as exactly the text
     assert live_markup(EVIL) == ["link", "image", "bracket", "html", "autolink"]
     assert live_markup(":material/home: www.ev.il") == ["autolink", "directive"]
     # escapes alone are not enough (what Streamlit showed in Chromium before the fix)
     assert live_markup(r"\[x\]\(http\://evil\.example\)") == ["autolink"]
-    flat = lab_ui.safe_text("a\nb\u202ec\x00d" + "e" * 1000)
+    flat = nplk_lab.ui.safe_text("a\nb\u202ec\x00d" + "e" * 1000)
     assert "\n" not in flat and "\u202e" not in flat and "\x00" not in flat
-    assert len(flat) <= lab_ui.MAX_MESSAGE + 5 and flat.endswith("…")
+    assert len(flat) <= nplk_lab.ui.MAX_MESSAGE + 5 and flat.endswith("…")
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -617,7 +617,7 @@ def page_links(at: AppTest) -> list[tuple[str, dict[str, str]]]:
     """(page, query) of every st.page_link on the page."""
     from urllib.parse import parse_qs
     out = []
-    for e in at.get("page_link"):
+    for e in at.main.get("page_link"):
         q = parse_qs(e.proto.query_string, keep_blank_values=True)
         out.append((e.proto.page, {k: v[-1] for k, v in q.items()}))
     return out
@@ -634,21 +634,21 @@ def open_paper() -> AppTest:
 
 
 def fake_reproduce(monkeypatch, results):
-    """Stand in for nplk_app.reproduce (another branch) with a fixed load_results."""
+    """Stand in for nplk_lab.model.reproduce (another branch) with a fixed load_results."""
     import types
 
-    import nplk_app
-    mod = types.ModuleType("nplk_app.reproduce")
+    import nplk_lab.model
+    mod = types.ModuleType("nplk_lab.model.reproduce")
     mod.load_results = lambda path=None: results
-    monkeypatch.setitem(sys.modules, "nplk_app.reproduce", mod)
-    monkeypatch.setattr(nplk_app, "reproduce", mod, raising=False)
+    monkeypatch.setitem(sys.modules, "nplk_lab.model.reproduce", mod)
+    monkeypatch.setattr(nplk_lab.model, "reproduce", mod, raising=False)
 
 
 def test_paper_results_without_a_results_file(monkeypatch):
-    from nplk_app import presets
+    from nplk_lab.model import presets
     fake_reproduce(monkeypatch, None)
     at = open_paper()
-    assert any("python -m nplk_app.reproduce" in t for t in texts(at.text) + [
+    assert any("python -m nplk_lab.model.reproduce" in t for t in texts(at.text) + [
         c.value for c in at.code])
     assert not at.dataframe
     links = page_links(at)
@@ -659,7 +659,7 @@ def test_paper_results_without_a_results_file(monkeypatch):
 
 
 def test_paper_results_with_a_results_file_shows_file_text_as_plain_text(monkeypatch):
-    from nplk_app import presets
+    from nplk_lab.model import presets
     stat = {"label": "DANK − SVM <b>x</b>", "unit": "points", "n": 10, "mean": -2.0,
             "lo": -3.0, "hi": -1.0, "better": "higher", "margin": 0.0, "corrected": True,
             "wins": 1, "ties": 0, "losses": 9, "verdict": "does not hold", "judged": True}
@@ -674,7 +674,7 @@ def test_paper_results_with_a_results_file_shows_file_text_as_plain_text(monkeyp
             {"id": "x", "paper": "ONK", "item": "Fig. 3", "claim": "c", "paper_value": 1,
              "ours": 2, "holds": None, "note": "n", "preset": None, "figure": None}]
     fake_reproduce(monkeypatch, {"generated": "2026-11-23T15:00:00", "quick": True,
-                                 "command": "python -m nplk_app.reproduce --quick",
+                                 "command": "python -m nplk_lab.model.reproduce --quick",
                                  "seconds": 80.0, "rows": rows})
     at = open_paper()
     assert_clean(at)
@@ -702,14 +702,14 @@ def test_paper_results_with_a_results_file_shows_file_text_as_plain_text(monkeyp
 def test_paper_results_unreadable_file_is_a_message(monkeypatch):
     import types
 
-    import nplk_app
-    mod = types.ModuleType("nplk_app.reproduce")
+    import nplk_lab.model
+    mod = types.ModuleType("nplk_lab.model.reproduce")
 
     def broken(path=None):
         raise ValueError("results.json: Expecting value")
     mod.load_results = broken
-    monkeypatch.setitem(sys.modules, "nplk_app.reproduce", mod)
-    monkeypatch.setattr(nplk_app, "reproduce", mod, raising=False)
+    monkeypatch.setitem(sys.modules, "nplk_lab.model.reproduce", mod)
+    monkeypatch.setattr(nplk_lab.model, "reproduce", mod, raising=False)
     at = open_paper()
     assert any("Could not read" in t for t in texts(at.text))
 
@@ -717,7 +717,7 @@ def test_paper_results_unreadable_file_is_a_message(monkeypatch):
 def test_a_preset_link_replaces_a_stale_session_state(monkeypatch):
     """Open Classification with other settings, go to Paper results, follow the
     dank_clowns link: the page shows the preset, not the session's old values."""
-    from nplk_app import presets
+    from nplk_lab.model import presets
     fake_reproduce(monkeypatch, None)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
     at.switch_page("pages/1_Classification.py")
@@ -746,7 +746,7 @@ def test_a_preset_link_replaces_a_stale_session_state(monkeypatch):
 
 
 def test_home_links_open_existing_presets():
-    from nplk_app import presets
+    from nplk_lab.model import presets
     at = open_page("app.py")
     queries = [q for _, q in page_links(at)]
     used = [n for n in presets.PRESETS if presets.preset_query(n) in queries]
@@ -754,10 +754,10 @@ def test_home_links_open_existing_presets():
     assert len(used) >= 6
 
 
-@pytest.mark.parametrize("name", list(__import__("nplk_app.presets").presets.PRESETS))
+@pytest.mark.parametrize("name", list(__import__("nplk_lab.model.presets").model.presets.PRESETS))
 def test_every_preset_page_renders(name):
     """Each preset, opened as its link opens it, renders without an error and draws."""
-    from nplk_app import presets
+    from nplk_lab.model import presets
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
     at.switch_page(presets.preset_file(name))
     at.query_params.update(presets.preset_query(name))

@@ -14,12 +14,12 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import nplk_app as lab
-from nplk_app import lessons as L
-from nplk_app import teacher_lessons as T
+import nplk_lab.model as lab
+from nplk_lab.model import lessons as L
+from nplk_lab.model import teacher_lessons as T
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # lab_ui/ sits next to app.py (as with `streamlit run`)
+if str(ROOT) not in sys.path:  # nplk_lab/ui/ sits next to app.py (as with `streamlit run`)
     sys.path.insert(0, str(ROOT))
 
 LESSONS_PAGE = "pages/7_Lessons.py"
@@ -48,8 +48,8 @@ def query(at: AppTest) -> dict[str, str]:
 
 
 def figure(at: AppTest) -> dict:
-    import lab_chart
-    figs = [lab_chart.figure_of(e) for e in at.get("bidi_component")]
+    import nplk_lab.ui.components.chart as chart_component
+    figs = [chart_component.figure_of(e) for e in at.get("bidi_component")]
     figs = [f for f in figs if f is not None and f.get("data")]
     assert len(figs) == 1, len(figs)
     return figs[0]

@@ -3,7 +3,7 @@
 read after all (UTF-16), to data. Plus the caps on what a link or a configuration can
 make the server do: depth, size and the number of notes.
 
-The pages show these messages through ``lab_ui.safe_text`` (tested with AppTest in
+The pages show these messages through ``nplk_lab.ui.safe_text`` (tested with AppTest in
 ``test_app.py``); here the core alone, without Streamlit.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import nplk_app as lab
+import nplk_lab.model as lab
 
 CORPUS = Path(__file__).resolve().parent / "bad_input"
 EVIL = ("[Session expired – log in](http://evil.example) ![x](http://evil.example/x.png) "

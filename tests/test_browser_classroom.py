@@ -1,6 +1,6 @@
 """``nplk-lab classroom --workers 2``: two students through HAProxy.
 
-Starts the command (lab_ui/serve.py) on free ports, opens the Classification page in two
+Starts the command (nplk_lab/ui/serve.py) on free ports, opens the Classification page in two
 independent Chromium contexts (two students: separate cookies, separate sessions) and
 checks that
 
@@ -33,8 +33,8 @@ import test_browser as tb
 from test_browser import ARTIFACTS, CLASSIFICATION_PATH, exception_texts, wait_idle
 from test_browser_upload import _choose_csv, _upload
 
-from lab_ui import serve
 from nplk_core.datasets import make_clowns
+from nplk_lab.ui import serve
 
 chromium_path = tb.chromium_path
 
@@ -81,7 +81,7 @@ class Classroom:
         self.log.parent.mkdir(parents=True, exist_ok=True)
         with open(self.log, "w") as out:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "lab_ui.serve", "classroom", "--workers",
+                [sys.executable, "-m", "nplk_lab.ui.serve", "classroom", "--workers",
                  str(WORKERS), "--port", str(self.port), "--address", "127.0.0.1"],
                 cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                 start_new_session=True)

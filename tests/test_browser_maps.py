@@ -25,7 +25,7 @@ from test_browser import (
     wait_surface,
 )
 
-import nplk_app as lab
+import nplk_lab.model as lab
 
 chromium_path, app_server, page = tb.chromium_path, tb.app_server, tb.page
 

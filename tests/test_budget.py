@@ -7,9 +7,9 @@ import warnings
 import numpy as np
 import pytest
 
-import nplk_app as lab
-from nplk_app import budget
+import nplk_lab.model as lab
 from nplk_core.datasets import make_clowns
+from nplk_lab.model import budget
 
 
 def _peak_bytes(method: str, n: int) -> int:

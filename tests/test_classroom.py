@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import nplk_app as lab
-from nplk_app import budget
+import nplk_lab.model as lab
+from nplk_lab.model import budget
 
 ROOT = Path(__file__).resolve().parents[1]
 for p in (ROOT, ROOT / "benchmarks", ROOT / "tests"):
@@ -38,7 +38,7 @@ def csv_bytes(n: int, seed: int = 0) -> bytes:
     y = np.where(X[:, 0] + 0.3 * rng.normal(size=n) > 0, 1, -1)
     buf = io.StringIO()
     buf.write("x1,x2,label\n")
-    for (a, b), c in zip(X, y):
+    for (a, b), c in zip(X, y, strict=True):
         buf.write(f"{a:.5f},{b:.5f},{c}\n")
     return buf.getvalue().encode()
 
@@ -57,8 +57,8 @@ def test_subsampled_fit_draws_its_matrix_with_its_own_labels():
     at.run()
     assert_clean(at)
     assert any("subsample" in w.value for w in at.warning)
-    import lab_chart
-    figs = [lab_chart.figure_of(e) for e in at.get("bidi_component")]
+    import nplk_lab.ui.components.chart as chart_component
+    figs = [chart_component.figure_of(e) for e in at.get("bidi_component")]
     heat = [f for f in figs if f and any(t.get("type") == "heatmap" for t in f["data"])]
     assert heat, "no matrix heatmap on the page"
 
@@ -101,19 +101,20 @@ def test_chart_component_is_declared_once_per_runtime(monkeypatch):
     import threading
     from unittest.mock import MagicMock
 
-    import lab_chart
-    import lab_replay
     import streamlit as st
     from streamlit.runtime import Runtime
 
+    import nplk_lab.ui.components.chart as chart_component
+    import nplk_lab.ui.components.replay as replay_component
+
     calls = []
-    monkeypatch.setattr(lab_chart.components_v1, "declare_component",
+    monkeypatch.setattr(chart_component.components_v1, "declare_component",
                         lambda name, **k: calls.append(name) or MagicMock(name=name))
     monkeypatch.setattr(st.components.v2, "component",
                         lambda name, **k: calls.append(name) or MagicMock())
     monkeypatch.setattr(Runtime, "_instance", MagicMock(spec=Runtime))
-    threads = [threading.Thread(target=lambda: (lab_chart._register(),
-                                                lab_replay._register()))
+    threads = [threading.Thread(target=lambda: (chart_component._register(),
+                                                replay_component._register()))
                for _ in range(8)]
     for t in threads:
         t.start()
@@ -122,10 +123,10 @@ def test_chart_component_is_declared_once_per_runtime(monkeypatch):
     once = sorted(calls)
     assert once.count("plotlyjs") == 1 and once.count("nplk_live_chart") == 1
     assert once.count("nplk_replay") == 1
-    lab_chart._register()
+    chart_component._register()
     assert sorted(calls) == once                     # later runs: nothing declared
     monkeypatch.setattr(Runtime, "_instance", MagicMock(spec=Runtime))
-    lab_chart._register()                            # a new server: declared again
+    chart_component._register()                            # a new server: declared again
     assert calls.count("plotlyjs") == 2
 
 
@@ -214,7 +215,7 @@ class _Gate:
 def _pool(workers=1):
     import concurrent.futures as cf
 
-    from lab_ui.workers import Pool
+    from nplk_lab.ui.workers import Pool
     return Pool(workers, executor_factory=lambda: cf.ThreadPoolExecutor(workers))
 
 
@@ -238,7 +239,7 @@ def test_pool_takes_sessions_in_turn():
 
 def test_pool_shares_identical_requests_and_cancels_superseded_ones():
     gate, pool = _Gate(), _pool(1)
-    first = pool.submit("A", "k0", gate, "k0")
+    pool.submit("A", "k0", gate, "k0")
     gate.wait_started(1)
     mine = pool.submit("B", "k1", gate, "k1")
     same = pool.submit("C", "k1", gate, "k1")
@@ -265,7 +266,7 @@ def test_pool_stores_a_result_nobody_waits_for_any_more():
 
 
 def test_wait_reports_the_place_in_line():
-    from lab_ui import workers
+    from nplk_lab.ui import workers
 
     gate, pool = _Gate(), _pool(1)
     pool.submit("A", "a", gate, "a")
@@ -290,8 +291,8 @@ def test_worker_process_reports_iterations_and_stops_when_nobody_waits():
     at its next iteration and the half-done result is not stored."""
     import concurrent.futures as cf
 
-    from lab_ui.workers import Pool
-    from nplk_app.offload import fit_for_page
+    from nplk_lab.model.offload import fit_for_page
+    from nplk_lab.ui.workers import Pool
 
     data, _ = lab.prepare_data({**lab.defaults(), "n_samples": 300}, lab.CLASSIFICATION)
     P = {**lab.defaults(), "solver": "pg", "max_iter": 5000, "tol": 0.0}
@@ -320,7 +321,7 @@ def test_worker_process_reports_iterations_and_stops_when_nobody_waits():
 def test_offloaded_fit_pickles_back_with_its_views():
     import pickle
 
-    from nplk_app.offload import fit_for_page
+    from nplk_lab.model.offload import fit_for_page
     data, _ = lab.prepare_data({**lab.defaults(), "n_samples": 60}, lab.CLASSIFICATION)
     res = fit_for_page(lab.defaults(), data.X_train, data.y_train, data.X_test,
                        data.y_test, method="dank", data_key=data.key)
@@ -335,8 +336,8 @@ def test_offloaded_fit_pickles_back_with_its_views():
 # ---------------------------------------------------------------------------
 
 def test_stores_expire_unused_entries_and_the_reaper_releases_after_the_class():
-    from lab_ui.reaper import Reaper
-    from lab_ui.stores import LRU
+    from nplk_lab.ui.reaper import Reaper
+    from nplk_lab.ui.stores import LRU
 
     store = LRU(8, name="test")
     store.put("old", np.zeros(1000))

@@ -159,8 +159,8 @@ def test_baselines_grid_search_runs_on_dask_workers(dask_client):
 
 @pytest.mark.parametrize("method", ["svm", "dank"])
 def test_sweep_on_dask_matches_the_local_run(dask_client, scatter_log, method):
-    import nplk_app as lab
-    from nplk_app.studies import run_sweep
+    import nplk_lab.model as lab
+    from nplk_lab.model.studies import run_sweep
 
     p = {**lab.defaults(), "n_samples": 200}
     vals = [0.1, 0.3, 1.0, 3.0, 10.0]
@@ -185,8 +185,8 @@ def test_sweep_on_dask_matches_the_local_run(dask_client, scatter_log, method):
 
 
 def test_map_on_dask_matches_the_local_run(dask_client):
-    import nplk_app as lab
-    from nplk_app import maps
+    import nplk_lab.model as lab
+    from nplk_lab.model import maps
 
     p = {**lab.defaults(), "n_samples": 60}
     args = (p, "dank", "sigma", [0.5, 2.0, 10.0], "C", [1.0, 10.0, 100.0])

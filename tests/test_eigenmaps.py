@@ -5,10 +5,10 @@ reference for the fast path, null eigenvalues, and the figure builders' numbers.
 import numpy as np
 import pytest
 
-import nplk_app as lab
-import nplk_figures as fg
-from nplk_app import eigenmaps as em
-from nplk_figures import common as fgc
+import nplk_lab.figures as fg
+import nplk_lab.model as lab
+from nplk_lab.figures import common as fgc
+from nplk_lab.model import eigenmaps as em
 
 MB = 0.5 * 1024 * 1024
 
@@ -402,8 +402,8 @@ def _page(path, **query):
 
 
 def _titles(at):
-    import lab_chart
-    figs = [lab_chart.figure_of(e) for e in at.get("bidi_component")]
+    import nplk_lab.ui.components.chart as chart_component
+    figs = [chart_component.figure_of(e) for e in at.get("bidi_component")]
     return [(f["layout"].get("title") or {}).get("text", "") for f in figs if f]
 
 
@@ -434,7 +434,7 @@ def test_regression_eigen_view_draws_curves_on_the_line():
     at = _page("pages/2_Regression.py", reg_view="spectra", eigen_index=2, n_samples=60)
     titles = _titles(at)
     assert "Eigenfunction j = 2 of F∘K, F and K" in titles, titles
-    import lab_chart
-    fig = next(f for f in (lab_chart.figure_of(e) for e in at.get("bidi_component"))
+    import nplk_lab.ui.components.chart as chart_component
+    fig = next(f for f in (chart_component.figure_of(e) for e in at.get("bidi_component"))
                if f and f["layout"].get("title", {}).get("text", "").startswith("Eigenfunction"))
     assert {t["type"] for t in fig["data"]} == {"scatter"}     # 1-D data: curves

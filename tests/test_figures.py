@@ -8,10 +8,10 @@ layer's modules."""
 import numpy as np
 import pytest
 
-import nplk_figures as fg
-from nplk_app import click_grid, make_grid
-from nplk_figures import common as fgc
-from nplk_figures import matrices as fgm
+import nplk_lab.figures as fg
+from nplk_lab.figures import common as fgc
+from nplk_lab.figures import matrices as fgm
+from nplk_lab.model import click_grid, make_grid
 
 MB = 0.5 * 1024 * 1024
 

@@ -18,17 +18,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import nplk_app as lab
-import nplk_figures as fg
-from nplk_app.influence import (
+import nplk_lab.figures as fg
+import nplk_lab.model as lab
+from nplk_lab.figures import common as fgc
+from nplk_lab.figures import influence as fgi
+from nplk_lab.figures import matrices as fgm
+from nplk_lab.model.influence import (
     influence_basis,
     nearest_point,
     point_from_clicks,
     row_from_clicks,
 )
-from nplk_figures import common as fgc
-from nplk_figures import influence as fgi
-from nplk_figures import matrices as fgm
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -418,9 +418,9 @@ def _page(**query):
 
 
 def _figures(at):
-    import lab_chart
+    import nplk_lab.ui.components.chart as chart_component
 
-    return [f for f in (lab_chart.figure_of(e) for e in at.get("bidi_component")) if f]
+    return [f for f in (chart_component.figure_of(e) for e in at.get("bidi_component")) if f]
 
 
 def test_page_draws_the_selected_points_influence_and_clears_it():
@@ -430,7 +430,8 @@ def test_page_draws_the_selected_points_influence_and_clears_it():
     infl = [f for f in figs if "influence of training point 5" in json.dumps(
         f.get("layout", {}).get("title", {}))]
     assert len(infl) == 1
-    assert sum(t["type"] == "heatmap" for t in infl[0]["data"]) == 2
+    # the default view colours what learning changed: one diverging map
+    assert sum(t["type"] == "heatmap" for t in infl[0]["data"]) == 1
     surface = next(f for f in figs if any(t.get("name") == "decision function"
                                           for t in f["data"]))
     assert any(t.get("name") == "selected point 5" for t in surface["data"])
@@ -438,10 +439,13 @@ def test_page_draws_the_selected_points_influence_and_clears_it():
                                          for t in f["data"]))
     assert any(s.get("line", {}).get("color") == fg.FOCUS_COLOR
                for s in matrix["layout"]["shapes"])
-    # the ratio view
-    next(r for r in at.radio if r.key == "w_influence_view").set_value("ratio").run()
+    # learned beside plain
+    next(r for r in at.radio if r.key == "w_influence_view").set_value("pair").run()
     assert not at.exception
-    assert at.query_params["influence_view"] in ("ratio", ["ratio"])
+    assert at.query_params["influence_view"] in ("pair", ["pair"])
+    infl = [f for f in _figures(at) if "influence of training point 5" in json.dumps(
+        f.get("layout", {}).get("title", {}))]
+    assert sum(t["type"] == "heatmap" for t in infl[0]["data"]) == 2
     # Clear selection: nothing selected, the hint instead
     next(b for b in at.button if b.label == "Clear selection").click().run()
     assert at.query_params["focus_point"] in ("-1", ["-1"])
@@ -458,3 +462,33 @@ def test_selection_is_dropped_when_the_data_change_and_bad_links_fall_back():
     at = _page(n_samples=60, method="svm", focus_point=9999)     # beyond the 42 points
     assert at.query_params["focus_point"] in ("-1", ["-1"])
     assert not any("Influence of training point" in m.value for m in at.markdown)
+
+
+def test_default_view_shows_the_change_at_the_default_setting():
+    """At the lab's defaults (clowns, σ = 10, C = 10, DANK) learning changes a point's
+    similarities by well under 1 %: side by side on one scale the two maps look the same
+    (their difference spans under 1 % of the colour range), the default view spans the
+    whole diverging scale with it."""
+    P = {**lab.defaults(), "n_samples": 120}
+    data, _ = lab.prepare_data(P, lab.CLASSIFICATION)
+    res = lab.fit_method(P, data.X_train, data.y_train, data.X_test, data.y_test,
+                         method="dank")
+    i = int(np.asarray(res.estimator.support_)[0])
+    grid = lab.make_grid(data.X, 40)
+    inf = lab.influence_basis(res.estimator, "dank", data.X_train, grid.points,
+                              extension="nearest").at(i)
+    mode = lab.setting("influence_view").default
+    fig = fg.influence_figure(grid.xs, grid.ys, inf.plain, inf.learned, inf.change,
+                              X_train=data.X_train, y_train=data.y_train, index=i,
+                              mode=mode, change_kind=inf.change_kind)
+    heat = [t for t in fig.data if t.type == "heatmap"]
+    assert len(heat) == 1
+    z = np.asarray(heat[0].z, dtype=float)
+    used = (np.nanmax(z) - np.nanmin(z)) / (heat[0].zmax - heat[0].zmin)
+    assert used > 0.45                          # the change fills the colour scale
+    pair = fg.influence_figure(grid.xs, grid.ys, inf.plain, inf.learned, inf.change,
+                               X_train=data.X_train, y_train=data.y_train, index=i,
+                               mode="pair", change_kind=inf.change_kind)
+    a, b = (np.asarray(t.z, dtype=float) for t in pair.data if t.type == "heatmap")
+    span = pair.data[0].zmax - pair.data[0].zmin
+    assert np.nanmax(np.abs(a - b)) / span < 0.01   # why the old default looked identical

@@ -7,9 +7,9 @@ import warnings
 import numpy as np
 import pytest
 
-import nplk_app as lab
-from nplk_app import grids
+import nplk_lab.model as lab
 from nplk_core.dank import reciprocal_index
+from nplk_lab.model import grids
 
 ISSUE_4_METHODS = {
     # classification page
@@ -478,7 +478,7 @@ def test_parallel_sweep_gives_the_in_process_numbers_and_stops():
     """The sweep as independent tasks (iter_fits) equals the in-process loop: fit by fit
     for SVC (no warm start); each value fitted once per seed; the hooks see every fit;
     a True from progress stops handing out fits."""
-    from nplk_app.studies import run_sweep
+    from nplk_lab.model.studies import run_sweep
     p = {**lab.defaults(), "n_samples": 40}
     vals = [0.1, 1.0, 10.0]
     serial = run_sweep(p, "svm", "C", vals, repeats=2)

@@ -12,10 +12,10 @@ import zlib
 import numpy as np
 import pytest
 
-import nplk_app as lab
-from nplk_app import codec
-from nplk_app import lessons as L
-from nplk_app import teacher_lessons as T
+import nplk_lab.model as lab
+from nplk_lab.model import codec
+from nplk_lab.model import lessons as L
+from nplk_lab.model import teacher_lessons as T
 
 STEPS = [(les.number, i, step) for les in L.LESSONS for i, step in enumerate(les.steps, 1)]
 
@@ -241,9 +241,9 @@ def test_the_url_setting_refuses_non_token_text():
 
 
 def test_f_off_agrees_with_the_shared_ablation_module():
-    """The lesson's own F-off computation and nplk_app.ablation's (written separately)
+    """The lesson's own F-off computation and nplk_lab.model.ablation's (written separately)
     give the same decision values at the DANK lesson's state."""
-    from nplk_app import ablation
+    from nplk_lab.model import ablation
     data, res = L.lesson_fit(L.lesson(2).steps[2].params, "dank")
     np.testing.assert_allclose(L.f_off_scores(res, data),
                                ablation.off_decision(res.estimator, data.X_test),

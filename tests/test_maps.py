@@ -1,4 +1,4 @@
-"""Two-parameter maps (nplk_app.maps, nplk_figures.maps): a map equals the matching
+"""Two-parameter maps (nplk_lab.model.maps, nplk_lab.figures.maps): a map equals the matching
 one-parameter sweeps cell by cell, the baseline map equals the plain method's own map,
 F switched off is the learned α and b with the plain kernel, a stopped map keeps its
 finished cells, cached lines are not fitted again, the budget refuses large maps with
@@ -13,13 +13,13 @@ import pytest
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.neighbors import KNeighborsClassifier
 
-import nplk_app as lab
-import nplk_figures as fg
-from nplk_app import budget, maps
+import nplk_lab.figures as fg
+import nplk_lab.model as lab
 from nplk_core.dank import DANKClassifier
 from nplk_core.datasets import make_clowns
 from nplk_core.kernels import sigma_to_gamma
 from nplk_core.knpl import KNPLClassifier
+from nplk_lab.model import budget, maps
 
 SMALL = {**lab.defaults(), "n_samples": 60}
 SIGMAS = np.array([0.5, 2.0, 10.0])
@@ -73,7 +73,7 @@ def test_one_nn_is_scored_on_each_seeds_split(dank_map):
 
 
 def test_f_off_is_the_learned_alpha_with_the_plain_kernel():
-    from nplk_app.ablation import off_decision
+    from nplk_lab.model.ablation import off_decision
     X, y = make_clowns(80, random_state=1)
     Xt, _ = make_clowns(30, random_state=2)
     est = DANKClassifier(C=10.0, sigma=4.0).fit(X, y)
@@ -192,7 +192,7 @@ def test_map_table_has_one_row_per_cell(dank_map):
 
 
 def test_map_figures_are_valid_and_differences_centre_at_zero(monkeypatch, dank_map):
-    import nplk_figures.common as fgc
+    import nplk_lab.figures.common as fgc
     monkeypatch.setattr(fgc, "VALIDATE", True)
     m = dank_map
     hover = fg.map_hover(m.values1, m.values2, "σ", "C",

@@ -1,5 +1,5 @@
 """Paired differences, their 95 % intervals and the verdicts built on them
-(nplk_app.paired), against scipy's paired t-test and hand values."""
+(nplk_lab.model.paired), against scipy's paired t-test and hand values."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from nplk_app import paired as P
+from nplk_lab.model import paired as P
 
 
 def test_interval_matches_scipys_paired_t_test():

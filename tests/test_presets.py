@@ -2,7 +2,7 @@
 the paper's effect is there, measured through the lab's own functions
 (``prepare_data``, ``fit_method``, ``run_sweep``) at the seeds listed in each test --
 exactly what the page computes on first load. Claims about DANK, KNPL and DANK-SVR are
-measured with the score table of the page (:mod:`nplk_app.ablation`: the method, the
+measured with the score table of the page (:mod:`nplk_lab.model.ablation`: the method, the
 same model with its learned matrix switched off at test time, 1-nearest neighbour and
 the plain SVM/SVR) at seeds 0-9, the mechanism as well as the gain.
 
@@ -17,12 +17,12 @@ from urllib.parse import parse_qs, urlparse
 import numpy as np
 import pytest
 
-import nplk_app as lab
-from nplk_app import presets as pr
+import nplk_lab.model as lab
+from nplk_lab.model import presets as pr
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# The names shared with nplk_app.reproduce (HELPERS.md, issue 10 §2-3).
+# The names shared with nplk_lab.model.reproduce (HELPERS.md, issue 10 §2-3).
 NAMES = ("dank_clowns", "dank_matrix", "dank_solvers", "tau_sweep", "dank_svr_step",
          "dank_svr_harmonic", "knpl_sandwich", "onk_rho", "npkl_spiral", "lab_rbf_chirp",
          "lab_rbf_support")
@@ -115,7 +115,7 @@ def test_load_paper_results_without_a_file(tmp_path):
     results, why = pr.load_paper_results(tmp_path / "missing.json")
     assert results is None
     try:
-        import nplk_app.reproduce  # noqa: F401
+        import nplk_lab.model.reproduce  # noqa: F401
     except ImportError:
         assert "not installed" in why
     else:
@@ -151,7 +151,7 @@ SEEDS10 = tuple(range(10))   # the seeds every mechanism claim is measured at
 
 def ablation_at(name, method, seed, *, cv=False, **over):
     """The page's score table for the preset at ``seed``: (ablation, fit, data)."""
-    from nplk_app import ablation as ab
+    from nplk_lab.model import ablation as ab
 
     res, data, _ = fit_at(name, method, seed, **over)
     base = "svm" if res.task == lab.CLASSIFICATION else "svr"
@@ -195,7 +195,7 @@ def test_dank_clowns_boundary_is_the_nearest_neighbours_and_not_the_svms():
     """At seed 0 (the page's first load) DANK's drawn boundary (nearest-point rule)
     agrees in sign with 1-NN's labels on at least 95 % of the grid, and disagrees with
     the plain SVM's on at least 5 %."""
-    from nplk_app import ablation as ab
+    from nplk_lab.model import ablation as ab
     d, data, _ = fit_at("dank_clowns", "dank", 0)
     s, _, _ = fit_at("dank_clowns", "svm", 0)
     grid = lab.make_grid(data.X)

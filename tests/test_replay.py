@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import nplk_app as lab
-from nplk_app.replay import keep_frames, replay_frames
+import nplk_lab.model as lab
 from nplk_core._base import SNAPSHOT_CAP, IterationLog, Snapshots, recover_bias
+from nplk_lab.model.replay import keep_frames, replay_frames
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = {"n_samples": 80}
@@ -183,7 +183,7 @@ def test_frames_end_at_the_final_fit(task, method):
 
 
 def test_the_dank_matrix_frame_is_the_pooled_F_of_the_final_fit():
-    from nplk_figures.matrices import _pool, class_order
+    from nplk_lab.figures.matrices import _pool, class_order
 
     P, data, res = _fit(lab.CLASSIFICATION, "dank")
     rp = replay_frames(res, data, lab.make_grid(data.X, 20), P)
@@ -232,8 +232,8 @@ def test_keep_frames_spreads_and_keeps_the_ends():
 def test_figure_frames_carry_each_iteration():
     import json
 
-    import nplk_figures.common as common
-    from nplk_figures.replay import LEVELS, dequantize, replay_figure, replay_json
+    import nplk_lab.figures.common as common
+    from nplk_lab.figures.replay import LEVELS, dequantize, replay_figure, replay_json
 
     P, data, res = _fit(lab.CLASSIFICATION, "dank")
     rp = replay_frames(res, data, lab.make_grid(data.X, 30), P)
@@ -244,7 +244,10 @@ def test_figure_frames_carry_each_iteration():
         common.VALIDATE = old
     spec = json.loads(replay_json(fig))
     frames = spec["frames"]
-    assert [f["name"] for f in frames] == [str(i) for i in rp.iterations]
+    # the untrained start plays first, then every kept iteration
+    assert [f["name"] for f in frames] == ["start"] + [str(i) for i in rp.iterations]
+    assert "F = 11ᵀ" in frames[0]["layout"]["annotations"][0]["text"]
+    frames = frames[1:]
     surf = spec["data"][0]
     assert surf["type"] == "heatmap" and spec["player"]["surface"]["trace"] == 0
     # the surface levels stand for the values within half a level (inside the limits)
@@ -272,19 +275,19 @@ def test_figure_frames_carry_each_iteration():
 
 
 def test_regression_figure_is_a_curve_with_frames():
-    from nplk_figures.replay import replay_figure
+    from nplk_lab.figures.replay import replay_figure
 
     P, data, res = _fit(lab.REGRESSION, "dank_svr")
     rp = replay_frames(res, data, lab.line_points(data.X, 100), P)
     fig = replay_figure(rp, data.X_train, data.y_train, data.X_test, data.y_test)
     assert fig.data[0].type == "scatter" and fig.data[0].mode == "lines"
-    assert len(fig._replay_frames) == len(rp.frames)
+    assert len(fig._replay_frames) == len(rp.frames) + 1   # the start first
     np.testing.assert_allclose(fig._replay_frames[-1]["data"][0]["y"],
                                rp.frames[-1].values.astype(np.float32))
 
 
 def test_lut_follows_the_colour_scale():
-    from nplk_figures.replay import LEVELS, lut
+    from nplk_lab.figures.replay import LEVELS, lut
 
     table = lut([[0.0, "#000000"], [1.0, "#FF0000"]])
     assert len(table) == LEVELS + 1
@@ -299,7 +302,7 @@ def test_lut_follows_the_colour_scale():
 def test_carried_step_keeps_the_fraction_of_the_run():
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    from lab_ui.replay import carried_step
+    from nplk_lab.ui.replay import carried_step
 
     assert carried_step(-1, 20, 30) == -1
     assert carried_step(5, 20, 20) == 5
@@ -314,21 +317,21 @@ def test_apptest_replay_toggle_shows_the_player_with_frames(page, method):
 
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    import lab_replay
+    import nplk_lab.ui.components.replay as replay_component
 
     at = AppTest.from_file(str(ROOT / page), default_timeout=180)
     at.query_params["n_samples"] = "60"
     at.run()
     assert not at.exception
-    assert not [e for e in at.get("bidi_component") if lab_replay.frames_of(e)]
+    assert not [e for e in at.get("bidi_component") if replay_component.frames_of(e)]
     toggle = [t for t in at.toggle if t.label == "Training replay"]
     assert len(toggle) == 1
     toggle[0].set_value(True).run()
     assert not at.exception, [e.value for e in at.exception]
-    frames = [lab_replay.frames_of(e) for e in at.get("bidi_component")]
+    frames = [replay_component.frames_of(e) for e in at.get("bidi_component")]
     frames = [f for f in frames if f]
     assert len(frames) == 1 and len(frames[0]) >= 5
-    assert frames[0][0]["name"] == "0"
+    assert frames[0][0]["name"] in ("start", "0")   # LAB RBF starts at iteration 0
 
 
 def test_apptest_replay_of_the_plain_svm_says_why():
@@ -347,9 +350,9 @@ def test_apptest_replay_of_the_plain_svm_says_why():
 def _player_data(at):
     import json
 
-    import lab_replay
+    import nplk_lab.ui.components.replay as replay_component
 
-    els = [e for e in at.get("bidi_component") if lab_replay.frames_of(e)]
+    els = [e for e in at.get("bidi_component") if replay_component.frames_of(e)]
     assert len(els) == 1
     return json.loads(els[0].proto.json)
 
@@ -357,7 +360,7 @@ def _player_data(at):
 def test_apptest_refit_while_paused_keeps_the_position_as_a_fraction():
     from streamlit.testing.v1 import AppTest
 
-    from lab_ui.replay import carried_step
+    from nplk_lab.ui.replay import carried_step
 
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
@@ -389,7 +392,7 @@ def test_knpl_algorithm_2_is_not_replayed_and_says_why():
 
 
 def test_a_large_sample_keeps_the_grid_when_the_grid_is_not_the_cost():
-    from nplk_app.replay import _plan
+    from nplk_lab.model.replay import _plan
 
     P, data, res = _fit(lab.CLASSIFICATION, "dank")
     grid = lab.make_grid(data.X, 100)
@@ -403,7 +406,7 @@ def test_a_large_sample_keeps_the_grid_when_the_grid_is_not_the_cost():
 
 @pytest.mark.parametrize("method", ["dank", "onk"])
 def test_three_classes_are_not_replayed_and_say_why(method):
-    from nplk_app.data import LabData
+    from nplk_lab.model.data import LabData
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 2))
@@ -419,7 +422,7 @@ def test_three_classes_are_not_replayed_and_say_why(method):
 
 
 def test_2d_regression_replays_a_surface_ending_at_the_fit():
-    from nplk_figures.replay import replay_figure
+    from nplk_lab.figures.replay import replay_figure
 
     P, data, res = _fit(lab.REGRESSION, "dank_svr", reg_dataset="harmonic")
     grid = lab.make_grid(data.X, 30)
@@ -429,3 +432,43 @@ def test_2d_regression_replays_a_surface_ending_at_the_fit():
                                atol=1e-8)
     fig = replay_figure(rp, data.X_train, data.y_train, data.X_test, data.y_test)
     assert fig._replay_player["surface"]["trace"] == 0 and "lines" not in fig._replay_player
+
+
+# ---------------------------------------------------------------------------
+# the untrained start (issue: the replay starts from the plain model)
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("task,method", [(lab.CLASSIFICATION, "dank"),
+                                         (lab.CLASSIFICATION, "knpl"),
+                                         (lab.CLASSIFICATION, "onk"),
+                                         (lab.REGRESSION, "dank_svr")])
+def test_start_frame_is_the_plain_kernel_with_the_first_iterate(task, method):
+    from nplk_core.kernels import gaussian_kernel
+
+    P, data, res = _fit(task, method)
+    grid = lab.make_grid(data.X, 20) if task == lab.CLASSIFICATION else \
+        lab.line_points(data.X, 50)
+    rp = replay_frames(res, data, grid, P)
+    assert rp.start is not None and rp.played[0] is rp.start
+    assert len(rp.played) == len(rp.frames) + 1
+    snap = res.estimator.snapshots_[0]
+    a = np.asarray(snap["alpha"], float)
+    n = len(data.y_train)
+    if method == "dank_svr":
+        u = a[:n] - a[n:]
+    else:
+        u = a * np.where(data.y_train == res.estimator.classes_[1], 1.0, -1.0)
+    pts = grid.points if task == lab.CLASSIFICATION else grid
+    # f(x) = Σ uᵢ k(xᵢ, x) + b: the plain kernel, no learned factor
+    ref = u @ gaussian_kernel(data.X_train, pts, sigma=float(P["sigma"])) + snap["bias"]
+    np.testing.assert_allclose(np.ravel(rp.start.values), ref, atol=1e-8)
+    # the matrix shown is the plain one: all ones (ONK: G − K = 0)
+    assert np.allclose(rp.start.matrix, 0.0 if method == "onk" else 1.0)
+    assert "plain kernel" in rp.start_text and "α" in rp.start_text
+
+
+def test_lab_rbf_has_no_separate_start_and_says_so():
+    P, data, res = _fit(lab.REGRESSION, "lab_rbf_reg")
+    rp = replay_frames(res, data, lab.line_points(data.X, 50), P)
+    assert rp.start is None and rp.played == rp.frames
+    assert "starting bandwidth" in rp.start_text

@@ -24,8 +24,8 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from nplk_app import paired as P
-from nplk_app import realdata, reproduce
+from nplk_lab.model import paired as P
+from nplk_lab.model import realdata, reproduce
 
 COMMITTED = Path(__file__).resolve().parents[1] / "reports" / "reproduce" / "results.json"
 
@@ -128,7 +128,7 @@ def test_every_judged_comparison_is_paired_over_ten_with_its_interval(quick_run)
 @pytest.mark.slow
 def test_committed_report_has_the_verdicts_of_the_current_code(quick_run):
     """Section 5: a committed verdict that differs from a fresh run fails here. Regenerate
-    with ``python -m nplk_app.reproduce --quick`` and commit reports/reproduce/."""
+    with ``python -m nplk_lab.model.reproduce --quick`` and commit reports/reproduce/."""
     _, out = quick_run
     committed = reproduce.load_results(COMMITTED)
     assert committed is not None, f"no committed report at {COMMITTED}"
@@ -284,7 +284,7 @@ def test_a_failing_row_is_reported_not_raised(monkeypatch):
 
 
 def test_no_streamlit_import():
-    code = ("import sys, nplk_app.reproduce; "
+    code = ("import sys, nplk_lab.model.reproduce; "
             "sys.exit(1 if 'streamlit' in sys.modules else 0)")
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
 
@@ -292,9 +292,9 @@ def test_no_streamlit_import():
 @pytest.mark.slow
 @pytest.mark.parametrize("regression", [False, True])
 def test_fast_cv_chooses_what_the_baseline_estimators_choose(regression):
-    from nplk_app import cvgrid
     from nplk_core import SVMCVClassifier, SVRCVRegressor
     from nplk_core import datasets as ds
+    from nplk_lab.model import cvgrid
 
     if regression:
         X, y = ds.make_step(50, random_state=1)

@@ -1,4 +1,4 @@
-"""The ``nplk-lab`` command (lab_ui/serve.py) without starting a server: its arguments,
+"""The ``nplk-lab`` command (nplk_lab/ui/serve.py) without starting a server: its arguments,
 the Streamlit command it builds, the HAProxy configuration it writes, the one-process
 fallback without HAProxy, the cache budget it hands the workers, and the package list
 in pyproject.toml (everything the app imports or reads ships in the wheel).
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from lab_ui import serve, stores
+from nplk_lab.ui import serve, stores
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -203,8 +203,10 @@ def _setuptools_table() -> dict:
 def test_pyproject_ships_every_package_module_page_and_the_settings():
     meta = _setuptools_table()
     st = meta["tool"]["setuptools"]
-    packages, modules = set(st["packages"]), set(st["py-modules"])
-    on_disk = {p.parent.name for p in ROOT.glob("*/__init__.py")}
+    packages, modules = set(st["packages"]), set(st.get("py-modules", []))
+    on_disk = {".".join(p.parent.relative_to(ROOT).parts)
+               for p in ROOT.glob("nplk_*/**/__init__.py")}
+    assert {"nplk_core", "nplk_lab", "nplk_lab.ui.components"} <= on_disk
     assert on_disk <= packages, f"packages not in pyproject.toml: {on_disk - packages}"
     top = {p.stem for p in ROOT.glob("*.py")} - {"app"}
     assert top <= modules, f"top-level modules not in pyproject.toml: {top - modules}"
@@ -212,11 +214,11 @@ def test_pyproject_ships_every_package_module_page_and_the_settings():
     assert (ROOT / dirs[serve.APP_PACKAGE] / "app.py").is_file()
     assert (ROOT / dirs[serve.APP_PACKAGE + ".pages"]).resolve() == ROOT / "pages"
     assert ".streamlit/config.toml" in st["package-data"][serve.APP_PACKAGE]
-    assert meta["project"]["scripts"]["nplk-lab"] == "lab_ui.serve:main"
+    assert meta["project"]["scripts"]["nplk-lab"] == "nplk_lab.ui.serve:main"
 
 
 def test_the_command_module_imports_only_the_standard_library():
-    tree = ast.parse((ROOT / "lab_ui" / "serve.py").read_text())
+    tree = ast.parse((ROOT / "nplk_lab.ui" / "serve.py").read_text())
     names = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import)
              for a in n.names}
     names |= {n.module.split(".")[0] for n in ast.walk(tree)

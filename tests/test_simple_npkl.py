@@ -1,6 +1,9 @@
 """SimpleNPKL (seed 002): graph Laplacian, closed form (Prop. 1/2), Algorithm 1,
 active constraint selection, constraint drawing, the estimator contract.
 
+Long (about 600 lines) because each piece is checked against its own reference written
+here; the neighbour-graph variants live in test_simple_npkl_graph.py.
+
 Every test compares against something computed independently: dense brute-force
 constructions, the explicit objective of the SDP, a slow projected-gradient solver of
 the primal problem in K-space, the inequality of Prop. 6.
@@ -13,6 +16,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 from scipy.sparse.csgraph import laplacian as csgraph_laplacian
 from sklearn.cluster import KMeans
 from sklearn.datasets import load_iris, make_blobs
@@ -71,13 +75,39 @@ def _problem(n=80, seed=0, fraction=0.2):
     return X, y, L, ml, cl, T
 
 
+def _positive_part(w):
+    """Eigenvalues of a symmetric matrix with those at rounding level set to 0: below
+    n eps max|w| (numpy's matrix_rank tolerance), a computed eigenvalue carries no sign.
+    This matters for powers below 1: an exact zero of A computed as +1e-15 becomes
+    1e-15 ** (1/2) = 3e-8 in A_+^(1/(p-1)) for p = 3."""
+    w = np.asarray(w, dtype=float)
+    tol = w.size * np.finfo(float).eps * max(float(np.abs(w).max(initial=0.0)), 1e-300)
+    return np.where(w > tol, w, 0.0)
+
+
 def _sym_power(M, power):
     w, V = np.linalg.eigh(M)
-    return (V * np.maximum(w, 0.0) ** power) @ V.T
+    return (V * _positive_part(w) ** power) @ V.T
 
 
 def _tr_power(K, p):
-    return float(np.sum(np.maximum(np.linalg.eigvalsh(K), 0.0) ** p))
+    return float(np.sum(_positive_part(np.linalg.eigvalsh(K)) ** p))
+
+
+def _unconstrained_null_vectors(L, T):
+    """Unit vectors D^(1/2) 1 on each connected component of the graph that no
+    constraint touches (isolated points included): L v = 0 and T v = 0 exactly, so
+    A v = 0 and K* = c A_+^(1/(p-1)) must give v no weight."""
+    Ld = L.toarray()
+    adj = (Ld < 0).astype(float)
+    _, comp = connected_components(sp.csr_array(adj), directed=False)
+    touched = set(comp[np.flatnonzero(np.abs(T.toarray()).sum(1))])
+    deg = adj.sum(1)
+    out = []
+    for c in sorted(set(comp) - touched):
+        v = np.where(comp == c, np.sqrt(np.maximum(deg, 1.0)), 0.0)
+        out.append(v / np.linalg.norm(v))
+    return np.array(out).reshape(-1, Ld.shape[0])
 
 
 def _linear_objective(K, L, T, C):
@@ -144,6 +174,14 @@ def test_closed_form_is_optimal_prop1(p, eigen_solver):
     Aq = _tr_power(A, p / (p - 1))
     K_ref = (B / Aq) ** (1 / p) * _sym_power(A, 1 / (p - 1))
     np.testing.assert_allclose(K, K_ref, atol=1e-9)
+    # the exact null directions of A (here a mutual-neighbour pair no constraint
+    # touches) get no weight; keeping a rounding-level eigenvalue would give
+    # ||K v|| ~ 5e-8 at p = 3
+    N = _unconstrained_null_vectors(L, T)
+    assert N.shape[0] >= 1
+    np.testing.assert_allclose(N @ Ld, 0.0, atol=1e-14)
+    np.testing.assert_allclose(N @ Td, 0.0, atol=0.0)
+    assert np.abs(N @ K).max() <= 1e-12 * np.abs(K).max()
     # optimal value = -B^(1/p) ||sigma_+||_q (Hoelder)
     f_star = _linear_objective(K, Ld, Td, C)
     assert f_star == pytest.approx(-(B ** (1 / p)) * Aq ** ((p - 1) / p), rel=1e-9)

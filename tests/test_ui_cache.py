@@ -11,9 +11,9 @@ if str(ROOT) not in sys.path:
 
 
 def test_concurrent_requests_for_one_key_compute_once():
-    import lab_ui
+    import nplk_lab.ui
 
-    lab_ui.cache.clear()
+    nplk_lab.ui.cache.clear()
     calls = []
 
     def compute():
@@ -23,7 +23,7 @@ def test_concurrent_requests_for_one_key_compute_once():
 
     out = [None] * 6
     def ask(i):
-        out[i] = lab_ui.cached("fits", ("same-key",), compute)
+        out[i] = nplk_lab.ui.cached("fits", ("same-key",), compute)
 
     threads = [threading.Thread(target=ask, args=(i,)) for i in range(6)]
     for t in threads:
@@ -32,15 +32,15 @@ def test_concurrent_requests_for_one_key_compute_once():
         t.join(timeout=30)
     assert len(calls) == 1, calls
     assert all(o == {"value": 42} for o in out)
-    assert lab_ui.cached("fits", ("same-key",), compute) == {"value": 42}
+    assert nplk_lab.ui.cached("fits", ("same-key",), compute) == {"value": 42}
     assert len(calls) == 1
-    assert not lab_ui._FLIGHTS  # no lock is left behind
+    assert not nplk_lab.ui._FLIGHTS  # no lock is left behind
 
 
 def test_a_failed_computation_lets_the_next_session_try():
-    import lab_ui
+    import nplk_lab.ui
 
-    lab_ui.cache.clear()
+    nplk_lab.ui.cache.clear()
     attempts = []
 
     def flaky():
@@ -53,7 +53,7 @@ def test_a_failed_computation_lets_the_next_session_try():
     results = {}
     def ask(name):
         try:
-            results[name] = lab_ui.cached("fits", ("flaky",), flaky)
+            results[name] = nplk_lab.ui.cached("fits", ("flaky",), flaky)
         except RuntimeError as exc:
             results[name] = str(exc)
 
@@ -69,7 +69,7 @@ def test_a_failed_computation_lets_the_next_session_try():
 
 
 # ---------------------------------------------------------------------------
-# the first-paint snapshot (lab_ui/firstpaint.py)
+# the first-paint snapshot (nplk_lab/ui/firstpaint.py)
 # ---------------------------------------------------------------------------
 
 RUN_PAGE = r"""
@@ -77,15 +77,16 @@ import json, sys, warnings
 sys.path.insert(0, sys.argv[1])
 warnings.filterwarnings("ignore")
 from streamlit.testing.v1 import AppTest
-import lab_chart
+import nplk_lab.ui.components.chart as chart_component
 at = AppTest.from_file(sys.argv[1] + "/pages/1_Classification.py", default_timeout=300)
 at.run()
 out = {"exceptions": [str(e.value) for e in at.exception],
        "sklearn": "sklearn" in sys.modules, "pandas": "pandas" in sys.modules,
-       "figures": [f for f in (lab_chart.figure_of(c) for c in at.get("bidi_component")) if f],
+       "figures": [f for f in (chart_component.figure_of(c)
+                               for c in at.get("bidi_component")) if f],
        "metrics": [(m.label, m.value) for m in at.metric]}
 # the next move needs the real model: a new σ is fitted (scikit-learn imported then)
-import nplk_app as lab
+import nplk_lab.model as lab
 grid = list(lab.setting("sigma").grid())
 sigma = at.select_slider(key="w_sigma")
 sigma.set_value(grid[grid.index(sigma.value) - 1])
@@ -143,8 +144,8 @@ def _timeless(metrics):
 
 def test_a_snapshot_is_keyed_by_the_state_and_the_code(tmp_path, monkeypatch):
     monkeypatch.setenv("NPLK_LAB_CACHE_DIR", str(tmp_path))
-    import nplk_app as lab
-    from lab_ui import firstpaint
+    import nplk_lab.model as lab
+    from nplk_lab.ui import firstpaint
 
     P = lab.defaults()
     a = firstpaint.snapshot_path("classification", P)
@@ -164,8 +165,8 @@ def test_a_lazy_estimator_acts_as_the_estimator_it_holds():
     import numpy as np
     from sklearn.svm import SVC
 
-    import lab_ui
-    from lab_ui.firstpaint import LazyEstimator, _estimator_blob
+    import nplk_lab.ui
+    from nplk_lab.ui.firstpaint import LazyEstimator, _estimator_blob
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(30, 2))
@@ -175,7 +176,7 @@ def test_a_lazy_estimator_acts_as_the_estimator_it_holds():
     blob = _estimator_blob(svc)
     lazy = LazyEstimator(blob)
     # the store's size estimate reads the blob, without unpickling
-    assert lab_ui.nbytes(lazy) == len(blob)
+    assert nplk_lab.ui.nbytes(lazy) == len(blob)
     assert object.__getattribute__(lazy, "_real") is None
     assert isinstance(lazy, SVC)
     np.testing.assert_array_equal(lazy.decision_function(X), svc.decision_function(X))

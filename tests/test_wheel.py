@@ -48,8 +48,9 @@ ROOT = Path(__file__).resolve().parents[1]
 IGNORE = shutil.ignore_patterns(".git", ".venv", "venv", "build", "dist", "*.egg-info",
                                 "__pycache__", ".pytest_cache", ".ruff_cache",
                                 "test-artifacts", "reports", "tests", "benchmarks")
-LAB_MODULES = ["nplk_core", "nplk_figures", "nplk_app", "lab_ui", "lab_ui.serve",
-               "lab_chart", "lab_replay"]
+LAB_MODULES = ["nplk_core", "nplk_lab.figures", "nplk_lab.model", "nplk_lab.ui",
+               "nplk_lab.ui.serve", "nplk_lab.ui.components.chart",
+               "nplk_lab.ui.components.replay"]
 PAGE_TIMEOUT_MS = 180_000  # a page's first fits on a loaded 2-core machine
 WITHOUT_FIGURE = {"/Paper_results"}  # a table and links; every other page draws on load
 
@@ -92,15 +93,17 @@ def installed(tmp_path_factory):
 def test_the_wheel_holds_the_lab_the_app_its_pages_and_settings(installed):
     _, wheel = installed
     names = set(zipfile.ZipFile(wheel).namelist())
-    for pkg in ("nplk_core", "nplk_figures", "nplk_app", "lab_ui"):
-        on_disk = {f"{pkg}/{p.name}" for p in (ROOT / pkg).glob("*.py")}
-        assert on_disk <= names, on_disk - names
-    assert {"lab_chart.py", "lab_replay.py", "nplk_lab_app/app.py",
+    for pkg in ("nplk_core", "nplk_lab"):
+        on_disk = {p.relative_to(ROOT).as_posix() for p in (ROOT / pkg).rglob("*.py")
+                   if "__pycache__" not in p.parts}
+        assert len(on_disk) > 10 and on_disk <= names, on_disk - names
+    assert {"nplk_lab/ui/components/chart.py", "nplk_lab/ui/components/replay.py",
+            "nplk_lab_app/app.py",
             "nplk_lab_app/.streamlit/config.toml"} <= names
     pages = {f"nplk_lab_app/pages/{p.name}" for p in (ROOT / "pages").glob("*.py")}
     assert pages and pages <= names, pages - names
     entry = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
-    assert "nplk-lab = lab_ui.serve:main" in zipfile.ZipFile(wheel).read(entry).decode()
+    assert "nplk-lab = nplk_lab.ui.serve:main" in zipfile.ZipFile(wheel).read(entry).decode()
 
 
 def test_the_new_environment_imports_the_lab_from_the_wheel(installed, tmp_path):

@@ -1,0 +1,400 @@
+"""Decision values on a grid, user-added points, and regression lines."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import budget
+from .codec import MAX_POINTS
+from .data import subsample_indices
+from .settings_table import CLASSIFICATION, REGRESSION, Message, _msg, defaults
+
+# ---------------------------------------------------------------------------
+# decision functions on a grid
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A ``resolution × resolution`` grid over the data's padded bounding box."""
+
+    xs: np.ndarray
+    ys: np.ndarray
+
+    @property
+    def points(self) -> np.ndarray:
+        xx, yy = np.meshgrid(self.xs, self.ys)
+        return np.column_stack([xx.ravel(), yy.ravel()])
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.ys.size, self.xs.size)
+
+
+def make_grid(X: np.ndarray, resolution: int = 100, pad: float = 0.1) -> Grid:
+    """Grid over the bounding box of the first two columns of ``X``, padded by ``pad``."""
+    X = np.asarray(X, dtype=float)
+    if X.size == 0:
+        lo, hi = np.array([-3.0, -3.0]), np.array([3.0, 3.0])
+    else:
+        lo, hi = X[:, :2].min(axis=0), X[:, :2].max(axis=0)
+    span = np.maximum(hi - lo, 1e-6)
+    lo, hi = lo - pad * span, hi + pad * span
+    return Grid(np.linspace(lo[0], hi[0], resolution), np.linspace(lo[1], hi[1], resolution))
+
+
+def decision_values(estimator: Any, X: np.ndarray, *, extension: str | None = None
+                    ) -> np.ndarray:
+    """The decision function (or prediction) of a fitted estimator at ``X``."""
+    fn = getattr(estimator, "decision_function", None)
+    if fn is None:
+        fn = estimator.predict
+    if extension is not None:
+        try:
+            if "extension" in inspect.signature(fn).parameters:
+                return np.asarray(fn(X, extension=extension), dtype=float)
+        except (TypeError, ValueError):
+            pass
+    out = np.asarray(fn(X), dtype=float)
+    return out.ravel() if out.ndim > 1 and out.shape[1] == 1 else out
+
+
+def rule_columns(rule: str, points: np.ndarray, X_train: np.ndarray,
+                 sqdist: np.ndarray | None = None) -> np.ndarray:
+    """The training column ``j*(x)`` whose row of F (or G) every evaluation point
+    borrows under an out-of-sample rule: ``"nearest"`` (argmin of the distance;
+    ``sqdist``, points × training, saves recomputing it) or ``"reciprocal"`` (DANK
+    §2.3, which depends on the whole set of evaluation points, as for the drawn
+    surface)."""
+    from nplk_core.dank import nearest_index, reciprocal_index
+
+    if rule == "nearest":
+        return np.argmin(sqdist, axis=1) if sqdist is not None else \
+            nearest_index(np.asarray(X_train, dtype=float), np.asarray(points, dtype=float))
+    if rule == "reciprocal":
+        return reciprocal_index(np.asarray(X_train, dtype=float),
+                                np.asarray(points, dtype=float))
+    raise ValueError(f"the out-of-sample rule must be 'nearest' or 'reciprocal', got "
+                     f"{rule!r}.")
+
+
+@dataclass(frozen=True)
+class GridGeometry:
+    """What every model on one grid over one training set shares: the squared
+    distances from each grid point to each training point, and each grid point's
+    nearest training point. Lets :func:`grid_values` evaluate the plain SVM and DANK
+    (either out-of-sample rule) from kernel columns, computed only for their support.
+    The reciprocal rule's columns depend only on the grid and the training points, so
+    :meth:`columns` computes them once per geometry, for the surface, the influence
+    map and the eigenfunction maps alike."""
+
+    X_train: np.ndarray
+    sqdist: np.ndarray   # (grid points, n_train)
+    nearest: np.ndarray  # (grid points,)
+    points: np.ndarray | None = None  # the grid points (needed by the reciprocal rule)
+    _rule_cache: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def columns(self, rule: str | None) -> np.ndarray:
+        """:func:`rule_columns` of this grid (``None``: nearest), computed once."""
+        if rule in (None, "nearest"):
+            return self.nearest
+        if rule not in self._rule_cache:
+            if self.points is None:
+                raise ValueError("this geometry was built without its grid points")
+            self._rule_cache[rule] = rule_columns(rule, self.points, self.X_train)
+        return self._rule_cache[rule]
+
+
+def grid_geometry(grid: Grid, X_train: np.ndarray) -> GridGeometry:
+    from nplk_core.kernels import squared_distances
+
+    X = np.asarray(X_train, dtype=float)
+    D = squared_distances(grid.points, X)
+    return GridGeometry(X, D, np.argmin(D, axis=1), grid.points)
+
+
+def _fast_decision(estimator: Any, geom: GridGeometry, extension: str | None
+                   ) -> np.ndarray | None:
+    """The decision values on the grid from the shared geometry, for the two models the
+    classification page draws on every move (a binary RBF ``SVC``; exact binary DANK
+    with either rule); None when ``estimator`` is not one of them (or was fitted
+    on other points): the caller then asks the estimator itself."""
+    from sklearn.svm import SVC
+
+    from nplk_core.dank import DANKClassifier
+    from nplk_core.kernels import sigma_to_gamma
+
+    if isinstance(estimator, SVC):
+        if estimator.kernel != "rbf" or len(estimator.classes_) != 2 \
+                or not isinstance(estimator.gamma, (int, float)) \
+                or estimator.shape_fit_[0] != geom.X_train.shape[0] \
+                or not np.array_equal(estimator.support_vectors_,
+                                      geom.X_train[estimator.support_]):
+            return None
+        Kc = np.exp(-float(estimator.gamma) * geom.sqdist[:, estimator.support_])
+        return Kc @ estimator.dual_coef_[0] + estimator.intercept_[0]
+    if isinstance(estimator, DANKClassifier):
+        ext = estimator.extension if extension is None else extension
+        if ext not in ("nearest", "reciprocal") or getattr(estimator, "ovr_", None) is not None \
+                or estimator.n_clusters > 1 \
+                or (ext == "reciprocal" and geom.points is None) \
+                or not np.array_equal(estimator.X_fit_, geom.X_train):
+            return None
+        S = np.flatnonzero(estimator.dual_u_)
+        gamma = sigma_to_gamma(float(estimator.sigma))
+        return estimator._decision_from(geom.columns(ext),
+                                        np.exp(-gamma * geom.sqdist[:, S].T))
+    return None
+
+
+def grid_values(estimator: Any, grid: Grid, *, extension: str | None = None,
+                geometry: GridGeometry | None = None
+                ) -> tuple[np.ndarray | None, list[Message]]:
+    """Decision values on ``grid`` as a ``grid.shape`` array; messages instead of errors.
+
+    ``geometry`` (from :func:`grid_geometry` for this grid and the training points)
+    lets the SVM and DANK (either rule) reuse the grid-to-training distances and the
+    rule's columns."""
+    from nplk_core._base import single_thread_blas
+
+    try:
+        # kernel columns of 10,000 grid points against ~100 training points: threaded
+        # BLAS only adds synchronisation on the 2-core machine
+        with warnings.catch_warnings(), np.errstate(all="ignore"), single_thread_blas():
+            warnings.simplefilter("ignore")
+            z = None if geometry is None else _fast_decision(estimator, geometry, extension)
+            if z is None:
+                z = decision_values(estimator, grid.points, extension=extension)
+    except (ValueError, ArithmeticError, np.linalg.LinAlgError, TypeError, MemoryError) as exc:
+        return None, [_msg("warning", f"Could not evaluate the model on the grid: {exc}")]
+    if z.ndim != 1:
+        return None, [_msg("info", "The decision surface needs a two-class model.")]
+    Z = z.reshape(grid.shape)
+    if not np.all(np.isfinite(Z)):
+        return None, [_msg("warning", "The model gave non-finite values on the grid.")]
+    return Z, []
+
+
+def _within_budget(method: str, X: np.ndarray, y: np.ndarray, task: str
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """The reference model drawn beside the fit stays live: above the interactive
+    budget it is fitted on a random subsample of the size that stays live."""
+    verdict = budget.fit_verdict(method, len(y), X.shape[1])
+    if verdict.level == "live":
+        return X, y
+    keep = subsample_indices(y, verdict.n_max, task=task)
+    return X[keep], y[keep]
+
+
+def fit_baseline_svm(X_train: np.ndarray, y_train: np.ndarray, *, C: float, sigma: float
+                     ) -> Any | None:
+    """Plain SVC with the same σ and C (the gallery's reference boundary)."""
+    from sklearn.svm import SVC
+
+    from nplk_core.kernels import sigma_to_gamma
+    if np.unique(y_train).size < 2:
+        return None
+    X_train, y_train = _within_budget("svm", X_train, y_train, CLASSIFICATION)
+    try:
+        return SVC(C=float(C), gamma=sigma_to_gamma(float(sigma))).fit(X_train, y_train)
+    except ValueError:
+        return None
+
+
+# ---------------------------------------------------------------------------
+# user-added points
+# ---------------------------------------------------------------------------
+
+def click_grid(grid: Grid, step: int = 4) -> np.ndarray:
+    """The (sub-sampled) grid nodes for ``figures.decision_surface(click_targets=...)``
+    (a selectable layer; the lab's pages now take clicks from the live chart instead)."""
+    xs, ys = grid.xs[::step], grid.ys[::step]
+    xx, yy = np.meshgrid(xs, ys)
+    return np.column_stack([xx.ravel(), yy.ravel()])
+
+
+def add_points(points: Sequence, new: Sequence) -> tuple[tuple[float, float, int], ...]:
+    """Append new points, keeping at most :data:`MAX_POINTS`."""
+    return tuple(tuple(p) for p in (list(points) + list(new))[-MAX_POINTS:])
+
+
+def valid_clicks(clicks: Any, seen: float = 0.0, *, axes: Sequence[str] = ("x", "y"),
+                 limit: int = 50) -> tuple[list[tuple[float, ...]], float]:
+    """The clicks a live chart reported that are newer than ``seen``, oldest first (by
+    id), as tuples of their ``axes`` values, and the newest id.
+
+    ``clicks`` comes from the browser (a list of ``{"id", "x", "y"}`` in data
+    coordinates; the chart resends clicks until the page acknowledges them, so ids up to
+    ``seen`` are skipped). Anything malformed or not a finite number is dropped; at most
+    ``limit`` entries are read."""
+    out: list[tuple[float, tuple[float, ...]]] = []
+    newest = float(seen)
+    if not isinstance(clicks, (list, tuple)):
+        return [], newest
+    for c in clicks[:limit]:
+        if not isinstance(c, Mapping):
+            continue
+        try:
+            cid = float(c["id"])
+            vals = tuple(float(c[a]) for a in axes)
+        except (KeyError, TypeError, ValueError):
+            continue
+        if not (np.isfinite(cid) and all(np.isfinite(vals))) or cid <= seen:
+            continue
+        newest = max(newest, cid)
+        out.append((cid, vals))
+    out.sort(key=lambda item: item[0])
+    return [vals for _, vals in out], newest
+
+
+def points_from_clicks(clicks: Any, label: int, *, seen: float = 0.0,
+                       bounds: tuple[tuple[float, float], tuple[float, float]] | None = None,
+                       limit: int = 50) -> tuple[list[tuple[float, float, int]], float]:
+    """New points from the clicks a live chart reports, and the newest click id.
+
+    ``clicks`` is a list of ``{"id": number, "x": float, "y": float}`` (data
+    coordinates of a click on the plot area; the chart resends clicks until the page
+    acknowledges them, so ids up to ``seen`` are skipped). Coordinates are kept to 4
+    significant digits, as the URL writes them; a click that is not a finite number or
+    lies outside ``bounds`` ((x_lo, x_hi), (y_lo, y_hi)) is dropped. Anything malformed
+    adds nothing (the payload comes from the browser)."""
+    xy, newest = valid_clicks(clicks, seen, limit=limit)
+    out: list[tuple[float, float, int]] = []
+    for x, y in xy:
+        if bounds is not None and not (min(bounds[0]) <= x <= max(bounds[0])
+                                       and min(bounds[1]) <= y <= max(bounds[1])):
+            continue
+        out.append((float(f"{x:.4g}"), float(f"{y:.4g}"), 1 if label > 0 else -1))
+    return out, newest
+    for c in clicks[:limit]:
+        if not isinstance(c, Mapping):
+            continue
+        try:
+            cid, x, y = float(c["id"]), float(c["x"]), float(c["y"])
+        except (KeyError, TypeError, ValueError):
+            continue
+        if not (np.isfinite(cid) and np.isfinite(x) and np.isfinite(y)) or cid <= seen:
+            continue
+        newest = max(newest, cid)
+        if bounds is not None and not (min(bounds[0]) <= x <= max(bounds[0])
+                                       and min(bounds[1]) <= y <= max(bounds[1])):
+            continue
+        out.append((float(f"{x:.4g}"), float(f"{y:.4g}"), 1 if label > 0 else -1))
+    return out, newest
+
+
+def added_rows(X_train: np.ndarray, points: Sequence) -> int:
+    """How many of the last rows of ``X_train`` are the user-added ``points`` (all of
+    them, as :func:`prepare_data` appends them, or 0 when they do not match)."""
+    k = len(points)
+    if not k or X_train.ndim != 2 or X_train.shape[0] < k or X_train.shape[1] != 2:
+        return 0
+    P = np.asarray(points, dtype=float).reshape(-1, 3)[:, :2]
+    return k if np.array_equal(X_train[-k:], P) else 0
+
+
+def canvas_grid(X_base: np.ndarray, X_added: np.ndarray | None = None,
+                resolution: int = 100, pad: float = 0.1) -> Grid:
+    """The grid (and so the axes) of a surface one can add points to: over the padded
+    extent of the data without the added points, widened to every point only when an
+    added point lies outside it. A point clicked inside the plot never moves the axes.
+    """
+    X_base = np.asarray(X_base, dtype=float).reshape(-1, 2)
+    grid = make_grid(X_base, resolution, pad)
+    if X_added is None or not len(X_added):
+        return grid
+    A = np.asarray(X_added, dtype=float).reshape(-1, 2)
+    inside = ((A[:, 0] >= grid.xs[0]) & (A[:, 0] <= grid.xs[-1])
+              & (A[:, 1] >= grid.ys[0]) & (A[:, 1] <= grid.ys[-1]))
+    if inside.all():
+        return grid
+    if not len(X_base):
+        # no data but points outside the default canvas: the canvas grows to hold them
+        lo = np.minimum(A.min(axis=0), [grid.xs[0], grid.ys[0]])
+        hi = np.maximum(A.max(axis=0), [grid.xs[-1], grid.ys[-1]])
+        return make_grid(np.array([lo, hi]), resolution, pad)
+    return make_grid(np.vstack([X_base, A]), resolution, pad)
+
+
+# ---------------------------------------------------------------------------
+# regression helpers
+# ---------------------------------------------------------------------------
+
+def true_function(name: str, params: Mapping[str, Any]
+                  ) -> Callable[[np.ndarray], np.ndarray] | None:
+    """The noiseless function behind a regression dataset (None for CSV data)."""
+    try:
+        ds = importlib.import_module("nplk_core.datasets")
+    except ImportError:
+        return None
+    p = {**defaults(), **params}
+    if name == "step" and hasattr(ds, "step_function"):
+        return lambda X: ds.step_function(np.asarray(X)[:, 0], p.get("step_s", 3.0),
+                                          p.get("step_w", 2.0), p.get("step_a", 0.05))
+    if name == "chirp" and hasattr(ds, "chirp_function"):
+        return lambda X: ds.chirp_function(np.asarray(X)[:, 0], p.get("chirp_f0", 1.0),
+                                           p.get("chirp_f1", 10.0))
+    if name == "harmonic" and hasattr(ds, "harmonic_function"):
+        return lambda X: ds.harmonic_function(np.asarray(X)[:, 0], np.asarray(X)[:, 1])
+    return None
+
+
+def line_points(X: np.ndarray, n: int = 400, pad: float = 0.02) -> np.ndarray:
+    """``n`` evenly spaced points (as a column) over the padded range of 1-D data."""
+    x = np.asarray(X, dtype=float)[:, 0]
+    lo, hi = float(x.min()), float(x.max())
+    span = max(hi - lo, 1e-6)
+    return np.linspace(lo - pad * span, hi + pad * span, n)[:, None]
+
+
+def fit_baseline_svr(X_train: np.ndarray, y_train: np.ndarray, *, C: float, sigma: float,
+                     epsilon: float) -> Any | None:
+    """Plain ε-SVR with the same σ, C and ε (the regression baseline curve)."""
+    from sklearn.svm import SVR
+
+    from nplk_core.kernels import sigma_to_gamma
+    X_train, y_train = _within_budget("svr", X_train, y_train, REGRESSION)
+    try:
+        return SVR(C=float(C), epsilon=float(epsilon),
+                   gamma=sigma_to_gamma(float(sigma))).fit(X_train, y_train)
+    except ValueError:
+        return None
+
+
+def predict_values(estimator: Any, X: np.ndarray, *, extension: str | None = None
+                   ) -> tuple[np.ndarray | None, list[Message]]:
+    """``estimator.predict`` (with the out-of-sample rule when it takes one); messages
+    instead of errors, None on non-finite output."""
+    fn = estimator.predict
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            if extension is not None and "extension" in inspect.signature(fn).parameters:
+                out = np.asarray(fn(X, extension=extension), dtype=float)
+            else:
+                out = np.asarray(fn(X), dtype=float)
+    except (ValueError, ArithmeticError, np.linalg.LinAlgError, TypeError, MemoryError) as exc:
+        return None, [_msg("warning", f"Could not evaluate the model: {exc}")]
+    if not np.all(np.isfinite(out)):
+        return None, [_msg("warning", "The model gave non-finite values.")]
+    return out, []
+
+
+def cluster_regions(X: np.ndarray, labels: np.ndarray, resolution: int = 120
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(xs, ys, Z): a grid over the 2-D points ``X`` and, per cell, the cluster label of
+    the nearest point (the clusters a transductive method found, drawn on the plane)."""
+    X = np.asarray(X, dtype=float)[:, :2]
+    labels = np.asarray(labels)
+    grid = make_grid(X, resolution)
+    P = grid.points
+    d = (np.sum(P ** 2, axis=1)[:, None] - 2.0 * P @ X.T + np.sum(X ** 2, axis=1)[None, :])
+    Z = labels[np.argmin(d, axis=1)].astype(float).reshape(grid.shape)
+    return grid.xs, grid.ys, Z

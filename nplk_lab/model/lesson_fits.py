@@ -1,0 +1,152 @@
+"""Measuring a lesson step: the lab fitted at a state, as the pages fit it.
+
+:func:`lesson_fit`, :func:`lesson_data` and :func:`lesson_pairwise` call
+:func:`nplk_lab.model.data.prepare_data`, :func:`nplk_lab.model.methods.fit_method` and
+:func:`nplk_lab.model.methods.fit_pairwise` (a small cache shared by the steps of a lesson and
+by the sessions of one server); :func:`dank_gain` says where DANK's test score comes
+from (DANK, DANK with F switched off at test time, the plain SVM, 1-NN, and DANK's
+agreement with 1-NN). The comparison helpers count test points, so "about the same"
+means "within one test point". Used by :mod:`nplk_lab.model.lessons`; no Streamlit, and
+scikit-learn only inside the functions that fit.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from .data import LabData, prepare_data
+from .methods import fit_method, fit_pairwise
+from .results import LabResult, PairwiseResult
+from .settings_table import CLASSIFICATION, defaults
+
+_CACHE: OrderedDict[tuple, Any] = OrderedDict()
+_CACHE_SIZE = 48
+_LOCK = threading.Lock()   # sessions of one server share the cache
+
+
+def _key(params: Mapping[str, Any], *extra: Any) -> tuple:
+    return (tuple(sorted((k, repr(v)) for k, v in params.items())),) + extra
+
+
+def _cached(key: tuple, compute: Callable[[], Any]) -> Any:
+    with _LOCK:
+        if key in _CACHE:
+            _CACHE.move_to_end(key)
+            return _CACHE[key]
+    value = compute()
+    with _LOCK:
+        _CACHE[key] = value
+        while len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    return value
+
+
+def lesson_data(params: Mapping[str, Any], task: str) -> LabData:
+    """The data a state describes (ValueError when it cannot be made)."""
+    def make():
+        data, msgs = prepare_data(params, task)
+        if data is None:
+            raise ValueError("; ".join(m.text for m in msgs) or "no data")
+        return data
+    return _cached(_key(params, "data", task), make)
+
+
+def lesson_fit(params: Mapping[str, Any], method: str, task: str = CLASSIFICATION
+               ) -> tuple[LabData, LabResult]:
+    """``method`` fitted at ``params`` as a page fits it (ValueError when it fails)."""
+    p = {**defaults(), **params}
+    data = lesson_data(p, task)
+
+    def fit():
+        res = fit_method(p, data.X_train, data.y_train, data.X_test, data.y_test,
+                         method=method, data_key=data.key)
+        if not res.ok:
+            raise ValueError("; ".join(m.text for m in res.messages) or "the fit failed")
+        return res
+    return data, _cached(_key(p, "fit", method), fit)
+
+
+def lesson_pairwise(params: Mapping[str, Any]) -> tuple[LabData, PairwiseResult]:
+    p = {**defaults(), **params}
+    data = lesson_data(p, CLASSIFICATION)
+
+    def fit():
+        res = fit_pairwise(p, data.X, data.y)
+        if res.estimator is None:
+            raise ValueError("; ".join(m.text for m in res.messages) or "the fit failed")
+        return res
+    return data, _cached(_key(p, "pairwise"), fit)
+
+
+def _count(score: float, m: int) -> int:
+    return int(round(score * m))
+
+
+def _compare(a: float, b: float, m: int) -> int:
+    """0 when accuracy ``a`` beats ``b`` by more than one of ``m`` test points, 2 when it
+    is lower by more than one, 1 when they are within one test point."""
+    d = _count(a, m) - _count(b, m)
+    return 0 if d > 1 else 2 if d < -1 else 1
+
+
+def _acc(score: float, m: int) -> str:
+    return f"{score:.3f} ({_count(score, m)} of {m} test points)"
+
+
+def _share(frac: float, lo: float = 0.1, hi: float = 0.9) -> int:
+    """0: over ``hi``, 2: under ``lo``, 1: between (options 'almost all / some / few')."""
+    return 0 if frac > hi else 2 if frac < lo else 1
+
+
+def _pct(x: float) -> str:
+    """A share as a percentage with two significant digits (0.00026 % stays visible)."""
+    return f"{100 * x:.2g} %"
+
+
+def _size(rel: float) -> int:
+    """0: under 1 %, 1: 1–10 %, 2: over 10 %."""
+    return 0 if rel < 0.01 else 1 if rel <= 0.10 else 2
+
+
+def f_off_scores(res: LabResult, data: LabData) -> np.ndarray:
+    """DANK's decision values on the test points with F switched off at test time:
+    the same trained dual vector and bias, every learned entry F[i, j*] replaced by 1,
+    i.e. ``Σᵢ uᵢ k(xᵢ, x) + b``."""
+    from nplk_core.kernels import gaussian_kernel
+    est = res.estimator
+    S = np.flatnonzero(est.dual_u_)
+    if S.size == 0:
+        return np.full(len(data.y_test), float(est.intercept_))
+    K = gaussian_kernel(est.X_fit_[S], data.X_test, sigma=float(est.sigma))
+    return est.dual_u_[S] @ K + est.intercept_
+
+
+def nearest_neighbour_labels(data: LabData) -> np.ndarray:
+    """A 1-nearest-neighbour classifier's test labels (scikit-learn)."""
+    from sklearn.neighbors import KNeighborsClassifier
+    return KNeighborsClassifier(n_neighbors=1).fit(data.X_train, data.y_train) \
+        .predict(data.X_test)
+
+
+def dank_gain(params: Mapping[str, Any]) -> dict[str, float]:
+    """Where DANK's test score comes from at ``params``: DANK, DANK with F switched off
+    at test time, the plain SVM with the same σ and C, 1-NN, DANK's agreement with 1-NN
+    and with the SVM on the test points, and F's largest distance from all-ones."""
+    data, dank = lesson_fit({**params, "method": "dank"}, "dank")
+    _, svm = lesson_fit({**params, "method": "svm"}, "svm")
+    y = data.y_test
+    pred = dank.estimator.predict(data.X_test)
+    off = np.where(f_off_scores(dank, data) >= 0, 1.0, -1.0)
+    nn = nearest_neighbour_labels(data)
+    svm_pred = svm.estimator.predict(data.X_test)
+    return {"dank": dank.test_score, "svm": svm.test_score,
+            "f_off": float(np.mean(off == y)), "nn": float(np.mean(nn == y)),
+            "agree_nn": float(np.mean(pred == nn)), "agree_svm": float(np.mean(pred == svm_pred)),
+            "f_dev": float(np.max(np.abs(dank.matrix - 1.0))), "m": float(len(y))}
+
+

@@ -1,0 +1,173 @@
+"""A teacher's own lesson: an ordered list of (page state, sentence) in one URL value.
+
+:func:`teacher_step` takes a lab page's live state and a sentence; :func:`encode_teacher_lesson`
+packs the steps (compact JSON, zlib, base64url) into the ``my_lesson`` URL value and
+:func:`decode_teacher_lesson` unpacks one. Decoding is as strict as every other URL
+input: the text is capped in length and step count, the inflated size is capped before
+it is inflated (no zip bomb), every state is decoded by the settings codec (an unknown or
+invalid setting refuses the lesson, naming the step), the expected work of all steps is
+capped by the work budget, and sentences come back as one line of plain text for the
+page to show as such (``st.text``). Each step plays as a :class:`nplk_lab.model.lessons.Step`
+without a question. No Streamlit.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import zlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from . import budget, codec
+from .lessons import STEP_PAGES, Step
+from .settings_table import Message, _msg, clip, defaults
+
+MAX_TEACHER_STEPS = 12
+MAX_SENTENCE = 300        # characters of one sentence
+MAX_LESSON_CHARS = 6000   # the encoded URL value (base64url)
+MAX_LESSON_JSON = 32 * 1024   # the inflated JSON, checked while inflating
+MAX_STEP_KEYS = 80        # settings in one step (the lab has ~70)
+MAX_LESSON_SECONDS = 60.0  # expected fit time of all steps together (like a sweep)
+_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class TeacherStep:
+    page: str
+    state: Mapping[str, Any]   # only the settings that differ from the defaults
+    sentence: str
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return {**defaults(), **self.state}
+
+    def as_step(self) -> Step:
+        """A built-in-like step without a question; its figure is the page's main one
+        (decision surface, fitted curve, clusters)."""
+        fig = {"classification": "surface", "regression": "curve",
+               "pairwise": "constraints"}[self.page]
+        return Step(self.sentence, self.page, dict(self.state), fig)
+
+
+def teacher_step(page: str, params: Mapping[str, Any], sentence: str) -> TeacherStep:
+    """A step from a page's live state: the settings that matter on ``page`` and differ
+    from the defaults; the sentence as plain text, cut to :data:`MAX_SENTENCE`."""
+    if page not in STEP_PAGES:
+        raise ValueError("A lesson step can show the Classification, Regression or "
+                         "Pairwise constraints page.")
+    dflt = defaults()
+    names = codec.relevant_names(page, params)
+    state = {k: params[k] for k in names if k in params and params[k] != dflt.get(k)
+             and k not in _NOT_IN_STEPS}
+    return TeacherStep(page, state, _plain(sentence)[:MAX_SENTENCE])
+
+
+#: settings a step never carries (presentation and lesson navigation, user points)
+_NOT_IN_STEPS = frozenset({"present", "lesson", "step", "my_lesson", "points",
+                           "focus_point", "replay", "replay_step"})
+
+
+def _plain(text: Any) -> str:
+    """One line of plain text: control characters and line breaks as spaces."""
+    return " ".join(clip(str(text)[:MAX_SENTENCE * 2], MAX_SENTENCE * 2).split())
+
+
+def encode_teacher_lesson(steps: Sequence[TeacherStep]) -> str:
+    """One URL value for ``steps`` (ValueError above the caps)."""
+    if not 1 <= len(steps) <= MAX_TEACHER_STEPS:
+        raise ValueError(f"A lesson has 1 to {MAX_TEACHER_STEPS} steps.")
+    body = {"v": _FORMAT, "steps": [
+        {"page": s.page, "q": codec.encode_query(dict(s.state)), "text": s.sentence}
+        for s in steps]}
+    raw = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    token = base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode("ascii").rstrip("=")
+    if len(token) > MAX_LESSON_CHARS:
+        raise ValueError(f"The lesson's link would be {len(token):,} characters; the lab "
+                         f"takes at most {MAX_LESSON_CHARS:,}. Use fewer steps or shorter "
+                         "sentences.")
+    return token
+
+
+def decode_teacher_lesson(token: Any) -> tuple[tuple[TeacherStep, ...], list[Message]]:
+    """The steps of a teacher's lesson link, or ``()`` and a message saying why it was
+    refused. Never raises; never inflates more than :data:`MAX_LESSON_JSON` bytes."""
+    def refuse(why: str) -> tuple[tuple[TeacherStep, ...], list[Message]]:
+        return (), [_msg("error", f"This lesson link cannot be opened: {why} Ask for a "
+                                  "new link made with the lab's “Make the lesson link”.")]
+    if not isinstance(token, str) or not token:
+        return refuse("it is empty.")
+    if len(token) > MAX_LESSON_CHARS:
+        return refuse(f"it is {len(token):,} characters long; a lesson link holds at most "
+                      f"{MAX_LESSON_CHARS:,}.")
+    if not all(c.isascii() and (c.isalnum() or c in "-_") for c in token):
+        return refuse("it contains characters a lesson link never has.")
+    try:
+        packed = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        z = zlib.decompressobj()
+        raw = z.decompress(packed, MAX_LESSON_JSON)
+        if z.unconsumed_tail or not z.eof:
+            return refuse("it is damaged or too large once unpacked."
+                          if not z.unconsumed_tail else
+                          f"unpacked it is over {MAX_LESSON_JSON // 1024} KB.")
+        text = raw.decode("utf-8")
+    except (binascii.Error, ValueError, zlib.error, UnicodeDecodeError):
+        return refuse("it is damaged (not a packed lesson).")
+    if codec._nesting_depth(text) > 4:
+        return refuse("its contents are nested too deeply.")
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return refuse("its contents are not valid.")
+    if not isinstance(doc, dict) or doc.get("v") != _FORMAT or \
+            not isinstance(doc.get("steps"), list):
+        return refuse("it was not made by this version of the lab.")
+    raw_steps = doc["steps"]
+    if not 1 <= len(raw_steps) <= MAX_TEACHER_STEPS:
+        return refuse(f"it has {len(raw_steps)} steps; a lesson has 1 to "
+                      f"{MAX_TEACHER_STEPS}.")
+    steps: list[TeacherStep] = []
+    seconds = 0.0
+    for i, s in enumerate(raw_steps, 1):
+        if not isinstance(s, dict) or set(s) - {"page", "q", "text"}:
+            return refuse(f"step {i} is not a lesson step.")
+        page, q, sentence = s.get("page"), s.get("q", {}), s.get("text", "")
+        if page not in STEP_PAGES:
+            return refuse(f"step {i} names a page a lesson cannot show "
+                          f"(“{clip(page, 24)}”).")
+        if not isinstance(q, dict) or len(q) > MAX_STEP_KEYS or \
+                not all(isinstance(k, str) and isinstance(v, str) for k, v in q.items()):
+            return refuse(f"step {i}'s settings are not a list of lab settings.")
+        if not isinstance(sentence, str) or len(sentence) > MAX_SENTENCE:
+            return refuse(f"step {i}'s sentence is not text of at most {MAX_SENTENCE} "
+                          "characters.")
+        bad = sorted(set(q) & _NOT_IN_STEPS)
+        if bad:
+            return refuse(f"step {i} sets “{clip(bad[0], 24)}”, which a step cannot carry.")
+        base = defaults()
+        params, msgs = codec.decode_query(q, base)
+        if msgs:
+            return refuse(f"step {i}: {msgs[0].text}")
+        state = {k: params[k] for k in q}
+        step = TeacherStep(page, state, _plain(sentence))
+        seconds += _expected_seconds(step)
+        if seconds > MAX_LESSON_SECONDS:
+            return refuse(f"its steps would take about {seconds:.0f} s of fitting in all "
+                          f"(up to step {i}); a lesson may take at most "
+                          f"{MAX_LESSON_SECONDS:.0f} s. Use smaller samples.")
+        steps.append(step)
+    return tuple(steps), []
+
+
+def _expected_seconds(step: TeacherStep) -> float:
+    """The work budget's estimate for the step's fit (on the training points)."""
+    p = step.params
+    method = Step("", step.page, p, "surface").method
+    n_train = max(int(round(int(p["n_samples"]) * (1 - float(p["test_size"])))), 1)
+    if step.page == "pairwise":
+        n_train = int(p["n_samples"])
+    verdict = budget.fit_verdict(method, n_train, 2, p)
+    n = n_train if verdict.ok else verdict.n_max  # the lab fits a live subsample then
+    return budget.fit_cost(method, n, 2, p).seconds

@@ -1,0 +1,334 @@
+"""The Lessons page: a built-in lesson (or a teacher's own, from its link) step by step.
+
+Each step shows its sentence, the figure at the step's state and its question. The
+student picks an answer first; only then is the fitted figure drawn (before it, the
+data alone, or nothing when the figure is the answer) and the measured answer revealed
+(:meth:`nplk_lab.model.lessons.Step.reveal`: the numbers, and the option they support). Back
+and Next (also the ← and → keys) step through the lesson; the lesson and the step are
+in the URL (``lesson``, ``step``, or ``my_lesson`` for a teacher's lesson), so a teacher
+can share "lesson 2, step 3". Figures come from the :mod:`nplk_lab.figures` builders; the
+fits from :mod:`nplk_lab.model.lessons` (the same functions the pages use).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import streamlit as st
+
+import nplk_lab.figures as fg
+import nplk_lab.model as lab
+from nplk_lab.model import lessons as L
+from nplk_lab.model import teacher_lessons as T
+from nplk_lab.model.presets import PAGE_PATHS
+
+from .charts import chart
+from .present_mode import COLLECTED, KEEP, base_url, present_url, presenting
+from .state import params, safe_text, show_messages
+from .stores import cached
+
+_FIG_KEY = "lesson_figure"
+# An answer picked with the mouse leaves its radio focused, and the arrow keys would then
+# move the answer instead of the step: ← and → pressed there go to Back and Next.
+_KEYS_JS = """
+<script>
+if (!window.__nplkLessonKeys) {
+  window.__nplkLessonKeys = true;
+  document.addEventListener('keydown', (e) => {
+    const key = { ArrowLeft: 'lesson_back', ArrowRight: 'lesson_next' }[e.key];
+    const t = e.target;
+    if (!key || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey || !t || !t.closest ||
+        !t.closest('[class*="st-key-nplk-keep-q"]')) return;
+    e.preventDefault();
+    e.stopPropagation();
+    t.blur();
+    const b = document.querySelector('.st-key-' + key + ' button');
+    if (b && !b.disabled) b.click();
+  }, true);
+}
+</script>
+"""
+_HEIGHT = 600
+_HEIGHT_PRESENT = 640
+
+
+# ---------------------------------------------------------------------------
+# figures
+# ---------------------------------------------------------------------------
+
+def _dank_rule(method: str) -> str | None:
+    return "nearest" if method == "dank" else None
+
+
+def step_figure(step: L.Step, revealed: bool, height: int = _HEIGHT) -> Any:
+    """The step's figure: the fitted view once ``revealed``; before, the data alone
+    (surface, curve, clusters) or None (a matrix or bandwidths view is the answer)."""
+    p = step.params
+    method = step.method
+    if not revealed and step.figure in ("matrix", "bandwidth"):
+        return None
+    if step.page == "pairwise":
+        data, res = L.lesson_pairwise(p) if revealed else (L.lesson_data(p, lab.CLASSIFICATION),
+                                                          None)
+        none = np.zeros((0, 2), dtype=int)
+        if res is None:
+            return fg.constraints_figure(data.X, np.zeros(len(data.y), dtype=int), none, none,
+                                         y_true=data.y, title="The data (true classes)",
+                                         height=height)
+        est = res.estimator
+        if step.figure == "kmeans":
+            return fg.constraints_figure(data.X, res.kmeans_labels, none, none, y_true=data.y,
+                                         title="Plain k-means, two clusters",
+                                         score_text=f"Rand index {res.rand_kmeans:.3f}",
+                                         height=height)
+        return fg.constraints_figure(
+            data.X, est.labels_, est.must_link_, est.cannot_link_, y_true=data.y,
+            title="Clusters of the learned kernel (SimpleNPKL)",
+            score_text=f"Rand index {res.rand:.3f} (k-means {res.rand_kmeans:.3f})",
+            height=height)
+    label = lab.METHODS[method].label
+    if step.page == "regression":
+        data = L.lesson_data(p, lab.REGRESSION)
+        xl = lab.line_points(data.X)
+        truth = lab.true_function(p["reg_dataset"], p)
+        others = {"noiseless function": truth(xl)} if truth is not None else {}
+        if not revealed:
+            return fg.regression_curve(data.X_train, data.y_train, xl[:, 0],
+                                       np.full(len(xl), np.nan), X_test=data.X_test,
+                                       y_test=data.y_test, others=others, name=label,
+                                       title="The data", height=height)
+        _, res = L.lesson_fit(p, method, lab.REGRESSION)
+        if step.figure == "bandwidth":
+            est = res.estimator
+            return fg.bandwidth_figure(est.support_vectors_, est.bandwidths_, X=data.X_train,
+                                       y=data.y_train, height=height)
+        yl, _ = lab.predict_values(res.estimator, xl)
+        if p.get("show_baseline") and method != "svr":
+            svr = lab.fit_baseline_svr(data.X_train, data.y_train, C=p["C"], sigma=p["sigma"],
+                                       epsilon=p["epsilon"])
+            if svr is not None:
+                others[f"SVR (σ={p['sigma']:g}, C={p['C']:g})"] = svr.predict(xl)
+        sup = res.support_points
+        sup_y = None if sup is None or not len(sup) else lab.predict_values(res.estimator,
+                                                                           sup)[0]
+        return fg.regression_curve(
+            data.X_train, data.y_train, xl[:, 0], yl, X_test=data.X_test, y_test=data.y_test,
+            support=sup, support_y=sup_y, others=others, name=label,
+            train_score=res.train_score, test_score=res.test_score, title=f"{label} fit",
+            height=height)
+    data = L.lesson_data(p, lab.CLASSIFICATION)
+    grid = lab.make_grid(data.X)
+    if not revealed:
+        return fg.decision_surface(grid.xs, grid.ys, None, data.X_train, data.y_train,
+                                   data.X_test, data.y_test, title="The data", height=height)
+    _, res = L.lesson_fit(p, method)
+    if step.figure == "matrix":
+        if res.matrix is not None and res.kernel is not None and \
+                res.matrix.shape == res.kernel.shape:
+            return fg.matrix_triptych(res.kernel, res.matrix, data.y_train,
+                                      name=res.matrix_name, product=method != "onk",
+                                      difference=True)
+        return fg.matrix_heatmap(res.kernel, data.y_train, name="K", center=None,
+                                 title=f"Gaussian kernel K, σ = {p['sigma']:g} "
+                                       "(points ordered by class)", height=height)
+    Z, _ = lab.grid_values(res.estimator, grid, extension=_dank_rule(method))
+    base = None
+    if p.get("show_baseline") and method != "svm":
+        svm = lab.fit_baseline_svm(data.X_train, data.y_train, C=p["C"], sigma=p["sigma"])
+        base = lab.grid_values(svm, grid)[0] if svm is not None else None
+    return fg.decision_surface(
+        grid.xs, grid.ys, Z, data.X_train, data.y_train, data.X_test, data.y_test,
+        support=res.support_points, baseline=base,
+        baseline_name=f"plain SVM boundary (σ = {p['sigma']:g}, C = {p['C']:g})",
+        train_score=res.train_score, test_score=res.test_score,
+        title=f"{label} (σ = {p['sigma']:g}, C = {p['C']:g})", height=height)
+
+
+def _step_key(step: L.Step) -> tuple:
+    return (step.page, step.figure, tuple(sorted((k, repr(v)) for k, v in
+                                                 step.params.items())))
+
+
+# ---------------------------------------------------------------------------
+# the page
+# ---------------------------------------------------------------------------
+
+def _current() -> tuple[str, str, Sequence[L.Step], list[lab.Message]]:
+    """(lesson id, title, steps, messages) of what the state asks for: the teacher's
+    lesson when ``my_lesson`` is set, else built-in lesson ``lesson``."""
+    P = params()
+    token = P.get("my_lesson") or ""
+    if token:
+        steps, msgs = cached("data", ("teacher-lesson", token),
+                             lambda: T.decode_teacher_lesson(token))
+        if steps:
+            return "mine", "Your teacher's lesson", [s.as_step() for s in steps], []
+        return f"L{P['lesson']}", "", [], msgs
+    lesson = L.lesson(int(P["lesson"]))
+    return f"L{lesson.number}", lesson.title, lesson.steps, []
+
+
+def _go(delta: int, n: int) -> None:
+    P = params()
+    P["step"] = int(min(max(int(P["step"]) + delta, 1), n))
+
+
+def _pick_lesson() -> None:
+    P = params()
+    P["lesson"] = int(st.session_state["lesson_pick"])
+    P["step"] = 1
+    P["my_lesson"] = ""
+
+
+def lessons_page() -> None:
+    """The whole Lessons page below its set-up (see the module docstring)."""
+    P = params()
+    present = presenting()
+    lesson_id, title, steps, msgs = _current()
+    if not present:
+        st.title("Lessons")
+        st.caption("Guided walks through the lab for a student who knows an SVM. Each step: "
+                   "a sentence, a figure, and a question to answer before the figure and "
+                   "the numbers give it away. ← and → step through a lesson.")
+    show_messages(msgs)
+    if not steps:
+        if msgs:
+            st.info("Pick a built-in lesson below instead.")
+        lesson_id, title, steps = (f"L{P['lesson']}", L.lesson(int(P["lesson"])).title,
+                                   L.lesson(int(P["lesson"])).steps)
+        P["my_lesson"] = ""
+    if not present:
+        _lesson_choice(lesson_id)
+    n = len(steps)
+    k = int(min(max(int(P["step"]), 1), n))
+    P["step"] = k
+    step = steps[k - 1]
+
+    # navigation: one row, kept in presentation mode (← / → press Back / Next)
+    with st.container(key=f"{KEEP}-nav"):
+        c = st.columns([1.1, 1.1, 6], vertical_alignment="center")
+        c[0].button("◀ Back", key="lesson_back", on_click=_go, args=(-1, n),
+                    disabled=k <= 1, shortcut="ArrowLeft", width="stretch",
+                    help="The previous step (left arrow key).")
+        c[1].button("Next ▶", key="lesson_next", on_click=_go, args=(1, n),
+                    disabled=k >= n, shortcut="ArrowRight", width="stretch",
+                    type="primary", help="The next step (right arrow key).")
+        c[2].markdown(f"**{safe_text(f'{title} — step {k} of {n}', 200)}**")
+
+    teacher = lesson_id == "mine"
+    if teacher:
+        st.text(step.sentence)            # a teacher's words: plain text only
+    else:
+        st.markdown(step.sentence)        # the lab's own text
+
+    answer_key = f"{KEEP}-answer-{lesson_id}-{k}"
+    left, right = st.columns([1.55, 1], gap="large")
+    revealed = True
+    with right:
+        if step.question:
+            st.html(_KEYS_JS, unsafe_allow_javascript=True)
+            with st.container(key=f"{KEEP}-question"):
+                st.markdown(f"**{step.question}**")
+                pick = st.radio("Your answer", step.options, index=None, key=answer_key,
+                                label_visibility="collapsed",
+                                help="Pick what you predict; the lab then measures it.")
+            revealed = pick is not None
+            if not revealed:
+                st.caption("Pick an answer: the figure and the numbers then show what "
+                           "the lab measures here.")
+            else:
+                rev = cached("figs", ("lesson-reveal",) + _step_key(step) + (step.question,),
+                             step.reveal)
+                chosen = step.options.index(pick)
+                if rev.answer < 0:
+                    st.warning("The numbers here fit none of the options exactly.")
+                elif chosen == rev.answer:
+                    st.success("Right.")
+                else:
+                    st.error(f"Not quite: the numbers say “{step.options[rev.answer]}”.")
+                st.markdown(rev.text)
+        if not present:
+            st.page_link(L.step_file(step), label="Try it yourself", icon="🧪",
+                         query_params=L.step_query(step),
+                         help="Opens the lab page in this step's state, with every control.")
+    with left:
+        height = _HEIGHT_PRESENT if present else _HEIGHT
+        try:
+            fig = cached("figs", ("lesson-fig",) + _step_key(step) + (revealed, height),
+                         lambda: step_figure(step, revealed, height))
+        except ValueError as exc:
+            fig = None
+            st.error(safe_text(f"This step's figure could not be made: {exc}"))
+        if fig is None:
+            st.info("The figure appears once you have answered: here it is the answer.")
+        else:
+            chart(fig, _FIG_KEY, f"nplk-lesson-{lesson_id}-{k}")
+    if not present:
+        _present_button()
+        _teacher_builder()
+
+
+def _lesson_choice(current: str) -> None:
+    numbers = [les.number for les in L.LESSONS]
+    P = params()
+    st.session_state["lesson_pick"] = int(P["lesson"])
+    st.selectbox("Lesson", numbers, key="lesson_pick", on_change=_pick_lesson,
+                 format_func=lambda i: f"{i}. {L.lesson(i).title}",
+                 help="A guided walk through the lab, one question per step.")
+    if current == "mine":
+        st.caption("Showing a teacher's lesson from the link; pick a built-in lesson to "
+                   "leave it.")
+    else:
+        st.caption(L.lesson(int(P["lesson"])).summary)
+
+
+def _present_button() -> None:
+    st.divider()
+    if st.button("Present", key="lesson_present", icon="📽️",
+                 help="The link to this lesson step in presentation mode."):
+        st.session_state["lab_present_link"] = "lessons"
+    if st.session_state.get("lab_present_link") == "lessons":
+        st.caption("Presentation link (copy it, or open it on the projector): no controls, "
+                   "large figure and text; ← and → step through the lesson.")
+        st.code(present_url("lessons", params()), language=None, wrap_lines=True)
+
+
+def _teacher_builder() -> None:
+    """The steps a teacher collected on the lab pages: order, remove, make the link."""
+    ss = st.session_state
+    steps: list[T.TeacherStep] = ss.setdefault(COLLECTED, [])
+    with st.expander(f"Your own lesson ({len(steps)} step{'s' if len(steps) != 1 else ''})",
+                     expanded=bool(steps)):
+        if not steps:
+            st.caption("On the Classification, Regression or Pairwise constraints page, open "
+                       "“Present · add to a lesson” in the sidebar, write a sentence and "
+                       "add the view. The steps collect here.")
+            return
+        for i, s in enumerate(steps):
+            c = st.columns([0.5, 6, 0.7, 0.7], vertical_alignment="center")
+            c[0].text(f"{i + 1}.")
+            c[1].text(f"{PAGE_PATHS[s.page].replace('_', ' ')}: "
+                      f"{s.sentence or '(no sentence)'}")
+            if c[2].button("↑", key=f"my_up_{i}", disabled=i == 0, help="Move up"):
+                steps[i - 1], steps[i] = steps[i], steps[i - 1]
+                st.rerun()
+            if c[3].button("✕", key=f"my_del_{i}", help="Remove"):
+                del steps[i]
+                st.rerun()
+        if st.button("Make the lesson link", key="my_make", type="primary"):
+            try:
+                ss["lab_my_token"] = T.encode_teacher_lesson(steps)
+            except ValueError as exc:
+                ss.pop("lab_my_token", None)
+                st.error(safe_text(str(exc)))
+        token = ss.get("lab_my_token")
+        if token:
+            st.caption("Send this link to the class; it opens your lesson here:")
+            st.code(f"{base_url()}?my_lesson={token}&step=1", language=None,
+                    wrap_lines=True)
+            if st.button("Open it here", key="my_open"):
+                P = params()
+                P["my_lesson"], P["step"] = token, 1
+                st.rerun()

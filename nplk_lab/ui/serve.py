@@ -1,0 +1,441 @@
+"""The ``nplk-lab`` command: the installed app, alone or behind a proxy for a class.
+
+``nplk-lab [streamlit options]`` runs the app exactly as ``streamlit run app.py`` does
+from the repository (the lab's ``.streamlit/config.toml`` applied, from any directory).
+
+``nplk-lab classroom --workers N --port P`` starts N ``streamlit run`` processes on
+consecutive internal ports (localhost only) and HAProxy in front of them on port P.
+HAProxy pins each browser to one worker with a cookie: a Streamlit session (its widgets,
+its uploaded CSV) lives in one process, and an upload is a separate HTTP request that
+must reach that process. Workers serve without file watching, drop a disconnected
+session after ``--session-ttl`` seconds and bound the lab's caches to ``--cache-mb``
+each (``NPLK_LAB_CACHE_MB``, read by :mod:`.stores`). Without HAProxy the command says
+how to install it and serves with one process. See ``docs/serving-a-class.md``.
+
+This module imports only the standard library: it supervises processes and never
+runs the app itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+import urllib.error
+import urllib.request
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+APP_PACKAGE = "nplk_lab_app"  # app.py, pages/ and .streamlit/ in an installed wheel
+PROXY = "haproxy"
+PROXY_SEARCH = ("/usr/sbin", "/usr/local/sbin")  # Debian installs it outside a user's PATH
+INSTALL_HINT = "sudo apt-get install haproxy"
+WORKER_COOKIE = "NPLK_WORKER"
+HEALTH = "/_stcore/health"
+
+# Serving settings for a class (issue 4): no file watching, a short life for a session
+# whose browser went away, the lab's caches bounded per worker.
+DEFAULT_SESSION_TTL_S = 30
+DEFAULT_CACHE_MB = 256
+DEFAULT_PORT = 8501
+HEALTH_TIMEOUT_S = 120.0
+
+
+# ---------------------------------------------------------------------------
+# the installed app and its settings
+# ---------------------------------------------------------------------------
+
+def app_dir() -> Path:
+    """The folder holding ``app.py`` and ``pages/``: the installed ``nplk_lab_app``
+    package, else the source checkout this module sits in."""
+    spec = importlib.util.find_spec(APP_PACKAGE)
+    for loc in (spec.submodule_search_locations or []) if spec else []:
+        if (Path(loc) / "app.py").is_file():
+            return Path(loc)
+    for parent in Path(__file__).resolve().parents:
+        if (parent / "app.py").is_file() and (parent / "pages").is_dir():
+            return parent
+    raise FileNotFoundError("NPLK Lab's app.py is not installed next to this package")
+
+
+def shipped_options(folder: Path) -> dict[str, object]:
+    """The lab's ``.streamlit/config.toml`` as ``{"section.key": value}``. Streamlit
+    reads that file only from the current directory, so the command passes it on."""
+    path = folder / ".streamlit" / "config.toml"
+    if not path.is_file():
+        return {}
+    with open(path, "rb") as f:
+        table = tomllib.load(f)
+    return {f"{section}.{key}": value for section, values in table.items()
+            for key, value in values.items()}
+
+
+def serving_options(session_ttl: int) -> dict[str, object]:
+    """What a worker of a class runs with, on top of the shipped settings."""
+    return {
+        "server.headless": True,
+        "server.fileWatcherType": "none",
+        "server.runOnSave": False,
+        "server.disconnectedSessionTTL": session_ttl,
+        "browser.gatherUsageStats": False,
+    }
+
+
+def user_options(args: Sequence[str]) -> tuple[dict[str, str], list[str]]:
+    """Split ``--section.key value`` / ``--section.key=value`` pairs (Streamlit's
+    option flags) from anything else, which is passed on untouched."""
+    options: dict[str, str] = {}
+    rest: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        name = a[2:].split("=", 1)[0] if a.startswith("--") else ""
+        if "." in name:
+            if "=" in a:
+                options[name] = a.split("=", 1)[1]
+            elif i + 1 < len(args):
+                options[name] = args[i + 1]
+                i += 1
+            else:
+                rest.append(a)
+        else:
+            rest.append(a)
+        i += 1
+    return options, rest
+
+
+def _flag_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def streamlit_command(options: Mapping[str, object], extra: Sequence[str] = (),
+                      folder: Path | None = None) -> list[str]:
+    """``python -m streamlit run <installed app.py> --opt value ...``."""
+    folder = folder or app_dir()
+    cmd = [sys.executable, "-m", "streamlit", "run", str(folder / "app.py")]
+    for name, value in options.items():
+        cmd += [f"--{name}", _flag_value(value)]
+    return cmd + list(extra)
+
+
+def merged(*layers: Mapping[str, object]) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for layer in layers:
+        out.update(layer)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# the proxy
+# ---------------------------------------------------------------------------
+
+def find_proxy(explicit: str | None = None) -> str | None:
+    if explicit:
+        return explicit if os.access(explicit, os.X_OK) else shutil.which(explicit)
+    found = shutil.which(PROXY)
+    if found:
+        return found
+    for folder in PROXY_SEARCH:
+        path = Path(folder) / PROXY
+        if os.access(path, os.X_OK):
+            return str(path)
+    return None
+
+
+def haproxy_config(address: str, port: int, worker_ports: Sequence[int]) -> str:
+    """HAProxy in front of the workers: cookie affinity, websockets kept open."""
+    bind = f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
+    servers = "\n".join(
+        f"    server w{i} 127.0.0.1:{p} cookie w{i} check inter 2s fall 3 rise 1"
+        for i, p in enumerate(worker_ports, start=1))
+    return f"""\
+# NPLK Lab for a class: written by `nplk-lab classroom` (docs/serving-a-class.md)
+global
+    maxconn 4096
+
+defaults
+    mode http
+    option forwardfor
+    timeout connect 5s
+    # an HTTP request and its answer (a page load, a CSV upload)
+    timeout http-request 30s
+    timeout client 60s
+    timeout server 60s
+    # an open websocket: one per browser tab, for as long as the tab is open
+    # (Streamlit pings it, so this only ends connections whose peer is gone)
+    timeout tunnel 2h
+    timeout client-fin 10s
+
+frontend nplk_lab
+    bind {bind}
+    default_backend nplk_workers
+
+backend nplk_workers
+    # a new browser goes to the worker with the fewest open connections (websockets
+    # are long), then stays there: its session and its uploads live in that process
+    balance leastconn
+    cookie {WORKER_COOKIE} insert indirect nocache httponly attr "SameSite=Lax"
+    # a worker that died: its browsers start a new session on another one
+    option redispatch
+    option httpchk
+    http-check send meth GET uri {HEALTH}
+    http-check expect status 200
+{servers}
+"""
+
+
+# ---------------------------------------------------------------------------
+# processes
+# ---------------------------------------------------------------------------
+
+def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = HEALTH_TIMEOUT_S,
+                 what: str = "worker") -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{what} exited with code {proc.returncode}")
+        try:
+            with urllib.request.urlopen(url + HEALTH, timeout=2) as r:
+                if r.status == 200:
+                    return
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(0.1)
+    raise TimeoutError(f"{what} did not answer {HEALTH} within {timeout:.0f} s")
+
+
+def stop_all(procs: Sequence[subprocess.Popen], timeout: float = 10.0) -> None:
+    for p in procs:
+        if p.poll() is None:
+            p.terminate()
+    deadline = time.monotonic() + timeout
+    for p in procs:
+        try:
+            p.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+def public_url(address: str, port: int) -> str:
+    if address not in ("0.0.0.0", "::", ""):
+        return f"http://{address}:{port}"
+    try:  # the address other machines reach this one by (no packet is sent)
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("10.255.255.255", 1))
+            host = s.getsockname()[0]
+    except OSError:
+        host = socket.gethostname()
+    return f"http://{host}:{port}"
+
+
+def _tail(path: Path, n: int = 20) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-n:])
+    except OSError:
+        return ""
+
+
+class _Stop(Exception):
+    pass
+
+
+def _raise_stop(signum, frame):  # noqa: ARG001 (signal handler signature)
+    raise _Stop(signum)
+
+
+def worker_ports(ns: argparse.Namespace) -> list[int]:
+    first = ns.first_worker_port or ns.port + 1
+    ports = list(range(first, first + ns.workers))
+    if ns.port in ports or ports[-1] > 65535:
+        raise SystemExit(f"nplk-lab: the workers' ports {ports[0]}-{ports[-1]} must be "
+                         f"valid and leave out the proxy's port {ns.port}")
+    return ports
+
+
+def classroom(ns: argparse.Namespace, extra: Sequence[str]) -> int:
+    if ns.print_config:
+        print(haproxy_config(ns.address, ns.port, worker_ports(ns)), end="")
+        return 0
+    folder = app_dir()
+    given, rest = user_options(extra)
+    base = merged(shipped_options(folder), serving_options(ns.session_ttl))
+    env = dict(os.environ, NPLK_LAB_CACHE_MB=str(ns.cache_mb))
+    # each Streamlit process runs its fits in a pool of worker processes
+    # (nplk_lab/ui/workers.py, one per core by default): split the cores between them
+    env.setdefault("NPLK_LAB_WORKERS",
+                   str(max(1, (os.cpu_count() or 1) // max(int(ns.workers), 1))))
+    proxy = find_proxy(ns.proxy)
+
+    if proxy is None or ns.workers == 1:
+        if proxy is None:
+            print(f"HAProxy is not installed, so the lab serves with one process.\n"
+                  f"For {ns.workers} workers behind a proxy install it with:\n"
+                  f"    {INSTALL_HINT}\n", file=sys.stderr, flush=True)
+        opts = merged(base, {"server.address": ns.address, "server.port": ns.port}, given)
+        print(f"NPLK Lab for a class (one process): {public_url(ns.address, ns.port)}",
+              flush=True)
+        cmd = streamlit_command(opts, rest, folder)
+        os.execve(cmd[0], cmd, env)
+
+    ports = worker_ports(ns)
+    # one secret for every worker: a browser moved to another worker (its own died)
+    # still passes the XSRF check. Passed through the environment, not the command line.
+    env["STREAMLIT_SERVER_COOKIE_SECRET"] = secrets.token_hex(32)
+
+    work = Path(tempfile.mkdtemp(prefix="nplk-lab-classroom-"))
+    config = work / "haproxy.cfg"
+    config.write_text(haproxy_config(ns.address, ns.port, ports))
+    check = subprocess.run([proxy, "-c", "-q", "-f", str(config)], capture_output=True,
+                           text=True)
+    if check.returncode != 0:
+        print(check.stdout + check.stderr, file=sys.stderr)
+        raise SystemExit(f"nplk-lab: HAProxy rejected the configuration {config}")
+
+    procs: list[subprocess.Popen] = []
+    # Ctrl-C, a service manager's stop or a closed terminal end the class; a signal
+    # ignored on purpose (`nohup`, a background job's SIGINT) stays ignored
+    old = {s: signal.signal(s, _raise_stop)
+           for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+           if signal.getsignal(s) is not signal.SIG_IGN}
+    code = 0
+    try:
+        for i, p in enumerate(ports, start=1):
+            opts = merged(base, given, {"server.address": "127.0.0.1", "server.port": p})
+            log = open(work / f"worker-{i}.log", "w")  # noqa: SIM115 (the child holds it)
+            procs.append(subprocess.Popen(streamlit_command(opts, rest, folder), env=env,
+                                          stdout=log, stderr=subprocess.STDOUT,
+                                          stdin=subprocess.DEVNULL))
+            log.close()
+        for i, (p, proc) in enumerate(zip(ports, procs, strict=True), start=1):
+            try:
+                wait_healthy(f"http://127.0.0.1:{p}", proc, what=f"worker {i}")
+            except (RuntimeError, TimeoutError) as e:
+                print(_tail(work / f"worker-{i}.log"), file=sys.stderr)
+                raise SystemExit(f"nplk-lab: {e}") from None
+            print(f"worker {i}: http://127.0.0.1:{p} (pid {proc.pid})", flush=True)
+        procs.append(subprocess.Popen([proxy, "-db", "-f", str(config)],
+                                      stdin=subprocess.DEVNULL))
+        wait_healthy(f"http://127.0.0.1:{ns.port}" if ns.address in ("0.0.0.0", "::")
+                     else f"http://{ns.address}:{ns.port}", procs[-1], what="HAProxy")
+        print(f"NPLK Lab for a class: {public_url(ns.address, ns.port)} "
+              f"({ns.workers} workers behind HAProxy; Ctrl-C stops all)", flush=True)
+        # supervise: the first child that ends ends the class
+        pid, status = os.wait()  # blocks until a child ends or a signal arrives
+        dead = next(p for p in procs if p.pid == pid)
+        dead.returncode = os.waitstatus_to_exitcode(status)
+        name = "HAProxy" if dead is procs[-1] else f"worker {procs.index(dead) + 1}"
+        print(f"nplk-lab: {name} (pid {pid}) ended with code {dead.returncode}; "
+              "stopping the others", file=sys.stderr)
+        code = 1
+    except _Stop:
+        code = 0
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+        stop_all(procs)
+        shutil.rmtree(work, ignore_errors=True)
+    return code
+
+
+# ---------------------------------------------------------------------------
+# the command line
+# ---------------------------------------------------------------------------
+
+USAGE = """\
+nplk-lab [STREAMLIT OPTIONS]
+    Run NPLK Lab (as `streamlit run app.py` does from the repository), e.g.
+    nplk-lab --server.port 8502 --server.address 0.0.0.0
+
+nplk-lab classroom [--workers N] [--port P] [--address A] [-- STREAMLIT OPTIONS]
+    Serve a class: N app processes behind HAProxy (cookie affinity) on port P.
+"""
+
+
+def classroom_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="nplk-lab classroom",
+        description="Serve NPLK Lab to a class: N Streamlit processes behind HAProxy, "
+                    "each browser pinned to one of them by a cookie.",
+        epilog="Options after `--` go to every worker's `streamlit run`. "
+               "See docs/serving-a-class.md.")
+    p.add_argument("--workers", type=_positive, default=min(4, os.cpu_count() or 1),
+                   help="app processes (default: the number of cores, at most 4)")
+    p.add_argument("--port", type=_port, default=DEFAULT_PORT,
+                   help=f"the port students open (default {DEFAULT_PORT})")
+    p.add_argument("--address", default="0.0.0.0",
+                   help="the address the proxy listens on (default 0.0.0.0: every "
+                        "network of this machine; use a trusted network only)")
+    p.add_argument("--first-worker-port", type=_port, default=None,
+                   help="the first worker's internal port (default: PORT + 1)")
+    p.add_argument("--session-ttl", type=_positive, default=DEFAULT_SESSION_TTL_S,
+                   help="seconds a session is kept after its browser disconnects "
+                        f"(default {DEFAULT_SESSION_TTL_S})")
+    p.add_argument("--cache-mb", type=_positive, default=DEFAULT_CACHE_MB,
+                   help="memory for the lab's caches in each worker, MB "
+                        f"(default {DEFAULT_CACHE_MB})")
+    p.add_argument("--proxy", default=None, help="the haproxy binary (default: found)")
+    p.add_argument("--print-config", action="store_true",
+                   help="print the HAProxy configuration for these ports and exit (for "
+                        "a system HAProxy in front of workers run as services)")
+    return p
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {value}")
+    return value
+
+
+def _port(text: str) -> int:
+    value = _positive(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"not a port number: {value}")
+    return value
+
+
+def parse(argv: Sequence[str]) -> tuple[str, argparse.Namespace | None, list[str]]:
+    """``("run", None, streamlit args)`` or ``("classroom", options, worker args)``."""
+    argv = list(argv)
+    if argv and argv[0] == "classroom":
+        argv = argv[1:]
+        extra: list[str] = []
+        if "--" in argv:
+            cut = argv.index("--")
+            argv, extra = argv[:cut], argv[cut + 1:]
+        return "classroom", classroom_parser().parse_args(argv), extra
+    return "run", None, argv
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] in (["-h"], ["--help"]):
+        print(USAGE)
+        return 0
+    mode, ns, extra = parse(argv)
+    if mode == "classroom":
+        return classroom(ns, extra)
+    folder = app_dir()
+    given, rest = user_options(extra)
+    cmd = streamlit_command(merged(shipped_options(folder), given), rest, folder)
+    os.execv(cmd[0], cmd)  # the app replaces this process, as `streamlit run` would
+    return 0  # not reached
+
+
+if __name__ == "__main__":
+    sys.exit(main())
