@@ -132,9 +132,9 @@ def bench_grid(seeds: int, points: int) -> None:
     """The σ × C map of DANK (see the module docstring)."""
     from threadpoolctl import threadpool_limits
 
-    import nplk_app as lab
+    import nplk_lab.model as lab
     import nplk_core
-    from nplk_app import maps
+    from nplk_lab.model import maps
 
     P = {**lab.defaults(), "n_samples": 200, "sweep_method": "dank"}
     sig = lab.sweep_values("sigma", None, None, points)
@@ -185,7 +185,7 @@ def bench_svr_slider() -> None:
     """DANK-SVR at the slider state of bench_live's slowest move (module docstring)."""
     from threadpoolctl import threadpool_limits
 
-    import nplk_app as lab
+    import nplk_lab.model as lab
     from nplk_core.dank import DANKRegressor
 
     P = {**lab.defaults(), "reg_method": "dank_svr", "C": 1.5, "epsilon": 0.05,
