@@ -38,10 +38,12 @@ from .projection import project_box, project_dual
 from .spectral import eigh_above
 
 
-def _eigh_above(M: np.ndarray, s: float) -> tuple[np.ndarray, np.ndarray]:
-    """Eigenpairs of the symmetric ``M`` with eigenvalue ``> s`` (ascending); see
-    :func:`nplk_core.spectral.eigh_above` for why this is the full decomposition."""
-    return eigh_above(M, s)
+def _eigh_above(M: np.ndarray, s: float, expected: int | None = None
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Eigenpairs of the symmetric ``M`` with eigenvalue ``> s`` (ascending); only those
+    (a value subset) when ``expected``, the rank at the solver's previous evaluation, is
+    a small share of the size (see :func:`nplk_core.spectral.eigh_above`)."""
+    return eigh_above(M, s, expected=expected)
 
 
 @dataclass
@@ -80,7 +82,8 @@ class InnerSolution:
 
 
 def inner_F(u: np.ndarray, K: np.ndarray, eta: float, tau: float,
-            K_S: np.ndarray | None = None) -> InnerSolution:
+            K_S: np.ndarray | None = None, expected_rank: int | None = None
+            ) -> InnerSolution:
     r"""``F(u) = J_{tau/2}(11^T + diag(u) K diag(u)/(4 eta))``, exactly, via the support trick."""
     n = u.size
     S = np.flatnonzero(u)
@@ -98,7 +101,7 @@ def inner_F(u: np.ndarray, K: np.ndarray, eta: float, tau: float,
     else:
         M = G + 1.0
     s = 0.5 * tau
-    lam, V = _eigh_above(M, s)
+    lam, V = _eigh_above(M, s, expected_rank)
     w = lam - s
     W = (V * w) @ V.T
     return InnerSolution(S=S, W=W, eigvals=w[::-1].copy(), n=n)
@@ -145,7 +148,7 @@ class LowRankInner:
     eigendecomposition whatever the support size.
     """
 
-    def __init__(self, u, Phi, eta, tau):
+    def __init__(self, u, Phi, eta, tau, expected_rank=None):
         n = u.size
         self.n = n
         self.S = np.flatnonzero(u)
@@ -156,7 +159,7 @@ class LowRankInner:
         G = BS.T @ BS
         G[0, 0] = float(n)  # rows outside S contribute [1, 0, ..., 0]
         s = 0.5 * tau
-        lam_k, Uk = _eigh_above(G, s)
+        lam_k, Uk = _eigh_above(G, s, expected_rank)
         self.eigvals = (lam_k - s)[::-1].copy()
         self.Omega = (Uk * ((lam_k - s) / lam_k)) @ Uk.T
         self.BS = BS
@@ -233,6 +236,9 @@ class DankProblem:
         else:
             self.proj_labels = np.asarray(labels, dtype=float)
         self.n_evals = 0
+        #: rank of F at the last evaluation: the next one, at a nearby point, computes
+        #: only the eigenpairs above tau/2 when this is a small share of its size
+        self.last_rank: int | None = None
         #: ``bias_of(beta, Qu)``: the bias implied by ``beta`` given ``Qu = (F o K) u``
         #: (set by the estimator; used for the snapshots of the training replay)
         self.bias_of = None
@@ -282,14 +288,16 @@ class DankProblem:
         S = np.flatnonzero(u)
         phi = self._factor_for(S.size)
         if phi is not None:
-            inner = LowRankInner(u, phi, self.eta, self.tau)
+            inner = LowRankInner(u, phi, self.eta, self.tau, self.last_rank)
             Qu = inner.quad_grad(u)
             fro, nuc = inner.penalty_terms()
         else:
             K_S = self.K[:, S]
-            inner = inner_F(u, self.K, self.eta, self.tau, K_S=K_S)
+            inner = inner_F(u, self.K, self.eta, self.tau, K_S=K_S,
+                            expected_rank=self.last_rank)
             Qu = quad_grad(inner, u, self.K, K_S=K_S)
             fro, nuc = penalty_terms(inner)
+        self.last_rank = inner.rank
         h = float(self.linear @ beta - 0.5 * (u @ Qu) + self.eta * fro
                   + self.tau * self.eta * nuc)
         g = self.grad_from_u(Qu) if gradient else None

@@ -113,10 +113,17 @@ def test_every_driver_failure_falls_back(monkeypatch):
             raise np.linalg.LinAlgError("Internal Error.")
         return real(M, *args, driver=driver, **kw)
 
+    real_np = np.linalg.eigh
+
+    def np_fails(M, *args, **kw):
+        calls.append("numpy")
+        raise np.linalg.LinAlgError("Eigenvalues did not converge")
+
     monkeypatch.setattr(scipy.linalg, "eigh", flaky)
+    monkeypatch.setattr(np.linalg, "eigh", np_fails)
     M = _random_psd(30, 5, 3)
     w, V = eigh_full(M)
-    assert calls == ["evd", "evr", "ev"]
+    assert calls == ["numpy", "evd", "evr", "ev"]
     np.testing.assert_allclose((V * w) @ V.T, M, atol=1e-9)
     top_w, _ = eigh_top(M, 4)
     np.testing.assert_allclose(top_w, np.linalg.eigvalsh(M)[-4:], atol=1e-9)
@@ -127,7 +134,8 @@ def test_every_driver_failure_falls_back(monkeypatch):
         raise np.linalg.LinAlgError("Internal Error.")
 
     monkeypatch.setattr(scipy.linalg, "eigh", broken)
-    w2, _ = eigh_full(M)  # numpy's own eigh is the last resort
+    monkeypatch.setattr(np.linalg, "eigh", real_np)
+    w2, _ = eigh_full(M)  # numpy's own eigh needs no SciPy driver
     np.testing.assert_allclose(w2, np.linalg.eigvalsh(M), atol=1e-9)
 
 
@@ -137,3 +145,66 @@ def test_simple_npkl_positive_part_survives_the_issue11_matrix():
     w, V = _dense_positive(_issue11_matrix())
     np.testing.assert_allclose(w[0], 14.001, rtol=1e-12)
     np.testing.assert_allclose((V * w) @ V.T, _issue11_matrix(), atol=1e-12)
+
+
+def _svt_of(lam, V, s):
+    return (V * (lam - s)) @ V.T
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_partial_eigh_above_equals_the_full_decomposition(seed):
+    """The value-subset route (``expected`` small) returns the same eigenvalues above
+    the threshold and the same SVT as the filtered full decomposition, to 1e-12, on
+    random PSD matrices shaped like DANK's (ones plus a low-rank part), with tied
+    eigenvalues, the threshold inside a cluster, and nothing above the threshold."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(30, 120))
+    k = int(rng.integers(1, 6))
+    B = rng.standard_normal((n, k))
+    cases = []
+    M = np.ones((n, n)) + B @ B.T / n
+    cases.append((M, 1e-3))
+    # ties: a repeated eigenvalue above the threshold and a block of zeros below
+    Q, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    lam = np.zeros(n)
+    lam[-4:] = [2.0, 2.0, 2.0, 5.0]
+    lam[:n - 4] = rng.uniform(0.0, 0.01, n - 4)
+    cases.append(((Q * lam) @ Q.T, 0.5 * 3e-4))
+    cases.append(((Q * lam) @ Q.T, 2.0))           # threshold on the tie: none of it kept
+    cases.append((B @ B.T * 1e-6, 1.0))             # every eigenvalue below the threshold
+    cases.append((np.zeros((n, n)), 0.0))           # all zero: nothing strictly above
+    for M, s in cases:
+        M = 0.5 * (M + M.T)
+        lf, Vf = eigh_above(M, s)
+        lp, Vp = eigh_above(M, s, expected=0)
+        scale = max(1.0, np.abs(M).max())
+        # an eigenvalue on the threshold (the tie case) may land on either side of it in
+        # round-off; it adds ~1e-16 to the SVT either way, which the SVT check covers
+        clear = 1e-10 * scale
+        np.testing.assert_allclose(lp[lp > s + clear], lf[lf > s + clear], rtol=0,
+                                   atol=1e-12 * scale)
+        np.testing.assert_allclose(_svt_of(lp, Vp, s), _svt_of(lf, Vf, s), rtol=0,
+                                   atol=1e-12 * scale)
+        assert np.all(lp > s)
+
+
+def test_partial_eigh_above_falls_back_when_lapack_fails(monkeypatch):
+    import scipy.linalg
+
+    real = scipy.linalg.eigh
+    calls = []
+
+    def flaky(M, *args, driver=None, **kw):
+        calls.append(driver)
+        if "subset_by_value" in kw:
+            raise np.linalg.LinAlgError("Internal Error.")
+        return real(M, *args, driver=driver, **kw)
+
+    monkeypatch.setattr(scipy.linalg, "eigh", flaky)
+    M = _random_psd(40, 3, 1)
+    lam, V = eigh_above(M, 1e-3, expected=1)
+    assert calls == ["evr"]  # the subset was tried, then numpy's full decomposition
+    w = np.linalg.eigvalsh(M)
+    np.testing.assert_allclose(lam, w[w > 1e-3], atol=1e-10)
+    lam2, _ = eigh_above(_issue11_matrix() * 3, 0.01, expected=0)  # below the size cut
+    np.testing.assert_allclose(lam2, [42.003], rtol=1e-12)
