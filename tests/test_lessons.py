@@ -240,11 +240,12 @@ def test_the_url_setting_refuses_non_token_text():
     assert params["my_lesson"] == "" and msgs and "invalid" in msgs[0].text
 
 
-def test_f_off_agrees_with_the_shared_ablation_module():
-    """The lesson's own F-off computation and nplk_lab.model.ablation's (written separately)
-    give the same decision values at the DANK lesson's state."""
-    from nplk_lab.model import ablation
+def test_f_off_is_the_plain_kernel_with_the_learned_dual_vector():
+    """F off at the DANK lesson's state, against the formula written here:
+    Σᵢ uᵢ k(xᵢ, x) + b with the plain Gaussian kernel."""
     data, res = L.lesson_fit(L.lesson(2).steps[2].params, "dank")
-    np.testing.assert_allclose(L.f_off_scores(res, data),
-                               ablation.off_decision(res.estimator, data.X_test),
+    est = res.estimator
+    d2 = ((data.X_test[:, None, :] - est.X_fit_[None, :, :]) ** 2).sum(-1)
+    K = np.exp(-d2 / (2.0 * float(est.sigma) ** 2))
+    np.testing.assert_allclose(L.f_off_scores(res, data), K @ est.dual_u_ + est.intercept_,
                                rtol=1e-10, atol=1e-10)

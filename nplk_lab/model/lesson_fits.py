@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from . import ablation
 from .data import LabData, prepare_data
 from .methods import fit_method, fit_pairwise
 from .results import LabResult, PairwiseResult
@@ -115,22 +116,14 @@ def _size(rel: float) -> int:
 
 def f_off_scores(res: LabResult, data: LabData) -> np.ndarray:
     """DANK's decision values on the test points with F switched off at test time:
-    the same trained dual vector and bias, every learned entry F[i, j*] replaced by 1,
-    i.e. ``Σᵢ uᵢ k(xᵢ, x) + b``."""
-    from nplk_core.kernels import gaussian_kernel
-    est = res.estimator
-    S = np.flatnonzero(est.dual_u_)
-    if S.size == 0:
-        return np.full(len(data.y_test), float(est.intercept_))
-    K = gaussian_kernel(est.X_fit_[S], data.X_test, sigma=float(est.sigma))
-    return est.dual_u_[S] @ K + est.intercept_
+    the same trained dual vector and bias with the plain kernel (the score table's
+    :func:`.ablation.off_decision`)."""
+    return ablation.off_decision(res.estimator, data.X_test)
 
 
 def nearest_neighbour_labels(data: LabData) -> np.ndarray:
-    """A 1-nearest-neighbour classifier's test labels (scikit-learn)."""
-    from sklearn.neighbors import KNeighborsClassifier
-    return KNeighborsClassifier(n_neighbors=1).fit(data.X_train, data.y_train) \
-        .predict(data.X_test)
+    """A 1-nearest-neighbour classifier's test labels (the score table's rule)."""
+    return ablation.nearest_labels(data.X_train, data.y_train, data.X_test)
 
 
 def dank_gain(params: Mapping[str, Any]) -> dict[str, float]:
