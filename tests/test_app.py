@@ -215,6 +215,7 @@ def test_classification_garbage_url_is_a_message():
     assert metric(at, "Train accuracy") != "—"
 
 
+@pytest.mark.slow
 def test_classification_bad_csv_keeps_the_last_good_result():
     at = open_page("pages/1_Classification.py", n_samples=60, method="svm")
     good = metric(at, "Test accuracy")
@@ -296,6 +297,7 @@ def test_regression_bad_csv_is_a_message():
 # state across pages, configuration files
 # ---------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_state_survives_a_page_switch():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
     assert_clean(at)
@@ -381,6 +383,7 @@ def test_sensitivity_sweep_controls_and_table():
         assert any("nothing to sweep" in t for t in texts(at.info))
 
 
+@pytest.mark.slow
 def test_sensitivity_two_parameter_link_draws_the_maps():
     at = open_page("pages/4_Sensitivity.py", n_samples=40, sweep_method="dank",
                    sweep_param="sigma", sweep_param2="C", sweep_points=3, sweep_points2=3,

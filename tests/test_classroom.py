@@ -64,6 +64,7 @@ def test_subsampled_fit_draws_its_matrix_with_its_own_labels():
     assert heat, "no matrix heatmap on the page"
 
 
+@pytest.mark.slow
 def test_labels_of_a_subsampled_result_are_the_subsample():
     data, _ = lab.prepare_data({**lab.defaults(), "n_samples": 1000, "solver": "pg"},
                                lab.CLASSIFICATION)

@@ -225,6 +225,7 @@ def test_eta_to_infinity_gives_the_plain_svm(clowns):
     np.testing.assert_allclose(m.alpha_, a_svc, atol=2e-3)
 
 
+@pytest.mark.slow
 def test_larger_tau_never_raises_rank(clowns):
     X, y = clowns
     ranks = [DANKClassifier(tau=t, eta=5.0).fit(X, y).rank_ for t in (0, 1e-3, 1e-2, 1e-1, 1)]
@@ -320,6 +321,7 @@ def test_decision_on_training_points_uses_learned_kernel(clowns):
 # regression
 # ---------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_regressor_fits_step_and_matches_svr_in_the_limit():
     X, y = make_step(60, noise=0.05, random_state=0)
     m = DANKRegressor(C=10.0, sigma=0.5, epsilon=0.05).fit(X, y)
@@ -506,6 +508,7 @@ def _slsqp_max(problem, starts):
 
 @pytest.mark.parametrize("C, eta, sigma", [(100.0, 0.002, 0.1), (15.0, 0.0015, 0.25),
                                            (1000.0, 0.01, 1.0)])
+@pytest.mark.slow
 def test_small_eta_large_C_reaches_the_optimum_in_few_iterations(C, eta, sigma):
     X, y = make_clowns(40, random_state=4)
     y = np.where(y > 0, 1.0, -1.0)
@@ -608,6 +611,7 @@ def test_nearest_center_in_blocks():
     np.testing.assert_array_equal(nearest_center(X, centers, rows=13), full)
 
 
+@pytest.mark.slow
 def test_large_n_partition_is_mini_batch(monkeypatch):
     import nplk_core.scalable as sc
 

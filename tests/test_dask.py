@@ -256,6 +256,7 @@ def test_scaling_page_runs_the_study_on_the_configured_cluster(dask_client, monk
     assert (at.metric[1].value, at.metric[2].value) == local   # same study, run there
 
 
+@pytest.mark.slow
 def test_sensitivity_page_sweeps_on_the_configured_cluster(dask_client, monkeypatch):
     monkeypatch.setenv("NPLK_DASK_SCHEDULER", dask_client.scheduler.address)
     at = _page(SENSITIVITY, n_samples=60, sweep_method="svm", sweep_param="C",

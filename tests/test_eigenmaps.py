@@ -112,6 +112,7 @@ def test_extended_functions_are_orthonormal_at_the_training_points(dank):
 
 @pytest.mark.parametrize("method, names", [("knpl", ("G∘K", "G", "K")),
                                            ("onk", ("G", "K")), ("svm", ("K",))])
+@pytest.mark.slow
 def test_other_methods_obey_the_identity(data, method, names):
     ok, _ = lab.available(method)
     if not ok:
@@ -213,6 +214,7 @@ def _reciprocal_slow(X_train, X_new):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rule", ["nearest", "reciprocal"])
 def test_fast_maps_match_a_slow_dense_reference(rule):
     data = _data(n=40)
@@ -412,6 +414,7 @@ def _url(at, name):
     return v[-1] if isinstance(v, list) else v
 
 
+@pytest.mark.slow
 def test_classification_eigen_view_follows_the_index_and_the_url():
     at = _page("pages/1_Classification.py", view="spectra", eigen_index=3, n_samples=60)
     titles = _titles(at)
@@ -430,6 +433,7 @@ def test_classification_eigen_view_follows_the_index_and_the_url():
     assert "Eigenfunction j = 42 of K" in _titles(at2)
 
 
+@pytest.mark.slow
 def test_regression_eigen_view_draws_curves_on_the_line():
     at = _page("pages/2_Regression.py", reg_view="spectra", eigen_index=2, n_samples=60)
     titles = _titles(at)

@@ -77,6 +77,7 @@ def _grid_with(X, i, res=12):
 # closed forms
 # ---------------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rule", ["nearest", "reciprocal"])
 def test_the_map_at_the_points_own_position_is_F_tilde_times_k(fits, toy, rule):
     from nplk_core.dank import reciprocal_index
@@ -217,6 +218,7 @@ def _slow_reciprocal(X, T):
 @pytest.mark.parametrize("method, rule", [("dank", "nearest"), ("dank", "reciprocal"),
                                           ("knpl", None), ("onk", None), ("svm", None),
                                           ("mkl_uniform", None)])
+@pytest.mark.slow
 def test_fast_path_matches_a_slow_dense_reference(fits, toy, method, rule):
     """The page's path (the grid geometry's distances and nearest columns, cached per
     data) against loops over every grid point with the matrices the estimators hold."""

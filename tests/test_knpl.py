@@ -377,6 +377,7 @@ def test_saddle_objective_is_concave_with_the_stated_curvature_bound():
     ("clowns", 1.0, 1.0, 5.0), ("clowns", 1.0, 1.0, 0.1), ("moons", 10.0, 0.5, 20.0),
     ("sandwich", 1.0, 1.0, 0.1), ("sandwich", 10.0, 0.5, 20.0),
 ])
+@pytest.mark.slow
 def test_default_solver_matches_convex_reference(name, C, sigma, gamma):
     """The default fit reaches max h: the objective agrees with an independent SLSQP
     solve to 1e-6 relative *on its variable part* h - gamma n^2 (the constant alone

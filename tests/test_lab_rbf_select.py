@@ -25,6 +25,7 @@ def _small(seed=0, n=120):
     return make_chirp(n, f0=1.0, f1=6.0, noise=0.1, random_state=seed)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cv", [None, 3])
 def test_choice_is_the_validation_argmin_and_the_refit_is_that_estimator(cv):
     X, y = _small()
@@ -52,6 +53,7 @@ def test_choice_is_the_validation_argmin_and_the_refit_is_that_estimator(cv):
     np.testing.assert_array_equal(m.support_, ref.support_)
 
 
+@pytest.mark.slow
 def test_one_se_rule_picks_the_most_regularised_candidate_within_one_standard_error():
     X, y = _small(4)
     kw = dict(lam_grid=(1e-3, 1e-2, 1e-1, 1.0, 10.0), support_selection_grid=("random",),

@@ -150,6 +150,7 @@ def test_importing_every_core_module_does_not_load_streamlit():
     assert out.stdout.strip() == "False False"
 
 
+@pytest.mark.slow
 def test_a_page_reaches_its_first_widgets_without_scikit_learn():
     """The cold-start order: a new server's first run imports the Streamlit glue and
     builds the settings (every widget) before anything imports scikit-learn (~1 s), and

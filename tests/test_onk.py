@@ -155,6 +155,7 @@ def test_solver_callback_stops_early(clowns):
 # the estimator
 # ---------------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("solver", ["cgd", "level"])
 def test_learned_kernel_is_K_plus_the_rank_one_term(clowns, solver):
     X, y, _, _ = clowns

@@ -359,6 +359,7 @@ def test_lab_rbf_support_error_falls_with_more_support_points():
     assert np.all(err[len(err) // 2:] < err[0]), err
 
 
+@pytest.mark.slow
 def test_lab_rbf_chirp_beats_one_bandwidth_on_the_same_support_points():
     """LAB RBF Fig. 1 (chirp, seeds 0-2): with 30 support points LAB RBF's test error is
     no larger than kernel ridge with one bandwidth on the same 30 points, for the best σ
@@ -394,6 +395,7 @@ def test_lab_rbf_chirp_bandwidths_narrow_where_the_frequency_rises():
         assert spearmanr(x, theta)[0] >= 0.3, seed
 
 
+@pytest.mark.slow
 def test_onk_rho_sweep_tends_to_the_svm():
     """ONK Fig. 3, as the Sensitivity page sweeps it (7 ρ values, seeds 0-2): ρ changes
     ONK's accuracy (by a point or more on the mean), and at the largest ρ ONK's test

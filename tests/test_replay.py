@@ -88,6 +88,7 @@ def _fit(task: str, method: str, **extra):
     return P, data, res
 
 
+@pytest.mark.slow
 def test_dank_snapshot_matches_the_iterate_the_callback_saw_and_its_bias():
     from nplk_core import DANKClassifier
     from nplk_core._dank_core import inner_F
@@ -156,6 +157,7 @@ def _final_values(res, data, P, grid):
 
 @pytest.mark.parametrize("task,method", [(lab.CLASSIFICATION, m) for m in CLF]
                          + [(lab.REGRESSION, m) for m in REG])
+@pytest.mark.slow
 def test_frames_end_at_the_final_fit(task, method):
     P, data, res = _fit(task, method)
     grid = lab.make_grid(data.X, 40) if data.n_features == 2 else lab.line_points(data.X, 120)

@@ -51,6 +51,7 @@ def _frames(gif: bytes) -> list[np.ndarray]:
     (lab.REGRESSION, "dank_svr", {"reg_dataset": "harmonic"}),
     (lab.REGRESSION, "lab_rbf_reg", {}),
 ])
+@pytest.mark.slow
 def test_gif_has_one_frame_per_replay_frame_and_loops(task, method, kw):
     rp, data = _replay(task, method, **kw)
     gif = fg.replay_gif(rp, data.X_train, data.y_train, data.X_test, data.y_test,

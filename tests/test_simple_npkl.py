@@ -158,6 +158,7 @@ def test_knn_laplacian_rejects_bad_input():
 # closed form (Prop. 1, Prop. 2, Prop. 4)
 # ---------------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("eigen_solver", ["arpack", "dense"])
 @pytest.mark.parametrize("p", [1.5, 2.0, 3.0])
 def test_closed_form_is_optimal_prop1(p, eigen_solver):

@@ -151,6 +151,7 @@ def _svt_of(lam, V, s):
     return (V * (lam - s)) @ V.T
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(6))
 def test_partial_eigh_above_equals_the_full_decomposition(seed):
     """The value-subset route (``expected`` small) returns the same eigenvalues above
