@@ -182,3 +182,19 @@ def test_the_ui_package_hands_on_no_name_of_one_of_its_modules():
     assert set(ui.__all__) & modules == set()
     for name in ui.__all__:
         assert not isinstance(getattr(ui, name), types.ModuleType), name
+
+
+def test_a_fresh_process_reaches_the_ui_modules_through_the_package():
+    """Pages use ``ui.running.cluster_choice``: in a process that imported nothing else
+    (a spawned worker re-running the page), the lazy package must import the module."""
+    code = ("import sys\n"
+            f"sys.path.insert(0, {str(ROOT)!r})\n"
+            "import nplk_lab.ui as ui\n"
+            "print(callable(ui.running.cluster_choice), callable(ui.page_setup))\n"
+            "try:\n"
+            "    ui.no_such_name\n"
+            "except AttributeError:\n"
+            "    print('AttributeError')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=ROOT)
+    assert out.stdout.split() == ["True", "True", "AttributeError"]

@@ -109,13 +109,21 @@ __all__ = sorted(_NAMES)
 
 
 def __getattr__(name: str):
-    try:
+    """A handed-on name, or one of this package's modules (``ui.running``), imported on
+    first use as an eager package would have had it."""
+    if name in _NAMES:
         module, attr = _NAMES[name]
-    except KeyError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), attr)
-    globals()[name] = value  # later look-ups skip this function
-    return value
+        value = getattr(importlib.import_module(f"{__name__}.{module}"), attr)
+        globals()[name] = value  # later look-ups skip this function
+        return value
+    if not name.startswith("_"):
+        try:
+            return importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_NAMES))
