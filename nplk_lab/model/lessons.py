@@ -1,5 +1,10 @@
 r"""Lessons: guided walks through the lab for a student who knows an SVM but not the papers.
 
+This file is long because it is the five lessons themselves, as data: 26 steps, each with
+its sentence, state, question, options and the small function that measures its answer.
+The fitting lives in :mod:`.lesson_fits` and the teacher's own lessons in
+:mod:`.teacher_lessons`; splitting the lessons further would scatter one text.
+
 A :class:`Lesson` is data: a title and 4–8 :class:`Step` s. A step is one sentence, a lab
 page in a set state (settings as in the URL codec, the rest at their defaults), the
 figure to draw there, and a predict-then-reveal question. The revealed answer is never
