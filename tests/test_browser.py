@@ -28,11 +28,11 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.error
 import urllib.request
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
+import _waits
 import pytest
 
 pytestmark = pytest.mark.browser
@@ -109,61 +109,77 @@ def find_chromium() -> str | None:
 
 
 def free_port() -> int:
+    """A port free right now (another process may take it before it is used: a server
+    of ours gets port 0 instead, see :class:`StreamlitServer`)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
+# Streamlit prints this once it listens and its runtime is up (``/_stcore/health`` then
+# answers 200): "You can now view your Streamlit app in your browser." and the URL line
+# ("Local URL: ..." or, with ``--server.address``, "URL: ..."), with the real port.
+STREAMLIT_URL = re.compile(r"^\s*(?:Local )?URL: (https?://\S+)$")
+
+
+def wait_streamlit_url(output: _waits.OutputLines, proc: subprocess.Popen,
+                       timeout: float = SERVER_TIMEOUT_S) -> str:
+    """The URL a Streamlit server (``proc``, whose output ``output`` reads) prints when
+    it is ready; its health endpoint is then asked once and must answer 200. Raises
+    with the server's last lines when it exits first or stays silent ``timeout`` s."""
+    try:
+        url = output.wait_line(lambda ln: (m := STREAMLIT_URL.match(ln)) and m.group(1),
+                               timeout_s=timeout, what="Streamlit URL line")
+    except EOFError as e:
+        raise RuntimeError(f"streamlit exited with code {proc.wait(timeout=30)}:\n"
+                           f"{output.tail()}") from e
+    with urllib.request.urlopen(url + "/_stcore/health", timeout=30) as r:
+        if r.status != 200:
+            raise RuntimeError(f"{url} printed its URL but answers {r.status}")
+    return url
+
+
 class StreamlitServer:
-    """``streamlit run <script>`` in its own process group on a free localhost port."""
+    """``streamlit run <script>`` in its own process group on a free localhost port.
+
+    The port is Streamlit's own pick (``--server.port 0``: nothing can take it between
+    choosing and binding) unless ``port`` is set before :meth:`start`; ``url`` and
+    ``port`` are known once :meth:`wait_healthy` returns. The server's output goes
+    through a pipe to :attr:`output` (:class:`_waits.OutputLines`), which copies it to
+    ``log`` and lets a test wait for a line of it."""
 
     def __init__(self, script: str | Path, *, cwd: str | Path = ROOT,
                  log: str | Path | None = None) -> None:
         self.script = str(script)
         self.cwd = str(cwd)
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.port = 0
+        self.url = ""
         self.log_path = Path(log) if log else None
         self.proc: subprocess.Popen | None = None
+        self.output: _waits.OutputLines | None = None
         self.started_at = 0.0
 
     def start(self) -> StreamlitServer:
         cmd = [sys.executable, "-m", "streamlit", "run", self.script,
                "--server.headless", "true", "--server.port", str(self.port),
                "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
-        if self.log_path:
-            self.log_path.parent.mkdir(parents=True, exist_ok=True)
-            out = open(self.log_path, "w")  # noqa: SIM115 (closed with the process)
-        else:
-            out = subprocess.DEVNULL
         self.started_at = time.perf_counter()
-        self.proc = subprocess.Popen(cmd, cwd=self.cwd, stdout=out, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL, start_new_session=True)
-        if out is not subprocess.DEVNULL:
-            out.close()
+        self.proc = subprocess.Popen(cmd, cwd=self.cwd, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                     env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                                     start_new_session=True)
+        self.output = _waits.OutputLines(self.proc.stdout, self.log_path)
         return self
 
     def wait_healthy(self, timeout: float = SERVER_TIMEOUT_S) -> float:
-        """Block until ``/_stcore/health`` answers; return seconds since start."""
-        deadline = time.perf_counter() + timeout
-        while time.perf_counter() < deadline:
-            if self.proc is not None and self.proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited with code {self.proc.returncode}:\n"
-                                   + self.log_tail())
-            try:
-                with urllib.request.urlopen(self.url + "/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        return time.perf_counter() - self.started_at
-            except (urllib.error.URLError, ConnectionError, OSError):
-                pass
-            time.sleep(0.05)
-        raise TimeoutError(f"streamlit did not answer within {timeout:.0f} s:\n"
-                           + self.log_tail())
+        """Block until the server says it is ready (its URL line; the health endpoint
+        then answers); return seconds since start."""
+        self.url = wait_streamlit_url(self.output, self.proc, timeout)
+        self.port = int(urlparse(self.url).port)
+        return time.perf_counter() - self.started_at
 
     def log_tail(self, n: int = 30) -> str:
-        if self.log_path and self.log_path.exists():
-            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-n:])
-        return "(no log)"
+        return self.output.tail(n) if self.output is not None else "(no log)"
 
     def stop(self) -> None:
         if self.proc is None or self.proc.poll() is not None:

@@ -1,0 +1,122 @@
+"""Waiting in tests: on events, never on sleeps or wall-clock margins.
+
+* :class:`OutputLines` — a child process's output (stdout with stderr), read line by
+  line by a thread that copies it to a log file and wakes every test waiting for a line
+  (a server's "You can now view ..." or a log line of the lab). The end of the output
+  (the process died) wakes them too, so a dead server is reported at once.
+* :func:`wait_for` — the one poll loop, for a condition that nothing announces (a
+  worker's own metrics page, a process's scheduler state). Passing never depends on
+  speed: the loop ends as soon as the condition holds, and its deadline is only a
+  generous bound on a hang.
+
+A deadline is never what makes a test pass: on expiry these raise ``TimeoutError``.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any, TypeVar
+
+T = TypeVar("T")
+
+
+def wait_for(condition: Callable[[], T], *, timeout_s: float,
+             what: str | Callable[[], str], poll_s: float = 0.1) -> T:
+    """Call ``condition`` until it returns something truthy, and return that; raise
+    ``TimeoutError`` saying ``what`` (a text, or a function giving one then) after
+    ``timeout_s``. For conditions no event announces."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            said = what() if callable(what) else what
+            raise TimeoutError(f"{said} (not within {timeout_s:.0f} s)")
+        time.sleep(poll_s)
+
+
+class OutputLines:
+    """The output of a child process, line by line (see the module doc).
+
+    ``stream`` is the child's ``stdout`` pipe (``subprocess.PIPE`` with
+    ``stderr=subprocess.STDOUT``); ``log``, if given, receives every line as it comes
+    (flushed, so a person can ``tail -f`` it). The pipe is always drained, so the child
+    never blocks on a full pipe."""
+
+    def __init__(self, stream: IO[bytes], log: str | Path | None = None) -> None:
+        self._lines: list[str] = []
+        self._ended = False
+        self._cond = threading.Condition()
+        if log is not None:
+            Path(log).parent.mkdir(parents=True, exist_ok=True)
+        self._thread = threading.Thread(target=self._pump, args=(stream, log),
+                                        name="test-output-lines", daemon=True)
+        self._thread.start()
+
+    def _pump(self, stream: IO[bytes], log: str | Path | None) -> None:
+        out = open(log, "w", encoding="utf-8") if log is not None else None  # noqa: SIM115
+        try:
+            for raw in iter(stream.readline, b""):
+                line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+                if out is not None:
+                    out.write(line + "\n")
+                    out.flush()
+                with self._cond:
+                    self._lines.append(line)
+                    self._cond.notify_all()
+        finally:
+            stream.close()
+            if out is not None:
+                out.close()
+            with self._cond:
+                self._ended = True
+                self._cond.notify_all()
+
+    def mark(self) -> int:
+        """The number of lines so far: pass it as ``start`` to look only at later ones."""
+        with self._cond:
+            return len(self._lines)
+
+    def lines(self, start: int = 0) -> list[str]:
+        with self._cond:
+            return self._lines[start:]
+
+    def text(self) -> str:
+        return "\n".join(self.lines())
+
+    def tail(self, n: int = 30) -> str:
+        return "\n".join(self.lines()[-n:]) or "(no output)"
+
+    def wait_line(self, match: Callable[[str], Any], *, timeout_s: float, what: str,
+                  start: int = 0) -> Any:
+        """The first truthy ``match(line)`` over the lines from ``start`` on, waiting for
+        new lines as they come. Raises ``EOFError`` when the output ends first (the
+        process is gone) and ``TimeoutError`` after ``timeout_s``."""
+        deadline = time.monotonic() + timeout_s
+        i = start
+        with self._cond:
+            while True:
+                while i < len(self._lines):
+                    found = match(self._lines[i])
+                    if found:
+                        return found
+                    i += 1
+                if self._ended:
+                    raise EOFError(f"the output ended before {what}:\n{self._tail()}")
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(f"no {what} within {timeout_s:.0f} s:\n"
+                                       + self._tail())
+                self._cond.wait(left)
+
+    def _tail(self, n: int = 30) -> str:
+        return "\n".join(self._lines[-n:]) or "(no output)"
+
+    def wait_ended(self, timeout_s: float) -> bool:
+        """Whether the output ended (every holder of the pipe closed it) in time."""
+        self._thread.join(timeout_s)
+        return not self._thread.is_alive()
