@@ -30,14 +30,12 @@ import signal
 import subprocess
 import sys
 import sysconfig
-import time
-import urllib.error
-import urllib.request
 import zipfile
 from pathlib import Path
 
 import pytest
 import test_browser as tb
+from _waits import OutputLines
 from test_browser import ARTIFACTS, exception_texts, wait_idle
 
 chromium_path = tb.chromium_path
@@ -130,22 +128,6 @@ def _page_paths(venv: Path) -> list[tuple[str, str]]:
     return out
 
 
-def _wait_healthy(proc, url: str, log: Path, timeout: float = tb.SERVER_TIMEOUT_S) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"nplk-lab exited ({proc.returncode}):\n"
-                               + log.read_text(errors="replace"))
-        try:
-            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    return
-        except (urllib.error.URLError, OSError):
-            pass
-        time.sleep(0.1)
-    raise TimeoutError("nplk-lab did not answer:\n" + log.read_text(errors="replace"))
-
-
 def test_nplk_lab_from_another_directory_opens_every_page(installed, chromium_path,
                                                           tmp_path):
     from playwright.sync_api import sync_playwright
@@ -153,21 +135,18 @@ def test_nplk_lab_from_another_directory_opens_every_page(installed, chromium_pa
     venv, _ = installed
     pages = _page_paths(venv)
     assert len(pages) == 1 + len(list((ROOT / "pages").glob("*.py")))
-    port = tb.free_port()
-    url = f"http://127.0.0.1:{port}"
     elsewhere = tmp_path / "a-students-folder"
     elsewhere.mkdir()
-    ARTIFACTS.mkdir(exist_ok=True)
-    log = ARTIFACTS / "wheel-nplk-lab.log"
-    with open(log, "w") as out:
-        proc = subprocess.Popen(
-            [str(venv / "bin" / "nplk-lab"), "--server.port", str(port),
-             "--server.address", "127.0.0.1"],
-            cwd=elsewhere, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            env=_clean_env(NPLK_LAB_CACHE_DIR=str(tmp_path / "cache")),
-            start_new_session=True)
+    # port 0: Streamlit picks a free port and prints it (tb.wait_streamlit_url)
+    proc = subprocess.Popen(
+        [str(venv / "bin" / "nplk-lab"), "--server.port", "0",
+         "--server.address", "127.0.0.1"],
+        cwd=elsewhere, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL, start_new_session=True,
+        env=_clean_env(NPLK_LAB_CACHE_DIR=str(tmp_path / "cache"), PYTHONUNBUFFERED="1"))
+    output = OutputLines(proc.stdout, ARTIFACTS / "wheel-nplk-lab.log")
     try:
-        _wait_healthy(proc, url, log)
+        url = tb.wait_streamlit_url(output, proc)
         with sync_playwright() as pw:
             browser = tb.launch_browser(pw, chromium_path)
             try:
@@ -187,7 +166,7 @@ def test_nplk_lab_from_another_directory_opens_every_page(installed, chromium_pa
                     assert page.get_by_text("Page not found").count() == 0, path
             finally:
                 browser.close()
-        assert "Traceback" not in log.read_text(errors="replace"), log.read_text()
+        assert "Traceback" not in output.text(), output.text()
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGTERM)
