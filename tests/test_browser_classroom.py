@@ -23,13 +23,13 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
 import numpy as np
 import pytest
 import test_browser as tb
+from _waits import OutputLines, wait_for
 from test_browser import ARTIFACTS, CLASSIFICATION_PATH, exception_texts, wait_idle
 from test_browser_upload import _choose_csv, _upload
 
@@ -76,26 +76,26 @@ class Classroom:
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log
         self.proc: subprocess.Popen | None = None
+        self.output: OutputLines | None = None
 
     def start(self) -> None:
-        self.log.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.log, "w") as out:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "nplk_lab.ui.serve", "classroom", "--workers",
-                 str(WORKERS), "--port", str(self.port), "--address", "127.0.0.1"],
-                cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                start_new_session=True)
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while "NPLK Lab for a class:" not in self.text():  # printed once all answer
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"nplk-lab classroom exited ({self.proc.returncode}):\n"
-                                   + self.text())
-            if time.monotonic() > deadline:
-                raise TimeoutError("nplk-lab classroom did not come up:\n" + self.text())
-            time.sleep(0.1)
+        """Start the command and return once it says the class is served (it prints
+        "NPLK Lab for a class: <url>" after every worker and the proxy answered)."""
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "nplk_lab.ui.serve", "classroom", "--workers",
+             str(WORKERS), "--port", str(self.port), "--address", "127.0.0.1"],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL, start_new_session=True)
+        self.output = OutputLines(self.proc.stdout, self.log)
+        try:
+            self.output.wait_line(lambda ln: "NPLK Lab for a class:" in ln,
+                                  timeout_s=START_TIMEOUT_S, what="the class's URL line")
+        except EOFError:
+            raise RuntimeError(f"nplk-lab classroom exited ({self.proc.wait(timeout=30)})"
+                               f":\n{self.text()}") from None
 
     def text(self) -> str:
-        return self.log.read_text(errors="replace") if self.log.exists() else ""
+        return self.output.text() if self.output is not None else ""
 
     def active_sessions(self) -> list[int]:
         """Each worker's own count of sessions with an open websocket."""
@@ -135,17 +135,6 @@ def classroom(chromium_path):
         room.stop()  # only if the last test did not stop it
 
 
-def _wait_for(condition, what: str, timeout_s: float = 30.0):
-    deadline = time.monotonic() + timeout_s
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise TimeoutError(what)
-        time.sleep(0.1)
-
-
 def _worker_cookie(context) -> str | None:
     return next((c["value"] for c in context.cookies()
                  if c["name"] == serve.WORKER_COOKIE), None)
@@ -177,8 +166,11 @@ def test_two_students_get_their_own_worker_and_keep_their_upload(classroom, chro
 
             # two workers: the proxy's cookie says so, and so does each worker itself
             assert {_worker_cookie(ctx_a), _worker_cookie(ctx_b)} == {"w1", "w2"}
-            _wait_for(lambda: classroom.active_sessions() == [1, 1],
-                      f"one session per worker, have {classroom.active_sessions()}")
+            # (both pages drew, so both sessions are connected: this holds at once;
+            # the metrics page announces nothing, hence the poll with a deadline)
+            wait_for(lambda: classroom.active_sessions() == [1, 1], timeout_s=60,
+                     what=lambda: "one session per worker, have "
+                                  f"{classroom.active_sessions()}")
 
             # student A uploads a CSV: it is drawn (the upload request reached A's worker)
             _choose_csv(a)
