@@ -2,7 +2,6 @@
 
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -12,7 +11,37 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
-def test_concurrent_requests_for_one_key_compute_once():
+@pytest.fixture
+def waiters(monkeypatch):
+    """The threads that found the key's computation in flight and wait for it.
+
+    A waiter is the thread :func:`nplk_lab.ui.stores.single_flight` gives a "Waiting for
+    the same computation" progress line: the line is made at the moment it finds another
+    thread computing, so recording it is the event the tests wait on, not a guess at how
+    long the other threads take to get there."""
+    from nplk_lab.ui import stores
+
+    seen = {"threads": []}
+    cond = threading.Condition()
+
+    class Recorded(stores.Progress):
+        def __init__(self, *a, **k):
+            super().__init__(*a, **k)
+            with cond:
+                seen["threads"].append(threading.get_ident())
+                cond.notify_all()
+
+    def wait(n: int, timeout_s: float = 60.0) -> None:
+        with cond:
+            assert cond.wait_for(lambda: len(seen["threads"]) >= n, timeout_s), (
+                f"{len(seen['threads'])} of {n} threads came to wait")
+
+    monkeypatch.setattr(stores, "Progress", Recorded)
+    seen["wait"] = wait
+    return seen
+
+
+def test_concurrent_requests_for_one_key_compute_once(waiters):
     import nplk_lab.ui
 
     nplk_lab.ui.cache.clear()
@@ -20,7 +49,7 @@ def test_concurrent_requests_for_one_key_compute_once():
 
     def compute():
         calls.append(threading.get_ident())
-        time.sleep(0.4)
+        waiters["wait"](5)   # hold the computation until the five others wait for it
         return {"value": 42}
 
     out = [None] * 6
@@ -31,24 +60,28 @@ def test_concurrent_requests_for_one_key_compute_once():
     for t in threads:
         t.start()
     for t in threads:
-        t.join(timeout=30)
+        t.join(timeout=120)
+    assert not any(t.is_alive() for t in threads)
     assert len(calls) == 1, calls
+    assert len(waiters["threads"]) == 5 and calls[0] not in waiters["threads"]
     assert all(o == {"value": 42} for o in out)
     assert nplk_lab.ui.cached("fits", ("same-key",), compute) == {"value": 42}
     assert len(calls) == 1
     assert not nplk_lab.ui._FLIGHTS  # no lock is left behind
 
 
-def test_a_failed_computation_lets_the_next_session_try():
+def test_a_failed_computation_lets_the_next_session_try(waiters):
     import nplk_lab.ui
 
     nplk_lab.ui.cache.clear()
     attempts = []
+    a_computes = threading.Event()
 
     def flaky():
         attempts.append(1)
         if len(attempts) == 1:
-            time.sleep(0.2)
+            a_computes.set()
+            waiters["wait"](1)   # fail only once b waits for this computation
             raise RuntimeError("first try fails")
         return "ok"
 
@@ -61,13 +94,15 @@ def test_a_failed_computation_lets_the_next_session_try():
 
     a = threading.Thread(target=ask, args=("a",))
     a.start()
-    time.sleep(0.05)
+    assert a_computes.wait(timeout=60)
     b = threading.Thread(target=ask, args=("b",))
     b.start()
-    a.join(timeout=10)
-    b.join(timeout=10)
+    a.join(timeout=60)
+    b.join(timeout=60)
+    assert not a.is_alive() and not b.is_alive()
     assert results == {"a": "first try fails", "b": "ok"}
     assert len(attempts) == 2
+    assert waiters["threads"] == [b.ident]
 
 
 # ---------------------------------------------------------------------------
