@@ -291,8 +291,12 @@ def test_wait_reports_the_place_in_line():
 def test_worker_process_reports_iterations_and_stops_when_nobody_waits():
     """A real process pool: a long fit reports its iteration through the shared slot;
     once its only waiter gives it up (Stop, a newer move, a closed tab) the solver stops
-    at its next iteration and the half-done result is not stored."""
+    at its next iteration and the half-done result is not stored. The server logs that
+    the job ended, at which iteration and when it was told to stop (the browser test of
+    a closed tab reads that line)."""
     import concurrent.futures as cf
+    import logging
+    import re
 
     from nplk_lab.model.offload import fit_for_page
     from nplk_lab.ui.workers import Pool
@@ -301,6 +305,11 @@ def test_worker_process_reports_iterations_and_stops_when_nobody_waits():
     P = {**lab.defaults(), "solver": "pg", "max_iter": 5000, "tol": 0.0}
     pool = Pool(1)
     kept = []
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler(logging.INFO)
+    handler.emit = records.append
+    logger = logging.getLogger("nplk_lab.workers")
+    logger.addHandler(handler)
     try:
         job = pool.submit("A", "long", fit_for_page, P, data.X_train, data.y_train,
                           data.X_test, data.y_test, method="dank", data_key=data.key,
@@ -317,7 +326,15 @@ def test_worker_process_reports_iterations_and_stops_when_nobody_waits():
         res = job.done.result(timeout=120)
         assert res.n_iter is not None and res.n_iter < 5000
         assert kept == []
+        # logged before the job's result was handed over
+        line, = [r.getMessage() for r in records if "nobody waits" in r.getMessage()]
+        m = re.search(r"ended at iteration (\d+) \(told to stop at iteration (\d+)\)",
+                      line)
+        assert m and int(m[1]) == res.n_iter, line
+        assert int(m[2]) >= seen and int(m[2]) <= res.n_iter <= int(m[2]) + 2, line
+        assert line.endswith("; session A"), line
     finally:
+        logger.removeHandler(handler)
         pool._executor.shutdown(wait=True)
 
 

@@ -88,6 +88,7 @@ class Job:
     on_result: list = field(default_factory=list)
     slot: int = -1            # its shared progress/stop slot while it runs
     abandoned: bool = False   # stopped while running: its result is not kept
+    stop_asked_at: int = 0    # the solver's iteration when it was told to stop
 
 
 class Pool:
@@ -159,6 +160,7 @@ class Pool:
                 # half-done result is not stored
                 job.abandoned = True
                 self._stop[job.slot] = 1
+                job.stop_asked_at = int(self._iter[job.slot])
                 if self._jobs.get(job.key) is job:
                     self._jobs.pop(job.key, None)
 
@@ -220,6 +222,14 @@ class Pool:
             if self._jobs.get(job.key) is job:
                 self._jobs.pop(job.key, None)
             callbacks = [] if job.abandoned else list(job.on_result)
+        if job.abandoned:
+            # the evidence that a closed tab or Stop ended the work itself, not only the
+            # page's wait for it (tests/test_browser_stop.py reads this line)
+            _LOG.info("A fit nobody waits for ended at iteration %s (told to stop at "
+                      "iteration %d), %.1f s after it started%s; session %s",
+                      getattr(result, "n_iter", None), job.stop_asked_at,
+                      time.monotonic() - (job.started or time.monotonic()),
+                      "" if exc is None else f" ({type(exc).__name__})", job.session)
         if exc is None:
             for cb in callbacks:
                 try:
