@@ -43,6 +43,23 @@ SCRIPT_STATE_JS = """
 """
 
 
+# Every frame the player paints, recorded in the page as it is painted: a
+# MutationObserver on the player's data-frame (its callback runs right after each paint,
+# before the next frame's timer), with the canvas fingerprint and Streamlit's script
+# state at that moment. No frame is missed however slowly the test process samples.
+WATCH_FRAMES_JS = f"""
+() => {{
+  const root = document.querySelector('{PLAYER}');
+  const hash = {CANVAS_HASH_JS};
+  const state = {SCRIPT_STATE_JS};
+  const seen = window.__nplkSeen = [];
+  const obs = new MutationObserver(() => seen.push([root.dataset.frame, hash(), state()]));
+  obs.observe(root, {{attributes: true, attributeFilter: ['data-frame']}});
+  window.__nplkSeenStop = () => {{ obs.disconnect(); return seen; }};
+}}
+"""
+
+
 def player_attr(page, name: str) -> str | None:
     return page.evaluate(f"() => {{ const r = document.querySelector('{PLAYER}');"
                          f" return r ? r.dataset.{name} || null : null; }}")
@@ -65,8 +82,7 @@ def test_replay_plays_in_the_browser_without_reruns(app_server, page):
     n = open_replay(page, app_server.url + CLASSIFICATION_PATH + "?replay=true")
     assert n >= 5, f"only {n} frames"
     assert int(player_attr(page, "frame")) == n - 1       # the final fit first
-    page.wait_for_timeout(500)
-    assert not exception_texts(page), exception_texts(page)
+    assert not exception_texts(page), exception_texts(page)  # the run is over (idle)
 
     # frame 0 and the final frame paint different pictures
     page.locator(f"{PLAYER} input[type=range]").fill("0")
@@ -75,17 +91,17 @@ def test_replay_plays_in_the_browser_without_reruns(app_server, page):
     wait_idle(page)
 
     before = len(sent)
+    page.evaluate(WATCH_FRAMES_JS)
     page.locator(f"{PLAYER} button[aria-label=Play]").click()
-    hashes = {first}
-    seen_frames = set()
-    for _ in range(200):   # sample the picture while it plays
-        page.wait_for_timeout(25)
-        hashes.add(page.evaluate(CANVAS_HASH_JS))
-        seen_frames.add(player_attr(page, "frame"))
-        assert page.evaluate(SCRIPT_STATE_JS) == "notRunning", "a rerun started during play"
-        if int(player_attr(page, "frame")) >= min(n - 2, 12):
-            break
+    page.wait_for_function(   # it plays on to frame 12 (or the last but one)
+        f"(k) => Number(document.querySelector('{PLAYER}').dataset.frame) >= k",
+        arg=min(n - 2, 12), timeout=tb.RERUN_TIMEOUT_MS, polling=50)
     during = len(sent) - before
+    painted = page.evaluate("() => window.__nplkSeenStop()")
+    assert all(state == "notRunning" for _, _, state in painted), (
+        "a rerun started during play", painted)
+    hashes = {first} | {h for _, h, _ in painted}
+    seen_frames = {k for k, _, _ in painted}
     stats = page.evaluate("() => window.__nplkReplay")
     page.locator(f"{PLAYER} button[aria-label=Pause]").click()
     fps = (stats["drawn"] - 1) / max((stats["t1"] - stats["t0"]) / 1000, 1e-9)
