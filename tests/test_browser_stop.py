@@ -1,7 +1,8 @@
 """Real-browser test of a long fit: the last figure stays in place while it runs, a
 progress line with a Stop button appears above it, and Stop ends the fit (the figure
 stays, a note says it stopped, and the same fit is not started again). Closing the tab
-mid-fit or mid-sweep stops the work on the server (its log says so, its CPU goes quiet).
+mid-fit or mid-sweep stops the work on the server (its log says so, and its threads and
+those of its fit workers fall quiet).
 
 Drives Debian's Chromium through Playwright against ``streamlit run app.py`` (helpers
 from ``test_browser.py``); skips when either is missing.
