@@ -31,6 +31,9 @@ with st.sidebar:
         lo, hi = ui.range_control("sweep_range", param)
         ui.control("sweep_points")
         param2 = ui.control("sweep_param2", options=[""] + [c for c in choices if c != param])
+        if "sigma" not in choices and "n_support" in choices:
+            st.caption("LAB RBF has no single σ: each support point learns its own "
+                       "bandwidths, so its maps pair the support count with λ.")
         if param2:
             lo2, hi2 = ui.range_control("sweep_range2", param2)
             ui.control("sweep_points2")

@@ -406,6 +406,15 @@ def test_sensitivity_two_parameter_link_draws_the_maps():
     assert at.query_params["sweep_param2"] in ("", [""])
 
 
+@pytest.mark.slow
+def test_sensitivity_says_why_lab_rbf_maps_have_no_sigma():
+    at = open_page("pages/4_Sensitivity.py", n_samples=40, sweep_method="lab_rbf",
+                   sweep_points=3, sweep_repeats=1)
+    assert_clean(at)
+    assert not [o for o in widget(at, "sweep_param2").options if "σ" in o]
+    assert any("no single σ" in t and "support count with λ" in t for t in texts(at.caption))
+
+
 def test_sensitivity_map_above_the_budget_says_so():
     at = open_page("pages/4_Sensitivity.py", n_samples=40, sweep_method="svm",
                    sweep_param="sigma", sweep_param2="C", sweep_points=15, sweep_points2=15,
