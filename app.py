@@ -60,7 +60,7 @@ with right:
          "because its test points take their nearest training point's row of F — it "
          "predicts like 1-nearest neighbour."),
         ("lab_rbf_chirp", "Regression — LAB RBF", "🎚️",
-         "A chirp: LAB RBF's bandwidths shrink where the frequency rises."),
+         "A chirp: LAB RBF puts more support points where the frequency rises."),
         ("npkl_spiral", "Pairwise constraints", "🔗",
          "Two spirals: a few must-links give clusters that k-means cannot find."),
         ("tau_sweep", "Sensitivity", "🎛️",

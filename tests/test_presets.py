@@ -395,6 +395,16 @@ def test_lab_rbf_chirp_bandwidths_narrow_where_the_frequency_rises():
         assert spearmanr(x, theta)[0] >= 0.3, seed
 
 
+def test_lab_rbf_chirp_puts_more_support_points_where_the_frequency_rises():
+    """What the chirp card says (seeds 0-4): more support points on the fast (right)
+    half than on the slow half, on every seed."""
+    from nplk_lab.model.lessons import _lab_sides
+    P = {**lab.defaults(), **pr.preset_params("lab_rbf_chirp")}
+    for seed in range(5):
+        g = _lab_sides({**P, "seed": seed})
+        assert g["n_right"] > g["n_left"], (seed, g)
+
+
 @pytest.mark.slow
 def test_onk_rho_sweep_tends_to_the_svm():
     """ONK Fig. 3, as the Sensitivity page sweeps it (7 ρ values, seeds 0-2): ρ changes
