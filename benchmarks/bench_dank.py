@@ -132,8 +132,8 @@ def bench_grid(seeds: int, points: int) -> None:
     """The σ × C map of DANK (see the module docstring)."""
     from threadpoolctl import threadpool_limits
 
-    import nplk_lab.model as lab
     import nplk_core
+    import nplk_lab.model as lab
     from nplk_lab.model import maps
 
     P = {**lab.defaults(), "n_samples": 200, "sweep_method": "dank"}

@@ -70,7 +70,7 @@ from ._base import (
 )
 from ._dank_core import solve_apg
 from .kernels import sigma_to_gamma, squared_distances
-from .projection import dual_multiplier, project_dual
+from .projection import project_dual_from
 from .spectral import psd_part
 
 BETA_MAX = 1e8  # cap of the ADMM penalty (eq. 22)
@@ -371,30 +371,10 @@ class _KNPLSaddle:
     def project(self, v: np.ndarray) -> np.ndarray:
         r"""Exact projection onto ``A``, :math:`\mathrm{clip}(v - \lambda^* y, 0, C)`.
 
-        Successive iterates have nearly the same multiplier, so :math:`\lambda^*` is first
-        sought by Newton steps on the piecewise-linear :math:`\varphi(\lambda) =
-        y^\top\mathrm{clip}(v-\lambda y, 0, C)` from the last one: when a step lands on the
-        same linear piece (every coordinate at the same bound, or free, at both ends),
-        :math:`\varphi` is linear in between and the step is its exact root. Otherwise
-        (rare) the sorting routine :func:`~nplk_core.projection.project_dual`."""
-        y, C = self.y, self.C
-        lam = self._lam
-        t = v - lam * y
-        state = (t > 0).view(np.int8) + (t >= C).view(np.int8)  # 0 lower, 1 free, 2 upper
-        for _ in range(4):
-            free = state == 1
-            m = np.count_nonzero(free)
-            if m == 0:
-                break
-            lam += float(y @ np.clip(t, 0.0, C)) / m
-            t = v - lam * y
-            new = (t > 0).view(np.int8) + (t >= C).view(np.int8)
-            if np.array_equal(new, state):
-                self._lam = lam
-                return np.clip(t, 0.0, C, out=t)
-            state = new
-        self._lam = dual_multiplier(v, y, C)
-        return project_dual(v, y, C)
+        Successive iterates have nearly the same multiplier, so the search starts from
+        the last one (:func:`~nplk_core.projection.project_dual_from`)."""
+        alpha, self._lam = project_dual_from(v, self.y, self.C, self._lam)
+        return alpha
 
     def evaluate(self, alpha: np.ndarray, *, gradient: bool = True
                  ) -> tuple[float, np.ndarray | None, _SaddleInner]:

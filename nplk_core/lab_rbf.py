@@ -915,8 +915,8 @@ _PARAMS_DOC = """
         nearest support point (Alg. 1: the mean bandwidth), repeat until
         ``N = n_support`` or all errors are below ``error_tol``). A stage starts from
         one shared bandwidth instead (the ``bandwidth_init="auto"`` grid) when that has
-        the smaller training loss on the new support set (``stages_["shared_start"]``). ``"sorted"``:
-        ``n_support`` points at evenly spaced ranks of the sorted ``y``, one stage.
+        the smaller training loss on the new support set (``stages_["shared_start"]``).
+        ``"sorted"``: ``n_support`` points at evenly spaced ranks of the sorted ``y``, one stage.
         ``"random"``: ``n_support`` random points, one stage.
     n_initial : int or None, default=None
         ``N_0`` of the dynamic selection; None: ``min(n_support, max(10, n_support // 3))``.

@@ -107,6 +107,35 @@ def project_dual(v: ArrayLike, y: ArrayLike, C: float | ArrayLike) -> NDArray[np
     return np.clip(v - lam * y, 0.0, C)
 
 
+def project_dual_from(v: np.ndarray, y: np.ndarray, C: float, lam: float, *,
+                      steps: int = 4) -> tuple[NDArray[np.float64], float]:
+    r""":func:`project_dual` started from a guess ``lam`` of the multiplier; returns the
+    projection and its multiplier (for the next call). For solvers whose successive
+    points have nearly the same multiplier; ``v`` and ``y`` are trusted (float arrays,
+    labels +-1 of both signs, ``C > 0``).
+
+    Newton steps on the piecewise-linear :math:`\varphi(\lambda) =
+    y^\top\mathrm{clip}(v - \lambda y, 0, C)`: when a step lands on the same linear piece
+    (every coordinate at the same bound, or free, at both ends), :math:`\varphi` is
+    linear in between and the step is its exact root. Otherwise, after ``steps`` steps
+    or with no free coordinate, the sorting routine (exact, ``O(n log n)``).
+    """
+    t = v - lam * y
+    state = (t > 0).view(np.int8) + (t >= C).view(np.int8)  # 0 lower, 1 free, 2 upper
+    for _ in range(steps):
+        m = np.count_nonzero(state == 1)
+        if m == 0:
+            break
+        lam += float(y @ np.clip(t, 0.0, C)) / m
+        t = v - lam * y
+        new = (t > 0).view(np.int8) + (t >= C).view(np.int8)
+        if np.array_equal(new, state):
+            return np.clip(t, 0.0, C, out=t), lam
+        state = new
+    lam = dual_multiplier(v, y, C)
+    return np.clip(v - lam * y, 0.0, C), lam
+
+
 def project_svr(v_hat: ArrayLike, v_check: ArrayLike, C: float
                 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     r"""Projection onto the SVR set :math:`\{0 \le \hat\alpha, \check\alpha \le C,\

@@ -71,7 +71,7 @@ def test_long_fit_keeps_the_figure_and_stops_on_request(app_server, page):
 
 # A closed tab stops its work: Streamlit asks the session's script to stop when its
 # WebSocket closes, and the running fit's next progress report (a Streamlit call, every
-# 0.15 s) raises there; the lab logs it ("... interrupted (the session stopped ...)").
+# 0.15 s) raises there; the lab logs it ("... interrupted (the run was stopped ...)").
 # A fit runs in a worker process of the server (nplk_lab/ui/workers.py): the page's end
 # tells its solver to stop, and the server logs when the job ended and at which
 # iteration. A sweep runs its fits in the page's own thread: the exception ends them.
@@ -157,7 +157,7 @@ def test_a_closed_tab_stops_its_work(app_server, page, work):
 
     # the server logs the interruption of this work, for the closed session
     line = log.wait_line(
-        lambda ln: label in ln and "interrupted (the session stopped" in ln and ln,
+        lambda ln: label in ln and "interrupted (the run was stopped" in ln and ln,
         start=mark, timeout_s=WORK_TIMEOUT_S, what=f"interruption of {label!r}")
     session = line.rsplit("; session ", 1)[1].strip()
     if in_pool and POOL_ON:

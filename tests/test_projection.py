@@ -4,7 +4,13 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from nplk_core.projection import dual_multiplier, project_box, project_dual, project_svr
+from nplk_core.projection import (
+    dual_multiplier,
+    project_box,
+    project_dual,
+    project_dual_from,
+    project_svr,
+)
 
 
 def _reference(v, y, C):
@@ -111,3 +117,28 @@ def test_bad_input():
         project_dual([1.0, 2.0], [1, 0], 1.0)
     with pytest.raises(ValueError, match="same length"):
         project_dual([1.0, 2.0], [1, -1, 1], 1.0)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_warm_started_projection_equals_the_sorting_one(seed):
+    """``project_dual_from`` gives the sorting routine's projection from any starting
+    multiplier: the last one (the solvers' case), a far one, and one on a breakpoint;
+    the multiplier it returns reproduces the projection."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 300))
+    y = np.where(rng.random(n) < 0.4, -1.0, 1.0)
+    y[:2] = [1.0, -1.0]
+    C = float(rng.uniform(0.1, 10.0))
+    lam = 0.0
+    for k in range(25):
+        v = rng.normal(scale=C, size=n) + (0.3 * k if seed % 2 else 0.0)
+        if k % 5 == 4:
+            v[: n // 3] = np.round(v[: n // 3])  # ties among the breakpoints
+        starts = [lam, 1e6 * (-1) ** k, float(y[0] * v[0])]
+        want = project_dual(v, y, C)
+        for lam0 in starts:
+            got, lam1 = project_dual_from(v, y, C, lam0)
+            np.testing.assert_allclose(got, want, rtol=0, atol=1e-12 * max(C, 1.0))
+            np.testing.assert_allclose(np.clip(v - lam1 * y, 0.0, C), got, rtol=0,
+                                       atol=1e-12 * max(C, 1.0))
+        lam = dual_multiplier(v, y, C)

@@ -190,22 +190,22 @@ def test_partial_eigh_above_equals_the_full_decomposition(seed):
 
 
 def test_partial_eigh_above_falls_back_when_lapack_fails(monkeypatch):
-    import scipy.linalg
+    import nplk_core.spectral as spectral
 
-    real = scipy.linalg.eigh
+    real = spectral._dsyevr
     calls = []
 
-    def flaky(M, *args, driver=None, **kw):
-        calls.append(driver)
-        if "subset_by_value" in kw:
-            raise np.linalg.LinAlgError("Internal Error.")
-        return real(M, *args, driver=driver, **kw)
+    def failing(M, **kw):
+        calls.append(kw["range"])
+        w, Z, m, isuppz, _ = real(M, **kw)
+        return w, Z, m, isuppz, 2  # LAPACK's "internal error" code (issue 11)
 
-    monkeypatch.setattr(scipy.linalg, "eigh", flaky)
+    monkeypatch.setattr(spectral, "_dsyevr", failing)
     M = _random_psd(40, 3, 1)
     lam, V = eigh_above(M, 1e-3, expected=1)
-    assert calls == ["evr"]  # the subset was tried, then numpy's full decomposition
+    assert calls == ["V"]  # the value subset was tried, then the full decomposition
     w = np.linalg.eigvalsh(M)
     np.testing.assert_allclose(lam, w[w > 1e-3], atol=1e-10)
+    np.testing.assert_allclose(np.abs(V.T @ M @ V), np.diag(lam), atol=1e-9)
     lam2, _ = eigh_above(_issue11_matrix() * 3, 0.01, expected=0)  # below the size cut
     np.testing.assert_allclose(lam2, [42.003], rtol=1e-12)

@@ -15,7 +15,10 @@ from .keys import STATUS as _STATUS
 from .keys import STOP as _STOP
 
 _LOG = get_logger("nplk_lab.work")
-_REASONS = {"StopException": "the session stopped: its tab was closed",
+# Streamlit (1.67, fast reruns) ends a run with StopException for a closed tab and
+# also for a Stop press or a newer widget value, so the log cannot say which
+_REASONS = {"StopException": "the run was stopped: a closed tab, a Stop press or a newer "
+                             "widget value",
             "RerunException": "a rerun: a newer widget value or the Stop button"}
 
 
@@ -69,8 +72,8 @@ class Progress:
         try:
             self._draw(text, now)
         except BaseException as exc:
-            # Streamlit raises here when the run must end: a closed tab (StopException),
-            # a newer widget value or a Stop press (RerunException). The work stops
+            # Streamlit raises here when the run must end: a closed tab, a newer widget
+            # value or a Stop press (StopException or RerunException). The work stops
             # with it; the server log says so (tests/test_browser_stop.py reads it).
             _LOG.info("%s interrupted (%s) after %.1f s at %s; session %s", self.label,
                       _REASONS.get(type(exc).__name__, type(exc).__name__), now, text,
