@@ -16,7 +16,9 @@ elements on the page, connection failures, timeouts); moves lost (the page's URL
 which carries the state, does not hold the value the student chose). Server: CPU
 (cores used, mean over the class, the server and its worker processes) and peak RSS
 (the process tree, sampled every 0.2 s); the RSS of the idle server before the class
-and ``--linger`` seconds after the last student left.
+and ``--linger`` seconds after the last student left. Sessions per process: where each
+student's tab was, and each Streamlit process's own count of open sessions (its
+``/_stcore/metrics``) once every student had the page.
 
 The floor, measured in the same run on the same machine: a trivial page (one slider, a
 three-point chart) served by its own Streamlit server, one tab moving its slider
@@ -24,9 +26,16 @@ three-point chart) served by its own Streamlit server, one tab moving its slider
 
     python benchmarks/bench_classroom.py --students 1,10,30,60 [--moves 10] [--gap 3]
         [--linger 60] [--port 8640] [--seed 0] [--root CHECKOUT] [--profile PREFIX]
+        [--processes N]
 
-Each class size gets a fresh server (``streamlit run app.py``) whose page has been
-opened once (the teacher's tab) before the students arrive.
+Each class size gets a fresh server whose page has been opened once (the teacher's tab)
+before the students arrive: ``streamlit run app.py`` (``--processes 1``, the default), or
+``nplk-lab classroom --workers N`` (N Streamlit processes behind HAProxy; the teacher's
+tab then opens the page once on each process). Each student is a browser tab
+(``st_client.Tab``): it loads the page, keeps the cookies the answers set (HAProxy's
+affinity cookie) and sends them with the websocket upgrade and the upload, so its
+session stays on one process. CPU and RSS then cover the whole tree: the command, every
+Streamlit process, their fit workers and HAProxy (``deployment.py``).
 """
 
 from __future__ import annotations
@@ -40,7 +49,6 @@ import statistics
 import sys
 import tempfile
 import textwrap
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +60,8 @@ for _p in (ROOT / "benchmarks", ROOT / "tests"):
     if str(_p) not in sys.path:
         sys.path.insert(0, str(_p))
 
+from _waits import wait_for  # noqa: E402
+from deployment import BehindProxy, Monitor, OneProcess, open_sessions, serve  # noqa: E402
 from st_client import Tab, query_value  # noqa: E402
 
 PAGE = "Classification"
@@ -68,77 +78,6 @@ import streamlit as st
 x = st.slider("x", 0, 100, 5, key="x")
 st.plotly_chart(go.Figure(go.Scatter(x=[0, 1, 2], y=[0, x, 0])))
 """
-
-
-# ---------------------------------------------------------------------------
-# servers and their resources
-# ---------------------------------------------------------------------------
-
-def serve(script: str = "app.py", cwd: Path = ROOT, port: int | None = None,
-          log: Path | None = None, env: dict | None = None):
-    """A ``streamlit run`` of ``script`` (tests/test_browser.py's StreamlitServer) on
-    ``port`` (a free one when None), answering."""
-    from test_browser import StreamlitServer
-
-    server = StreamlitServer(script, cwd=cwd, log=log)
-    if port is not None:
-        server.port, server.url = port, f"http://127.0.0.1:{port}"
-    old = {k: os.environ.get(k) for k in (env or {})}
-    os.environ.update(env or {})
-    try:
-        server.start()
-    finally:
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-    server.wait_healthy()
-    return server
-
-
-class Monitor(threading.Thread):
-    """CPU seconds and RSS of a process and its children, sampled every 0.2 s."""
-
-    def __init__(self, pid: int) -> None:
-        super().__init__(daemon=True)
-        import psutil
-
-        self.proc = psutil.Process(pid)
-        self.peak = 0
-        self.stop_event = threading.Event()
-        self._cpu_dead = 0.0       # CPU of children that have exited
-        self._last: dict[int, float] = {}
-
-    def tree(self):
-        try:
-            return [self.proc, *self.proc.children(recursive=True)]
-        except Exception:
-            return [self.proc]
-
-    def sample(self) -> tuple[float, int]:
-        cpu, rss, seen = 0.0, 0, {}
-        for p in self.tree():
-            try:
-                t = p.cpu_times()
-                seen[p.pid] = t.user + t.system
-                rss += p.memory_info().rss
-            except Exception:
-                continue
-        for pid, c in self._last.items():
-            if pid not in seen:
-                self._cpu_dead += c
-        self._last = seen
-        cpu = sum(seen.values()) + self._cpu_dead
-        return cpu, rss
-
-    def run(self) -> None:
-        while not self.stop_event.wait(0.2):
-            _, rss = self.sample()
-            self.peak = max(self.peak, rss)
-
-    def stop(self) -> None:
-        self.stop_event.set()
 
 
 # ---------------------------------------------------------------------------
@@ -165,6 +104,35 @@ class Student:
     first: float | None = None
     error: str = ""
     statuses: list[str] = field(default_factory=list)
+    cookies: dict[str, str] = field(default_factory=dict)   # what the tab held at the end
+
+
+class Roll:
+    """The class register: once every student has the page open (or has failed), each
+    Streamlit process's own count of open sessions is taken (``count``, in a thread);
+    students close their tabs only after that, so the count sees every tab open."""
+
+    def __init__(self, n: int, count) -> None:
+        self.n, self.count = n, count
+        self.present: set[int] = set()
+        self.all_here = asyncio.Event()
+        self.counted = asyncio.Event()
+        self.result: list[int] | None = None
+        self.error = ""
+
+    def here(self, i: int) -> None:
+        self.present.add(i)
+        if len(self.present) >= self.n:
+            self.all_here.set()
+
+    async def take(self) -> None:
+        try:
+            await self.all_here.wait()
+            self.result = await asyncio.get_running_loop().run_in_executor(None, self.count)
+        except Exception as exc:  # the count is a side note, never a failed class
+            self.error = f"{type(exc).__name__}: {exc}"
+        finally:
+            self.counted.set()
 
 
 def role_of(i: int, n: int) -> str:
@@ -208,13 +176,14 @@ def _check(run, name: str, chosen: str) -> bool:
 
 
 async def student(s: Student, url: str, t0: float, gap: float, n_moves: int,
-                  rng: random.Random, timeout: float) -> None:
+                  rng: random.Random, timeout: float, roll: Roll) -> None:
     tab = Tab(url)
     pending: list[tuple[Move, object, str | None, str | None]] = []
     try:
         await tab.connect()
         run = await tab.rerun(page=PAGE, timeout=timeout)
         s.first = run.figure
+        roll.here(s.index)
         if s.role == "upload":
             opts = tab.widgets["w_dataset"].options
             tab.set("w_dataset", [o for o in opts if "CSV" in o or "csv" in o][0])
@@ -269,16 +238,24 @@ async def student(s: Student, url: str, t0: float, gap: float, n_moves: int,
     except Exception as exc:  # a failed student is an error in the table, not a crash
         s.error = f"{type(exc).__name__}: {exc}"
     finally:
+        s.cookies = dict(tab.cookies.values)
+        roll.here(s.index)              # a failed student does not hold up the count
+        await roll.counted.wait()
         await tab.close()
 
 
 async def klass(url: str, n: int, *, moves: int, gap: float, seed: int,
-                timeout: float) -> list[Student]:
+                timeout: float, count=list) -> tuple[list[Student], Roll]:
+    """The lesson; ``count()`` gives each Streamlit process's open sessions (taken once
+    every student has the page open)."""
     students = [Student(i, role_of(i, n)) for i in range(n)]
+    roll = Roll(n, count)
+    taker = asyncio.create_task(roll.take())
     t0 = time.perf_counter() + 8.0 + 0.15 * n   # everyone has the page open by then
     await asyncio.gather(*(student(s, url, t0, gap, moves, random.Random(seed * 1000 + s.index),
-                                   timeout) for s in students))
-    return students
+                                   timeout, roll) for s in students))
+    await taker
+    return students, roll
 
 
 async def floor_moves(url: str, k: int = 10) -> list[float]:
@@ -313,28 +290,41 @@ def one_class(n: int, args, tmp: Path) -> dict:
         floor = asyncio.run(floor_moves(fserver.url))
     finally:
         fserver.stop()
-    server = serve("app.py", cwd=Path(args.root), port=args.port,
-                   log=tmp / f"class-{n}.log")
-    mon = Monitor(server.proc.pid)
+    log = tmp / f"class-{n}.log"
+    server = (BehindProxy(Path(args.root), args.processes, args.port, args.port + 2, log)
+              if args.processes > 1 else OneProcess(Path(args.root), args.port, log))
+    server.start()
+    ports = [port for _, port in server.streamlit]
+
+    def count() -> list[int]:
+        return [open_sessions(p) for p in ports]
     try:
+        mon = Monitor(server.pid)             # the whole tree (deployment.py)
         time.sleep(1.0)
         _, idle = mon.sample()                   # the idle server, before anyone came
-        teacher = asyncio.run(_open_once(server.url))
+        # the teacher's tab on each process (pinned by its cookie), then closed
+        teacher = [asyncio.run(_open_once(server.url, server.cookies(i)))
+                   for i in range(len(ports))]
+        wait_for(lambda: not any(count()), timeout_s=120,
+                 what=lambda: f"the teacher's tabs closed, open sessions {count()}")
         mon.start()
-        spy = None
+        spies = []
         if args.profile:
             import subprocess
-            spy = subprocess.Popen([str(Path(sys.executable).parent / "py-spy"), "record",
-                                    "-p", str(server.proc.pid),
-                                    "--format", "raw", "-r", "50", "-o",
-                                    f"{args.profile}-{n}.txt"],
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            for i, (pid, _) in enumerate(server.streamlit, start=1):
+                out = (f"{args.profile}-{n}.txt" if len(ports) == 1
+                       else f"{args.profile}-{n}-w{i}.txt")
+                spies.append(subprocess.Popen(
+                    [str(Path(sys.executable).parent / "py-spy"), "record", "-p", str(pid),
+                     "--format", "raw", "-r", "50", "-o", out],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         cpu0, w0 = mon.sample()[0], time.perf_counter()
-        students = asyncio.run(klass(server.url, n, moves=args.moves, gap=args.gap,
-                                     seed=args.seed, timeout=args.timeout))
+        students, roll = asyncio.run(klass(server.url, n, moves=args.moves, gap=args.gap,
+                                           seed=args.seed, timeout=args.timeout,
+                                           count=count))
         cpu1, w1 = mon.sample()[0], time.perf_counter()
         peak = mon.peak
-        if spy is not None:
+        for spy in spies:
             import signal
             spy.send_signal(signal.SIGINT)
             spy.wait(timeout=60)
@@ -343,6 +333,10 @@ def one_class(n: int, args, tmp: Path) -> dict:
         mon.stop()
     finally:
         server.stop()
+    spread: dict[str, int] = {}
+    for s in students:
+        where = server.process_of(s.cookies)
+        spread[where] = spread.get(where, 0) + 1
     moves = [m for s in students for m in s.moves]
     if args.verbose:
         for m in sorted(moves, key=lambda m: m.sent):
@@ -359,6 +353,9 @@ def one_class(n: int, args, tmp: Path) -> dict:
                 cpu=(cpu1 - cpu0) / (w1 - w0), peak=peak, idle=idle, after=after,
                 floor=statistics.median(floor) if floor else float("nan"),
                 load=(load0, os.getloadavg()[0]), teacher=teacher,
+                deployment=server.describe(), processes=len(ports),
+                spread=dict(sorted(spread.items())), open_sessions=roll.result,
+                count_error=roll.error, left_over=getattr(server, "left_over", []),
                 first=[s.first for s in students if s.first is not None],
                 by_role={r: pct([m.latency for m in moves if m.role == r and
                                  m.latency is not None], 90)
@@ -368,8 +365,8 @@ def one_class(n: int, args, tmp: Path) -> dict:
                             for s in students))
 
 
-async def _open_once(url: str) -> float | None:
-    tab = Tab(url)
+async def _open_once(url: str, cookies: dict[str, str] | None = None) -> float | None:
+    tab = Tab(url, cookies)
     await tab.connect()
     try:
         run = await tab.rerun(page=PAGE)
@@ -382,8 +379,13 @@ async def _open_once(url: str) -> float | None:
 
 def table(rows: list[dict], args) -> str:
     MB = 2 ** 20
+    tree = ("the `nplk-lab classroom` command, each Streamlit process, their fit workers "
+            "and HAProxy" if args.processes > 1 else "the Streamlit process and its fit "
+            "workers")
     out = [f"{args.moves} moves per student, {args.gap:g} s apart; fresh server per class "
-           f"size; {os.cpu_count()} cores.", "",
+           f"size; {os.cpu_count()} cores.",
+           f"Deployment: {rows[0]['deployment'] if rows else ''}; server CPU and RSS over "
+           f"its whole process tree ({tree}).", "",
            "| students | moves | p50 (s) | p90 (s) | max (s) | errors | lost | superseded "
            "| server CPU (cores) | peak RSS (MB) | idle RSS (MB) | RSS "
            f"{args.linger:g} s after (MB) | floor (s) | p90 / floor | load 1 min (start → end) |",
@@ -401,6 +403,19 @@ def table(rows: list[dict], args) -> str:
                                            if np.isfinite(v)) for r in rows))
     out.append("students who were shown their place in the queue (\"N fits ahead of "
                "yours\"): " + "; ".join(f"{r['in_line']} of {r['n']}" for r in rows))
+    where = ("the process HAProxy's cookie in each student's tab names"
+             if args.processes > 1 else "all on the one process")
+    out.append(f"sessions per process ({where}; then each process's own count of open "
+               "sessions once every student had the page): " + "; ".join(
+                   f"{r['n']} students: " + ", ".join(f"{k} {v}" for k, v in
+                                                      r["spread"].items())
+                   + (f" (counted {', '.join(map(str, r['open_sessions']))})"
+                      if r["open_sessions"] is not None
+                      else f" (not counted: {r['count_error']})") for r in rows))
+    for r in rows:
+        if r["left_over"]:
+            out.append(f"processes still running after the command stopped, at {r['n']} "
+                       f"(killed by pid): {r['left_over']}")
     for r in rows:
         if r["errors"]:
             out.append(f"errors at {r['n']}: " + " | ".join(sorted(set(r["errors"])))[:600])
@@ -413,7 +428,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--moves", type=int, default=10)
     ap.add_argument("--gap", type=float, default=3.0)
     ap.add_argument("--linger", type=float, default=60.0)
-    ap.add_argument("--port", type=int, default=8640)
+    ap.add_argument("--port", type=int, default=8640,
+                    help="the port students open; the floor page uses the next one and, "
+                         "with --processes N, the Streamlit processes the N after that")
+    ap.add_argument("--processes", type=int, default=1,
+                    help="1: one `streamlit run app.py`; N > 1: `nplk-lab classroom "
+                         "--workers N` (N Streamlit processes behind HAProxy)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--verbose", action="store_true", help="every move on stderr")
@@ -424,6 +444,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="py-spy the server during each class: <prefix>-<N>.txt "
                          "(collapsed stacks)")
     args = ap.parse_args(argv)
+    if args.processes < 1:
+        ap.error("--processes must be at least 1")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in [int(x) for x in args.students.split(",")]:

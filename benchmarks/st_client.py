@@ -10,6 +10,12 @@ the widgets it has seen by their user key, answers ``ref_hash`` messages from it
 cache of large elements (and reports that cache with every run, as the frontend does),
 and uploads files through ``/_stcore/upload_file`` like the file uploader.
 
+Like a browser tab, a :class:`Tab` first loads the page over HTTP and keeps the cookies
+every answer sets (:class:`Cookies`), sending them back with every later request: the
+websocket upgrade, the upload's requests. Behind a proxy with cookie affinity
+(``nplk-lab classroom``: HAProxy sets ``NPLK_WORKER`` on the first answer) that keeps
+the tab's session, and the upload that must reach it, on one Streamlit process.
+
 Used by ``benchmarks/bench_classroom.py`` (a class of simulated students) and by the
 tests that need a real server session (a reconnect after a restart)."""
 
@@ -28,6 +34,33 @@ import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+
+class Cookies:
+    """A tab's cookie jar for one host: ``name -> value`` from every ``Set-Cookie`` its
+    answers carried, sent back as one ``Cookie`` header. (No paths, expiry or deletion:
+    the cookies here are HAProxy's affinity cookie and Streamlit's XSRF cookie, both for
+    ``/`` and the session.)"""
+
+    def __init__(self, values: dict[str, str] | None = None) -> None:
+        self.values: dict[str, str] = dict(values or {})
+
+    def take(self, set_cookies: list[str] | None) -> None:
+        """Keep the cookies of an answer's ``Set-Cookie`` header lines."""
+        for line in set_cookies or []:
+            name, sep, value = line.split(";", 1)[0].strip().partition("=")
+            if sep and name:
+                self.values[name] = value
+
+    def get(self, name: str) -> str | None:
+        return self.values.get(name)
+
+    def header(self) -> dict[str, str]:
+        """``{"Cookie": ...}`` for a request, or nothing when the jar is empty."""
+        if not self.values:
+            return {}
+        return {"Cookie": "; ".join(f"{k}={v}" for k, v in self.values.items())}
+
 
 FINISHED = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_SUCCESSFULLY")
 EARLY = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_EARLY_FOR_RERUN")
@@ -81,10 +114,13 @@ def _user_key(element_id: str) -> str | None:
 
 
 class Tab:
-    """One browser tab on ``http://host:port`` (see the module docstring)."""
+    """One browser tab on ``http://host:port`` (see the module docstring). ``cookies``
+    (a name -> value dict) are there before the first request, as in a browser that has
+    visited the site before (a teacher's tab pinned to one process)."""
 
-    def __init__(self, base: str) -> None:
+    def __init__(self, base: str, cookies: dict[str, str] | None = None) -> None:
         self.base = base.rstrip("/")
+        self.cookies = Cookies(cookies)
         self.ws: Any = None
         self.session_id: str | None = None
         self.pages: dict[str, str] = {}          # url path name -> page script hash
@@ -104,11 +140,29 @@ class Tab:
 
     # -- connection -------------------------------------------------------------------
     async def connect(self) -> None:
+        """Load the page (the tab's first HTTP request, whose answer may set cookies),
+        then open the websocket with the tab's cookies."""
+        def load() -> None:
+            with self.http(self.base + "/") as r:
+                r.read()
+        await asyncio.get_running_loop().run_in_executor(None, load)
         url = self.base.replace("http", "ws", 1) + "/_stcore/stream"
         self.ws = await websockets.connect(url, subprotocols=["streamlit"],
                                            max_size=None, open_timeout=60,
-                                           ping_interval=None)
+                                           ping_interval=None,
+                                           additional_headers=self.cookies.header())
+        self.cookies.take(self.ws.response.headers.get_all("Set-Cookie"))
         self.reader = asyncio.create_task(self._read())
+
+    def http(self, url: str, data: bytes | None = None, method: str | None = None,
+             headers: dict[str, str] | None = None, timeout: float = 60) -> Any:
+        """One HTTP request with the tab's cookies, keeping those the answer sets
+        (blocking: call it in an executor). Returns the open response."""
+        req = urllib.request.Request(url, data=data, method=method,
+                                     headers={**(headers or {}), **self.cookies.header()})
+        resp = urllib.request.urlopen(req, timeout=timeout)
+        self.cookies.take(resp.headers.get_all("Set-Cookie"))
+        return resp
 
     async def close(self) -> None:
         self.closed = True
@@ -310,15 +364,15 @@ class Tab:
         target = urllib.parse.urljoin(self.base + "/", urls.upload_url.lstrip("/"))
 
         def put() -> None:
-            # the page's XSRF cookie, sent back as the header (what the frontend does)
-            with urllib.request.urlopen(self.base + "/_stcore/health", timeout=60) as r:
-                cookies = r.headers.get_all("Set-Cookie") or []
-            xsrf = next((c.split(";")[0].split("=", 1)[1] for c in cookies
-                         if c.startswith("_streamlit_xsrf=")), "")
-            req = urllib.request.Request(target, data=body, method="PUT", headers={
-                "Content-Type": f"multipart/form-data; boundary={boundary}",
-                "Cookie": f"_streamlit_xsrf={xsrf}", "X-Xsrftoken": xsrf})
-            urllib.request.urlopen(req, timeout=60).read()
+            # the page's XSRF cookie, sent back as the header (what the frontend does);
+            # both requests carry the tab's cookies, so a proxy sends them to its session
+            with self.http(self.base + "/_stcore/health") as r:
+                r.read()
+            xsrf = self.cookies.get("_streamlit_xsrf") or ""
+            with self.http(target, data=body, method="PUT", headers={
+                    "Content-Type": f"multipart/form-data; boundary={boundary}",
+                    "X-Xsrftoken": xsrf}) as r:
+                r.read()
         await asyncio.get_running_loop().run_in_executor(None, put)
         s = WidgetState(id=w.id)
         info = s.file_uploader_state_value.uploaded_file_info.add()

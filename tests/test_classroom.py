@@ -473,3 +473,119 @@ def test_classroom_benchmark_runs_a_class_of_two(capsys):
     assert "| 2 |" in out
     assert row["moves"] >= 2 * 3 and not row["errors"] and row["lost"] == 0
     assert row["p50"] > 0 and row["peak"] > row["idle"] > 0 and row["floor"] > 0
+    assert row["open_sessions"] == [2]     # the server's own count: both tabs were open
+
+
+def _free_ports(n: int) -> int:
+    """A port P with P .. P + n - 1 free (the benchmark's port, its floor page's, then
+    one per Streamlit process)."""
+    import socket
+
+    def bindable(port: int) -> bool:
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                return False
+        return True
+    for port in range(8660, 8760, n):
+        if all(bindable(port + i) for i in range(n)):
+            return port
+    raise RuntimeError(f"no {n} consecutive free ports in 8660-8759")
+
+
+def test_a_tab_sends_the_cookies_of_its_first_answer_with_every_later_request():
+    """A tab is a browser tab for a proxy with cookie affinity: the page load's answer
+    sets the affinity cookie, and the websocket upgrade, the upload's health request
+    and its PUT all carry it (the PUT also Streamlit's XSRF cookie and header). A fake
+    server (Tornado, as Streamlit's) records what each request sent."""
+    import tornado.web
+    import tornado.websocket
+    from st_client import Tab, Widget
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    seen: list[tuple[str, str, str | None, str | None]] = []
+
+    class Recorded(tornado.web.RequestHandler):
+        def prepare(self):
+            r = self.request
+            seen.append((r.method, r.path, r.headers.get("Cookie"),
+                         r.headers.get("X-Xsrftoken")))
+
+        def get(self):
+            if self.request.path == "/":
+                self.add_header("Set-Cookie", "NPLK_WORKER=w2; path=/; HttpOnly; "
+                                "SameSite=Lax")
+            else:  # the health route: Streamlit's XSRF cookie
+                self.add_header("Set-Cookie", "_streamlit_xsrf=2|ab|cd|17; expires=Thu, "
+                                "26 Nov 2026 18:00:00 GMT; Path=/; SameSite=Lax")
+            self.write("ok")
+
+        def put(self):
+            self.write("")
+
+    class Stream(tornado.websocket.WebSocketHandler):
+        def prepare(self):
+            seen.append(("GET", self.request.path, self.request.headers.get("Cookie"), None))
+
+        def select_subprotocol(self, subprotocols):
+            return "streamlit"
+
+        def on_message(self, message):
+            req = BackMsg()
+            req.ParseFromString(message)
+            msg = ForwardMsg()
+            msg.file_urls_response.response_id = req.file_urls_request.request_id
+            urls = msg.file_urls_response.file_urls.add()
+            urls.file_id, urls.upload_url = "f1", "/_stcore/upload_file/s1/f1"
+            self.write_message(msg.SerializeToString(), binary=True)
+
+    async def go():
+        app = tornado.web.Application([(r"/_stcore/stream", Stream), (r"/.*", Recorded)])
+        server = app.listen(0, address="127.0.0.1")
+        port = next(iter(server._sockets.values())).getsockname()[1]
+        tab = Tab(f"http://127.0.0.1:{port}")
+        try:
+            await tab.connect()
+            tab.widgets["w_csv"] = Widget("w_csv", "$$ID-x-w_csv", "file_uploader", [],
+                                          False)
+            await tab.upload("w_csv", "class.csv", b"x1,x2,label\n0,1,1\n")
+        finally:
+            await tab.close()
+            server.stop()
+        return tab
+
+    tab = asyncio.run(go())
+    assert seen == [
+        ("GET", "/", None, None),                          # the page: no cookie yet
+        ("GET", "/_stcore/stream", "NPLK_WORKER=w2", None),  # the websocket upgrade
+        ("GET", "/_stcore/health", "NPLK_WORKER=w2", None),  # the upload's XSRF cookie
+        ("PUT", "/_stcore/upload_file/s1/f1",                # the upload itself
+         "NPLK_WORKER=w2; _streamlit_xsrf=2|ab|cd|17", "2|ab|cd|17")]
+    assert tab.states["w_csv"].file_uploader_state_value.uploaded_file_info[0].file_id == "f1"
+
+
+@pytest.mark.slow
+def test_classroom_benchmark_spreads_a_class_of_two_over_two_processes(capsys):
+    """``--processes 2``: the class through ``nplk-lab classroom --workers 2``. HAProxy
+    gives each student its own process (the cookie its tab kept), each process counts
+    one open session of its own, and nothing errs or is lost (student 0's upload
+    reached its session's process)."""
+    from nplk_lab.ui import serve as serve_command
+
+    if serve_command.find_proxy() is None:
+        pytest.skip("HAProxy is not installed (apt-get install haproxy)")
+    import bench_classroom
+
+    assert bench_classroom.main(["--students", "2", "--moves", "3", "--gap", "2",
+                                 "--linger", "0", "--processes", "2",
+                                 "--port", str(_free_ports(4))]) == 0
+    row = bench_classroom.main.rows[0]
+    out = capsys.readouterr().out
+    assert "2 Streamlit processes behind HAProxy" in out and "| 2 |" in out
+    assert row["moves"] >= 2 * 3 and not row["errors"] and row["lost"] == 0
+    assert row["spread"] == {"w1": 1, "w2": 1}
+    assert row["open_sessions"] == [1, 1]
+    assert row["left_over"] == []              # the command stopped its whole tree
+    assert row["peak"] > row["idle"] > 0 and row["cpu"] > 0
