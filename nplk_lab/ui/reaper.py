@@ -10,7 +10,10 @@ started by the first page run) checks every few seconds:
 * entries not used for ``NPLK_LAB_CACHE_TTL`` seconds (default 600) are dropped;
 * when the server has had no session for ``NPLK_LAB_IDLE_RELEASE`` seconds (default
   30), every store is emptied, the worker processes (:mod:`.workers`) are shut down,
-  the garbage collector runs and ``malloc_trim(0)`` returns freed heap to the system.
+  the garbage collector runs and ``malloc_trim(0)`` returns freed heap to the system;
+* while no tab is connected, the closed tabs' sessions whose lifetime has passed are
+  dropped (Streamlit's store would keep them until its next write), and once fewer are
+  held the heap is trimmed again.
 """
 
 from __future__ import annotations
@@ -51,6 +54,42 @@ def active_sessions() -> int | None:
         return None
 
 
+def held_sessions() -> int | None:
+    """Sessions this server still holds, connected or not: a closed tab's session (its
+    state, its results) stays for ``server.disconnectedSessionTTL`` seconds in case the
+    tab reconnects (None outside a server)."""
+    try:
+        from streamlit import runtime
+
+        if not runtime.exists() or type(runtime.get_instance()) is not runtime.Runtime:
+            return None
+        return len(runtime.get_instance()._session_mgr.list_sessions())
+    except (AttributeError, TypeError, ValueError):
+        return None
+
+
+def reap_closed_sessions() -> bool:
+    """Make Streamlit drop the sessions of closed tabs whose lifetime has passed.
+
+    Its session store only *hides* an expired session: the entry is removed on the
+    store's next write or length query, and after a class has left nothing writes, so
+    thirty students' sessions stayed in memory for good (about 300 MB a minute after the
+    class, docs/a-class-on-one-link.md). The length query (which removes them) is run on
+    the server's event loop, the thread that owns the store. Returns whether it was
+    scheduled."""
+    try:
+        from streamlit import runtime
+
+        if not runtime.exists() or type(runtime.get_instance()) is not runtime.Runtime:
+            return False
+        rt = runtime.get_instance()
+        cache = rt._session_mgr._session_storage._cache
+        rt._get_async_objs().eventloop.call_soon_threadsafe(cache.__len__)
+        return True
+    except (AttributeError, RuntimeError, TypeError, ValueError):
+        return False
+
+
 def trim_heap() -> None:
     """Hand freed heap back to the OS (glibc keeps it in its arenas otherwise)."""
     gc.collect()
@@ -74,30 +113,52 @@ class Reaper:
     call it with their own clock and session count)."""
 
     def __init__(self, sessions: Callable[[], int | None] = active_sessions, *,
-                 ttl: float | None = None, idle: float | None = None) -> None:
+                 ttl: float | None = None, idle: float | None = None,
+                 held: Callable[[], int | None] = held_sessions,
+                 reap: Callable[[], object] = reap_closed_sessions) -> None:
         self.sessions = sessions
+        self.held = held
+        self.reap = reap
         self.ttl = _env("NPLK_LAB_CACHE_TTL", 600) if ttl is None else ttl
         self.idle = _env("NPLK_LAB_IDLE_RELEASE", 30) if idle is None else idle
         self.empty_since: float | None = None
         self.released = False
+        #: sessions held at the last step while idle; fewer now means closed tabs'
+        #: sessions were dropped (reaped at the step before), so the heap is trimmed again
+        self.held_before: int | None = None
+        self.trim_pending = False
 
     def step(self, now: float | None = None) -> str:
         now = time.monotonic() if now is None else now
         expired = sum(store.expire(self.ttl, now) for store in list(STORES))
         n = self.sessions()
         if n is None or n > 0:
-            self.empty_since, self.released = None, False
+            self.empty_since, self.released, self.trim_pending = None, False, False
+            self.held_before = self.held() if n else None
             if expired:
                 trim_heap()
             return "expired" if expired else "busy"
         if self.empty_since is None:
             self.empty_since = now
+        held, before = self.held(), self.held_before
+        self.held_before = held
+        # fewer sessions held: those that expired are removed by the reap scheduled just
+        # below (on the event loop), so their memory can be handed back at the next step
+        pending = self.trim_pending
+        self.trim_pending = held is not None and before is not None and held < before
+        self.reap()
         if not self.released and now - self.empty_since >= self.idle:
             release_all()
             self.released = True
+            self.trim_pending = self.trim_pending or pending
             _LOG.info("No session for %.0f s: caches emptied, workers stopped, heap "
                       "trimmed", now - self.empty_since)
             return "released"
+        if self.released and pending:
+            trim_heap()
+            _LOG.info("Closed tabs' sessions dropped (%s still held): heap trimmed", held)
+            return "trimmed"
+        self.trim_pending = self.trim_pending or pending  # kept for after the release
         return "idle"
 
 
