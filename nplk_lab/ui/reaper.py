@@ -63,8 +63,10 @@ def held_sessions() -> int | None:
 
         if not runtime.exists() or type(runtime.get_instance()) is not runtime.Runtime:
             return None
+        # read from this thread while the event loop may change the store: a session
+        # removed mid-read makes this step skip the count (the next step reads again)
         return len(runtime.get_instance()._session_mgr.list_sessions())
-    except (AttributeError, TypeError, ValueError):
+    except (AttributeError, KeyError, RuntimeError, TypeError, ValueError):
         return None
 
 
