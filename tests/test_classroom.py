@@ -352,62 +352,6 @@ def test_offloaded_fit_pickles_back_with_its_views():
 
 
 # ---------------------------------------------------------------------------
-# memory back to idle after the class
-# ---------------------------------------------------------------------------
-
-def test_stores_expire_unused_entries_and_the_reaper_releases_after_the_class():
-    from nplk_lab.ui.reaper import Reaper
-    from nplk_lab.ui.stores import LRU
-
-    store = LRU(8, name="test")
-    store.put("old", np.zeros(1000))
-    t_put = __import__("time").monotonic()
-    assert store.expire(60, now=t_put + 30) == 0
-    assert store.expire(60, now=t_put + 61) == 1 and store.get("old") is None
-
-    store.put("a", np.zeros(1000))
-    sessions = {"n": 3}
-    r = Reaper(lambda: sessions["n"], ttl=1e9, idle=30)
-    t = __import__("time").monotonic()
-    assert r.step(t) == "busy" and store.get("a") is not None
-    sessions["n"] = 0
-    assert r.step(t + 1) == "idle" and store.get("a") is not None
-    assert r.step(t + 32) == "released" and len(store) == 0
-    sessions["n"] = 1
-    assert r.step(t + 40) == "busy"
-
-
-def test_reaper_drops_closed_tabs_sessions_and_trims_once_they_are_gone(monkeypatch):
-    """After the class: every idle step asks Streamlit to drop the closed tabs' expired
-    sessions (its store keeps them until its next write otherwise), and the step after
-    fewer sessions are held trims the heap again, also after the release."""
-    from nplk_lab.ui import reaper as rp
-
-    trims = []
-    monkeypatch.setattr(rp, "trim_heap", lambda: trims.append("trim"))
-    monkeypatch.setattr(rp, "release_all", lambda: trims.append("release"))
-    held = {"n": 30}
-    reaps = []
-    r = rp.Reaper(lambda: 0, ttl=1e9, idle=30, held=lambda: held["n"],
-                  reap=lambda: reaps.append(1))
-    t = 1000.0
-    assert r.step(t) == "idle" and r.step(t + 5) == "idle" and not trims
-    assert r.step(t + 30) == "released" and trims == ["release"]
-    assert r.step(t + 35) == "idle" and trims == ["release"]  # nothing dropped yet
-    held["n"] = 0                                             # the sessions expire
-    assert r.step(t + 40) == "idle" and trims == ["release"]  # reap scheduled now
-    assert r.step(t + 45) == "trimmed" and trims == ["release", "trim"]
-    assert r.step(t + 50) == "idle" and trims == ["release", "trim"]
-    assert len(reaps) == 7  # every idle step asked for the reap
-
-
-def test_reap_closed_sessions_is_a_no_op_outside_a_server():
-    from nplk_lab.ui.reaper import held_sessions, reap_closed_sessions
-
-    assert reap_closed_sessions() is False and held_sessions() is None
-
-
-# ---------------------------------------------------------------------------
 # real server: a reconnected tab, and the benchmark at a class of two
 # ---------------------------------------------------------------------------
 
@@ -454,39 +398,6 @@ def test_reconnected_tab_keeps_the_move_it_sends_with_its_first_run(tmp_path):
         server.stop()
     assert not run.exceptions
     assert np.isclose(float(query_value(run.query, "tau")), float(new))
-
-
-@pytest.mark.slow
-def test_a_closed_tabs_session_is_dropped_and_the_heap_trimmed_after_it(tmp_path):
-    """A real server (a closed tab's session kept 3 s, release after 1 s alone): after
-    the only tab closes, the server releases its caches and workers, then the closed
-    tab's session is dropped from Streamlit's store and the heap trimmed again; the
-    test waits for those log lines (the reaper's events), not for a time."""
-    from bench_classroom import serve
-    from st_client import Tab
-
-    server = serve(log=tmp_path / "server.log",
-                   env={"STREAMLIT_SERVER_DISCONNECTED_SESSION_TTL": "3",
-                        "NPLK_LAB_IDLE_RELEASE": "1"})
-
-    async def visit():
-        tab = Tab(server.url)
-        await tab.connect()
-        run = await tab.rerun(page="Classification", timeout=300)
-        await tab.close()
-        return run
-    try:
-        mark = server.output.mark()
-        run = asyncio.run(visit())
-        server.output.wait_line(lambda ln: "caches emptied, workers stopped" in ln,
-                                start=mark, timeout_s=300, what="the release")
-        line = server.output.wait_line(
-            lambda ln: "Closed tabs' sessions dropped" in ln and ln, start=mark,
-            timeout_s=300, what="the closed tab's session dropped")
-    finally:
-        server.stop()
-    assert not run.exceptions
-    assert "(0 still held)" in line
 
 
 @pytest.mark.slow
