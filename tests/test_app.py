@@ -257,6 +257,41 @@ def test_drawn_points_one_class_then_two_then_undo_and_clear():
     assert len(lab.coerce("points", q[-1] if isinstance(q, list) else q)) == 6
 
 
+def surface_inputs(at: AppTest) -> dict:
+    """What the decision surface's figure says it was built from (the chart's
+    ``inputs``, which the browser writes on the plot once drawn)."""
+    found = [json.loads(json.loads(e.proto.json)["inputs"]) for e in at.get("bidi_component")
+             if e.proto.json and "inputs" in json.loads(e.proto.json)]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_the_surface_says_which_widget_values_it_was_drawn_from():
+    """The browser tests' settled_surface compares these with the page: the widgets
+    drawn above the surface with their values as the browser shows them, the added
+    points and the selected point as in the URL; a moved slider and an added point
+    show in the next run's record, a widget below the surface never does."""
+    at = open_page("pages/1_Classification.py", dataset="drawn", method="svm",
+                   points="0,0,1;1,1,1;0,1,1;3,3,-1;4,3,-1;3,4,-1", focus_point=2)
+    got = surface_inputs(at)
+    w, sigma = got["widgets"], widget(at, "sigma")
+    assert w["w_sigma"] == ["string_array_value", [lab.setting("sigma").format(sigma.value)]]
+    assert w["w_test_size"] == ["double_array_value", [widget(at, "test_size").value]]
+    assert w["w_method"] == ["string_value", lab.setting("method").format("svm")]
+    assert w["w_show_baseline"] == ["bool_value", widget(at, "show_baseline").value]
+    assert w["add_mode_forced"] == ["bool_value", True]  # "your points": always on
+    assert w["w_add_class"] == ["string_value", "+1"]
+    assert "w_view" not in w and "points_undo" not in w  # below the surface; a button
+    url = {k: (v[-1] if isinstance(v, list) else v) for k, v in at.query_params.items()}
+    assert got["state"] == {"points": url["points"], "focus_point": url["focus_point"]}
+    assert got["state"]["focus_point"] == "2"
+
+    new = wiggle(at, "sigma")
+    assert surface_inputs(at)["widgets"]["w_sigma"][1] == [lab.setting("sigma").format(new)]
+    at.button(key="points_clear").click().run()
+    assert surface_inputs(at)["state"]["points"] == ""
+
+
 # ---------------------------------------------------------------------------
 # regression
 # ---------------------------------------------------------------------------

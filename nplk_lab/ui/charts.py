@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -10,7 +11,7 @@ import streamlit as st
 
 import nplk_lab.figures as fg
 import nplk_lab.model as lab
-from nplk_lab.ui.components.chart import live_chart
+from nplk_lab.ui.components.chart import drawn_widgets, live_chart
 
 from . import influence
 from .ablation import nn_values
@@ -148,17 +149,32 @@ def surface_chart(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabRe
         fig.update_layout(uirevision=f"{x0:.6g},{x1:.6g},{y0:.6g},{y1:.6g}")
         return fig
     fig = cached("figs", key, build)
+    # a click near a training point selects it (its influence is drawn below); in add
+    # mode the ring of the selection stays
+    fig, kw = influence.surface_clicks(fig, _SURFACE, data, res, grid, page)
+    # what this picture is drawn from: the widgets above it and the two inputs no
+    # widget shows, the added points and the selected point (both in the URL)
+    inputs = drawn_from(P, ("points", "focus_point"))
     if not add_mode:
-        # a click near a training point selects it (its influence is drawn below)
-        fig, kw = influence.surface_clicks(fig, _SURFACE, data, res, grid, page)
-        chart(fig, _SURFACE, f"nplk-{page}-surface", **kw)
+        chart(fig, _SURFACE, f"nplk-{page}-surface", inputs=inputs, **kw)
         return
-    fig, _ = influence.surface_clicks(fig, _SURFACE, data, res, grid, page)  # the ring
     # a click may land anywhere the user can see around the surface (zoomed out too)
     wx, wy = x1 - x0, y1 - y0
     ss[_BOUNDS] = ((x0 - wx, x1 + wx), (y0 - wy, y1 + wy))
     chart(fig, _SURFACE, f"nplk-{page}-surface", on_click=_add_clicked_points,
-          ack=ss.get(_SEEN, 0.0), mark_color=fg.CLASS_COLORS[1 if add_label > 0 else -1])
+          ack=ss.get(_SEEN, 0.0), mark_color=fg.CLASS_COLORS[1 if add_label > 0 else -1],
+          inputs=inputs)
+
+
+def drawn_from(P: Mapping[str, Any], names: tuple[str, ...]) -> str:
+    """What a figure drawn at this point of the run is built from, as the JSON its
+    chart writes on the plot once drawn (``data-drawn-from``): ``widgets``, the values
+    of the widgets drawn so far (:func:`~nplk_lab.ui.components.chart.drawn_widgets`),
+    and ``state``, the settings ``names`` that the figure uses and no widget shows, in
+    their URL form. A browser test compares both with the page (the widgets' values on
+    screen, the URL the run wrote) to know the picture is final."""
+    return json.dumps({"widgets": drawn_widgets(), "state": lab.encode_query(P, names)},
+                      sort_keys=True, separators=(",", ":"))
 
 
 def _view_settings(res: lab.LabResult) -> set[str]:

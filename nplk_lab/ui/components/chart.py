@@ -236,6 +236,14 @@ export default function (component) {
   const seq = (root.__nplkSeq = (root.__nplkSeq || 0) + 1);
   const firstOfRoot = !root.__nplkDrawn;
   root.__nplkDrawn = true;
+  // What the figure was built from (data.inputs, see live_chart), written on the plot
+  // once Plotly has drawn it and no newer figure has arrived: data-drawn-from always
+  // describes the picture on screen.
+  const drawnFrom = (out) => {
+    if (out === false || seq !== root.__nplkSeq) return;
+    if (data.inputs) root.dataset.drawnFrom = data.inputs;
+    else delete root.dataset.drawnFrom;
+  };
   ready.then((Plotly) => inTurn(() => {
     if (seq !== root.__nplkSeq) return false;  // a newer figure arrived meanwhile
     const fig = typeof data.figure === 'string' ? JSON.parse(data.figure) : data.figure;
@@ -256,7 +264,7 @@ export default function (component) {
       onSchemeChange(() => { if (root.isConnected && root.__nplkRedraw) root.__nplkRedraw(); });
     }
     return draw();
-  }, firstOfRoot)).catch((err) => {
+  }, firstOfRoot)).then(drawnFrom).catch((err) => {
     root.textContent = 'The chart could not be drawn: ' + err.message +
       '. Reload the page; if it persists, check that the plotly package is installed.';
   });
@@ -348,7 +356,8 @@ def preload() -> None:
 
 def live_chart(fig: Any, *, key: str, config: dict[str, Any] | None = None,
                height: int | None = None, on_click: Callable[[], None] | None = None,
-               ack: float = 0.0, mark_color: str | None = None) -> None:
+               ack: float = 0.0, mark_color: str | None = None,
+               inputs: str | None = None) -> None:
     """Draw ``fig`` (a plotly Figure, or its JSON with ``height`` given) and update it
     in place on reruns.
 
@@ -361,6 +370,12 @@ def live_chart(fig: Any, *, key: str, config: dict[str, Any] | None = None,
     chart resends the newer ones); ``mark_color`` colours the ring that marks a click
     until the page has applied it. A double click counts once and does not reset the
     axes.
+
+    ``inputs`` (a JSON text, e.g. from :func:`drawn_widgets`) says what the figure was
+    built from: once Plotly has drawn this figure, and no newer one has reached the
+    chart meanwhile, the plot's element carries it as ``data-drawn-from``. A test
+    compares it with the widgets on screen to know the picture is final (no rerun
+    pending, nothing left to draw) without waiting for time to pass.
     """
     live, src = _register()
     if isinstance(fig, str):
@@ -376,11 +391,56 @@ def live_chart(fig: Any, *, key: str, config: dict[str, Any] | None = None,
     if on_click is not None:
         config["doubleClick"] = False
     data = {**src, "figure": text, "config": json.dumps(config), "height": height}
+    if inputs is not None:
+        data["inputs"] = inputs
     if on_click is None:
         live(data=data, key=key, height=height)
         return
     data.update(clicks=True, ack=float(ack), markColor=mark_color or "")
     live(data=data, key=key, height=height, on_click_change=on_click)
+
+
+# Streamlit's wire form of a widget value -> what :func:`drawn_widgets` reports (the
+# value kinds a browser can show; buttons' triggers, uploads and components' JSON are
+# not values on screen)
+_SHOWN_KINDS = ("double_array_value", "string_array_value", "bool_value", "string_value",
+                "double_value", "int_value")
+
+
+def drawn_widgets() -> dict[str, list] | None:
+    """``{key: [kind, value]}`` for every widget with a key drawn so far in this script
+    run: its current value in the form Streamlit exchanges with the browser. ``kind``
+    is the wire field (``double_array_value`` for a slider's numbers,
+    ``string_array_value`` for a select slider's option labels, ``bool_value`` for a
+    toggle, ``string_value`` for a radio's or select box's option label, ...), so
+    ``value`` is what the widget shows once this run is on screen. These are the
+    widget values a figure drawn at this point was built from (a widget's value cannot
+    change later in the run that drew it). None when Streamlit's run state cannot be
+    read (no script run, or a Streamlit whose internals moved: ``tests/test_app.py``
+    checks it reads the Classification page's widgets)."""
+    try:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+        from streamlit.runtime.state.common import user_key_from_element_id
+
+        ctx = get_script_run_ctx(suppress_warning=True)
+        drawn = ctx.shared.widget_ids_this_run.snapshot()
+        state = ctx.session_state._state
+        out: dict[str, list] = {}
+        for wid in sorted(drawn):
+            key = user_key_from_element_id(wid)
+            meta = state.get_widget_metadata(wid)
+            if key is None or meta is None or meta.value_type not in _SHOWN_KINDS:
+                continue
+            try:
+                value = meta.serializer(state.get_widget_value(wid))
+            except KeyError:  # no value (yet)
+                continue
+            if meta.value_type.endswith("_array_value"):
+                value = list(value)
+            out[key] = [meta.value_type, value]
+        return out
+    except (AttributeError, ImportError, TypeError):
+        return None
 
 
 def clicks(key: str) -> Any:
