@@ -13,9 +13,9 @@ own browser download is never used. Run alone with::
 
     python -m pytest tests/test_browser.py -q -m browser
 
-The helpers here (server fixture, launch arguments, figure fingerprint, idle wait) are
-also used by ``benchmarks/bench_app.py`` so the benchmark measures exactly what the test
-drives.
+The helpers here (server fixture, launch arguments, and from ``_page_state`` the figure
+fingerprint, idle and settled waits) are also used by ``benchmarks/bench_app.py`` so the
+benchmark measures exactly what the test drives.
 """
 
 from __future__ import annotations
@@ -35,6 +35,21 @@ from urllib.parse import parse_qs, urlparse
 import _waits
 import pytest
 
+# What the page shows, read in the browser (idle, the surface's fingerprint, whether the
+# picture is final): in _page_state, imported from here by the other browser
+# tests and the benchmarks as before.
+from _page_state import (  # noqa: F401
+    FIRST_CHART_TIMEOUT_MS,
+    IDLE_JS,
+    RERUN_TIMEOUT_MS,
+    SURFACE_FINGERPRINT_JS,
+    SURFACE_UNSETTLED_JS,
+    settled_surface,
+    surface_fingerprint,
+    wait_idle,
+    wait_surface,
+)
+
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,50 +65,6 @@ CHROMIUM_ARGS = [
 VIEWPORT = {"width": 1400, "height": 1000}
 # Generous ceilings for a loaded 2-core machine; a healthy run takes far less.
 SERVER_TIMEOUT_S = 60.0
-FIRST_CHART_TIMEOUT_MS = 60_000
-RERUN_TIMEOUT_MS = 30_000
-
-# A fingerprint of the decision-surface figure: the first Plotly graph with a
-# "decision function" trace. Trace types and names, the corner annotation and a hash of
-# that trace's z
-# (Streamlit sends numpy arrays as base64 ``bdata``; nested arrays are summed). null
-# until drawn.
-SURFACE_FINGERPRINT_JS = """
-() => {
-  const graphs = [...document.querySelectorAll('.js-plotly-plot')];
-  const gd = graphs.find(g => Array.isArray(g.data) &&
-                              g.data.some(t => t.name === 'decision function'));
-  if (!gd) return null;
-  const hash = (str) => { let h = 5381; for (let i = 0; i < str.length; i++) {
-    h = ((h << 5) + h + str.charCodeAt(i)) | 0; } return h; };
-  const summary = (z) => {           // base64 typed array (plotly >= 6) or nested arrays
-    if (!z) return null;
-    if (typeof z.bdata === 'string') return [z.dtype, z.shape, hash(z.bdata)];
-    let s = 0, n = 0;
-    const walk = (a) => { for (const v of a) {
-      if (v !== null && typeof v === 'object' && v.length !== undefined) walk(v);
-      else if (Number.isFinite(v)) { s += v; n += 1; } } };
-    if (typeof z === 'object' && z.length !== undefined) walk(z);
-    return [n, s.toPrecision(12)];
-  };
-  const parts = gd.data.map(t => [t.type, t.name || '',
-                                  t.name === 'decision function' ? summary(t.z) : null]);
-  const notes = ((gd.layout && gd.layout.annotations) || []).map(a => a.text || '');
-  return JSON.stringify([parts, notes]);
-}
-"""
-
-# Streamlit marks the app root with its script state; the status widget shows a
-# running icon while a rerun is in flight.
-IDLE_JS = """
-() => {
-  const app = document.querySelector('[data-testid="stApp"]');
-  if (!app || app.dataset.testScriptState !== 'notRunning') return false;
-  return !document.querySelector('[data-testid="stStatusWidgetRunningIcon"],'
-                                 + '[data-testid="stStatusWidgetRunningManIcon"]');
-}
-"""
-
 
 # ---------------------------------------------------------------------------
 # helpers (shared with benchmarks/bench_app.py)
@@ -209,39 +180,6 @@ class StreamlitServer:
 def launch_browser(pw, executable: str):
     """Headless Chromium with a fresh (temporary) profile."""
     return pw.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
-
-
-def wait_idle(page, timeout_ms: int = RERUN_TIMEOUT_MS) -> None:
-    """Wait until Streamlit reports no script run in flight."""
-    page.wait_for_function(IDLE_JS, timeout=timeout_ms, polling=50)
-
-
-def surface_fingerprint(page) -> str | None:
-    return page.evaluate(SURFACE_FINGERPRINT_JS)
-
-
-def wait_surface(page, timeout_ms: int = FIRST_CHART_TIMEOUT_MS) -> str:
-    """Wait for the decision surface to be drawn; return its fingerprint."""
-    page.wait_for_function(f"({SURFACE_FINGERPRINT_JS})() !== null", timeout=timeout_ms,
-                           polling=50)
-    return surface_fingerprint(page)
-
-
-def settled_surface(page, quiet_s: float = 1.0, timeout_s: float = 30.0) -> str:
-    """The surface fingerprint once the app is idle and it has not changed for
-    ``quiet_s`` seconds (a slider can queue more than one rerun)."""
-    deadline = time.monotonic() + timeout_s
-    last, since = None, time.monotonic()
-    while time.monotonic() < deadline:
-        wait_idle(page)
-        fp = surface_fingerprint(page)
-        now = time.monotonic()
-        if fp != last:
-            last, since = fp, now
-        elif fp is not None and now - since >= quiet_s:
-            return fp
-        page.wait_for_timeout(100)
-    raise TimeoutError("the decision surface kept changing")
 
 
 def exception_texts(page) -> list[str]:
