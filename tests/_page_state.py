@@ -1,8 +1,10 @@
 """What a browser test reads on the lab's page to know where it stands, without
 waiting for time to pass: whether Streamlit runs a script (:func:`wait_idle`), the
-decision surface's fingerprint (:func:`wait_surface`) and whether the surface on
+decision surface's fingerprint (:func:`wait_surface`), whether the surface on
 screen is final (:func:`settled_surface`: drawn from the values the page shows, so no
-rerun is pending and nothing is left to draw).
+rerun is pending and nothing is left to draw) and whether the page shows a still
+picture (:func:`wait_still`: nothing moving, no hover label, plots sized to their
+boxes).
 
 Every wait is a condition evaluated in the browser (Playwright's ``wait_for_function``);
 its timeout only bounds a hang. ``test_browser.py`` imports these names for the other
@@ -161,3 +163,35 @@ def settled_surface(page, timeout_s: float = 30.0) -> str:
         raise TimeoutError(f"the decision surface did not settle in {timeout_s:g} s: "
                            f"{page.evaluate(SURFACE_UNSETTLED_JS)}") from e
     return surface_fingerprint(page)
+
+
+# True when the page shows a still picture: no animation with an end is running (an
+# expander opening, the modebar fading out: CSS transitions are Web Animations), no
+# Plotly hover label is drawn, no plot is under the mouse (its modebar then shows), every
+# plot has the width of its box (Plotly has relaid it out after a resize) and, given
+# ``size``, the viewport has that size.
+STILL_JS = """
+(size) => {
+  if (size && (window.innerWidth !== size.width || window.innerHeight !== size.height)) {
+    return false;
+  }
+  if (document.getAnimations().some(a => a.playState === 'running' && a.effect &&
+                                         Number.isFinite(a.effect.getComputedTiming().endTime))) {
+    return false;
+  }
+  return [...document.querySelectorAll('.js-plotly-plot')].every(gd => {
+    const hover = gd.querySelector('.hoverlayer');
+    if (hover && hover.childElementCount) return false;
+    if (gd.matches(':hover')) return false;
+    const fl = gd._fullLayout;
+    return !fl || !fl.width || Math.abs(fl.width - gd.getBoundingClientRect().width) < 1;
+  });
+}
+"""
+
+
+def wait_still(page, size: dict | None = None, timeout_ms: int = RERUN_TIMEOUT_MS) -> None:
+    """Wait until the page shows a still picture (:data:`STILL_JS`): before a screenshot
+    after the mouse left a plot, or before reading where to click after a scroll or a
+    resize (``size``: the viewport just set)."""
+    page.wait_for_function(STILL_JS, arg=size, timeout=timeout_ms, polling="raf")

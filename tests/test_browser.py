@@ -36,17 +36,19 @@ import _waits
 import pytest
 
 # What the page shows, read in the browser (idle, the surface's fingerprint, whether the
-# picture is final): in _page_state, imported from here by the other browser
+# picture is final or still): in _page_state, imported from here by the other browser
 # tests and the benchmarks as before.
 from _page_state import (  # noqa: F401
     FIRST_CHART_TIMEOUT_MS,
     IDLE_JS,
     RERUN_TIMEOUT_MS,
+    STILL_JS,
     SURFACE_FINGERPRINT_JS,
     SURFACE_UNSETTLED_JS,
     settled_surface,
     surface_fingerprint,
     wait_idle,
+    wait_still,
     wait_surface,
 )
 

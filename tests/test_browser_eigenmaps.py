@@ -69,7 +69,12 @@ def test_clicking_an_eigenvalue_draws_its_eigenfunctions(app_server, page):
     assert wait_title(page, "Eigenfunction j = 1").startswith("Eigenfunction j = 1 of F∘K")
     page.locator(".js-plotly-plot").filter(has_text="Eigen-decay").first \
         .scroll_into_view_if_needed()
-    page.wait_for_timeout(300)
+    # the decay plot drawn with j = 1 marked, and nothing moving: its rectangle, read
+    # next, is where the click lands
+    page.wait_for_function(f"() => {{ const g = ({GRAPH_JS})('Eigen-decay');"
+                           " return g !== null && g.marked.includes('selected j = 1'); }",
+                           timeout=RERUN_TIMEOUT_MS, polling=100)
+    tb.wait_still(page)
     spec = graph(page, "Eigen-decay")
     assert spec is not None and "selected j = 1" in spec["marked"]
 
@@ -102,14 +107,16 @@ def test_clicking_an_eigenvalue_draws_its_eigenfunctions(app_server, page):
     wait_title(page, "Eigenfunction j = 2")
     wait_idle(page)
     page.mouse.move(5, 5)   # no hover label in the picture
-    page.wait_for_timeout(500)
+    tb.wait_still(page)
     top = page.locator(".js-plotly-plot").filter(has_text="Eigen-decay").first
     bottom = page.locator(".js-plotly-plot").filter(has_text="Eigenfunction j = 2").first
     a, b = top.bounding_box(), bottom.bounding_box()
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "eigenmaps.png"), full_page=True)
     SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-    page.set_viewport_size({"width": 1400, "height": int(b["y"] + b["height"] + 40)})
+    tall = {"width": 1400, "height": int(b["y"] + b["height"] + 40)}
+    page.set_viewport_size(tall)
+    tb.wait_still(page, tall)
     x0 = max(min(a["x"], b["x"]) - 20, 0)
     page.screenshot(path=str(SCREENSHOT), clip={
         "x": x0, "y": a["y"] - 10, "width": max(a["width"], b["width"]) + 40,

@@ -158,15 +158,16 @@ def test_click_a_point_then_a_heatmap_row_selects_and_draws_its_influence(app_se
 
     # the README's screenshot: the surface with the ring and the influence below
     page.mouse.move(5, 5)          # no modebar, no hover label in the picture
-    page.set_viewport_size({"width": 1400, "height": 2000})
-    page.wait_for_timeout(800)
+    tall = {"width": 1400, "height": 2000}
+    page.set_viewport_size(tall)
+    tb.wait_still(page, tall)      # plots relaid out for the new viewport, labels gone
     box = page.evaluate(BOXES_JS)
     SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOT), clip={
         "x": box["left"] - 20, "y": max(box["top"] - 60, 0), "width": box["width"] + 40,
         "height": box["bottom"] - max(box["top"] - 60, 0) + 70})
     page.set_viewport_size(tb.VIEWPORT)
-    page.wait_for_timeout(500)
+    tb.wait_still(page, tb.VIEWPORT)   # where MATRIX_JS reads the rows is where they stay
 
     # 2. click a row of the matrix heatmap (another point, well away from the first)
     m = page.evaluate(MATRIX_JS)
