@@ -20,6 +20,7 @@ benchmark measures exactly what the test drives.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -251,6 +252,17 @@ def page(chromium_path):
 # the test
 # ---------------------------------------------------------------------------
 
+# The surface's record of what it was drawn from (its data-drawn-from); given a text,
+# it is replaced by that text first.
+DRAWN_FROM_JS = """
+(text) => {
+  const gd = [...document.querySelectorAll('.js-plotly-plot')].find(
+    g => Array.isArray(g.data) && g.data.some(t => t.name === 'decision function'));
+  if (typeof text === 'string') gd.dataset.drawnFrom = text;
+  return gd.dataset.drawnFrom;
+}
+"""
+
 def test_classification_slider_redraws_surface(app_server, page):
     page.goto(app_server.url + CLASSIFICATION_PATH, wait_until="domcontentloaded")
     wait_surface(page)
@@ -284,6 +296,21 @@ def test_classification_slider_redraws_surface(app_server, page):
     query = parse_qs(urlparse(page.url).query)
     assert "sigma" in query, page.url
     assert float(query["sigma"][-1]) == pytest.approx(float(v1))
+
+    # what the settled wait compared: the picture's record holds the σ the slider shows
+    # and the URL's points; a record that disagrees with the page on either keeps the
+    # wait going (the record swapped in place, then put back: no rerun)
+    record = json.loads(page.evaluate(f"() => ({DRAWN_FROM_JS})()"))
+    assert record["widgets"]["w_sigma"] == ["string_array_value", [v1]]
+    assert record["state"]["points"] == query.get("points", [""])[-1]
+    for part, name, forged in (("widgets", "w_sigma", ["string_array_value", ["0"]]),
+                               ("state", "points", "1,1,1")):
+        other = {**record, part: {**record[part], name: forged}}
+        reason = page.evaluate(f"(r) => {{ ({DRAWN_FROM_JS})(r); "
+                               f"return ({SURFACE_UNSETTLED_JS})(); }}", json.dumps(other))
+        assert name in reason, reason
+    page.evaluate(f"(r) => ({DRAWN_FROM_JS})(r)", json.dumps(record))
+    assert page.evaluate(SURFACE_UNSETTLED_JS) == ""
 
 
 # ---------------------------------------------------------------------------
