@@ -60,7 +60,6 @@ for _p in (ROOT / "benchmarks", ROOT / "tests"):
     if str(_p) not in sys.path:
         sys.path.insert(0, str(_p))
 
-from _waits import wait_for  # noqa: E402
 from deployment import BehindProxy, Monitor, OneProcess, open_sessions, serve  # noqa: E402
 from st_client import Tab, query_value  # noqa: E402
 
@@ -298,6 +297,15 @@ def one_class(n: int, args, tmp: Path) -> dict:
 
     def count() -> list[int]:
         return [open_sessions(p) for p in ports]
+
+    def until_closed(timeout_s: float = 120.0) -> None:
+        """Poll each process's metrics page until no session is open (a benchmark may
+        poll: the tests wait on events)."""
+        deadline = time.monotonic() + timeout_s
+        while any(count()):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the teacher's tabs closed, open sessions {count()}")
+            time.sleep(0.1)
     try:
         mon = Monitor(server.pid)             # the whole tree (deployment.py)
         time.sleep(1.0)
@@ -305,8 +313,7 @@ def one_class(n: int, args, tmp: Path) -> dict:
         # the teacher's tab on each process (pinned by its cookie), then closed
         teacher = [asyncio.run(_open_once(server.url, server.cookies(i)))
                    for i in range(len(ports))]
-        wait_for(lambda: not any(count()), timeout_s=120,
-                 what=lambda: f"the teacher's tabs closed, open sessions {count()}")
+        until_closed()
         mon.start()
         spies = []
         if args.profile:

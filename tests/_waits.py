@@ -4,12 +4,10 @@
   line by a thread that copies it to a log file and wakes every test waiting for a line
   (a server's "You can now view ..." or a log line of the lab). The end of the output
   (the process died) wakes them too, so a dead server is reported at once.
-* :func:`wait_for` — the one poll loop, for a condition that nothing announces (a
-  worker's own metrics page, a process's scheduler state). Passing never depends on
-  speed: the loop ends as soon as the condition holds, and its deadline is only a
-  generous bound on a hang.
 
-A deadline is never what makes a test pass: on expiry these raise ``TimeoutError``.
+There is no poll loop here: a state the tests need to see is announced by the server (a
+log line the lab writes when it happens). A deadline is never what makes a test pass: on
+expiry a wait raises ``TimeoutError``.
 """
 
 from __future__ import annotations
@@ -18,25 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any, TypeVar
-
-T = TypeVar("T")
-
-
-def wait_for(condition: Callable[[], T], *, timeout_s: float,
-             what: str | Callable[[], str], poll_s: float = 0.1) -> T:
-    """Call ``condition`` until it returns something truthy, and return that; raise
-    ``TimeoutError`` saying ``what`` (a text, or a function giving one then) after
-    ``timeout_s``. For conditions no event announces."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            said = what() if callable(what) else what
-            raise TimeoutError(f"{said} (not within {timeout_s:.0f} s)")
-        time.sleep(poll_s)
+from typing import IO, Any
 
 
 class OutputLines:

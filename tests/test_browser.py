@@ -25,7 +25,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -80,14 +79,6 @@ def find_chromium() -> str | None:
         if path and os.path.isfile(path) and os.access(path, os.X_OK):
             return path
     return None
-
-
-def free_port() -> int:
-    """A port free right now (another process may take it before it is used: a server
-    of ours gets port 0 instead, see :class:`StreamlitServer`)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 # Streamlit prints this once it listens and its runtime is up (``/_stcore/health`` then

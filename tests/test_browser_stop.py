@@ -1,8 +1,8 @@
 """Real-browser test of a long fit: the last figure stays in place while it runs, a
 progress line with a Stop button appears above it, and Stop ends the fit (the figure
 stays, a note says it stopped, and the same fit is not started again). Closing the tab
-mid-fit or mid-sweep stops the work on the server (its log says so, and its threads and
-those of its fit workers fall quiet).
+mid-fit or mid-sweep stops the work on the server: its log says that the page's work
+ended, and for a fit in a worker process, at which iteration the worker's job ended.
 
 Drives Debian's Chromium through Playwright against ``streamlit run app.py`` (helpers
 from ``test_browser.py``); skips when either is missing.
@@ -15,7 +15,6 @@ import re
 
 import pytest
 import test_browser as tb
-from _waits import wait_for
 from test_browser import (
     ARTIFACTS,
     CLASSIFICATION_PATH,
@@ -32,6 +31,18 @@ chromium_path, app_server, page = tb.chromium_path, tb.app_server, tb.page
 pytestmark = pytest.mark.browser
 
 STOP_BUTTON = 'button:has-text("Stop")'
+# counts, from now on, the page's changes of run state away from "not running" (to "rerun
+# requested" when it asks for a run, to "running" when the server starts it; a quick run
+# can end within one render, so "running" itself may never show), in window.__nplkRuns
+COUNT_RUNS_JS = """
+() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  window.__nplkRuns = 0;
+  new MutationObserver(() => {
+    if (app.dataset.testScriptState !== 'notRunning') window.__nplkRuns += 1;
+  }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+}
+"""
 
 
 def test_long_fit_keeps_the_figure_and_stops_on_request(app_server, page):
@@ -62,10 +73,15 @@ def test_long_fit_keeps_the_figure_and_stops_on_request(app_server, page):
     assert surface_fingerprint(page) == before
     assert page.locator(STOP_BUTTON).count() == 0
     assert not exception_texts(page), exception_texts(page)
-    # nothing restarts by itself: the app stays idle with the same figure
-    page.wait_for_timeout(1500)    # a window for a restart to show, then idle again
-    wait_idle(page)
+    # nothing starts the fit again: not a rerun either (Streamlit's "r" key reruns the
+    # page; the observer sees the request, and the page comes back to "not running" only
+    # when the server has run it: the wait is for that run, not for a window of time)
+    page.evaluate(COUNT_RUNS_JS)
+    page.locator("body").press("r")
+    page.wait_for_function(f"() => window.__nplkRuns >= 1 && ({tb.IDLE_JS})()",
+                           timeout=60_000, polling=50)
     assert page.locator(STOP_BUTTON).count() == 0
+    assert page.get_by_text("stopped; the last result stays on screen").count() >= 1
     assert surface_fingerprint(page) == before
 
 
@@ -87,62 +103,16 @@ POOL_ON = os.environ.get("NPLK_LAB_WORKERS", "").strip() != "0"  # the server's 
 WORK_TIMEOUT_S = 180  # only bounds a hang on a loaded machine
 
 
-def _process_tree(root: int) -> list[int]:
-    """``root`` and all its descendants (Linux /proc): the server and its workers."""
-    parents: dict[int, list[int]] = {}
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            try:
-                ppid = int(open(f"/proc/{d}/stat").read().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue  # ended meanwhile
-            parents.setdefault(ppid, []).append(int(d))
-    tree, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        tree.append(pid)
-        todo += parents.get(pid, [])
-    return tree
-
-
-def _runnable_threads(root: int) -> list[str]:
-    """The threads of the server and its worker processes that are runnable (state R,
-    or D: in the kernel on their behalf), as ``"pid/tid (name) state"``."""
-    busy = []
-    for pid in _process_tree(root):
-        try:
-            tids = os.listdir(f"/proc/{pid}/task")
-        except OSError:
-            continue
-        for tid in tids:
-            try:
-                stat = open(f"/proc/{pid}/task/{tid}/stat").read()
-            except OSError:
-                continue
-            name = stat[stat.index("(") + 1:stat.rindex(")")]
-            state = stat.rsplit(")", 1)[1].split()[0]
-            if state in ("R", "D"):
-                busy.append(f"{pid}/{tid} ({name}) {state}")
-    return busy
-
-
 @pytest.mark.parametrize("work", list(LONG_WORK))
 def test_a_closed_tab_stops_its_work(app_server, page, work):
     """Closing the tab mid-work stops the work itself, not only the page's wait for it.
 
-    Every step waits on something the server does: its log line for the interruption
-    (and, for a fit in a worker process, the line saying the job ended and at which
-    iteration: the next one after it was told to stop, not the 5,000th), then a moment
-    when no thread of the server or of its worker processes is runnable. That last one
-    is a state, not a sample of CPU over a time window: a thread that computes is
-    runnable (``R``) whether or not it has a core at that instant (a busy neighbour only
-    makes it wait in the run queue), while an idle server's threads sleep in their
-    waits; so while a fit or sweep goes on no such moment comes, and once one does
-    nothing of this work is left. Waiting for that moment polls (nothing announces it);
-    its deadline only bounds a hang."""
+    Every step waits on a line the server logs when it happens: the interruption, then
+    the page's progress block saying its work ended with it (the exception has left the
+    fit or the sweep, so none of it runs any more in the page's thread), and, for a fit
+    in a worker process, the line saying the job ended and at which iteration: the next
+    one after it was told to stop, not the 5,000th."""
     path, label, in_pool = LONG_WORK[work]
-    if not os.path.exists(f"/proc/{app_server.proc.pid}/task"):
-        pytest.skip("needs Linux /proc to read the server's threads")
     log = app_server.output
     mark = log.mark()
     ctx = page.context.browser.new_context(viewport=tb.VIEWPORT)
@@ -170,10 +140,10 @@ def test_a_closed_tab_stops_its_work(app_server, page, work):
         at_end, told = int(ended[1]), int(ended[2])
         assert told <= at_end <= told + 2, ended[0]
         assert at_end < 5000, ended[0]
-    # ... and nothing of it goes on: a moment comes when no thread computes
-    wait_for(lambda: not _runnable_threads(app_server.proc.pid),
-             timeout_s=WORK_TIMEOUT_S,
-             what=lambda: "the server falling quiet; still runnable: "
-                          + ", ".join(_runnable_threads(app_server.proc.pid)))
+    # ... the page's work ended with the interruption, in that session
+    log.wait_line(
+        lambda ln: label in ln and "its work ended with the interruption" in ln
+        and ln.endswith(f"; session {session}"),
+        start=mark, timeout_s=WORK_TIMEOUT_S, what=f"the end of {label!r}'s work")
     after = log.lines(mark)
     assert not [ln for ln in after if label in ln and "finished" in ln], after

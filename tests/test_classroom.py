@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _ports import free_port_block
 from streamlit.testing.v1 import AppTest
 
 import nplk_lab.model as lab
@@ -450,24 +451,6 @@ def test_classroom_benchmark_runs_a_class_of_two(capsys):
     assert row["open_sessions"] == [2]     # the server's own count: both tabs were open
 
 
-def _free_ports(n: int) -> int:
-    """A port P with P .. P + n - 1 free (the benchmark's port, its floor page's, then
-    one per Streamlit process)."""
-    import socket
-
-    def bindable(port: int) -> bool:
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                return False
-        return True
-    for port in range(8660, 8760, n):
-        if all(bindable(port + i) for i in range(n)):
-            return port
-    raise RuntimeError(f"no {n} consecutive free ports in 8660-8759")
-
-
 def test_a_tab_sends_the_cookies_of_its_first_answer_with_every_later_request():
     """A tab is a browser tab for a proxy with cookie affinity: the page load's answer
     sets the affinity cookie, and the websocket upgrade, the upload's health request
@@ -554,7 +537,7 @@ def test_classroom_benchmark_spreads_a_class_of_two_over_two_processes(capsys):
 
     assert bench_classroom.main(["--students", "2", "--moves", "3", "--gap", "2",
                                  "--linger", "0", "--processes", "2",
-                                 "--port", str(_free_ports(4))]) == 0
+                                 "--port", str(free_port_block(4))]) == 0
     row = bench_classroom.main.rows[0]
     out = capsys.readouterr().out
     assert "2 Streamlit processes behind HAProxy" in out and "| 2 |" in out

@@ -20,6 +20,15 @@ from test_import_cycles import import_graph, project_modules
 import nplk_core
 
 ROOT = Path(nplk_core.__file__).resolve().parent.parent
+
+
+def _fresh_python(body: str) -> str:
+    """What ``body`` prints, run by a new interpreter with the project first on its path
+    (nothing imported before it)."""
+    code = f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n" + body
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, cwd=ROOT).stdout
+
 LAYERS = ["nplk_core", "nplk_lab.figures", "nplk_lab.model", "nplk_lab.ui"]
 NEVER = {  # outside packages a layer must not import
     "nplk_core": {"streamlit", "plotly"},
@@ -141,13 +150,12 @@ def test_core_source_never_imports_streamlit():
 @pytest.mark.slow
 def test_importing_every_core_module_does_not_load_streamlit():
     modules = sorted(p.stem for p in (ROOT / "nplk_core").glob("*.py") if p.stem != "__init__")
-    code = ("import importlib, sys\n"
-            f"for m in {modules!r}:\n"
-            "    importlib.import_module('nplk_core.' + m)\n"
-            "print('streamlit' in sys.modules, 'plotly' in sys.modules)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
-    assert out.stdout.strip() == "False False"
+    out = _fresh_python(
+        "import importlib\n"
+        f"for m in {modules!r}:\n"
+        "    importlib.import_module('nplk_core.' + m)\n"
+        "print('streamlit' in sys.modules, 'plotly' in sys.modules)\n")
+    assert out.strip() == "False False"
 
 
 @pytest.mark.slow
@@ -156,19 +164,16 @@ def test_a_page_reaches_its_first_widgets_without_scikit_learn():
     builds the settings (every widget) before anything imports scikit-learn (~1 s), and
     the live-chart component imports nothing of the core, so the page can start the
     browser's Plotly.js download first."""
-    code = ("import sys\n"
-            f"sys.path.insert(0, {str(ROOT)!r})\n"
-            "import nplk_lab.ui.components.chart\n"
-            "light = [m for m in ('nplk_core', 'sklearn', 'nplk_lab.model')\n"
-            "         if m in sys.modules]\n"
-            "import nplk_lab.ui as ui\n"
-            "import nplk_lab.model as lab\n"
-            "ui.page_setup  # the lazy hand-on imports the layer\n"
-            "lab.defaults(); [lab.setting(n) for n in lab.settings()]\n"
-            "print(light, 'sklearn' in sys.modules, 'scipy.stats' in sys.modules)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, cwd=ROOT)
-    assert out.stdout.strip().splitlines()[-1] == "[] False False"
+    out = _fresh_python(
+        "import nplk_lab.ui.components.chart\n"
+        "light = [m for m in ('nplk_core', 'sklearn', 'nplk_lab.model')\n"
+        "         if m in sys.modules]\n"
+        "import nplk_lab.ui as ui\n"
+        "import nplk_lab.model as lab\n"
+        "ui.page_setup  # the lazy hand-on imports the layer\n"
+        "lab.defaults(); [lab.setting(n) for n in lab.settings()]\n"
+        "print(light, 'sklearn' in sys.modules, 'scipy.stats' in sys.modules)\n")
+    assert out.strip().splitlines()[-1] == "[] False False"
 
 
 def test_the_ui_package_hands_on_no_name_of_one_of_its_modules():
@@ -187,14 +192,11 @@ def test_the_ui_package_hands_on_no_name_of_one_of_its_modules():
 def test_a_fresh_process_reaches_the_ui_modules_through_the_package():
     """Pages use ``ui.running.cluster_choice``: in a process that imported nothing else
     (a spawned worker re-running the page), the lazy package must import the module."""
-    code = ("import sys\n"
-            f"sys.path.insert(0, {str(ROOT)!r})\n"
-            "import nplk_lab.ui as ui\n"
-            "print(callable(ui.running.cluster_choice), callable(ui.page_setup))\n"
-            "try:\n"
-            "    ui.no_such_name\n"
-            "except AttributeError:\n"
-            "    print('AttributeError')\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, cwd=ROOT)
-    assert out.stdout.split() == ["True", "True", "AttributeError"]
+    out = _fresh_python(
+        "import nplk_lab.ui as ui\n"
+        "print(callable(ui.running.cluster_choice), callable(ui.page_setup))\n"
+        "try:\n"
+        "    ui.no_such_name\n"
+        "except AttributeError:\n"
+        "    print('AttributeError')\n")
+    assert out.split() == ["True", "True", "AttributeError"]

@@ -102,6 +102,22 @@ class Progress:
             return self.report(txt)
         return cb
 
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: Any) -> bool:
+        """The work of a ``with Progress(...)`` block is over: done when it finished; when
+        the run was stopped (a closed tab, a Stop press, a newer widget value), the log
+        says that the block has been left, so none of its work runs any more in this
+        thread (tests/test_browser_stop.py waits for this line)."""
+        if exc_type is None:
+            self.done()
+        elif exc_type.__name__ in _REASONS:
+            _LOG.info("%s: its work ended with the interruption after %.1f s; session %s",
+                      self.label, time.perf_counter() - self.t0, _session_id())
+        return False
+
     def done(self) -> None:
         if self.line is not None:
             _LOG.info("%s finished after %.1f s; session %s", self.label,

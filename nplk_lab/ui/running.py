@@ -59,11 +59,10 @@ def fit(P: Mapping[str, Any], data: lab.LabData, method: str, *, page: str
                                      lab.can_warm_start(warm.params, P, method)):
             warm = None
         def compute() -> lab.LabResult:
-            progress = Progress(f"Fitting {spec.label}")
-            out = lab.fit_method(P, data.X_train, data.y_train, data.X_test, data.y_test,
-                                 method=method, warm_from=warm,
-                                 callback=progress.callback(), data_key=data.key)
-            progress.done()
+            with Progress(f"Fitting {spec.label}") as progress:
+                out = lab.fit_method(P, data.X_train, data.y_train, data.X_test,
+                                     data.y_test, method=method, warm_from=warm,
+                                     callback=progress.callback(), data_key=data.key)
             return store.put(key, out)
         pool = workers.pool()
         if pool is None:
@@ -91,10 +90,8 @@ def _fit_in_pool(pool: workers.Pool, key: tuple, P: Mapping[str, Any], data: lab
     job = pool.submit(session, key, fit_for_page, dict(P), data.X_train, data.y_train,
                       data.X_test, data.y_test, method=method, warm_from=warm,
                       data_key=data.key, on_result=lambda res: store.put(key, res))
-    progress = Progress(f"Fitting {label}")
-    res = workers.wait(job, session, progress.report, pool)
-    progress.done()
-    return res
+    with Progress(f"Fitting {label}") as progress:
+        return workers.wait(job, session, progress.report, pool)
 
 
 def _session_key() -> str:
@@ -207,10 +204,8 @@ def pairwise_fit(P: Mapping[str, Any], data: lab.LabData) -> lab.PairwiseResult:
     key = ("npkl", data.key, tuple((p, P.get(p)) for p in spec.params), P.get("seed"))
 
     def compute():
-        progress = Progress("Fitting SimpleNPKL")
-        out = lab.fit_pairwise(P, data.X, data.y, callback=progress.callback())
-        progress.done()
-        return out
+        with Progress("Fitting SimpleNPKL") as progress:
+            return lab.fit_pairwise(P, data.X, data.y, callback=progress.callback())
     if stop_requested() and cache("fits").get(key, _MISS) is _MISS:
         return lab.PairwiseResult(stopped=True, messages=[lab.Message(
             "warning", "SimpleNPKL stopped; change a setting to fit again.")])
@@ -267,7 +262,6 @@ def sweep(P: Mapping[str, Any], method: str, param: str, values: np.ndarray,
                        "to sweep again (finished fits are kept)."))
         return done
     st.session_state.pop(_STOPPED, None)
-    progress = Progress(f"Sweeping {label}", delay=0.0)
     state = {"done": 0, "total": int(np.asarray(values).size) * max(int(repeats), 1)}
 
     def prefix() -> str:
@@ -282,9 +276,9 @@ def sweep(P: Mapping[str, Any], method: str, param: str, values: np.ndarray,
         progress.report(f"fit {done} of {total} done", force=True)
         return False
 
-    out = lab.run_sweep(P, method, param, values, repeats=repeats, progress=on_fit,
-                        fit=fit_one, data_fn=data_fn)
-    progress.done()
+    with Progress(f"Sweeping {label}", delay=0.0) as progress:
+        out = lab.run_sweep(P, method, param, values, repeats=repeats, progress=on_fit,
+                            fit=fit_one, data_fn=data_fn)
     return cache("sweeps").put(key, out)
 
 
@@ -320,12 +314,12 @@ def _sweep_on_cluster(P, method, param, values, repeats, key, data_fn, address):
     with on_cluster(address) as where:
         if where is None:
             return sweep(P, method, param, values, repeats)
-        progress = Progress(f"Sweeping {lab.setting(param).label} on {where}", delay=0.0)
-        out = run_sweep(P, method, param, values, repeats=repeats, data_fn=data_fn,
-                        parallel=True, known=known, on_result=keep,
-                        progress=lambda d, t: progress.report(f"fit {d} of {t} done",
-                                                              force=True) and False)
-        progress.done()
+        with Progress(f"Sweeping {lab.setting(param).label} on {where}",
+                      delay=0.0) as progress:
+            out = run_sweep(P, method, param, values, repeats=repeats, data_fn=data_fn,
+                            parallel=True, known=known, on_result=keep,
+                            progress=lambda d, t: progress.report(f"fit {d} of {t} done",
+                                                                  force=True) and False)
     out.messages.append(lab.Message("info", f"The fits ran on the Dask cluster at {address}."))
     return cache("sweeps").put(key, out)
 
