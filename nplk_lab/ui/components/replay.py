@@ -15,8 +15,9 @@ slider is released, so the page can keep it in the URL (setting ``replay_step``)
 
 For tests, the player's element (class ``nplk-replay``) carries ``data-frame`` (the
 frame drawn), ``data-frames`` (how many) and ``data-drawn`` (frames drawn since the
-figure arrived); ``window.__nplkReplay`` keeps ``{drawn, t0, t1}`` of the last playback
-(frames drawn and the first and last draw's ``performance.now()``).
+figure arrived); ``window.__nplkReplay`` keeps ``{drawn, t0, t1, asked}`` of the last
+playback (frames drawn, the first and last draw's ``performance.now()``, and the time
+between frames in ms the speed asks for).
 
 Imports only Streamlit and :mod:`nplk_lab.ui.components.chart` (cheap to import first).
 """
@@ -395,6 +396,7 @@ const start = (root) => {
     if (!root.__playing) return;
     const t = performance.now();
     const interval = 1000 / ((root.__fps || 15) * (root.__speed || 1));
+    window.__nplkReplay.asked = interval;
     let wait = interval;
     if (root.__k >= root.__fig.frames.length - 1) {
       if (!root.__loop) { stop(root, true); return; }
