@@ -88,7 +88,11 @@ def test_replay_plays_in_the_browser_without_reruns(app_server, page):
     page.locator(f"{PLAYER} input[type=range]").fill("0")
     page.wait_for_function(f"() => document.querySelector('{PLAYER}').dataset.frame === '0'")
     first = page.evaluate(CANVAS_HASH_JS)
-    wait_idle(page)
+    # moving the slider reports the position (a rerun that writes it into the URL): wait
+    # for that rerun to be over, so that no run the test itself caused overlaps the play
+    page.wait_for_function(
+        "() => new URLSearchParams(location.search).get('replay_step') === '0' && "
+        f"({tb.IDLE_JS})()", timeout=tb.RERUN_TIMEOUT_MS, polling=50)
 
     before = len(sent)
     page.evaluate(WATCH_FRAMES_JS)

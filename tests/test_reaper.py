@@ -45,32 +45,54 @@ def test_stores_expire_unused_entries_and_the_reaper_releases_after_the_class():
 
 def test_reaper_drops_closed_tabs_sessions_and_trims_once_they_are_gone(monkeypatch):
     """After the class: every idle step asks Streamlit to drop the closed tabs' expired
-    sessions (its store keeps them until its next write otherwise), and the step after
-    fewer sessions are held trims the heap again, also after the release."""
+    sessions (its store keeps them until its next write otherwise); once a drop removed
+    some, the heap is trimmed again: at once after the release, or at the step after it
+    when the drop came before (the release's own trim then comes first)."""
     from nplk_lab.ui import reaper as rp
 
     trims = []
     monkeypatch.setattr(rp, "trim_heap", lambda: trims.append("trim"))
     monkeypatch.setattr(rp, "release_all", lambda: trims.append("release"))
-    held = {"n": 30}
+    removed = {"n": 0}                # what the event loop's drops removed, unread
+
+    def dropped():
+        n, removed["n"] = removed["n"], 0
+        return n
     reaps = []
-    r = rp.Reaper(lambda: 0, ttl=1e9, idle=30, held=lambda: held["n"],
-                  reap=lambda: reaps.append(1))
+    r = rp.Reaper(lambda: 0, ttl=1e9, idle=30, held=lambda: 0,
+                  reap=lambda: reaps.append(1), dropped=dropped)
     t = 1000.0
     assert r.step(t) == "idle" and r.step(t + 5) == "idle" and not trims
     assert r.step(t + 30) == "released" and trims == ["release"]
     assert r.step(t + 35) == "idle" and trims == ["release"]  # nothing dropped yet
-    held["n"] = 0                                             # the sessions expire
-    assert r.step(t + 40) == "idle" and trims == ["release"]  # reap scheduled now
-    assert r.step(t + 45) == "trimmed" and trims == ["release", "trim"]
-    assert r.step(t + 50) == "idle" and trims == ["release", "trim"]
-    assert len(reaps) == 7  # every idle step asked for the reap
+    removed["n"] = 30                                         # a reap removed 30
+    assert r.step(t + 40) == "trimmed" and trims == ["release", "trim"]
+    assert r.step(t + 45) == "idle" and trims == ["release", "trim"]
+    assert len(reaps) == 6  # every idle step asked for the reap
+
+    # the drop is seen before the release (the first step after the tab closed came
+    # after its session had expired): the release trims, then the drop is logged
+    trims.clear()
+    r = rp.Reaper(lambda: 0, ttl=1e9, idle=1, held=lambda: 0, reap=lambda: None,
+                  dropped=dropped)
+    assert r.step(t) == "idle"
+    removed["n"] = 1
+    assert r.step(t + 5) == "released" and trims == ["release"]
+    assert r.step(t + 10) == "trimmed" and trims == ["release", "trim"]
+    assert r.step(t + 15) == "idle" and trims == ["release", "trim"]
+
+    # drops counted while a tab is connected are not for after the class
+    r = rp.Reaper(lambda: 1, ttl=1e9, idle=1, held=lambda: 1, reap=lambda: None,
+                  dropped=dropped)
+    removed["n"] = 2
+    assert r.step(t) == "busy" and r.trim_pending is False and removed["n"] == 0
 
 
 def test_reap_closed_sessions_is_a_no_op_outside_a_server():
-    from nplk_lab.ui.reaper import held_sessions, reap_closed_sessions
+    from nplk_lab.ui.reaper import dropped_sessions, held_sessions, reap_closed_sessions
 
     assert reap_closed_sessions() is False and held_sessions() is None
+    assert dropped_sessions() == 0
 
 
 @pytest.mark.slow

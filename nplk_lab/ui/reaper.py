@@ -12,8 +12,8 @@ started by the first page run) checks every few seconds:
   30), every store is emptied, the worker processes (:mod:`.workers`) are shut down,
   the garbage collector runs and ``malloc_trim(0)`` returns freed heap to the system;
 * while no tab is connected, the closed tabs' sessions whose lifetime has passed are
-  dropped (Streamlit's store would keep them until its next write), and once fewer are
-  held the heap is trimmed again.
+  dropped (Streamlit's store would keep them until its next write), and once a drop
+  has removed any, the heap is trimmed again.
 """
 
 from __future__ import annotations
@@ -32,6 +32,10 @@ from .stores import STORES
 _LOG = get_logger("nplk_lab.reaper")
 _STARTED = threading.Event()
 _LOCK = threading.Lock()
+# closed tabs' sessions the reaps removed and no step has seen yet (counted on the event
+# loop, read by the reaper's thread)
+_DROPPED_LOCK = threading.Lock()
+_dropped = [0]
 
 
 def _env(name: str, default: float) -> float:
@@ -76,9 +80,9 @@ def reap_closed_sessions() -> bool:
     Its session store only *hides* an expired session: the entry is removed on the
     store's next write or length query, and after a class has left nothing writes, so
     thirty students' sessions stayed in memory for good (about 300 MB a minute after the
-    class, docs/a-class-on-one-link.md). The length query (which removes them) is run on
-    the server's event loop, the thread that owns the store. Returns whether it was
-    scheduled."""
+    class, docs/a-class-on-one-link.md). The removal runs on the server's event loop,
+    the thread that owns the store, and counts what it removed for
+    :func:`dropped_sessions`. Returns whether it was scheduled."""
     try:
         from streamlit import runtime
 
@@ -86,10 +90,27 @@ def reap_closed_sessions() -> bool:
             return False
         rt = runtime.get_instance()
         cache = rt._session_mgr._session_storage._cache
-        rt._get_async_objs().eventloop.call_soon_threadsafe(cache.__len__)
+
+        def drop() -> None:
+            try:
+                removed = len(cache.expire() or ())
+            except (AttributeError, TypeError):  # a store without expire(): a length
+                len(cache)                       # query removes them, uncounted
+                return
+            if removed:
+                with _DROPPED_LOCK:
+                    _dropped[0] += removed
+        rt._get_async_objs().eventloop.call_soon_threadsafe(drop)
         return True
     except (AttributeError, RuntimeError, TypeError, ValueError):
         return False
+
+
+def dropped_sessions() -> int:
+    """How many closed tabs' sessions the reaps removed since the last call."""
+    with _DROPPED_LOCK:
+        n, _dropped[0] = _dropped[0], 0
+    return n
 
 
 def trim_heap() -> None:
@@ -117,50 +138,50 @@ class Reaper:
     def __init__(self, sessions: Callable[[], int | None] = active_sessions, *,
                  ttl: float | None = None, idle: float | None = None,
                  held: Callable[[], int | None] = held_sessions,
-                 reap: Callable[[], object] = reap_closed_sessions) -> None:
+                 reap: Callable[[], object] = reap_closed_sessions,
+                 dropped: Callable[[], int] = dropped_sessions) -> None:
         self.sessions = sessions
         self.held = held
         self.reap = reap
+        self.dropped = dropped
         self.ttl = _env("NPLK_LAB_CACHE_TTL", 600) if ttl is None else ttl
         self.idle = _env("NPLK_LAB_IDLE_RELEASE", 30) if idle is None else idle
         self.empty_since: float | None = None
         self.released = False
-        #: sessions held at the last step while idle; fewer now means closed tabs'
-        #: sessions were dropped (reaped at the step before), so the heap is trimmed again
-        self.held_before: int | None = None
+        #: a reap removed closed tabs' sessions while the server was idle and the heap
+        #: has not been trimmed since the release
         self.trim_pending = False
 
     def step(self, now: float | None = None) -> str:
         now = time.monotonic() if now is None else now
         expired = sum(store.expire(self.ttl, now) for store in list(STORES))
         n = self.sessions()
+        # what the reaps scheduled at earlier steps removed (the count the event loop
+        # kept as it removed them, not a guess from a count of sessions)
+        dropped = self.dropped()
         if n is None or n > 0:
             self.empty_since, self.released, self.trim_pending = None, False, False
-            self.held_before = self.held() if n else None
             if expired:
                 trim_heap()
             return "expired" if expired else "busy"
         if self.empty_since is None:
             self.empty_since = now
-        held, before = self.held(), self.held_before
-        self.held_before = held
-        # fewer sessions held: those that expired are removed by the reap scheduled just
-        # below (on the event loop), so their memory can be handed back at the next step
-        pending = self.trim_pending
-        self.trim_pending = held is not None and before is not None and held < before
-        self.reap()
+        pending = self.trim_pending or dropped > 0
+        self.trim_pending = False
+        self.reap()  # the closed tabs' sessions expired by now go (counted next step)
         if not self.released and now - self.empty_since >= self.idle:
             release_all()
             self.released = True
-            self.trim_pending = self.trim_pending or pending
+            self.trim_pending = pending  # logged (and trimmed again) at the next step
             _LOG.info("No session for %.0f s: caches emptied, workers stopped, heap "
                       "trimmed", now - self.empty_since)
             return "released"
         if self.released and pending:
             trim_heap()
-            _LOG.info("Closed tabs' sessions dropped (%s still held): heap trimmed", held)
+            _LOG.info("Closed tabs' sessions dropped (%s still held): heap trimmed",
+                      self.held())
             return "trimmed"
-        self.trim_pending = self.trim_pending or pending  # kept for after the release
+        self.trim_pending = pending  # kept for after the release
         return "idle"
 
 
