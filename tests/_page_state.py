@@ -1,5 +1,6 @@
 """What a browser test reads on the lab's page to know where it stands, without
-waiting for time to pass: whether Streamlit runs a script (:func:`wait_idle`), the
+waiting for time to pass: whether Streamlit runs a script (:func:`wait_idle`), whether
+a run has come and gone since an action (:func:`count_runs`, :func:`wait_counted_run`), the
 decision surface's fingerprint (:func:`wait_surface`), whether the surface on
 screen is final (:func:`settled_surface`: drawn from the values the page shows, so no
 rerun is pending and nothing is left to draw) and whether the page shows a still
@@ -60,8 +61,46 @@ IDLE_JS = """
 
 
 def wait_idle(page, timeout_ms: int = RERUN_TIMEOUT_MS) -> None:
-    """Wait until Streamlit reports no script run in flight."""
+    """Wait until Streamlit reports no script run in flight.
+
+    Right after an action that reruns the page (a widget moved, a file chosen, a
+    component reporting a value) this can return before that rerun has started: the
+    browser sends the new value asynchronously. Wait then on the rerun's own effect (the
+    URL it writes, what it draws, :func:`settled_surface`) or count the page's runs from
+    before the action (:func:`count_runs`, :func:`wait_counted_run`)."""
     page.wait_for_function(IDLE_JS, timeout=timeout_ms, polling=50)
+
+
+# Counts, from now on, the page's changes of run state away from "not running" (to
+# "rerun requested" when it asks for a run, to "running" when the server starts it; a
+# quick run can end within one render, so "running" itself may never show), in
+# window.__nplkRuns. A second call starts the count again.
+COUNT_RUNS_JS = """
+() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (window.__nplkRunsObserver) window.__nplkRunsObserver.disconnect();
+  window.__nplkRuns = 0;
+  window.__nplkRunsObserver = new MutationObserver(() => {
+    if (app.dataset.testScriptState !== 'notRunning') window.__nplkRuns += 1;
+  });
+  window.__nplkRunsObserver.observe(app, {attributes: true,
+                                          attributeFilter: ['data-test-script-state']});
+}
+"""
+
+
+def count_runs(page) -> None:
+    """Count the page's script runs from now on (:data:`COUNT_RUNS_JS`): call it before
+    an action whose rerun leaves nothing else to wait for, then
+    :func:`wait_counted_run`."""
+    page.evaluate(COUNT_RUNS_JS)
+
+
+def wait_counted_run(page, timeout_ms: int = RERUN_TIMEOUT_MS) -> None:
+    """Wait until a run has started since :func:`count_runs` and the page is idle again
+    (that run, and any it queued, is over)."""
+    page.wait_for_function(f"() => window.__nplkRuns >= 1 && ({IDLE_JS})()",
+                           timeout=timeout_ms, polling=50)
 
 
 def surface_fingerprint(page) -> str | None:

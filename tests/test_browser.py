@@ -39,14 +39,17 @@ import pytest
 # picture is final or still): in _page_state, imported from here by the other browser
 # tests and the benchmarks as before.
 from _page_state import (  # noqa: F401
+    COUNT_RUNS_JS,
     FIRST_CHART_TIMEOUT_MS,
     IDLE_JS,
     RERUN_TIMEOUT_MS,
     STILL_JS,
     SURFACE_FINGERPRINT_JS,
     SURFACE_UNSETTLED_JS,
+    count_runs,
     settled_surface,
     surface_fingerprint,
+    wait_counted_run,
     wait_idle,
     wait_still,
     wait_surface,

@@ -31,18 +31,6 @@ chromium_path, app_server, page = tb.chromium_path, tb.app_server, tb.page
 pytestmark = pytest.mark.browser
 
 STOP_BUTTON = 'button:has-text("Stop")'
-# counts, from now on, the page's changes of run state away from "not running" (to "rerun
-# requested" when it asks for a run, to "running" when the server starts it; a quick run
-# can end within one render, so "running" itself may never show), in window.__nplkRuns
-COUNT_RUNS_JS = """
-() => {
-  const app = document.querySelector('[data-testid="stApp"]');
-  window.__nplkRuns = 0;
-  new MutationObserver(() => {
-    if (app.dataset.testScriptState !== 'notRunning') window.__nplkRuns += 1;
-  }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
-}
-"""
 
 
 def test_long_fit_keeps_the_figure_and_stops_on_request(app_server, page):
@@ -76,10 +64,9 @@ def test_long_fit_keeps_the_figure_and_stops_on_request(app_server, page):
     # nothing starts the fit again: not a rerun either (Streamlit's "r" key reruns the
     # page; the observer sees the request, and the page comes back to "not running" only
     # when the server has run it: the wait is for that run, not for a window of time)
-    page.evaluate(COUNT_RUNS_JS)
+    tb.count_runs(page)
     page.locator("body").press("r")
-    page.wait_for_function(f"() => window.__nplkRuns >= 1 && ({tb.IDLE_JS})()",
-                           timeout=60_000, polling=50)
+    tb.wait_counted_run(page, timeout_ms=60_000)
     assert page.locator(STOP_BUTTON).count() == 0
     assert page.get_by_text("stopped; the last result stays on screen").count() >= 1
     assert surface_fingerprint(page) == before
