@@ -18,7 +18,6 @@ from test_browser import (
     ARTIFACTS,
     CLASSIFICATION_PATH,
     exception_texts,
-    wait_idle,
     wait_surface,
 )
 
@@ -33,15 +32,24 @@ EVIL = "[Session expired](http://evil.example) ![x](http://evil.example/x.png)"
 
 
 def _choose_csv(page) -> None:
+    """Choose "CSV upload" and wait for the rerun it causes to be over: its run writes
+    dataset=csv into the URL (a bare idle wait can return before that run starts, and a
+    test would then look at the previous dataset's page)."""
     tb.choose(page, "Dataset", "CSV upload")
-    wait_idle(page)
+    page.wait_for_function(
+        f"() => new URLSearchParams(location.search).get('dataset') === 'csv' && "
+        f"({tb.IDLE_JS})()", timeout=tb.RERUN_TIMEOUT_MS, polling=50)
 
 
 def _upload(page, path) -> None:
+    """Pick ``path`` in the CSV uploader; return once the rerun the upload causes is
+    over. The file is sent, then the widget's new value: that run starts well after
+    ``set_files`` returns, so the page's runs are counted from before the pick."""
+    tb.count_runs(page)
     with page.expect_file_chooser() as fc:
         page.get_by_role("button", name=re.compile("Browse files|Upload")).first.click()
     fc.value.set_files(str(path))
-    wait_idle(page, timeout_ms=120_000)
+    tb.wait_counted_run(page, timeout_ms=120_000)
 
 
 def test_raw_unit_csv_upload_is_standardised_and_drawn(app_server, page, tmp_path):
