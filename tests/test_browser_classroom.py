@@ -31,7 +31,7 @@ import pytest
 import test_browser as tb
 from _ports import free_port_block
 from _waits import OutputLines
-from test_browser import ARTIFACTS, CLASSIFICATION_PATH, exception_texts, wait_idle
+from test_browser import ARTIFACTS, CLASSIFICATION_PATH, exception_texts
 from test_browser_upload import _choose_csv, _upload
 
 from nplk_core.datasets import make_clowns
@@ -169,7 +169,9 @@ def test_two_students_get_their_own_worker_and_keep_their_upload(classroom, chro
             a.wait_for_function(f"(fp0) => ({tb.IDLE_JS})() && "
                                 f"({tb.SURFACE_FINGERPRINT_JS})() !== fp0",
                                 arg=before, timeout=tb.RERUN_TIMEOUT_MS, polling=50)
-            wait_idle(a)
+            # the picture on screen is the one drawn from the σ the slider shows: the
+            # σ run is over (not a bare idle, which can come before that run starts)
+            tb.settled_surface(a)
             assert a.get_by_text("Features standardised").count() >= 1
             assert a.get_by_text(csv.name).count() >= 1
 
