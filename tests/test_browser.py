@@ -392,7 +392,9 @@ def test_click_to_add_puts_points_where_clicked_and_keeps_the_axes(app_server, p
     ax1 = page.evaluate(SURFACE_AXES_JS)
     page.screenshot(path=str(ARTIFACTS / f"{name}-1.png"))
     page.locator('[data-testid="stRadio"] label').filter(has_text="−1").click()
-    wait_idle(page)
+    # the class radio is drawn above the surface: the surface is final once drawn from
+    # "−1" (a bare idle wait can come before the radio's rerun starts)
+    settled_surface(page)
     x2, y2, _ = click_surface(page, 0.96, 0.05)
     settled_surface(page)
     ax2 = page.evaluate(SURFACE_AXES_JS)
