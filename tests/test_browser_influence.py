@@ -150,6 +150,10 @@ def test_click_a_point_then_a_heatmap_row_selects_and_draws_its_influence(app_se
     assert inf["heatmaps"] == 1 and "DANK" in inf["title"]
     page.wait_for_function(f"() => ({SURFACE_JS})('x').ring === 'selected point {i}'",
                            timeout=RERUN_TIMEOUT_MS, polling=50)
+    # the matrix is drawn after the surface (charts draw in turn): wait for its frame
+    page.wait_for_function(f"() => {{ const m = ({MATRIX_JS})(); "
+                           "return m && m.frames.length > 0; }",
+                           timeout=RERUN_TIMEOUT_MS, polling=50)
     m = page.evaluate(MATRIX_JS)
     pos = m["labels"].index(i)
     assert m["frames"] == [[pos - 0.5, pos + 0.5]]
@@ -191,5 +195,7 @@ def test_click_a_point_then_a_heatmap_row_selects_and_draws_its_influence(app_se
     page.get_by_role("button", name="Clear selection").click()
     wait_focus(page, -1)
     page.wait_for_function(f"() => ({INFLUENCE_JS})() === null", timeout=RERUN_TIMEOUT_MS)
+    # the surface draws after its run: read the ring once it is drawn from focus_point=-1
+    settled_surface(page)
     assert page.evaluate(SURFACE_JS, "x")["ring"] is None
     assert not exception_texts(page), exception_texts(page)
