@@ -85,7 +85,11 @@ def test_clicking_an_eigenvalue_draws_its_eigenfunctions(app_server, page):
     wait_idle(page)
     maps = graph(page, "Eigenfunction j = 2")
     assert maps["title"] == "Eigenfunction j = 2 of F∘K, F and K"
-    assert "selected j = 2" in graph(page, "Eigen-decay")["marked"]
+    # each chart draws in its own turn: wait for the decay plot's mark, do not assume
+    # it was drawn before the maps
+    page.wait_for_function(f"() => ({GRAPH_JS})('Eigen-decay').marked"
+                           ".includes('selected j = 2')", timeout=RERUN_TIMEOUT_MS,
+                           polling=100)
     query = parse_qs(urlparse(page.url).query)
     assert query.get("eigen_index") == ["2"], page.url
     assert not exception_texts(page), exception_texts(page)
