@@ -94,6 +94,10 @@ def test_replay_plays_in_the_browser_without_reruns(app_server, page):
         "() => new URLSearchParams(location.search).get('replay_step') === '0' && "
         f"({tb.IDLE_JS})()", timeout=tb.RERUN_TIMEOUT_MS, polling=50)
 
+    # looping, the player never stops by itself: the Pause button is there whenever the
+    # test gets to it (without, a slow test process could find the play over and Pause
+    # gone after the last few frames)
+    page.locator(f"{PLAYER} input.nplk-replay-loop").check()
     before = len(sent)
     page.evaluate(WATCH_FRAMES_JS)
     page.locator(f"{PLAYER} button[aria-label=Play]").click()
@@ -107,6 +111,7 @@ def test_replay_plays_in_the_browser_without_reruns(app_server, page):
     hashes = {first} | {h for _, h, _ in painted}
     seen_frames = {k for k, _, _ in painted}
     stats = page.evaluate("() => window.__nplkReplay")
+    tb.count_runs(page)   # the rerun the pause's report causes, counted from here
     page.locator(f"{PLAYER} button[aria-label=Pause]").click()
     fps = (stats["drawn"] - 1) / max((stats["t1"] - stats["t0"]) / 1000, 1e-9)
     print(f"\nreplay playback: {stats['drawn']} frames at {fps:.1f} frames/s "
@@ -117,12 +122,13 @@ def test_replay_plays_in_the_browser_without_reruns(app_server, page):
     assert len(seen_frames) >= 4, seen_frames
     assert len(hashes) >= 4, "the painted picture did not change between frames"
 
-    # pausing reports the position: it lands in the URL (a rerun, then idle again)
+    # pausing reports the position: it lands in the URL (a rerun, then idle again; the
+    # run is counted, as a looped play can pause on frame 0, already in the URL)
     k = int(player_attr(page, "frame"))
+    tb.wait_counted_run(page)
     page.wait_for_function(
         "(k) => new URLSearchParams(location.search).get('replay_step') === String(k)",
         arg=k, timeout=tb.RERUN_TIMEOUT_MS)
-    wait_idle(page)
     assert parse_qs(urlparse(page.url).query)["replay_step"] == [str(k)]
     assert int(player_attr(page, "frame")) == k           # the rerun kept the position
     assert not exception_texts(page), exception_texts(page)
