@@ -408,21 +408,45 @@ def _cached_surface_fingerprint_js() -> str:
 """
 
 
-def move_once(page, slider, key: str, timeout_ms: int = 60_000) -> tuple[float, float]:
+# The trivial pages are settled when they are idle and show what the slider shows: the
+# written value, and (with ?chart=1) the chart's middle point, which Plotly draws after
+# the run has ended.
+TRIVIAL_SETTLED_JS = """
+() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app || app.dataset.testScriptState !== 'notRunning') return false;
+  const input = document.querySelector('[data-testid="stSlider"] input[type="range"]');
+  if (!input) return false;
+  const x = String(input.value);
+  const text = [...document.querySelectorAll('[data-testid="stMarkdownContainer"]')]
+    .find(e => e.innerText.startsWith('value:'));
+  if (!text || text.innerText.trim() !== 'value: ' + x) return false;
+  if (!new URLSearchParams(location.search).get('chart')) return true;
+  const gd = document.querySelector('[data-testid="stPlotlyChart"] .js-plotly-plot');
+  return !!(gd && Array.isArray(gd.data) && gd.data.length && String(gd.data[0].y[1]) === x);
+}
+"""
+
+
+def settled_trivial(page, timeout_ms: int = 60_000) -> None:
+    """Wait until a trivial page is idle and shows its slider's value
+    (:data:`TRIVIAL_SETTLED_JS`)."""
+    page.wait_for_function(TRIVIAL_SETTLED_JS, timeout=timeout_ms, polling=20)
+
+
+def move_once(page, slider, key: str, settled, timeout_ms: int = 60_000
+              ) -> tuple[float, float]:
     """Press ``key`` on the focused slider; return (ms from keydown to the updated view,
     ms from keydown to the last WebSocket message received before that redraw); then
-    wait until the app is idle and the view settled."""
-    from test_browser import wait_idle
-
+    wait until ``settled(page)``: the view shows the slider's value and no rerun is
+    pending (a move can queue a trailing rerun; the next move must not overlap it)."""
     page.evaluate(ARM_JS)
     slider.focus()
     page.keyboard.press(key)
     page.wait_for_function("() => window.__lat && window.__lat.t1 !== null",
                            timeout=timeout_ms, polling=20)
     lat, data = page.evaluate(SPLIT_JS)
-    wait_idle(page, timeout_ms)
-    page.wait_for_timeout(150)  # let a trailing rerun (if any) start before the next move
-    wait_idle(page, timeout_ms)
+    settled(page)
     return float(lat), float(data)
 
 
@@ -472,9 +496,11 @@ def browser_bench(moves: int, chromium: str) -> tuple[dict[str, list[float]], di
             s_sigma, s_tau = slider(pa, "σ"), slider(pa, "τ")
             s_floor = slider(pf, "σ")
             # warm-up: one round trip each, and visit σ's second value once
+            settles = {pt: settled_trivial, pc: settled_trivial,
+                       pa: settled_surface, pf: settled_surface}
             for pg, sl in ((pt, s_trivial), (pc, s_chart), (pa, s_sigma), (pf, s_floor)):
-                move_once(pg, sl, "ArrowRight")
-                move_once(pg, sl, "ArrowLeft")
+                move_once(pg, sl, "ArrowRight", settles[pg])
+                move_once(pg, sl, "ArrowLeft", settles[pg])
             hi, now = s_tau.evaluate("el => [Number(el.max), Number(el.value)]")
             n_tau = int(hi - now)  # τ values above the default: each one fresh
             for i in range(moves):
@@ -486,13 +512,13 @@ def browser_bench(moves: int, chromium: str) -> tuple[dict[str, list[float]], di
                                         ("tau_fresh", pa, s_tau, "ArrowRight")):
                     if name == "tau_fresh" and i >= n_tau:
                         continue
-                    lat, data = move_once(pg, sl, k)
+                    lat, data = move_once(pg, sl, k, settles[pg])
                     out[name].append(lat)
                     out[name + ":data"].append(data)
             # does a move re-create the charts (and their WebGL contexts)?
             pa.evaluate("() => { window.__webgl0 = window.__webgl; document.querySelectorAll("
                         "'.js-plotly-plot').forEach(g => { g.__nplkOld = true; }); }")
-            move_once(pa, s_sigma, "ArrowRight")
+            move_once(pa, s_sigma, "ArrowRight", settled_surface)
             info["remount"] = pa.evaluate(
                 "() => { const g = [...document.querySelectorAll('.js-plotly-plot')];"
                 " return [g.filter(x => !x.__nplkOld).length, g.length,"

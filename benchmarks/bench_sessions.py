@@ -36,8 +36,41 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 SERVER_DONE: list[float] = []  # per round: the server's last first run ended (s)
 
-SURFACE_JS = """() => [...document.querySelectorAll('.js-plotly-plot')].some(
-    g => Array.isArray(g.data) && g.data.some(t => t.name === 'decision function'))"""
+# Added to every page before it loads: record the time (epoch ms) at which a decision
+# surface is first on the page, seen by a MutationObserver (Plotly adds its nodes after
+# it has set the plot's data), so the page times itself and nothing polls it.
+SURFACE_AT_JS = """
+(() => {
+  const drawn = () => [...document.querySelectorAll('.js-plotly-plot')].some(
+    g => Array.isArray(g.data) && g.data.some(t => t.name === 'decision function'));
+  const watch = () => {
+    const obs = new MutationObserver(() => {
+      if (window.__surfaceAt === undefined && drawn()) {
+        window.__surfaceAt = performance.timeOrigin + performance.now();
+        obs.disconnect();
+      }
+    });
+    obs.observe(document.documentElement, {childList: true, subtree: true});
+  };
+  if (document.documentElement) watch();
+  else document.addEventListener('readystatechange', watch, {once: true});
+})();
+"""
+
+# The servers' page runs end (the NPLK_LAB_TIMING log line) around the time their charts
+# draw; wait for the line rather than for a fixed time.
+RUN_END = re.compile(r"run classification: [\d.]+ → ([\d.]+) \(epoch s\)")
+
+
+def run_ends(log: Path, k: int, timeout_s: float = 60.0) -> list[float]:
+    """The end times of the first ``k`` page runs the server logged, once it has logged
+    them (checked every 20 ms up to ``timeout_s``: the log file announces nothing)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        ends = [float(e) for e in RUN_END.findall(log.read_text(errors="replace"))]
+        if len(ends) >= k or time.monotonic() > deadline:
+            return ends[:k]
+        time.sleep(0.02)
 
 
 def one_round(pw, chromium: str, k: int, tmp: Path, r: int, floor: bool = False
@@ -64,28 +97,23 @@ def one_round(pw, chromium: str, k: int, tmp: Path, r: int, floor: bool = False
         pages = []
         for _ in range(k):
             ctx = browser.new_context(viewport=VIEWPORT)
+            ctx.add_init_script(SURFACE_AT_JS)
             pages.append(ctx.new_page())
-        t0 = time.perf_counter()
         t0_epoch = time.time()
         for p in pages:
             p.goto(server.url + ("/" if floor else CLASSIFICATION_PATH), wait_until="commit")
-        done: dict[int, float] = {}
-        deadline = t0 + 300
-        while len(done) < k and time.perf_counter() < deadline:
-            for i, p in enumerate(pages):
-                if i not in done and p.evaluate(SURFACE_JS):
-                    done[i] = time.perf_counter() - t0
-            time.sleep(0.05)
-        if len(done) < k:
-            raise TimeoutError(f"{k - len(done)} of {k} sessions drew no surface in 300 s")
-        time.sleep(0.5)
-        # the server's share: when its last first page run ended (NPLK_LAB_TIMING log)
-        ends = [float(e) for e in re.findall(
-            r"run classification: [\d.]+ → ([\d.]+) \(epoch s\)",
-            server.log_path.read_text(errors="replace"))]
-        if not floor:
-            SERVER_DONE.append(max(ends[:k]) - t0_epoch if ends else float("nan"))
-        return [done[i] for i in range(k)]
+        done = []
+        for i, p in enumerate(pages):  # each page timed itself; these only wait
+            try:
+                p.wait_for_function("() => window.__surfaceAt !== undefined",
+                                    timeout=300_000, polling=100)
+            except Exception as e:
+                raise TimeoutError(f"session {i + 1} of {k} drew no surface in 300 s") from e
+            done.append(p.evaluate("() => window.__surfaceAt") / 1000 - t0_epoch)
+        if not floor:  # the server's share: when its last first page run ended
+            ends = run_ends(server.log_path, k)
+            SERVER_DONE.append(max(ends) - t0_epoch if ends else float("nan"))
+        return done
     finally:
         server.stop()
         browser.close()
