@@ -411,27 +411,23 @@ def _cached_surface_fingerprint_js() -> str:
 # The trivial pages are settled when they are idle and show what the slider shows: the
 # written value, and (with ?chart=1) the chart's middle point, which Plotly draws after
 # the run has ended.
-TRIVIAL_SETTLED_JS = """
-() => {
-  const app = document.querySelector('[data-testid="stApp"]');
-  if (!app || app.dataset.testScriptState !== 'notRunning') return false;
+def _trivial_settled_js() -> str:
+    from test_browser import IDLE_JS
+
+    return f"""
+() => {{
+  if (!({IDLE_JS})()) return false;
   const input = document.querySelector('[data-testid="stSlider"] input[type="range"]');
-  if (!input) return false;
-  const x = String(input.value);
-  const text = [...document.querySelectorAll('[data-testid="stMarkdownContainer"]')]
-    .find(e => e.innerText.startsWith('value:'));
-  if (!text || text.innerText.trim() !== 'value: ' + x) return false;
+  if (!input || ({TRIVIAL_FINGERPRINT_JS})() !== 'value: ' + input.value) return false;
   if (!new URLSearchParams(location.search).get('chart')) return true;
-  const gd = document.querySelector('[data-testid="stPlotlyChart"] .js-plotly-plot');
-  return !!(gd && Array.isArray(gd.data) && gd.data.length && String(gd.data[0].y[1]) === x);
-}
+  return ({TRIVIAL_CHART_FINGERPRINT_JS})() === JSON.stringify([0, Number(input.value), 0]);
+}}
 """
 
 
 def settled_trivial(page, timeout_ms: int = 60_000) -> None:
-    """Wait until a trivial page is idle and shows its slider's value
-    (:data:`TRIVIAL_SETTLED_JS`)."""
-    page.wait_for_function(TRIVIAL_SETTLED_JS, timeout=timeout_ms, polling=20)
+    """Wait until a trivial page is idle and shows its slider's value."""
+    page.wait_for_function(_trivial_settled_js(), timeout=timeout_ms, polling=20)
 
 
 def move_once(page, slider, key: str, settled, timeout_ms: int = 60_000

@@ -41,8 +41,7 @@ SERVER_DONE: list[float] = []  # per round: the server's last first run ended (s
 # it has set the plot's data), so the page times itself and nothing polls it.
 SURFACE_AT_JS = """
 (() => {
-  const drawn = () => [...document.querySelectorAll('.js-plotly-plot')].some(
-    g => Array.isArray(g.data) && g.data.some(t => t.name === 'decision function'));
+  const drawn = () => (SURFACE_FINGERPRINT_JS)() !== null;
   const watch = () => {
     const obs = new MutationObserver(() => {
       if (window.__surfaceAt === undefined && drawn()) {
@@ -56,6 +55,14 @@ SURFACE_AT_JS = """
   else document.addEventListener('readystatechange', watch, {once: true});
 })();
 """
+
+
+def _surface_at_js() -> str:
+    """:data:`SURFACE_AT_JS` with the tests' surface probe (drawn: a fingerprint)."""
+    from test_browser import SURFACE_FINGERPRINT_JS
+
+    return SURFACE_AT_JS.replace("SURFACE_FINGERPRINT_JS", SURFACE_FINGERPRINT_JS)
+
 
 # The servers' page runs end (the NPLK_LAB_TIMING log line) around the time their charts
 # draw; wait for the line rather than for a fixed time.
@@ -97,7 +104,7 @@ def one_round(pw, chromium: str, k: int, tmp: Path, r: int, floor: bool = False
         pages = []
         for _ in range(k):
             ctx = browser.new_context(viewport=VIEWPORT)
-            ctx.add_init_script(SURFACE_AT_JS)
+            ctx.add_init_script(_surface_at_js())
             pages.append(ctx.new_page())
         t0_epoch = time.time()
         for p in pages:

@@ -1,6 +1,7 @@
 """What a browser test reads on the lab's page to know where it stands, without
 waiting for time to pass: whether Streamlit runs a script (:func:`wait_idle`), whether
-a run has come and gone since an action (:func:`count_runs`, :func:`wait_counted_run`), the
+a run has come and gone since an action (:func:`count_runs`, :func:`wait_counted_run`),
+what the last run wrote into the URL (:func:`wait_url`), the
 decision surface's fingerprint (:func:`wait_surface`), whether the surface on
 screen is final (:func:`settled_surface`: drawn from the values the page shows, so no
 rerun is pending and nothing is left to draw) and whether the page shows a still
@@ -101,6 +102,14 @@ def wait_counted_run(page, timeout_ms: int = RERUN_TIMEOUT_MS) -> None:
     (that run, and any it queued, is over)."""
     page.wait_for_function(f"() => window.__nplkRuns >= 1 && ({IDLE_JS})()",
                            timeout=timeout_ms, polling=50)
+
+
+def wait_url(page, name: str, value, timeout_ms: int = RERUN_TIMEOUT_MS) -> None:
+    """Wait until the page's URL has ``name=value`` in its query and Streamlit runs no
+    script: the run that wrote it is over."""
+    page.wait_for_function(
+        f"(v) => new URLSearchParams(location.search).get({name!r}) === v && ({IDLE_JS})()",
+        arg=str(value), timeout=timeout_ms, polling=50)
 
 
 def surface_fingerprint(page) -> str | None:

@@ -53,6 +53,7 @@ from _page_state import (  # noqa: F401
     wait_idle,
     wait_still,
     wait_surface,
+    wait_url,
 )
 
 pytestmark = pytest.mark.browser

@@ -23,6 +23,7 @@ from test_browser import (
     settled_surface,
     wait_idle,
     wait_surface,
+    wait_url,
 )
 
 chromium_path, app_server, page = tb.chromium_path, tb.app_server, tb.page
@@ -104,10 +105,7 @@ def focus(page) -> int:
 
 
 def wait_focus(page, value: int) -> None:
-    page.wait_for_function(
-        "(v) => new URLSearchParams(location.search).get('focus_point') === String(v)",
-        arg=value, timeout=RERUN_TIMEOUT_MS, polling=50)
-    wait_idle(page)
+    wait_url(page, "focus_point", value)
 
 
 def wait_influence(page, index: int) -> dict:

@@ -90,9 +90,7 @@ def test_replay_plays_in_the_browser_without_reruns(app_server, page):
     first = page.evaluate(CANVAS_HASH_JS)
     # moving the slider reports the position (a rerun that writes it into the URL): wait
     # for that rerun to be over, so that no run the test itself caused overlaps the play
-    page.wait_for_function(
-        "() => new URLSearchParams(location.search).get('replay_step') === '0' && "
-        f"({tb.IDLE_JS})()", timeout=tb.RERUN_TIMEOUT_MS, polling=50)
+    tb.wait_url(page, "replay_step", 0)
 
     # looping, the player never stops by itself: the Pause button is there whenever the
     # test gets to it (without, a slow test process could find the play over and Pause
@@ -126,9 +124,7 @@ def test_replay_plays_in_the_browser_without_reruns(app_server, page):
     # run is counted, as a looped play can pause on frame 0, already in the URL)
     k = int(player_attr(page, "frame"))
     tb.wait_counted_run(page)
-    page.wait_for_function(
-        "(k) => new URLSearchParams(location.search).get('replay_step') === String(k)",
-        arg=k, timeout=tb.RERUN_TIMEOUT_MS)
+    tb.wait_url(page, "replay_step", k)
     assert parse_qs(urlparse(page.url).query)["replay_step"] == [str(k)]
     assert int(player_attr(page, "frame")) == k           # the rerun kept the position
     assert not exception_texts(page), exception_texts(page)

@@ -36,9 +36,7 @@ def _choose_csv(page) -> None:
     dataset=csv into the URL (a bare idle wait can return before that run starts, and a
     test would then look at the previous dataset's page)."""
     tb.choose(page, "Dataset", "CSV upload")
-    page.wait_for_function(
-        f"() => new URLSearchParams(location.search).get('dataset') === 'csv' && "
-        f"({tb.IDLE_JS})()", timeout=tb.RERUN_TIMEOUT_MS, polling=50)
+    tb.wait_url(page, "dataset", "csv")
 
 
 def _upload(page, path) -> None:
