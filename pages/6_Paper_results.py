@@ -16,6 +16,7 @@ from nplk_lab.model import presets as pr
 from nplk_lab.model import verdicts as vd
 
 ui.page_setup("paper", "Paper results", "📄")
+ui.follow_cell_click()  # a clicked atlas square opens its state on its page
 ui.presentation("paper")  # present=1: no controls, larger text
 PAPER_VALUE = "paper's value"
 
@@ -66,6 +67,8 @@ else:
                     st.text(f"Note: {pr.as_text(row.get('note'))}")
     else:
         st.text("The results file has no rows.")
+
+ui.atlas_panel()
 
 st.subheader("Open each result on its page")
 groups = vd.by_preset(results, pr.PRESETS)

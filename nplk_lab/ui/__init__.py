@@ -46,6 +46,7 @@ _NAMES = {
     'ablation_panel': ('ablation', 'ablation_panel'),
     'ablation_table': ('ablation', 'ablation_table'),
     'apply_params': ('state', 'apply_params'),
+    'atlas_panel': ('where_it_holds', 'atlas_panel'),
     'available': ('running', 'available'),
     'bandwidth_chart_figure': ('charts', 'bandwidth_chart_figure'),
     'baseline_values': ('running', 'baseline_values'),

@@ -309,9 +309,16 @@ def _on_click(key: str, m: lab_maps.MapResult):
         cell, newest = lab_maps.cell_from_clicks(clicks(key), m.shape,
                                                  seen=ss.get(_SEEN, 0.0))
         ss[_SEEN] = newest
-        if cell is not None and STORE in ss:
-            ss[_OPEN] = _target(m, cell)
+        if cell is not None:
+            open_later(*_target(m, cell))
     return handler
+
+
+def open_later(page: str, new: dict[str, Any]) -> None:
+    """Ask the next run to open ``page`` with the state ``new`` (a clicked cell of any
+    map; :func:`follow_cell_click` does it)."""
+    if STORE in st.session_state:
+        st.session_state[_OPEN] = (page, {**params(), **new})
 
 
 def follow_cell_click() -> None:

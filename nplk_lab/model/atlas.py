@@ -1,0 +1,498 @@
+r"""The atlas: where a learned kernel's gain holds, measured over data sets, σ, C and seeds.
+
+    python -m nplk_lab.model.atlas                 # the full atlas (about 15 min, 2 cores)
+    python -m nplk_lab.model.atlas --quick         # re-measure a few cells, compare verdicts
+    python -m nplk_lab.model.atlas --dask tcp://host:8786   # on a Dask cluster
+
+For every method (DANK, KNPL, ONK on classification; DANK-SVR, LAB RBF on regression),
+every data set of :mod:`.atlas_data`, every σ of :data:`SIGMAS` and C of :data:`CS`, and
+data seeds 0–9, one split is scored six ways (the lab's score table, :mod:`.ablation`):
+
+* ``method`` — the method with its paper's out-of-sample rule;
+* ``off`` — the same learned α and b with the learned matrix switched off at test time
+  (DANK, DANK-SVR: F = 11ᵀ; KNPL: G = 11ᵀ; ONK's learned kernel never reaches a test
+  point, so ``off`` equals ``method`` there; LAB RBF: every support point's bandwidth
+  replaced by the shared starting bandwidth, same coefficients);
+* ``nn`` — 1-nearest neighbour (k-NN regression with k = 1);
+* ``plain`` — the plain SVM / SVR with the same σ and C (also at 10 C and 100 C, to ask
+  whether a gain with the matrix off is what a larger C would give);
+* ``cv`` — the tuned baseline: SVM-CV / SVR-CV, σ and C by 5-fold CV on the training
+  split only (one per data set and seed);
+* and how often the method's, the off model's and the plain baseline's labels agree with
+  1-NN's (regression: closeness 1 − Σ(ŷ − ŷ₁ₙₙ)² / Σ(y − ȳ)²).
+
+Scores are test accuracy (classification) or test R² = 1 − relative error (regression),
+in points (× 100). Each cell's comparisons are paired over the seeds with a 95 %
+t-interval (:func:`nplk_lab.model.paired.paired`), and a cell's *region* follows from
+them (:func:`region`). LAB RBF takes neither σ nor C: its row is the same at every cell
+of a data set and seed, only the baselines move.
+
+The full table is committed as ``reports/atlas/atlas.csv`` (one row per cell) and
+``reports/atlas/seeds.csv.gz`` (one row per cell and seed), with the command and the
+time it took in ``reports/atlas/README.md``. ``tests/test_atlas.py`` re-runs the quick
+cells and fails when a committed verdict changes. Never imports streamlit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import gzip
+import io
+import os
+import sys
+import time
+import warnings
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from . import paired as P
+from .atlas_data import SETS, load
+from .settings_table import CLASSIFICATION, REGRESSION
+
+SIGMAS = (0.1, 0.2, 0.5, 1.0, 2.0, 4.5, 10.0, 20.0)
+CS = (0.1, 1.0, 10.0, 100.0)
+SEEDS = tuple(range(10))
+#: the methods and the task each is measured on (LAB RBF: its regression estimator)
+METHODS = {"dank": CLASSIFICATION, "knpl": CLASSIFICATION, "onk": CLASSIFICATION,
+           "dank_svr": REGRESSION, "lab_rbf_reg": REGRESSION}
+DEFAULT_OUT = Path("reports/atlas")
+#: methods whose test points borrow the learned matrix's row of a nearest training point
+NN_RULE_METHODS = ("dank", "knpl", "dank_svr")
+
+#: the paired comparisons of a cell: name -> (minuend, subtrahend), scores in points
+COMPARISONS = {
+    "gain": ("method", "plain"),            # the method against the same-(σ, C) baseline
+    "off_gain": ("off", "plain"),           # the learned matrix switched off, same baseline
+    "method_vs_nn": ("method", "nn"),
+    "cv_gap": ("cv", "method"),             # the tuned baseline against the method
+    "cv_best": ("cv", "best_other"),        # the tuned baseline against the best of the rest
+    "agree_gap": ("agree_method", "agree_plain"),  # who follows 1-NN more
+    "off_vs_plain10": ("off", "plain10"),
+    "off_vs_plain100": ("off", "plain100"),
+    "off_vs_cv": ("off", "cv"),
+}
+
+#: the regions of a map, in the order they take precedence
+REGIONS = ("matrix_alone", "nn_rule", "gain_other", "tuned_best", "worse", "none")
+REGION_WORDS = {
+    "matrix_alone": "the learned matrix alone beats the same baseline (gain survives "
+                    "with it switched off)",
+    "nn_rule": "the method beats the baseline and follows 1-NN more than it does "
+               "(the nearest-neighbour rule carries the gain)",
+    "gain_other": "the method beats the baseline; neither the matrix alone nor the "
+                  "1-NN rule explains it clearly",
+    "tuned_best": "the tuned baseline beats every other row",
+    "worse": "the method scores below the same baseline",
+    "none": "no difference the seeds can tell",
+}
+
+#: the cells ``--quick`` re-measures (method, data set, σ, C): the states the issue
+#: names, the presets' states and one cell of every method
+QUICK_CELLS = (
+    ("dank", "clowns", 10.0, 10.0),
+    ("dank", "clowns", 1.0, 1.0),
+    ("dank", "sandwich", 4.5, 10.0),
+    ("knpl", "sandwich", 1.0, 1.0),
+    ("onk", "moons", 1.0, 1.0),
+    ("dank_svr", "step", 10.0, 10.0),
+    ("lab_rbf_reg", "chirp", 1.0, 1.0),
+)
+
+
+# ---------------------------------------------------------------------------
+# one data set at one seed
+# ---------------------------------------------------------------------------
+
+def _fit(method: str, params: dict, X, y):
+    """A fitted estimator of the lab's registry (the page's defaults for every other
+    parameter) and whether it warned that it did not converge."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    from .methods import make_estimator
+
+    est, _ = make_estimator(method, params)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est.fit(X, y)
+    warned = any(issubclass(w.category, ConvergenceWarning) for w in caught)
+    return est, warned
+
+
+def _scores(task: str, y: np.ndarray, p: np.ndarray, nn: np.ndarray) -> tuple[float, float]:
+    """(score, agreement with 1-NN) of predictions ``p``."""
+    from .ablation import _closeness
+    from .methods import relative_error
+
+    p = np.asarray(p)
+    if task == CLASSIFICATION:
+        return float(np.mean(p == y)), float(np.mean(p == nn))
+    return 1.0 - relative_error(y, p), _closeness(y, p, nn)
+
+
+def _lab_rbf_off(est, X: np.ndarray) -> np.ndarray:
+    """LAB RBF with every learned bandwidth replaced by the shared starting bandwidth
+    (same support points, coefficients and bias): its learned part switched off."""
+    from nplk_core.lab_rbf import lab_kernel
+
+    theta = np.full_like(est.bandwidths_scaled_, float(est.bandwidth_init_))
+    K = lab_kernel(est._support_scaled, theta, est._scale(X), est.kernel)
+    return K.T @ est.dual_coef_ + est.intercept_
+
+
+def measure_set(name: str, seed: int, cells: Sequence[tuple[str, float, float]]
+                ) -> list[dict]:
+    """One row per ``(method, σ, C)`` of ``cells`` on data set ``name`` at data seed
+    ``seed`` (the job one worker runs: the data, 1-NN and the tuned baseline are shared
+    by all its cells)."""
+    from .ablation import nearest_labels, off_predict
+
+    task = SETS[name].task
+    d = load(name, seed)
+    y = np.asarray(d.y_test)
+    nn = nearest_labels(d.X_train, d.y_train, d.X_test)
+    base = "svm" if task == CLASSIFICATION else "svr"
+    t0 = time.perf_counter()
+    cv, _ = _fit(base + "_cv", {"seed": seed}, d.X_train, d.y_train)
+    cv_pred = cv.predict(d.X_test)
+    plain: dict[tuple[float, float], np.ndarray] = {}
+
+    def plain_pred(sigma: float, C: float) -> np.ndarray:
+        if (sigma, C) not in plain:
+            est, _ = _fit(base, {"sigma": sigma, "C": C, "seed": seed}, d.X_train, d.y_train)
+            plain[(sigma, C)] = est.predict(d.X_test)
+        return plain[(sigma, C)]
+
+    lab_rbf = None
+    rows = []
+    for method, sigma, C in cells:
+        sigma, C = float(sigma), float(C)
+        row = {"method": method, "dataset": name, "task": task, "sigma": sigma, "C": C,
+               "seed": int(seed), "n_test": int(len(y)), "error": ""}
+        t1 = time.perf_counter()
+        try:
+            if method == "lab_rbf_reg":
+                if lab_rbf is None:
+                    lab_rbf = _fit(method, {"seed": seed}, d.X_train, d.y_train)
+                est, warned = lab_rbf
+                off = _lab_rbf_off(est, d.X_test)
+            else:
+                est, warned = _fit(method, {"sigma": sigma, "C": C, "seed": seed},
+                                   d.X_train, d.y_train)
+                off = off_predict(est, d.X_test, task)
+            pred = est.predict(d.X_test)
+        except (ValueError, np.linalg.LinAlgError, FloatingPointError) as exc:
+            row.update(error=f"{type(exc).__name__}: {str(exc)[:200]}", warned=False,
+                       fit_s=time.perf_counter() - t1)
+            rows.append(row)
+            continue
+        row["fit_s"] = time.perf_counter() - t1
+        row["warned"] = bool(warned)
+        for key, p in (("method", pred), ("off", off), ("plain", plain_pred(sigma, C)),
+                       ("plain10", plain_pred(sigma, 10 * C)),
+                       ("plain100", plain_pred(sigma, 100 * C)), ("cv", cv_pred),
+                       ("nn", nn)):
+            s, a = _scores(task, y, p, nn)
+            row["score_" + key] = s
+            if key in ("method", "off", "plain"):
+                row["agree_" + key] = a
+        rows.append(row)
+    for row in rows:
+        row["set_s"] = time.perf_counter() - t0
+    return rows
+
+
+# ---------------------------------------------------------------------------
+# the grid, run on a pool
+# ---------------------------------------------------------------------------
+
+def full_cells(methods: Iterable[str] = METHODS, sets: Iterable[str] | None = None,
+               sigmas: Sequence[float] = SIGMAS, Cs: Sequence[float] = CS
+               ) -> dict[str, list[tuple[str, float, float]]]:
+    """Data set -> its cells ``(method, σ, C)`` (every method of the set's task)."""
+    methods = list(methods)
+    out: dict[str, list[tuple[str, float, float]]] = {}
+    for name in (sets if sets is not None else SETS):
+        task = SETS[name].task
+        cells = [(m, s, C) for m in methods if METHODS[m] == task for s in sigmas for C in Cs]
+        if cells:
+            out[name] = cells
+    return out
+
+
+def quick_cells() -> dict[str, list[tuple[str, float, float]]]:
+    out: dict[str, list[tuple[str, float, float]]] = defaultdict(list)
+    for m, name, s, C in QUICK_CELLS:
+        out[name].append((m, s, C))
+    return dict(out)
+
+
+def run(cells: dict[str, list[tuple[str, float, float]]], seeds: Sequence[int] = SEEDS, *,
+        n_jobs: int | None = None, dask: str | None = None, progress=None
+        ) -> tuple[list[dict], dict]:
+    """Every ``(data set, seed)`` job on joblib's process pool (loky; ``n_jobs`` workers,
+    default every core) or on the Dask cluster at ``dask``. Returns the per-seed rows and
+    how the run went (seconds, jobs, backend, workers)."""
+    from nplk_core.parallel import dask_backend, dask_client, iter_fits
+
+    tasks = [(name, int(seed), cs) for name, cs in cells.items() for seed in seeds]
+    t0 = time.perf_counter()
+    rows: list[dict] = []
+    n_jobs = n_jobs or os.cpu_count() or 1
+    backend = "loky"
+
+    def collect(it):
+        for i, (_, out) in enumerate(it, 1):
+            rows.extend(out)
+            if progress is not None:
+                progress(i, len(tasks))
+
+    if dask:
+        client = dask_client(dask)
+        backend = "dask"
+        with dask_backend(client):
+            collect(iter_fits(measure_set, tasks, n_jobs=-1))
+    else:
+        collect(iter_fits(measure_set, tasks, n_jobs=n_jobs))
+    rows.sort(key=_row_key)
+    info = {"seconds": time.perf_counter() - t0, "jobs": len(tasks), "backend": backend,
+            "workers": n_jobs if not dask else "dask", "fits": len(rows)}
+    return rows, info
+
+
+def _row_key(r: dict):
+    return (list(METHODS).index(r["method"]), list(SETS).index(r["dataset"]),
+            float(r["sigma"]), float(r["C"]), int(r.get("seed", -1)))
+
+
+# ---------------------------------------------------------------------------
+# a cell's comparisons and region
+# ---------------------------------------------------------------------------
+
+def _column(rows: list[dict], key: str) -> np.ndarray:
+    if key == "best_other":
+        return np.max(np.column_stack([_column(rows, k) for k in
+                                       ("score_method", "score_off", "score_nn",
+                                        "score_plain")]), axis=1)
+    return np.array([float(r.get(key, np.nan)) for r in rows], dtype=float)
+
+
+def _key(name: str) -> str:
+    return name if name.startswith("agree_") or name == "best_other" else "score_" + name
+
+
+def summarize(seed_rows: Iterable[dict]) -> list[dict]:
+    """One row per cell: mean scores, each comparison's paired mean, 95 % interval and
+    verdict over the seeds, and the cell's region."""
+    groups: dict[tuple, list[dict]] = defaultdict(list)
+    for r in seed_rows:
+        groups[(r["method"], r["dataset"], float(r["sigma"]), float(r["C"]))].append(r)
+    out = []
+    for (method, name, sigma, C), rs in groups.items():
+        ok = [r for r in rs if not r.get("error")]
+        row = {"method": method, "dataset": name, "task": SETS[name].task, "sigma": sigma,
+               "C": C, "n_seeds": len(ok), "errors": len(rs) - len(ok),
+               "warned": sum(bool(r.get("warned")) and str(r.get("warned")) != "False"
+                             for r in ok),
+               "fit_s": float(np.mean(_column(ok, "fit_s"))) if ok else float("nan")}
+        for k in ("method", "off", "nn", "plain", "plain10", "plain100", "cv"):
+            row["score_" + k] = float(np.mean(_column(ok, "score_" + k))) if ok else np.nan
+        for k in ("method", "off", "plain"):
+            row["agree_" + k] = float(np.mean(_column(ok, "agree_" + k))) if ok else np.nan
+        for name_c, (a, b) in COMPARISONS.items():
+            if len(ok) < 2:
+                row.update({f"{name_c}_mean": np.nan, f"{name_c}_lo": np.nan,
+                            f"{name_c}_hi": np.nan, f"{name_c}_verdict": P.SHOWN})
+                continue
+            p = P.paired(_column(ok, _key(a)), _column(ok, _key(b)), label=name_c,
+                         unit="points", scale=100.0)
+            row.update({f"{name_c}_mean": p.mean, f"{name_c}_lo": p.lo,
+                        f"{name_c}_hi": p.hi, f"{name_c}_verdict": p.verdict})
+        row["region"] = region(row)
+        out.append(row)
+    out.sort(key=_row_key)
+    return out
+
+
+def holds(row: dict, comparison: str) -> bool:
+    """Whether ``comparison``'s whole interval lies above 0 in a summary row."""
+    return row.get(f"{comparison}_verdict") == P.HOLDS
+
+
+def is_loss(row: dict, comparison: str) -> bool:
+    """Whether ``comparison``'s whole interval lies below 0 (a loss, not a tie)."""
+    try:
+        return float(row[f"{comparison}_hi"]) < 0
+    except (KeyError, TypeError, ValueError):
+        return False
+
+
+def region(row: dict) -> str:
+    """The cell's region, the first of :data:`REGIONS` whose rule holds:
+
+    * ``matrix_alone`` — the off model beats the same-(σ, C) baseline (``off_gain``);
+    * ``nn_rule`` — the method beats it, its test rule borrows a nearest training
+      point's row (:data:`NN_RULE_METHODS`) and it agrees with 1-NN more than the
+      baseline does (``gain`` and ``agree_gap``);
+    * ``gain_other`` — the method beats it, for neither of those reasons;
+    * ``tuned_best`` — the tuned baseline beats the best of the other rows (``cv_best``);
+    * ``worse`` — the method scores below the same baseline;
+    * ``none`` — none of these can be told apart over the seeds.
+    """
+    if holds(row, "off_gain"):
+        return "matrix_alone"
+    if holds(row, "gain"):
+        nn_rule = row["method"] in NN_RULE_METHODS and holds(row, "agree_gap")
+        return "nn_rule" if nn_rule else "gain_other"
+    if holds(row, "cv_best"):
+        return "tuned_best"
+    if is_loss(row, "gain"):
+        return "worse"
+    return "none"
+
+
+def signature(row: dict) -> tuple:
+    """What ``--quick`` compares: the region and the judged comparisons' verdicts."""
+    return (row["region"],) + tuple(str(row.get(f"{c}_verdict")) for c in
+                                    ("gain", "off_gain", "agree_gap", "cv_best"))
+
+
+# ---------------------------------------------------------------------------
+# files
+# ---------------------------------------------------------------------------
+
+SEED_COLUMNS = ("method", "dataset", "task", "sigma", "C", "seed", "n_test", "score_method",
+                "score_off", "score_nn", "score_plain", "score_plain10", "score_plain100",
+                "score_cv", "agree_method", "agree_off", "agree_plain", "fit_s", "set_s",
+                "warned", "error")
+
+
+def summary_columns() -> tuple[str, ...]:
+    return (("method", "dataset", "task", "sigma", "C", "n_seeds", "errors", "warned",
+             "fit_s") + tuple(f"score_{k}" for k in ("method", "off", "nn", "plain",
+                                                      "plain10", "plain100", "cv"))
+            + ("agree_method", "agree_off", "agree_plain")
+            + tuple(f"{c}_{p}" for c in COMPARISONS for p in ("mean", "lo", "hi", "verdict"))
+            + ("region",))
+
+
+def _fmt(v) -> str:
+    if isinstance(v, float):
+        return "nan" if not np.isfinite(v) else f"{v:.6g}"
+    return str(v)
+
+
+def write_csv(rows: Iterable[dict], columns: Sequence[str], path: Path) -> None:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(columns)
+    for r in rows:
+        w.writerow([_fmt(r.get(c, "")) for c in columns])
+    data = buf.getvalue().encode()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix == ".gz":
+        with open(path, "wb") as fh, gzip.GzipFile(fileobj=fh, mode="wb", mtime=0) as gz:
+            gz.write(data)
+    else:
+        path.write_bytes(data)
+
+
+_NUMERIC_TEXT = {"method", "dataset", "task", "region", "error"}
+
+
+def read_csv(path: Path) -> list[dict]:
+    """Rows of an atlas CSV (``.csv`` or ``.csv.gz``), numbers as floats, verdicts and
+    names as text."""
+    path = Path(path)
+    raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+    rows = []
+    for r in csv.DictReader(io.StringIO(raw.decode())):
+        out = {}
+        for k, v in r.items():
+            if k in _NUMERIC_TEXT or k.endswith("_verdict"):
+                out[k] = v
+            else:
+                try:
+                    out[k] = float(v)
+                except ValueError:
+                    out[k] = v
+        rows.append(out)
+    return rows
+
+
+def load_atlas(path: Path | None = None) -> list[dict]:
+    """The committed atlas (one row per cell); [] when it is missing."""
+    p = Path(path) if path else _repo_root() / DEFAULT_OUT / "atlas.csv"
+    return read_csv(p) if p.exists() else []
+
+
+def _repo_root() -> Path:
+    return Path(__file__).resolve().parents[2]
+
+
+def compare(committed: Iterable[dict], fresh: Iterable[dict]) -> list[str]:
+    """Plain-text lines for each fresh cell whose :func:`signature` differs from the
+    committed one (or that the committed atlas lacks)."""
+    index = {(r["method"], r["dataset"], float(r["sigma"]), float(r["C"])): r
+             for r in committed}
+    out = []
+    for r in fresh:
+        key = (r["method"], r["dataset"], float(r["sigma"]), float(r["C"]))
+        old = index.get(key)
+        if old is None:
+            out.append(f"{key}: not in the committed atlas")
+        elif signature(old) != signature(r):
+            out.append(f"{key}: committed {signature(old)}, now {signature(r)}")
+    return out
+
+
+from .atlas_report import headline_markdown, write_report  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m nplk_lab.model.atlas",
+                                 description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true",
+                    help="re-measure the quick cells and compare with the committed atlas")
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    ap.add_argument("--workers", type=int, default=None, help="processes (default: cores)")
+    ap.add_argument("--dask", default=None, help="a Dask scheduler's address")
+    ap.add_argument("--methods", nargs="*", default=list(METHODS), choices=list(METHODS))
+    ap.add_argument("--sets", nargs="*", default=None, choices=list(SETS))
+    ap.add_argument("--seeds", type=int, default=len(SEEDS))
+    a = ap.parse_args(argv)
+    seeds = tuple(range(a.seeds))
+
+    def progress(i, n):
+        print(f"\r{i}/{n} jobs", end="", file=sys.stderr, flush=True)
+
+    if a.quick:
+        rows, info = run(quick_cells(), seeds, n_jobs=a.workers, dask=a.dask,
+                         progress=progress)
+        fresh = summarize(rows)
+        print(file=sys.stderr)
+        diffs = compare(load_atlas(a.out / "atlas.csv"), fresh)
+        print(headline_markdown(fresh, cells_only=True))
+        print(f"{len(fresh)} cells, {info['seconds']:.0f} s on {info['backend']} "
+              f"({info['workers']} workers)")
+        print("\n".join(diffs) if diffs else "every verdict as committed")
+        return 1 if diffs else 0
+    rows, info = run(full_cells(a.methods, a.sets), seeds, n_jobs=a.workers, dask=a.dask,
+                     progress=progress)
+    print(file=sys.stderr)
+    cells = summarize(rows)
+    write_csv(rows, SEED_COLUMNS, a.out / "seeds.csv.gz")
+    write_csv(cells, summary_columns(), a.out / "atlas.csv")
+    argv_text = " ".join(argv if argv is not None else sys.argv[1:])
+    write_report(cells, info, a.out / "README.md", command=argv_text, seeds=seeds)
+    print(headline_markdown(cells))
+    print(f"{len(cells)} cells, {len(rows)} fits, {info['seconds']:.0f} s on "
+          f"{info['backend']} ({info['workers']} workers); written to {a.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,152 @@
+"""The atlas's tables in words (``reports/atlas/README.md`` and the command's output).
+
+Pure functions of the summary rows of :func:`nplk_lab.model.atlas.summarize`; every
+count and sentence here is computed from them, none is written in.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from .atlas_data import SETS
+
+METHOD_NAMES = {"dank": "DANK", "knpl": "KNPL", "onk": "ONK", "dank_svr": "DANK-SVR",
+                "lab_rbf_reg": "LAB RBF"}
+REGION_SHORT = {"matrix_alone": "matrix alone", "nn_rule": "1-NN rule",
+                "gain_other": "gain, other", "tuned_best": "tuned best", "worse": "worse",
+                "none": "no difference"}
+
+
+def _pm(row: dict, c: str) -> str:
+    m, lo, hi = (float(row.get(f"{c}_{k}", np.nan)) for k in ("mean", "lo", "hi"))
+    if not np.isfinite(m):
+        return "—"
+    return f"{m:+.1f} [{lo:+.1f}, {hi:+.1f}]"
+
+
+def _f(v, d=3) -> str:
+    v = float(v)
+    return "—" if not np.isfinite(v) else f"{v:.{d}f}"
+
+
+def region_counts(cells: Iterable[dict]) -> dict[tuple[str, str], Counter]:
+    """(method, data set) -> how many of its cells fall in each region."""
+    out: dict[tuple[str, str], Counter] = defaultdict(Counter)
+    for r in cells:
+        out[(r["method"], r["dataset"])][r["region"]] += 1
+    return out
+
+
+def larger_c(cells: Iterable[dict]) -> dict[str, int]:
+    """Of the cells where the learned matrix alone helps, how many still beat the plain
+    baseline at 10 C, at 100 C and the tuned baseline (beyond their intervals)."""
+    alone = [r for r in cells if r["region"] == "matrix_alone"]
+    return {"cells": len(alone),
+            "beats_plain10": sum(r.get("off_vs_plain10_verdict") == "holds" for r in alone),
+            "beats_plain100": sum(r.get("off_vs_plain100_verdict") == "holds" for r in alone),
+            "beats_cv": sum(r.get("off_vs_cv_verdict") == "holds" for r in alone)}
+
+
+def headline_markdown(cells: Sequence[dict], *, cells_only: bool = False) -> str:
+    """Per method and data set, how many σ × C cells fall in each region, and the
+    largest gain with the matrix switched off (its cell and interval); with
+    ``cells_only``, one line per cell instead."""
+    if cells_only:
+        lines = ["| method | data set | σ | C | method | off | 1-NN | plain | tuned | "
+                 "method − plain | off − plain | agree 1-NN (method / plain) | region |",
+                 "|" + "---|" * 13]
+        for r in cells:
+            lines.append(
+                f"| {METHOD_NAMES[r['method']]} | {r['dataset']} | {r['sigma']:g} | "
+                f"{r['C']:g} | {_f(r['score_method'])} | {_f(r['score_off'])} | "
+                f"{_f(r['score_nn'])} | {_f(r['score_plain'])} | {_f(r['score_cv'])} | "
+                f"{_pm(r, 'gain')} | {_pm(r, 'off_gain')} | {_f(r['agree_method'], 2)} / "
+                f"{_f(r['agree_plain'], 2)} | {REGION_SHORT[r['region']]} |")
+        return "\n".join(lines)
+    counts = region_counts(cells)
+    by = defaultdict(list)
+    for r in cells:
+        by[(r["method"], r["dataset"])].append(r)
+    cols = [c for c in REGION_SHORT]
+    lines = ["| method | data set | cells | " + " | ".join(REGION_SHORT[c] for c in cols)
+             + " | largest gain with the matrix off (points, 95 % CI) |",
+             "|" + "---|" * (len(cols) + 4)]
+    for (m, name), c in counts.items():
+        rs = by[(m, name)]
+        best = max(rs, key=lambda r: float(r.get("off_gain_lo", -np.inf))
+                   if np.isfinite(float(r.get("off_gain_lo", np.nan))) else -np.inf)
+        lines.append(f"| {METHOD_NAMES[m]} | {name} | {sum(c.values())} | "
+                     + " | ".join(str(c.get(k, 0)) for k in cols)
+                     + f" | σ = {best['sigma']:g}, C = {best['C']:g}: {_pm(best, 'off_gain')} |")
+    return "\n".join(lines)
+
+
+def totals_markdown(cells: Sequence[dict]) -> str:
+    """Per method: cells and data sets in each region."""
+    lines = ["| method | cells | " + " | ".join(REGION_SHORT.values())
+             + " | data sets where the matrix alone helps somewhere |",
+             "|" + "---|" * (len(REGION_SHORT) + 3)]
+    for m in METHOD_NAMES:
+        rs = [r for r in cells if r["method"] == m]
+        if not rs:
+            continue
+        c = Counter(r["region"] for r in rs)
+        sets = sorted({r["dataset"] for r in rs if r["region"] == "matrix_alone"})
+        n_sets = len({r["dataset"] for r in rs})
+        lines.append(f"| {METHOD_NAMES[m]} | {len(rs)} | "
+                     + " | ".join(str(c.get(k, 0)) for k in REGION_SHORT)
+                     + f" | {len(sets)} of {n_sets}: {', '.join(sets) or '—'} |")
+    return "\n".join(lines)
+
+
+def write_report(cells: Sequence[dict], info: dict, path: Path, *, command: str,
+                 seeds: Sequence[int]) -> None:
+    """``reports/atlas/README.md``: how the atlas was made, its totals and its
+    per-data-set table."""
+    lc = larger_c(cells)
+    sets = sorted({r["dataset"] for r in cells}, key=list(SETS).index)
+    text = [
+        "# The atlas: where a learned kernel's gain holds",
+        "",
+        "Made by `python -m nplk_lab.model.atlas " + command.strip() + "` "
+        f"in {info['seconds']:.0f} s on {info['backend']} ({info['workers']} workers), "
+        f"{info['fits']} fits; data seeds {seeds[0]}–{seeds[-1]}. The tables come from "
+        "`atlas.csv` (one row per cell) and `seeds.csv.gz` (one row per cell and seed); "
+        "`nplk_lab/model/atlas.py` says what every column means.",
+        "",
+        "Data sets: " + "; ".join(f"{n} ({SETS[n].title}, {SETS[n].source})" for n in sets)
+        + ".",
+        "",
+        "A cell is one method, data set, σ and C, measured at every seed; its region is "
+        "the first that holds of: the learned matrix alone beats the plain baseline with "
+        "the same σ and C (the model with its matrix switched off at test time, beyond "
+        "the 95 % interval); the method beats it and follows 1-NN more than it does; the "
+        "method beats it otherwise; the tuned baseline beats every other row; the method "
+        "is below the baseline; none of these.",
+        "",
+        "## Totals",
+        "",
+        totals_markdown(cells),
+        "",
+        "## Where the matrix alone helps: a larger C, or something else?",
+        "",
+        f"Of the {lc['cells']} cells where the model with its learned matrix switched off "
+        f"beats the plain baseline with the same σ and C, it still beats the plain "
+        f"baseline with 10 × C in {lc['beats_plain10']}, with 100 × C in "
+        f"{lc['beats_plain100']}, and the tuned baseline in {lc['beats_cv']}.",
+        "",
+        "## Per method and data set (cells of σ × C)",
+        "",
+        headline_markdown(cells),
+        "",
+    ]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(text))
+
+
+__all__ = ["METHOD_NAMES", "REGION_SHORT", "headline_markdown", "larger_c",
+           "region_counts", "totals_markdown", "write_report"]

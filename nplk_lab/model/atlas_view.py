@@ -1,0 +1,135 @@
+"""What the "Where it holds" view draws from the atlas: one method on one data set as a
+σ × C grid of regions with hover text, and the page state a clicked cell opens.
+
+Pure functions of the summary rows of :mod:`nplk_lab.model.atlas` (no Streamlit).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .atlas import REGION_WORDS, REGIONS
+from .atlas_data import SETS
+from .atlas_report import METHOD_NAMES, REGION_SHORT
+from .settings_table import CLASSIFICATION
+
+#: the region names on the map's colour bar (short, plain words)
+REGION_LABELS = tuple(REGION_SHORT[r] for r in REGIONS)
+#: the lab method each atlas method opens on its page
+PAGE_METHOD = {"lab_rbf_reg": "lab_rbf_reg"}
+
+
+@dataclass(frozen=True)
+class AtlasGrid:
+    """One method on one data set: ``regions[i_C, i_σ]`` indexes :data:`REGIONS` (−1:
+    not measured), ``hover`` the matching text, ``rows`` the summary rows by cell."""
+
+    method: str
+    dataset: str
+    sigmas: tuple[float, ...]
+    Cs: tuple[float, ...]
+    regions: np.ndarray
+    hover: np.ndarray
+    rows: dict[tuple[int, int], dict] = field(default_factory=dict)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return {r: int(np.sum(self.regions == i)) for i, r in enumerate(REGIONS)}
+
+
+def choices(cells: Iterable[dict]) -> dict[str, list[str]]:
+    """Method -> the data sets the atlas measured it on (in the atlas's order)."""
+    out: dict[str, list[str]] = {}
+    for r in cells:
+        sets = out.setdefault(r["method"], [])
+        if r["dataset"] not in sets:
+            sets.append(r["dataset"])
+    return out
+
+
+def _ci(row: dict, c: str, unit: str = "points") -> str:
+    m, lo, hi = (float(row.get(f"{c}_{k}", np.nan)) for k in ("mean", "lo", "hi"))
+    if not np.isfinite(m):
+        return "—"
+    return f"{m:+.1f} {unit} (95 % interval {lo:+.1f} to {hi:+.1f})"
+
+
+def hover_text(row: dict) -> str:
+    """A cell's numbers in plain words: scores, the paired differences with their
+    intervals, the agreement with 1-NN, and its region."""
+    clf = row.get("task") == CLASSIFICATION
+    metric = "accuracy" if clf else "R²"
+    base = "SVM" if clf else "SVR"
+    name = METHOD_NAMES.get(row["method"], row["method"])
+
+    def s(k):
+        v = float(row.get("score_" + k, np.nan))
+        return "—" if not np.isfinite(v) else f"{v:.3f}"
+
+    lines = [f"σ = {row['sigma']:g}, C = {row['C']:g}: mean test {metric} over "
+             f"{int(row.get('n_seeds', 0))} data seeds",
+             f"{name} {s('method')}, matrix off {s('off')}, 1-NN {s('nn')}",
+             f"plain {base} {s('plain')}, tuned {base} {s('cv')}",
+             f"{name} − plain {base}: {_ci(row, 'gain')}",
+             f"matrix off − plain {base}: {_ci(row, 'off_gain')}",
+             f"same label as 1-NN: {name} {float(row.get('agree_method', np.nan)):.2f}, "
+             f"plain {base} {float(row.get('agree_plain', np.nan)):.2f}" if clf else
+             f"closeness to 1-NN: {name} {float(row.get('agree_method', np.nan)):.2f}, "
+             f"plain {base} {float(row.get('agree_plain', np.nan)):.2f}",
+             f"→ {REGION_WORDS.get(row['region'], row['region'])}"]
+    return "<br>".join(lines)
+
+
+def atlas_grid(cells: Iterable[dict], method: str, dataset: str) -> AtlasGrid | None:
+    """The σ × C grid of ``method`` on ``dataset``; None when the atlas has no cell."""
+    rows = [r for r in cells if r["method"] == method and r["dataset"] == dataset]
+    if not rows:
+        return None
+    sigmas = tuple(sorted({float(r["sigma"]) for r in rows}))
+    Cs = tuple(sorted({float(r["C"]) for r in rows}))
+    regions = np.full((len(Cs), len(sigmas)), -1, dtype=int)
+    hover = np.full((len(Cs), len(sigmas)), "", dtype=object)
+    by_cell = {}
+    for r in rows:
+        i, j = Cs.index(float(r["C"])), sigmas.index(float(r["sigma"]))
+        regions[i, j] = REGIONS.index(r["region"]) if r["region"] in REGIONS else -1
+        hover[i, j] = hover_text(r)
+        by_cell[(i, j)] = r
+    return AtlasGrid(method, dataset, sigmas, Cs, regions, hover, by_cell)
+
+
+def open_state(grid: AtlasGrid, cell: tuple[int, int], seed: int = 0
+               ) -> tuple[str, dict] | None:
+    """The page and the settings a click on ``cell`` opens: the method on its page at
+    that σ and C, on the data set at data seed ``seed``. None for a data set no page
+    shows (the generators and real sets) or a cell outside the grid."""
+    if cell not in grid.rows or not SETS[grid.dataset].on_a_page:
+        return None
+    i, j = cell
+    clf = SETS[grid.dataset].task == CLASSIFICATION
+    P = {"sigma": grid.sigmas[j], "C": grid.Cs[i], "seed": int(seed)}
+    if clf:
+        return "classification", {**P, "method": grid.method, "dataset": grid.dataset}
+    return "regression", {**P, "reg_method": PAGE_METHOD.get(grid.method, grid.method),
+                          "reg_dataset": grid.dataset}
+
+
+def summary_sentence(grid: AtlasGrid) -> str:
+    """How many of the grid's cells fall in each region, in words."""
+    n = int(np.sum(grid.regions >= 0))
+    parts = [f"{c} {REGION_SHORT[r]}" for r, c in grid.counts.items() if c]
+    name = METHOD_NAMES.get(grid.method, grid.method)
+    return (f"{name} on {SETS[grid.dataset].title}: of {n} settings of σ and C, "
+            + ", ".join(parts) + ".")
+
+
+def region_legend(regions: Sequence[str] = REGIONS) -> list[str]:
+    """One line per region: its short name and what it means."""
+    return [f"{REGION_SHORT[r]}: {REGION_WORDS[r]}" for r in regions]
+
+
+__all__ = ["PAGE_METHOD", "REGION_LABELS", "AtlasGrid", "atlas_grid", "choices",
+           "hover_text", "open_state", "region_legend", "summary_sentence"]

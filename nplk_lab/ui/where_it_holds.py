@@ -1,0 +1,122 @@
+"""The "Where it holds" view on Paper results: the atlas (``python -m
+nplk_lab.model.atlas``) drawn per method and data set as a σ × C map of regions; hover
+gives a cell's numbers with their intervals, a click opens that state on its page.
+
+The numbers come from :mod:`nplk_lab.model.atlas_view`, the map from
+:func:`nplk_lab.figures.atlas.region_map`; this module only draws widgets.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+import nplk_lab.figures as fg
+from nplk_lab.figures.atlas import region_map
+from nplk_lab.model import atlas as A
+from nplk_lab.model import atlas_view as AV
+from nplk_lab.model.atlas_data import SETS
+from nplk_lab.model.atlas_report import METHOD_NAMES, larger_c
+from nplk_lab.model.maps import cell_from_clicks
+from nplk_lab.ui.components.chart import clicks, live_chart
+
+from .maps import open_later
+from .stores import cached
+
+_SEEN = "lab_atlas_click_seen"
+_KEY = "paper_atlas_map"
+_NOTE = "lab_atlas_note"
+
+
+def _atlas() -> list[dict]:
+    path = A._repo_root() / A.DEFAULT_OUT / "atlas.csv"
+    if not path.exists():
+        path = Path.cwd() / A.DEFAULT_OUT / "atlas.csv"
+    if not path.exists():
+        return []
+    return cached("data", ("atlas", str(path), path.stat().st_mtime_ns),
+                  lambda: A.read_csv(path))
+
+
+def _on_click(grid: AV.AtlasGrid):
+    def handler() -> None:
+        ss = st.session_state
+        cell, newest = cell_from_clicks(clicks(_KEY), grid.regions.shape,
+                                        seen=ss.get(_SEEN, 0.0))
+        ss[_SEEN] = newest
+        if cell is None:
+            return
+        target = AV.open_state(grid, cell)
+        if target is None:
+            ss[_NOTE] = (f"{SETS[grid.dataset].title} is not one of the pages' data sets, "
+                         "so this cell has no page to open; its numbers are in the table.")
+        else:
+            open_later(*target)
+    return handler
+
+
+def atlas_panel() -> None:
+    """The view: method and data set choosers, the region map, its words and table."""
+    st.subheader("Where it holds: the atlas")
+    cells = _atlas()
+    if not cells:
+        st.info("No atlas on this installation. The command below measures it (about "
+                "half an hour on two cores) and this view then draws it.")
+        st.code("python -m nplk_lab.model.atlas", language="bash")
+        return
+    seeds = int(max(float(r.get("n_seeds", 0)) for r in cells))
+    st.caption(
+        "Each square is one setting of σ and C for one method on one data set, measured "
+        f"at {seeds} draws of the data. Its colour says which explanation of the method's "
+        "score the paired differences over those draws support (95 % intervals): the "
+        "learned matrix alone (the same model with its matrix switched off at test time "
+        "still beats the plain SVM or SVR with the same σ and C), the nearest-neighbour "
+        "rule (the method beats that baseline and gives 1-nearest neighbour's labels more "
+        "often than it), a gain with neither explanation, the tuned baseline best of all, "
+        "the method below the baseline, or no difference the draws can tell. Hover a "
+        "square for its numbers; click it to open that state on its page.")
+    ch = AV.choices(cells)
+    left, right = st.columns(2)
+    with left:
+        method = st.selectbox("Method", list(ch), format_func=lambda m: METHOD_NAMES[m],
+                              key="atlas_method")
+    with right:
+        dataset = st.selectbox("Data set", ch[method], key="atlas_dataset",
+                               format_func=lambda n: SETS[n].title)
+    grid = AV.atlas_grid(cells, method, dataset)
+    if grid is None:  # pragma: no cover - the choosers only offer measured pairs
+        return
+    fig = region_map(grid.sigmas, grid.Cs, grid.regions, AV.REGION_LABELS, hover=grid.hover,
+                     title=f"{METHOD_NAMES[method]} on {SETS[dataset].title}")
+    live_chart(fg.figure_json(fig), key=_KEY, config=fg.plot_config(
+        f"nplk-atlas-{method}-{dataset}"), height=fig.layout.height,
+        on_click=_on_click(grid), ack=st.session_state.get(_SEEN, 0.0), mark_color="#111")
+    note = st.session_state.pop(_NOTE, None)
+    if note:
+        st.info(note)
+    st.text(AV.summary_sentence(grid))
+    if method == "onk":
+        st.caption("ONK's learned kernel changes only the training: a test point meets "
+                   "the plain kernel, so its model with the matrix off is the method itself.")
+    if method == "lab_rbf_reg":
+        st.caption("LAB RBF takes neither σ nor C: its own scores are the same in every "
+                   "square, only the plain SVR beside it changes. Its matrix off: every "
+                   "support point's learned bandwidth replaced by the shared starting "
+                   "bandwidth, same coefficients.")
+    lc = larger_c(cells)
+    st.text(f"Over the whole atlas, the learned matrix alone beats the same baseline in "
+            f"{lc['cells']} of {len(cells)} settings; there it still beats the plain "
+            f"baseline with 10 × C in {lc['beats_plain10']}, with 100 × C in "
+            f"{lc['beats_plain100']}, and the tuned baseline in {lc['beats_cv']}.")
+    with st.expander("What the colours mean"):
+        for line in AV.region_legend():
+            st.text(line)
+    rows = [{"σ": r["sigma"], "C": r["C"], "region": AV.REGION_LABELS[A.REGIONS.index(
+        r["region"])], "method": r["score_method"], "matrix off": r["score_off"],
+        "1-NN": r["score_nn"], "plain": r["score_plain"], "tuned": r["score_cv"],
+        "method − plain (points)": r["gain_mean"], "low": r["gain_lo"], "high": r["gain_hi"],
+        "off − plain (points)": r["off_gain_mean"], "off low": r["off_gain_lo"],
+        "off high": r["off_gain_hi"]} for r in grid.rows.values()]
+    st.dataframe(pd.DataFrame(rows), hide_index=True)

@@ -1,0 +1,256 @@
+"""The atlas (``python -m nplk_lab.model.atlas``): its scores against independent
+computations, its intervals and regions against hand-computed ones, its files, the
+committed table's coverage, and the quick cells re-measured against the committed
+verdicts."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from nplk_lab.model import atlas as A
+from nplk_lab.model import atlas_data as AD
+from nplk_lab.model import atlas_view as AV
+from nplk_lab.model import paired as P
+
+# ---------------------------------------------------------------------------
+# regions
+# ---------------------------------------------------------------------------
+
+
+def _row(method="dank", **verdicts):
+    row = {"method": method, "gain_hi": 1.0}
+    for c in A.COMPARISONS:
+        row[f"{c}_verdict"] = verdicts.get(c, P.INCONCLUSIVE)
+    return row
+
+
+@pytest.mark.parametrize("verdicts, method, expected", [
+    ({"off_gain": P.HOLDS, "gain": P.HOLDS, "agree_gap": P.HOLDS}, "dank", "matrix_alone"),
+    ({"gain": P.HOLDS, "agree_gap": P.HOLDS}, "dank", "nn_rule"),
+    ({"gain": P.HOLDS, "agree_gap": P.HOLDS}, "knpl", "nn_rule"),
+    # ONK's test rule borrows no training point's row: never "the 1-NN rule"
+    ({"gain": P.HOLDS, "agree_gap": P.HOLDS}, "onk", "gain_other"),
+    ({"gain": P.HOLDS}, "dank", "gain_other"),
+    ({"cv_best": P.HOLDS}, "dank", "tuned_best"),
+    ({"gain": P.HOLDS, "cv_best": P.HOLDS, "agree_gap": P.HOLDS}, "dank", "nn_rule"),
+    ({}, "dank", "none"),
+])
+def test_region_follows_the_rules_in_their_order(verdicts, method, expected):
+    assert A.region(_row(method, **verdicts)) == expected
+
+
+def test_worse_needs_the_whole_interval_below_zero():
+    row = _row(gain=P.FAILS)
+    row["gain_hi"] = -0.5
+    assert A.region(row) == "worse"
+    row["gain_hi"] = 0.0        # all differences exactly 0: a tie, not a loss
+    assert A.region(row) == "none"
+
+
+# ---------------------------------------------------------------------------
+# summarize: paired means and t-intervals by hand
+# ---------------------------------------------------------------------------
+
+def _seed_rows(method_scores, plain_scores, off_scores, *, agree_m=None, agree_p=None):
+    rows = []
+    for s, (m, p, o) in enumerate(zip(method_scores, plain_scores, off_scores, strict=True)):
+        rows.append({"method": "dank", "dataset": "clowns", "task": "classification",
+                     "sigma": 1.0, "C": 1.0, "seed": s, "error": "", "warned": False,
+                     "fit_s": 0.1, "score_method": m, "score_plain": p, "score_off": o,
+                     "score_nn": 0.5, "score_plain10": p, "score_plain100": p,
+                     "score_cv": 0.5, "agree_method": (agree_m or [0.5] * 99)[s],
+                     "agree_off": 0.5, "agree_plain": (agree_p or [0.5] * 99)[s]})
+    return rows
+
+
+def test_summary_interval_is_the_t_interval_of_the_paired_differences():
+    m = [0.90, 0.85, 0.95, 0.80, 0.92]
+    p = [0.80, 0.84, 0.85, 0.70, 0.90]
+    (row,) = A.summarize(_seed_rows(m, p, p))
+    d = 100 * (np.array(m) - np.array(p))
+    half = stats.t.ppf(0.975, len(d) - 1) * d.std(ddof=1) / math.sqrt(len(d))
+    assert row["gain_mean"] == pytest.approx(d.mean())
+    assert row["gain_lo"] == pytest.approx(d.mean() - half)
+    assert row["gain_hi"] == pytest.approx(d.mean() + half)
+    assert row["gain_verdict"] == (P.HOLDS if d.mean() - half > 0 else P.INCONCLUSIVE)
+    assert row["off_gain_verdict"] == P.FAILS      # off equals plain at every seed
+    assert row["n_seeds"] == 5 and row["score_method"] == pytest.approx(np.mean(m))
+
+
+def test_summary_regions_from_scores():
+    up = [0.9, 0.91, 0.92, 0.9, 0.93]
+    base = [0.7, 0.72, 0.69, 0.71, 0.7]
+    # the matrix off keeps the gain: matrix alone
+    (row,) = A.summarize(_seed_rows(up, base, up))
+    assert row["region"] == "matrix_alone"
+    # the gain vanishes with the matrix off, and the method follows 1-NN more: 1-NN rule
+    (row,) = A.summarize(_seed_rows(up, base, base, agree_m=[1.0, 0.98, 1.0, 0.99, 1.0],
+                                    agree_p=[0.7, 0.75, 0.72, 0.7, 0.71]))
+    assert row["region"] == "nn_rule"
+    # same gain, but the baseline follows 1-NN as much: the data cannot tell
+    (row,) = A.summarize(_seed_rows(up, base, base, agree_m=[0.9] * 5, agree_p=[0.9] * 5))
+    assert row["region"] == "gain_other"
+
+
+def test_a_failed_seed_is_counted_and_left_out():
+    rows = _seed_rows([0.9, 0.8, 0.7], [0.8, 0.8, 0.8], [0.8, 0.8, 0.8])
+    rows[1] = {**rows[1], "error": "ValueError: bad"}
+    (row,) = A.summarize(rows)
+    assert row["n_seeds"] == 2 and row["errors"] == 1
+    assert row["score_method"] == pytest.approx(0.8)
+
+
+# ---------------------------------------------------------------------------
+# one data set at one seed, against independent computations
+# ---------------------------------------------------------------------------
+
+def test_measure_set_scores_match_an_independent_computation():
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.svm import SVC
+
+    from nplk_core.dank import DANKClassifier
+    from nplk_core.kernels import sigma_to_gamma
+
+    rows = A.measure_set("clowns", 1, [("dank", 10.0, 10.0), ("onk", 1.0, 1.0)])
+    d = AD.load("clowns", 1)
+    nn = KNeighborsClassifier(1).fit(d.X_train, d.y_train).predict(d.X_test)
+    dank = DANKClassifier(C=10.0, sigma=10.0, random_state=1).fit(d.X_train, d.y_train)
+    pred = dank.predict(d.X_test)
+    svc = SVC(C=10.0, gamma=sigma_to_gamma(10.0)).fit(d.X_train, d.y_train)
+    r = rows[0]
+    assert r["score_method"] == pytest.approx(np.mean(pred == d.y_test))
+    assert r["agree_method"] == pytest.approx(np.mean(pred == nn))
+    assert r["score_nn"] == pytest.approx(np.mean(nn == d.y_test))
+    assert r["score_plain"] == pytest.approx(svc.score(d.X_test, d.y_test))
+    svc100 = SVC(C=1000.0, gamma=sigma_to_gamma(10.0)).fit(d.X_train, d.y_train)
+    assert r["score_plain100"] == pytest.approx(svc100.score(d.X_test, d.y_test))
+    # ONK's learned kernel never reaches a test point: off is the method itself
+    onk = rows[1]
+    assert onk["score_off"] == onk["score_method"]
+    assert onk["agree_off"] == onk["agree_method"]
+
+
+def test_lab_rbf_off_is_its_prediction_when_every_bandwidth_is_the_shared_one():
+    from nplk_core.lab_rbf import LABRBFRegressor
+
+    d = AD.load("chirp", 0)
+    est = LABRBFRegressor(random_state=0).fit(d.X_train, d.y_train)
+    learned = est.predict(d.X_test)
+    off = A._lab_rbf_off(est, d.X_test)
+    assert not np.allclose(off, learned)       # the learned bandwidths matter here
+    est.bandwidths_scaled_ = np.full_like(est.bandwidths_scaled_, est.bandwidth_init_)
+    np.testing.assert_allclose(A._lab_rbf_off(est, d.X_test), est.predict(d.X_test))
+
+
+def test_a_toy_is_the_pages_own_split():
+    import nplk_lab.model as lab
+
+    d = AD.load("sandwich", 3)
+    page, _ = lab.prepare_data({"dataset": "sandwich", "seed": 3}, "classification")
+    np.testing.assert_array_equal(d.X_test, page.X_test)
+    np.testing.assert_array_equal(d.y_train, page.y_train)
+
+
+@pytest.mark.parametrize("name", [n for n, s in AD.SETS.items() if s.source != "lab"])
+def test_other_sets_are_standardised_drawn_by_the_seed(name):
+    a, b, c = AD.load(name, 0), AD.load(name, 0), AD.load(name, 1)
+    np.testing.assert_array_equal(a.X_train, b.X_train)
+    assert not np.array_equal(a.X_test, c.X_test)
+    np.testing.assert_allclose(a.X_train.mean(axis=0), 0, atol=1e-9)
+    n = len(a.y_train) + len(a.y_test)
+    assert n <= AD.N_MAX and len(a.y_test) == round(AD.TEST_SIZE * n)
+    if AD.SETS[name].task == "classification":
+        assert set(np.unique(a.y_train)) == {-1.0, 1.0}
+    else:
+        assert a.y_train.mean() == pytest.approx(0, abs=1e-9)
+
+
+# ---------------------------------------------------------------------------
+# files and the committed table
+# ---------------------------------------------------------------------------
+
+def test_csv_round_trip_keeps_verdicts_and_numbers(tmp_path):
+    cells = A.summarize(_seed_rows([0.9, 0.8, 0.95], [0.8, 0.8, 0.8], [0.85, 0.8, 0.9]))
+    for name in ("atlas.csv", "atlas.csv.gz"):
+        A.write_csv(cells, A.summary_columns(), tmp_path / name)
+        back = A.read_csv(tmp_path / name)
+        assert [A.signature(r) for r in back] == [A.signature(r) for r in cells]
+        assert back[0]["gain_lo"] == pytest.approx(cells[0]["gain_lo"], rel=1e-5)
+    assert A.compare(cells, back) == []
+
+
+def test_compare_reports_a_changed_verdict():
+    cells = A.summarize(_seed_rows([0.9, 0.8, 0.95], [0.8, 0.8, 0.8], [0.85, 0.8, 0.9]))
+    other = next(r for r in A.REGIONS if r != cells[0]["region"])
+    changed = [{**cells[0], "region": other}]
+    assert len(A.compare(cells, changed)) == 1
+    assert "not in the committed" in A.compare([], cells)[0]
+
+
+COMMITTED = A.load_atlas()
+needs_atlas = pytest.mark.skipif(not COMMITTED, reason="no committed atlas")
+
+
+@needs_atlas
+def test_the_committed_atlas_covers_the_grid():
+    sets = {r["dataset"] for r in COMMITTED}
+    assert len(sets) >= 8
+    sources = {AD.SETS[s].source for s in sets}
+    assert sum(AD.SETS[s].source == "generator" for s in sets) >= 2
+    assert sum(AD.SETS[s].source == "real" for s in sets) >= 2 and "lab" in sources
+    sigmas = sorted({r["sigma"] for r in COMMITTED})
+    assert len(sigmas) >= 8 and sigmas[0] <= 0.1 and sigmas[-1] >= 20
+    assert len({r["C"] for r in COMMITTED}) >= 4
+    assert {r["method"] for r in COMMITTED} == set(A.METHODS)
+    assert all(r["n_seeds"] == 10 for r in COMMITTED)
+    # every region in the file is what its own verdicts say
+    assert all(A.region(r) == r["region"] for r in COMMITTED)
+
+
+@needs_atlas
+@pytest.mark.slow
+def test_quick_cells_reproduce_the_committed_verdicts():
+    rows, _ = A.run(A.quick_cells(), A.SEEDS, n_jobs=2)
+    fresh = A.summarize(rows)
+    assert len(fresh) == len(A.QUICK_CELLS)
+    assert A.compare(COMMITTED, fresh) == []
+
+
+# ---------------------------------------------------------------------------
+# the view's model and figure
+# ---------------------------------------------------------------------------
+
+def test_view_grid_open_state_and_figure():
+    import nplk_lab.figures.common as common
+    from nplk_lab.figures.atlas import REGION_COLORS, region_map
+
+    cells = []
+    for s in (1.0, 10.0):
+        for C in (1.0, 10.0):
+            (row,) = A.summarize(_seed_rows([0.9, 0.91, 0.92], [0.7, 0.72, 0.71],
+                                            [0.9, 0.91, 0.92] if s == 10 else [0.7] * 3))
+            cells.append({**row, "sigma": s, "C": C})
+    grid = AV.atlas_grid(cells, "dank", "clowns")
+    assert grid.regions.shape == (2, 2)
+    assert list(grid.regions[:, 1]) == [A.REGIONS.index("matrix_alone")] * 2
+    assert "95 % interval" in grid.hover[0, 0]
+    page, P_ = AV.open_state(grid, (1, 0), seed=0)
+    assert page == "classification"
+    assert (P_["sigma"], P_["C"], P_["dataset"]) == (1.0, 10.0, "clowns")
+    assert AV.open_state(grid, (5, 5)) is None
+    real = AV.AtlasGrid("dank", "wine", grid.sigmas, grid.Cs, grid.regions, grid.hover,
+                        grid.rows)
+    assert AV.open_state(real, (0, 0)) is None
+    common.VALIDATE = True
+    try:
+        fig = region_map(grid.sigmas, grid.Cs, grid.regions, AV.REGION_LABELS,
+                         hover=grid.hover)
+    finally:
+        common.VALIDATE = False
+    tr = fig.data[0]
+    assert list(tr.colorbar.ticktext) == list(AV.REGION_LABELS)
+    assert tr.colorscale[2 * A.REGIONS.index("matrix_alone")][1] == REGION_COLORS[0]
