@@ -26,6 +26,7 @@ import pytest
 
 from nplk_lab.model import paired as P
 from nplk_lab.model import realdata, reproduce
+from nplk_lab.model.reproduce import rows_dank
 
 COMMITTED = Path(__file__).resolve().parents[1] / "reports" / "reproduce" / "results.json"
 
@@ -267,9 +268,9 @@ def test_helpers_against_hand_values():
     # sum (p - y)^2 = 0.25 + 0 + 0.25, sum (y - 2)^2 = 2
     assert reproduce._rse(y, np.array([1.5, 2.0, 2.5])) == pytest.approx(0.25)
     gap = np.array([1.0, 1e-2, 5e-4, 2e-3, 1e-6])
-    assert reproduce._first_below(gap, 1e-3) == 3
-    assert reproduce._first_below(gap, 1e-5) == 5
-    assert reproduce._first_below(gap, 1e-7) is None
+    assert rows_dank._first_below(gap, 1e-3) == 3
+    assert rows_dank._first_below(gap, 1e-5) == 5
+    assert rows_dank._first_below(gap, 1e-7) is None
 
 
 def test_a_failing_row_is_reported_not_raised(monkeypatch):
@@ -277,7 +278,7 @@ def test_a_failing_row_is_reported_not_raised(monkeypatch):
         raise ValueError("solver exploded")
 
     broken.__name__ = "row_broken"
-    monkeypatch.setattr(reproduce, "ROWS", (broken,))
+    monkeypatch.setattr(reproduce.runner, "ROWS", (broken,))  # the list run() reads
     calls = []
     rows = reproduce.run(quick=True, progress=lambda i, n, rid: calls.append((i, n, rid)))
     assert calls == [(0, 1, "broken")]
