@@ -12,8 +12,8 @@ from .common import SCATTER, SERIES_COLORS, _axis, _figure, _layout, f32
 
 
 def halves_figure(labels: Sequence[str], errors: Sequence[float], *,
-                  groups: Sequence[str] = (), title: str = "Same support points, four fits",
-                  metric: str = "relative test error", height: int = 300) -> go.Figure:
+                  groups: Sequence[str] = (), title: str = "Four fits, same support points",
+                  metric: str = "relative test error", height: int = 380) -> go.Figure:
     """One row per fit (``labels``, top to bottom), its ``errors`` as a dot on a log x
     axis (lower is better); ``groups`` (one per fit) colours the dots by how the
     coefficients are fitted, named in the legend. Non-positive or non-finite errors are
@@ -36,5 +36,5 @@ def halves_figure(labels: Sequence[str], errors: Sequence[float], *,
                                                 type="log"),
                      yaxis=_axis("", categoryorder="array",
                                  categoryarray=list(reversed(labels))),
-                     margin=dict(l=10, r=20, t=56 if title else 24, b=90, pad=0))
+                     margin=dict(l=10, r=10, t=56 if title else 24, b=110, pad=0))
     return _figure(traces, layout)

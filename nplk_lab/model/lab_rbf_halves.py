@@ -51,15 +51,15 @@ FITS = (("learned", "Learned widths, fitted to the support labels (the paper)"),
         ("ridge", "One shared width, ridge on all training points"),
         ("extension", "Learned widths, ridge on all training points "
                       "(the lab's extension, not the paper's)"))
-#: short names for the figure's rows, same order
-SHORT = {"learned": "learned widths (paper)", "shared": "one width, support labels",
-         "ridge": "one width, ridge on all points",
-         "extension": "learned widths, ridge on all points (lab's extension)"}
+#: short names for the figure's rows (two lines each: the column beside the figure is
+#: narrow), same order
+SHORT = {"learned": "learned widths,<br>support labels", "shared": "one width,<br>support labels",
+         "ridge": "one width,<br>all points",
+         "extension": "learned widths, all<br>points (lab's extension)"}
 #: how each fit's coefficients are fitted (the figure's colours)
-GROUP = {"learned": "coefficients fitted to the support labels (the paper's model)",
-         "shared": "coefficients fitted to the support labels (the paper's model)",
-         "ridge": "coefficients fitted to all training points",
-         "extension": "coefficients fitted to all training points"}
+GROUP = {"learned": "fitted to the support labels (paper's model)",
+         "shared": "fitted to the support labels (paper's model)",
+         "ridge": "fitted to all training points", "extension": "fitted to all training points"}
 
 
 def _split(m, n: int) -> tuple[NDArray, NDArray]:
@@ -374,7 +374,7 @@ def domain_sentence(measured: dict | None = None) -> str:
         f"Measured on {n} random draws of each of {len(SETS)} data sets — "
         f"{', '.join(SETS[k] for k in ('chirp', 'sin', 'step'))} and {SETS['chirp0']}, "
         f"300 points each, and {SETS['diabetes']} — always with 30 support points and the "
-        f"paper's λ = 0.001, scored by R² on held-out points. "
+        f"paper's λ = 0.001, scored by R² (1 − the relative error) on held-out points. "
         f"Inside the paper's model the learned widths beat one shared width chosen on "
         f"validation points at {_count(a, a_of)} draws (noisy chirp: R² "
         f"{_r2(meas, 'chirp', 'learned', 'shared')}). On the four data sets with noisy "
