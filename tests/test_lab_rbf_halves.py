@@ -186,7 +186,9 @@ def test_the_domain_sentence_carries_the_measured_numbers():
                  f"{meas['chirp']['mean']['shared']:.3f}",
                  f"at {b} of 40 draws", "not the paper's method"):
         assert text in s, (text, s)
-    assert (f"at every one of {a} draws" if a == 50 else f"at {a} of 50 draws") in s
+    assert f"at {a} of 50 draws" in s
+    not_clear = [lh.SETS[k] for k in lh.SETS if meas[k]["verdicts"]["a"] != "holds"]
+    assert ("but not on " + " and ".join(not_clear)) in s if not_clear else "but not" not in s
     for name in lh.SETS.values():
         assert name in s
     # other numbers, other words: the sentence is computed, not written in
@@ -195,10 +197,13 @@ def test_the_domain_sentence_carries_the_measured_numbers():
     other["chirp"]["wins"]["b"] = 7
     other["sin"]["verdicts"]["c2"] = "holds"
     other["chirp0"]["verdicts"]["b"] = "holds"
+    for k in lh.SETS:
+        other[k]["verdicts"]["a"] = "holds"
     t = lh.domain_sentence(other)
     assert f"at {b + 7} of 40 draws" in t
     assert "it beats both clearly on sin 2x³ (noise 0.1)" in t
     assert "includes 0" in s and "includes 0" not in t
+    assert "above 0, on every data set." in t
 
 
 def test_halves_figure_one_dot_per_finite_error_on_a_log_axis():
