@@ -162,6 +162,19 @@ def test_halves_scores_the_four_fits_and_labels_the_extension(noisy_chirp):
     assert "extension" in lh.SHORT["extension"]
 
 
+def test_halves_when_every_training_point_is_a_support_point():
+    """n_support above n (the page with few points): no validation points, no
+    non-support points; every fit still chooses (on the training points) and scores."""
+    X, y = make_chirp(20, f0=1.0, f1=3.0, noise=0.05, random_state=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = LABRBFRegressor(n_support=30, max_iter=50).fit(X, y)
+    assert m.support_.size == 20 and m.validation_.size == 0
+    Xt, yt = make_chirp(30, f0=1.0, f1=3.0, random_state=2)
+    h = lh.halves(m, X, y, Xt, yt)
+    assert all(np.isfinite(v) for v in h.errors.values()), h.errors
+
+
 @pytest.mark.parametrize("errors, words", [
     ({"learned": 0.1, "shared": 0.5, "ridge": 0.05, "extension": 0.07},
      ["error is lower than one shared", "error is higher than a one-width",

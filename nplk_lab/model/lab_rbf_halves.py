@@ -63,14 +63,17 @@ GROUP = {"learned": "fitted to the support labels (paper's model)",
 
 
 def _split(m, n: int) -> tuple[NDArray, NDArray]:
-    """(fit, validation) indices: ``m``'s validation points, or (without them) every
-    non-support training point validates and the support points fit."""
+    """(fit, validation) indices: ``m``'s validation points against the rest; without
+    them the non-support points validate what the support points fit; when every point
+    is a support point, all points do both (a choice on the training error)."""
+    everything = np.arange(n)
     val = np.asarray(getattr(m, "validation_", np.empty(0, dtype=int)), dtype=int)
     if val.size == 0:
-        val = np.setdiff1d(np.arange(n), m.support_)
-    if val.size == 0:
-        val = np.arange(n)
-    return np.setdiff1d(np.arange(n), val), val
+        val = np.setdiff1d(everything, m.support_)
+    fit = np.setdiff1d(everything, val)
+    if val.size == 0 or fit.size == 0:
+        return everything, everything
+    return fit, val
 
 
 def _mse(a: NDArray, b: NDArray) -> float:
@@ -105,6 +108,10 @@ def shared_bandwidth(m, X: NDArray, y: NDArray):
             err = _mse(lab_kernel(Xs, theta, Z[val], m.kernel).T @ alpha + b0, y[val])
         if err < best[0]:
             best = (err, t, (alpha, b0))
+    if best[1] is None:  # no grid value gave a finite fit: the smallest ridge solve
+        t = float(_thetas(m)[-1])
+        alpha, b0 = lab_fit_alpha(Xs, ys, np.full(Xs.shape, t), lam=m.lam, kind=m.kernel)
+        best = (np.inf, t, (alpha, b0))
     t, (alpha, b0) = best[1], best[2]
     theta = np.full(Xs.shape, t)
     return (lambda Q: lab_kernel(Xs, theta, m._scale(np.asarray(Q, dtype=float)),
@@ -151,6 +158,8 @@ def one_bandwidth_ridge(m, X: NDArray, y: NDArray):
             if err < best[0]:
                 best = (err, t, mu)
     t, mu = best[1], best[2]
+    if t is None:  # no finite validation error anywhere: the middle of the grid
+        t, mu = float(np.median(_thetas(m))), float(MU_GRID[len(MU_GRID) // 2])
     Phi, P = (D ** (t * t)).T, Dc ** (t * t)
     a, b = _ridge(Phi, P, y, mu)
 
