@@ -267,6 +267,21 @@ def test_regression_page_shows_both_halves_for_lab_rbf_only():
         e.value for e in other.markdown)
 
 
+def test_the_panel_imports_no_scikit_learn_until_it_computes():
+    """The Regression page reaches ``ui.lab_rbf_panel`` on every run; a page replayed from
+    its first-paint snapshot must not import scikit-learn (nplk_lab/ui/firstpaint.py), so
+    neither the panel nor the model module may import it before a fit is compared."""
+    import subprocess
+
+    code = (f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
+            "import nplk_lab.ui as ui\nui.lab_rbf_panel\n"
+            "from nplk_lab.model import lab_rbf_halves as lh\nlh.domain_sentence()\n"
+            "print('sklearn' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=ROOT).stdout
+    assert out.strip() == "False"
+
+
 # ---------------------------------------------------------------------------
 # the committed measurement
 # ---------------------------------------------------------------------------

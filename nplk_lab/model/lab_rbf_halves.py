@@ -34,10 +34,29 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from nplk_core.lab_rbf import lab_fit_alpha, lab_kernel, lab_ridge_coef
 
-__all__ = ["FITS", "GROUP", "MEASURED", "SHORT", "Halves", "domain_sentence", "halves", "learned_ridge",
-           "one_bandwidth_ridge", "shared_bandwidth"]
+def lab_fit_alpha(*args, **kwargs):
+    """:func:`nplk_core.lab_rbf.lab_fit_alpha`, imported on first use: that module imports
+    scikit-learn, which a page replayed from its first-paint snapshot must not need."""
+    from nplk_core.lab_rbf import lab_fit_alpha as f
+    return f(*args, **kwargs)
+
+
+def lab_kernel(*args, **kwargs):
+    """:func:`nplk_core.lab_rbf.lab_kernel`, imported on first use (see above)."""
+    from nplk_core.lab_rbf import lab_kernel as f
+    return f(*args, **kwargs)
+
+
+def lab_ridge_coef(*args, **kwargs):
+    """:func:`nplk_core.lab_rbf.lab_ridge_coef`, imported on first use (see above)."""
+    from nplk_core.lab_rbf import lab_ridge_coef as f
+    return f(*args, **kwargs)
+
+
+__all__ = ["COMPARISONS", "FITS", "GROUP", "MEASURED", "MU_GRID", "NOISY", "SETS", "SHORT",
+           "THETA_GRID", "Halves", "domain_sentence", "draw", "halves", "learned_ridge",
+           "measure", "one_bandwidth_ridge", "shared_bandwidth", "summary"]
 
 #: shared bandwidths tried (internal units: features scaled to [-1, 1]); capped at the
 #: fit's own upper bound on θ
