@@ -58,6 +58,8 @@ if s_res is not None:
     with right:
         # DANK-SVR against itself with F off at test time, 1-NN regression, the SVR
         ui.ablation_panel(P, s_data, s_res, page=PAGE)
+        # LAB RBF: learned against one shared width, the paper's fit against a ridge
+        ui.lab_rbf_panel(P, s_data, s_res, page=PAGE)
     ui.replay_panel(P, s_data, s_res, page=PAGE)
     ui.influence_panel(P, s_data, s_res, page=PAGE)  # the selected point's influence
     st.divider()

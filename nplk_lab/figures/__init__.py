@@ -80,6 +80,7 @@ from .influence import (  # noqa: F401
     influence_figure,
     linked_matrix,
 )
+from .lab_rbf_halves import halves_figure  # noqa: F401
 from .maps import map_figure, map_hover  # noqa: F401
 from .matrices import (  # noqa: F401
     class_order,
@@ -141,6 +142,7 @@ __all__ = [
     "f32",
     "FOCUS_COLOR",
     "focus_ring",
+    "halves_figure",
     "influence_curve",
     "influence_figure",
     "linked_matrix",

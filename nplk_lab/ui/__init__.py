@@ -69,6 +69,7 @@ _NAMES = {
     'home_figure': ('charts', 'home_figure'),
     'influence_panel': ('influence', 'influence_panel'),
     'keep_good': ('running', 'keep_good'),
+    'lab_rbf_panel': ('lab_rbf_halves', 'lab_rbf_panel'),
     'lessons_page': ('lessons', 'lessons_page'),
     'maps_panel': ('maps', 'maps_panel'),
     'matrix_caption': ('charts', 'matrix_caption'),
