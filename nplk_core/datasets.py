@@ -744,23 +744,42 @@ def _names_text(names: list[str], limit: int = 8, quote: bool = True) -> str:
     return shown + (f", … ({len(names)} columns)" if len(names) > limit else "")
 
 
-def _first_line(text: str) -> str:
-    """The first line with something other than white space ('' if none), found
-    without splitting the whole text."""
+def _first_line_span(text: str) -> tuple[int, int]:
+    """Start and end of the first line with something other than white space ((0, 0)
+    if none), found without splitting or copying the text."""
     m = re.search(r"\S", text)
     if m is None:
-        return ""
+        return 0, 0
     i = m.start()
     start = max(text.rfind("\n", 0, i), text.rfind("\r", 0, i)) + 1
     ends = [e for e in (text.find("\n", i), text.find("\r", i)) if e >= 0]
-    return text[start:min(ends) if ends else len(text)]
+    return start, min(ends) if ends else len(text)
 
 
 def _delimiter(text: str) -> str:
-    first = _first_line(text)
-    counts = {d: first.count(d) for d in (",", ";", "\t")}
+    start, end = _first_line_span(text)
+    counts = {d: text.count(d, start, end) for d in (",", ";", "\t")}
     best = max(counts, key=counts.__getitem__)
     return best if counts[best] else ","
+
+
+def _line_ends(text: str) -> Iterable[int]:
+    """Where each line of ``text`` ends (after \\n, \\r\\n or a lone \\r, and at the end of
+    the text), found with ``str.find``: a line of millions of characters costs one scan."""
+    size, end = len(text), 0
+    nl, cr = text.find("\n"), text.find("\r")
+    while nl >= 0 or cr >= 0:
+        if cr < 0 or 0 <= nl < cr:
+            end = nl + 1
+        else:
+            end = cr + 2 if nl == cr + 1 else cr + 1
+        yield end
+        if 0 <= nl < end:
+            nl = text.find("\n", end)
+        if 0 <= cr < end:
+            cr = text.find("\r", end)
+    if end < size:
+        yield size
 
 
 def _too_wide(row: int, n_cells: int, max_cells: int, first: bool, exact: bool = True
@@ -780,20 +799,27 @@ def _lines(text: str, delimiter: str, max_cells: int, max_lines: int,
     """The text's lines for the CSV reader, each checked before the reader splits it:
     a line over :data:`MAX_LINE_CHARS` is refused (as too wide when its delimiters say
     so), and so is a file of more than ``max_lines`` lines (a flood of blank ones)."""
-    for n, line in enumerate(io.StringIO(text, newline=""), 1):
+    start, n = 0, 0
+    # the lines as io.StringIO(text, newline="") gives them (ending after \n, \r\n or a
+    # lone \r), each measured before it is copied out of the text
+    for end in _line_ends(text):
+        if end <= start:
+            break
+        n += 1
         if n > max_lines:
             raise DataError(f"The file has more than {max_lines:,} lines, most of them "
                             "blank or too many rows. Delete the blank rows, or upload a "
                             "random subset of the rows.")
-        if len(line) > MAX_LINE_CHARS:
-            n_cells = line.count(delimiter) + 1
+        if end - start > MAX_LINE_CHARS:
+            n_cells = text.count(delimiter, start, end) + 1
             if n_cells > max_cells:
                 raise _too_wide(n, n_cells, max_cells, first=not rows_so_far,
-                                exact='"' not in line)
-            raise DataError(f"Row {n} is {len(line):,} characters long; the lab reads rows "
-                            f"of at most {MAX_LINE_CHARS:,}. Check that the file has one "
-                            "point per line, or shorten its long cells.")
-        yield line
+                                exact=text.find('"', start, end) < 0)
+            raise DataError(f"Row {n} is {end - start:,} characters long; the lab reads "
+                            f"rows of at most {MAX_LINE_CHARS:,}. Check that the file has "
+                            "one point per line, or shorten its long cells.")
+        yield text[start:end]
+        start = end
 
 
 def _rows(text: str, limit: int, max_cells: int | None = None
