@@ -60,14 +60,16 @@ class TeacherStep:
 
 def teacher_step(page: str, params: Mapping[str, Any], sentence: str) -> TeacherStep:
     """A step from a page's live state: the settings that matter on ``page`` and differ
-    from the defaults; the sentence as plain text, cut to :data:`MAX_SENTENCE`."""
+    from the defaults; the sentence as plain text (invisible format characters dropped),
+    cut to :data:`MAX_SENTENCE`. ValueError (a message for the teacher) for a page a
+    lesson cannot show or a view of an uploaded CSV."""
     if page not in STEP_PAGES:
         raise ValueError("A lesson step can show the Classification, Regression or "
                          "Pairwise constraints page.")
     dflt = defaults()
-    if _shows_csv({k: params.get(k) for k in codec.relevant_names(page, params)}):
-        raise ValueError(f"This view {_CSV_STEP}.")
     names = codec.relevant_names(page, params)
+    if _shows_csv({k: params.get(k) for k in names}):
+        raise ValueError(f"This view {_CSV_STEP}.")
     state = {k: params[k] for k in names if k in params and params[k] != dflt.get(k)
              and k not in _NOT_IN_STEPS}
     return TeacherStep(page, state, _plain(sentence)[:MAX_SENTENCE])
