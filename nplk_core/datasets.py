@@ -46,6 +46,7 @@ import csv
 import io
 import math
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -645,11 +646,35 @@ def _looks_like_path(text: str) -> bool:
     return os.path.exists(text) or not any(d in text for d in ",;\t")
 
 
-def _read_text(file: Any) -> str:
+_NOT_TEXT = ("The file is not text (it contains NUL bytes): save the table as "
+             "“CSV UTF-8” and upload that file.")
+
+#: Characters of one line of a CSV: 51 columns of long cells fit many times over; a
+#: longer line is refused before the CSV parser splits it (a one-line file of millions
+#: of cells would otherwise be split in full before its width is checked).
+MAX_LINE_CHARS = 100_000
+
+
+def _size_text(n_bytes: int) -> str:
+    """A size as a browser's file chooser shows it (1 MB = 1,000,000 bytes)."""
+    return f"{n_bytes / 1e6:.1f} MB" if n_bytes >= 10 ** 6 else f"{n_bytes:,} bytes"
+
+
+def _too_big(size: int | None, max_bytes: int) -> DataError:
+    what = f"is {_size_text(size)}" if size is not None else \
+        f"is larger than {_size_text(max_bytes)}"
+    return DataError(f"The file {what}; the lab reads CSV files of at most "
+                     f"{_size_text(max_bytes)}. Upload a random subset of its rows.")
+
+
+def _read_text(file: Any, max_bytes: int | None = None) -> str:
+    """The file's text, refused (before decoding) above ``max_bytes``; a file object
+    or a path is read no further than ``max_bytes + 1`` bytes."""
+    cap = -1 if max_bytes is None else max_bytes + 1
     if isinstance(file, os.PathLike) or (isinstance(file, str) and _looks_like_path(file)):
         try:
             with open(file, "rb") as fh:
-                data: str | bytes = fh.read()
+                data: str | bytes = fh.read(cap)
         except OSError as exc:
             raise DataError(f"Cannot read the file {os.fspath(file)!r}: "
                             f"{exc.strerror or exc}.") from exc
@@ -661,26 +686,33 @@ def _read_text(file: Any) -> str:
                 file.seek(0)  # Streamlit reruns re-read the same UploadedFile
             except (OSError, ValueError):
                 pass
-        data = file.read()
+        data = file.read(cap)
     else:
         raise DataError(f"Expected a path, CSV text, bytes or a file object, got "
                         f"{type(file).__name__}.")
+    if max_bytes is not None:
+        size = len(data.encode("utf-8")) if isinstance(data, str) else len(data)
+        if size > max_bytes:
+            exact = isinstance(file, str | bytes | bytearray | memoryview) and \
+                not (isinstance(file, str) and _looks_like_path(file))
+            raise _too_big(size if exact else None, max_bytes)
     if isinstance(data, str):
-        return data.lstrip("\ufeff")
-    utf16 = _utf16_codec(data)
-    if utf16 is not None:  # Excel's "Unicode text" and some Windows tools
+        text = data.lstrip("\ufeff")
+    elif (utf16 := _utf16_codec(data)) is not None:
+        # Excel's "Unicode text" and some Windows tools
         try:
-            return data.decode(utf16).lstrip("\ufeff")
+            text = data.decode(utf16).lstrip("\ufeff")
         except UnicodeDecodeError as exc:
             raise DataError("The file looks like UTF-16 text but does not decode as such. "
                             "Save it as “CSV UTF-8” and upload it again.") from exc
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = data.decode("latin-1")  # e.g. an old Excel export; never fails
+    else:
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            text = data.decode("latin-1")  # e.g. an old Excel export; never fails
+    # NUL is valid UTF-8, so a binary file can decode: no text file has one
     if "\x00" in text:
-        raise DataError("The file is not text (it contains NUL bytes): save the table as "
-                        "“CSV UTF-8” and upload that file.")
+        raise DataError(_NOT_TEXT)
     return text
 
 
@@ -712,20 +744,101 @@ def _names_text(names: list[str], limit: int = 8, quote: bool = True) -> str:
     return shown + (f", … ({len(names)} columns)" if len(names) > limit else "")
 
 
+def _first_line_span(text: str) -> tuple[int, int]:
+    """Start and end of the first line with something other than white space ((0, 0)
+    if none), found without splitting or copying the text."""
+    m = re.search(r"\S", text)
+    if m is None:
+        return 0, 0
+    i = m.start()
+    start = max(text.rfind("\n", 0, i), text.rfind("\r", 0, i)) + 1
+    ends = [e for e in (text.find("\n", i), text.find("\r", i)) if e >= 0]
+    return start, min(ends) if ends else len(text)
+
+
 def _delimiter(text: str) -> str:
-    first = next((line for line in text.splitlines() if line.strip()), "")
-    counts = {d: first.count(d) for d in (",", ";", "\t")}
+    start, end = _first_line_span(text)
+    counts = {d: text.count(d, start, end) for d in (",", ";", "\t")}
     best = max(counts, key=counts.__getitem__)
     return best if counts[best] else ","
 
 
-def _rows(text: str, limit: int) -> list[tuple[int, list[str]]]:
-    """(spreadsheet row number, stripped cells) of the first ``limit`` non-blank rows."""
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=_delimiter(text))
-    out = []
+def _line_ends(text: str) -> Iterable[int]:
+    """Where each line of ``text`` ends (after \\n, \\r\\n or a lone \\r, and at the end of
+    the text), found with ``str.find``: a line of millions of characters costs one scan."""
+    size, end = len(text), 0
+    nl, cr = text.find("\n"), text.find("\r")
+    while nl >= 0 or cr >= 0:
+        if cr < 0 or 0 <= nl < cr:
+            end = nl + 1
+        else:
+            end = cr + 2 if nl == cr + 1 else cr + 1
+        yield end
+        if 0 <= nl < end:
+            nl = text.find("\n", end)
+        if 0 <= cr < end:
+            cr = text.find("\r", end)
+    if end < size:
+        yield size
+
+
+def _too_wide(row: int, n_cells: int, max_cells: int, first: bool, exact: bool = True
+              ) -> DataError:
+    """The refusal of a row with more cells than a file may have columns."""
+    many = f"{n_cells - 1:,}" if exact else f"about {n_cells - 1:,}"
+    if first:
+        return DataError(f"The file has {many} feature columns; the limit is "
+                         f"{max_cells - 1}. Keep fewer columns.")
+    return DataError(f"Row {row} has {n_cells:,} cells; a row has at most {max_cells} "
+                     f"({max_cells - 1} feature columns and a label). Make every row the "
+                     "same length as the first.")
+
+
+def _lines(text: str, delimiter: str, max_cells: int, max_lines: int,
+           rows_so_far: list) -> Iterable[str]:
+    """The text's lines for the CSV reader, each checked before the reader splits it:
+    a line over :data:`MAX_LINE_CHARS` is refused (as too wide when its delimiters say
+    so), and so is a file of more than ``max_lines`` lines (a flood of blank ones)."""
+    start, n = 0, 0
+    # the lines as io.StringIO(text, newline="") gives them (ending after \n, \r\n or a
+    # lone \r), each measured before it is copied out of the text
+    for end in _line_ends(text):
+        if end <= start:
+            break
+        n += 1
+        if n > max_lines:
+            raise DataError(f"The file has more than {max_lines:,} lines, most of them "
+                            "blank or too many rows. Delete the blank rows, or upload a "
+                            "random subset of the rows.")
+        if end - start > MAX_LINE_CHARS:
+            n_cells = text.count(delimiter, start, end) + 1
+            if n_cells > max_cells:
+                raise _too_wide(n, n_cells, max_cells, first=not rows_so_far,
+                                exact=text.find('"', start, end) < 0)
+            raise DataError(f"Row {n} is {end - start:,} characters long; the lab reads "
+                            f"rows of at most {MAX_LINE_CHARS:,}. Check that the file has "
+                            "one point per line, or shorten its long cells.")
+        yield text[start:end]
+        start = end
+
+
+def _rows(text: str, limit: int, max_cells: int | None = None
+          ) -> list[tuple[int, list[str]]]:
+    """(spreadsheet row number, stripped cells) of the first ``limit`` non-blank rows.
+
+    No row is split further than needed to know it is refused: a line longer than
+    :data:`MAX_LINE_CHARS` never reaches the CSV parser, and a row of more than
+    ``max_cells`` cells stops the reading."""
+    delimiter = _delimiter(text)
+    out: list[tuple[int, list[str]]] = []
+    cells_cap = max_cells if max_cells is not None else MAX_LINE_CHARS
+    lines = _lines(text, delimiter, cells_cap, 2 * limit + 1000, out)
+    reader = csv.reader(lines, delimiter=delimiter)
     start = 1
     try:
         for cells in reader:
+            if len(cells) > cells_cap:
+                raise _too_wide(start, len(cells), cells_cap, first=not out)
             cells = [c.strip() for c in cells]
             if any(cells):
                 out.append((start, cells))
@@ -806,8 +919,8 @@ def _cell_value(text: str, row: int, j: int, names: list[str], what: str) -> flo
 
 def load_csv(file: str | os.PathLike | bytes | IO[Any], *, task: Task = "classification",
              label_column: str | int | None = None, header: bool | None = None,
-             max_rows: int = 20000, max_features: int = 50, max_classes: int = 20
-             ) -> LoadedData:
+             max_rows: int = 20000, max_features: int = 50, max_classes: int = 20,
+             max_bytes: int | None = None) -> LoadedData:
     """Read a CSV of numeric features and one label column, checking everything.
 
     Parameters
@@ -824,6 +937,12 @@ def load_csv(file: str | os.PathLike | bytes | IO[Any], *, task: Task = "classif
     max_rows, max_features : size limits (data rows, feature columns).
     max_classes : more distinct labels than this in a classification file is refused
         (it is probably a regression target).
+    max_bytes : a larger file is refused before it is decoded (a path or file object is
+        read no further than this); None for no limit.
+
+    A file much wider than ``max_features`` is refused before it is split in full: no
+    line longer than :data:`MAX_LINE_CHARS` characters, and no row after the first with
+    more cells than ``max_features + 1``, reaches the CSV parser's cell lists.
 
     Returns
     -------
@@ -842,7 +961,11 @@ def load_csv(file: str | os.PathLike | bytes | IO[Any], *, task: Task = "classif
         if isinstance(value, bool) or not isinstance(value, Integral) or value < low:
             raise ValueError(f"{name} must be an integer >= {low}, got {value!r}.")
     # header + max_rows data rows + one more to tell that the limit is exceeded
-    rows = _rows(_read_text(file), limit=max_rows + 2)
+    if max_bytes is not None and (isinstance(max_bytes, bool) or
+                                  not isinstance(max_bytes, Integral) or max_bytes < 1):
+        raise ValueError(f"max_bytes must be None or an integer >= 1, got {max_bytes!r}.")
+    rows = _rows(_read_text(file, max_bytes), limit=max_rows + 2,
+                 max_cells=max_features + 1)
     if not rows:
         raise DataError("The file is empty. Upload a CSV with one row per point: feature "
                         "columns and a label column.")

@@ -7,16 +7,21 @@ The pages show these messages through ``nplk_lab.ui.safe_text`` (tested with App
 ``test_app.py``); here the core alone, without Streamlit.
 """
 
+import csv
+import io
 import json
 import re
+import tomllib
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+import nplk_core.datasets as datasets
 import nplk_lab.model as lab
 
-CORPUS = Path(__file__).resolve().parent / "bad_input"
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT / "tests" / "bad_input"
 EVIL = ("[Session expired – log in](http://evil.example) ![x](http://evil.example/x.png) "
         "<img src=x>")
 
@@ -31,6 +36,8 @@ EXPECTED = {
                            ["Correct the cell"]),
     "long_header.csv": ("error", ["Row 3", "column 1", "empty"], ["Fill it in"]),
     "not_a_table.txt": ("error", ["1 data row"], ["at least 2"]),
+    # NUL is valid UTF-8: a file with one before each line end decoded and loaded
+    "nul_line_ends.csv": ("error", ["not text"], ["CSV UTF-8"]),
     "one_class.csv": ("error", ["only one class", "'1'"], ["at least two classes"]),
     "ragged.csv": ("error", ["Row 3 has 2 cells", "3 columns"], ["same length"]),
     "three_classes.csv": ("error", ["3 classes (0, 1, 2)"], ["Pick a binary label column"]),
@@ -167,3 +174,106 @@ def test_clip_cuts_and_flattens():
     assert lab.clip("a" * 100, 10) == "a" * 9 + "…"
     assert lab.clip("a\nb\x00c\td") == "a b c d"
     assert len(lab.clip(EVIL)) == 40
+
+
+# ---------------------------------------------------------------------------
+# wide, binary and oversized uploads: refused before the work they would cause
+# ---------------------------------------------------------------------------
+
+@pytest.fixture
+def parsed(monkeypatch):
+    """What the CSV parser is handed and hands back during a test: characters of the
+    lines it is fed and cells of the rows it yields (``csv.reader`` wrapped)."""
+    seen = {"chars": 0, "cells": 0}
+    real = csv.reader
+
+    class CountingReader:
+        def __init__(self, lines, *args, **kwargs):
+            def fed():
+                for line in lines:
+                    seen["chars"] += len(line)
+                    yield line
+            self.reader = real(fed(), *args, **kwargs)
+
+        @property
+        def line_num(self) -> int:
+            return self.reader.line_num
+
+        def __iter__(self):
+            return self
+
+        def __next__(self) -> list[str]:
+            row = next(self.reader)
+            seen["cells"] += len(row)
+            return row
+
+    monkeypatch.setattr(datasets.csv, "reader", CountingReader)
+    return seen
+
+
+def csv_error(raw) -> str:
+    P = {**lab.defaults(), "dataset": "csv"}
+    data, msgs = lab.prepare_data(P, lab.CLASSIFICATION, csv=raw)
+    assert data is None and [m.level for m in msgs] == ["error"], msgs
+    assert_readable(msgs[0].text)
+    return msgs[0].text
+
+
+def test_a_one_line_csv_of_millions_of_cells_is_refused_before_it_is_split(parsed):
+    """The one-line file of issue 30 (5.1 MB: 4.9 MiB) was split into 2.6 million cells
+    (6.7 s, +630 MB) before its width was checked: its line now never reaches the
+    parser, whatever the size limit. (The lab now refuses this file by its size first;
+    a 4.8 MB one reaches the width check.)"""
+    with pytest.raises(datasets.DataError) as err:
+        datasets.load_csv(b"4," * 2569011 + b"0\n")
+    assert str(err.value) == ("The file has 2,569,011 feature columns; the limit is 50. "
+                              "Keep fewer columns.")
+    assert parsed["cells"] == 0 and parsed["chars"] == 0, parsed
+    raw = b"4," * 2_400_000 + b"0\n"
+    assert len(raw) < lab.MAX_CSV_BYTES
+    text = csv_error(raw)
+    assert "2,400,000 feature columns" in text and "Keep fewer columns" in text, text
+    assert parsed["cells"] == 0 and parsed["chars"] == 0, parsed
+    # the same with a header row: the parser stops at the first over-wide row
+    text = csv_error(b"x1,x2,label\n1,2,1\n" + raw)
+    assert "Row 3 has 2,400,001 cells" in text and "same length" in text, text
+    assert parsed["cells"] <= 2 * 3, parsed
+
+
+def test_many_wide_rows_stop_the_parser_at_the_first(parsed):
+    """80 rows of 30,001 cells each (under the line limit) after a good header: the
+    parser reads the header and the first wide row, not the 2.4 million cells."""
+    text = csv_error(b"x1,x2,label\n" + (b"4," * 30000 + b"0\n") * 80)
+    assert "Row 2 has 30,001 cells" in text and "at most 51" in text, text
+    assert parsed["cells"] == 3 + 30001, parsed
+
+
+def test_a_flood_of_blank_lines_is_refused_without_reading_them_all(parsed):
+    raw = b"x1,x2,label\n" + b"\n" * 4_900_000 + b"1,2,1\n"
+    text = csv_error(raw)
+    assert "more than 41,004 lines" in text and "Delete the blank rows" in text, text
+    assert parsed["chars"] <= 41_004 + len("x1,x2,label\n"), parsed
+
+
+def test_a_csv_over_the_size_limit_is_refused_by_its_size():
+    row = b"0.123456789,0.987654321,1\n"
+    raw = b"x1,x2,label\n" + row * (6 * 10 ** 6 // len(row))
+    text = csv_error(raw)
+    assert "The file is 6.0 MB" in text and "at most 5.0 MB" in text, text
+    assert "random subset" in text
+    # a file object or a path is read no further than the limit (plus one byte)
+    handle = io.BytesIO(raw)
+    with pytest.raises(datasets.DataError, match="larger than 1,000 bytes"):
+        datasets.load_csv(handle, max_bytes=1000)
+    assert handle.tell() == 1001
+
+
+def test_the_server_takes_uploads_a_little_over_the_labs_limits():
+    """A file over the server's maxUploadSize never reaches the lab (in a browser: a
+    bare error icon on the file). The server's limit stays above the lab's own limits,
+    so a slightly too large CSV or configuration gets the lab's message, and within
+    four times the CSV limit, so one session cannot park a large file in memory."""
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    server_mb = config["server"]["maxUploadSize"]
+    assert lab.MAX_CSV_MB < server_mb <= 4 * lab.MAX_CSV_MB
+    assert lab.MAX_CONFIG_BYTES < server_mb * 2 ** 20

@@ -1,7 +1,7 @@
 """Real-browser test of an upload, as a person does it: choose "CSV upload", pick a file
 in the file chooser. A CSV in raw units is standardised with a note and drawn; a CSV
 whose header is a crafted link shows that text as plain text (no link, no image, no
-request to the outside host).
+request to the outside host); a CSV over the lab's size limit gets a message saying so.
 
 Drives Debian's Chromium through Playwright against ``streamlit run app.py`` (helpers
 from ``test_browser.py``); skips when either is missing.
@@ -84,4 +84,27 @@ def test_hostile_csv_header_is_plain_text(app_server, page, tmp_path):
     assert alert.locator("a").count() == 0 and alert.locator("img").count() == 0
     assert "evil.example" in alert.inner_text()
     assert not [u for u in requests if "evil.example" in u], requests
+    assert not exception_texts(page), exception_texts(page)
+
+
+def test_an_oversized_upload_gets_a_clear_message(app_server, page, tmp_path):
+    """A 6 MB CSV: the page says in words that the file is too large and what to do.
+    (Above the server's upload limit the browser only marked the file with an error
+    icon, its reason in a tooltip, and the page went on asking for a CSV.)"""
+    path = tmp_path / "big.csv"
+    row = b"0.123456789,0.987654321,1\n"
+    path.write_bytes(b"x1,x2,label\n" + row * (6 * 10 ** 6 // len(row)))
+    page.goto(app_server.url + CLASSIFICATION_PATH + "?method=svm",
+              wait_until="domcontentloaded")
+    wait_surface(page)
+    _choose_csv(page)
+    with page.expect_file_chooser() as fc:
+        page.get_by_role("button", name=re.compile("Browse files|Upload")).first.click()
+    fc.value.set_files(str(path))
+    alert = page.locator('[data-testid="stAlert"]').filter(has_text="big.csv").first
+    alert.wait_for(timeout=60_000)
+    page.screenshot(path=str(ARTIFACTS / "upload-oversized.png"))
+    text = alert.inner_text()
+    assert "6.0 MB" in text and "at most 5 MB" in text and "random subset" in text, text
+    assert alert.is_visible()
     assert not exception_texts(page), exception_texts(page)

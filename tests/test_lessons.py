@@ -225,6 +225,80 @@ def test_hostile_teacher_lessons_are_refused_with_a_clear_message(token, why):
     assert why in _refused(token)
 
 
+def _pack_raw(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
+GOOD_DOC = {"v": 1, "steps": [GOOD_STEP]}
+RLO, PDF, ZWSP, ZWJ, LRI = "\u202e", "\u202c", "\u200b", "\u200d", "\u2066"
+
+
+def test_the_hostile_tokens_differ_from_a_good_one_only_in_their_fault():
+    """The good lesson the hostile tokens below are built from opens."""
+    steps, msgs = T.decode_teacher_lesson(_pack(GOOD_DOC))
+    assert msgs == [] and [s.sentence for s in steps] == ["hi"]
+
+
+@pytest.mark.parametrize("tail", [b"\x00", b"trailing bytes", zlib.compress(b"{}")])
+def test_bytes_after_the_packed_lesson_are_refused(tail):
+    good = zlib.compress(json.dumps(GOOD_DOC).encode())
+    assert T.decode_teacher_lesson(_pack_raw(good))[0]
+    text = _refused(_pack_raw(good + tail))
+    assert "extra data after the lesson" in text and "Ask for a new link" in text
+
+
+@pytest.mark.parametrize("v", [True, 1.0, "1", [1], None])
+def test_the_format_number_must_be_the_integer_one(v):
+    """JSON's true is Python's True, and True == 1: it passed as format 1."""
+    assert "not made by this version" in _refused(_pack({**GOOD_DOC, "v": v}))
+
+
+@pytest.mark.parametrize("sentence", [
+    f"Wrong {RLO}thgir si sihT{PDF}",            # shows as "Wrong This is right"
+    f"{LRI}σ = 1{PDF} shows the boundary",
+    f"C{ZWSP}lick here",
+    f"zero{ZWJ}width",
+    "soft\u00adhyphen",
+])
+def test_sentences_with_direction_overrides_or_zero_width_characters_are_refused(sentence):
+    doc = {"v": 1, "steps": [{**GOOD_STEP, "text": sentence}]}
+    text = _refused(_pack(doc))
+    assert "invisible characters" in text and "look different" in text, text
+
+
+@pytest.mark.parametrize("field", ["page", "key", "value"])
+def test_invisible_characters_anywhere_in_the_link_are_refused(field):
+    step = {"page": "classification", "q": {"sigma": "1.0"}, "text": "hi"}
+    if field == "page":
+        step["page"] = f"classification{ZWSP}"
+    elif field == "key":
+        step["q"] = {f"sig{RLO}ma": "1.0"}
+    else:
+        step["q"] = {"sigma": f"1.0{ZWJ}"}
+    assert "invisible characters" in _refused(_pack({"v": 1, "steps": [step]}))
+
+
+def test_the_lab_drops_invisible_characters_from_a_teachers_sentence():
+    s = T.teacher_step("classification", lab.defaults(), f"A{RLO}B{ZWSP}C{LRI}D")
+    assert s.sentence == "ABCD"
+    assert T.decode_teacher_lesson(T.encode_teacher_lesson([s]))[0][0].sentence == "ABCD"
+
+
+@pytest.mark.parametrize("page,key", [("classification", "dataset"),
+                                      ("regression", "reg_dataset"),
+                                      ("pairwise", "dataset")])
+def test_a_step_on_an_uploaded_csv_is_refused(page, key):
+    """A link cannot carry the uploaded file, so such a step could never draw."""
+    text = _refused(_pack({"v": 1, "steps": [{"page": page, "q": {key: "csv"},
+                                              "text": "hi"}]}))
+    assert "step 1 shows an uploaded CSV" in text and "lab's data sets" in text, text
+    with pytest.raises(ValueError, match="uploaded CSV"):
+        T.teacher_step(page, {**lab.defaults(), key: "csv"}, "my data")
+    step = T.TeacherStep(page, {key: "csv"}, "my data")
+    with pytest.raises(ValueError, match="Step 1 shows an uploaded CSV"):
+        T.encode_teacher_lesson([step])
+
+
 def test_a_zip_bomb_is_refused_without_inflating_it():
     bomb = _pack(None, b"{" + b" " * (3 * 1024 * 1024) + b"}")   # 3 MB of spaces
     assert len(bomb) < T.MAX_LESSON_CHARS

@@ -43,6 +43,8 @@ from .codec import (  # noqa: F401
     to_text,
 )
 from .data import (  # noqa: F401
+    MAX_CSV_BYTES,
+    MAX_CSV_MB,
     LabData,
     array_key,
     dataset_params,
@@ -150,6 +152,8 @@ __all__ = [
     "LabData",
     "LabResult",
     "MAX_CONFIG_BYTES",
+    "MAX_CSV_BYTES",
+    "MAX_CSV_MB",
     "MAX_CONFIG_DEPTH",
     "MAX_COORD",
     "MAX_NOTES",

@@ -25,6 +25,13 @@ from .settings_table import (
 # data
 # ---------------------------------------------------------------------------
 
+#: The largest CSV the lab reads, in MB. The server takes uploads up to four times this
+#: (``maxUploadSize`` in .streamlit/config.toml, checked by tests/test_bad_input.py), so
+#: a file a little too large reaches the lab and gets its message; only a file above the
+#: server's limit gets the browser's own "File must be … or smaller".
+MAX_CSV_MB = 5
+MAX_CSV_BYTES = MAX_CSV_MB * 10 ** 6  # MB as the browser shows a file's size
+
 
 @dataclass
 class LabData:
@@ -172,7 +179,8 @@ def prepare_data(params: Mapping[str, Any], task: str = CLASSIFICATION, *,
             return None, [_msg("error", why)]
         ds = importlib.import_module("nplk_core.datasets")
         try:
-            loaded = ds.load_csv(csv, task=task, label_column=label_column)
+            loaded = ds.load_csv(csv, task=task, label_column=label_column,
+                                 max_bytes=MAX_CSV_BYTES)
         except ValueError as exc:
             return None, [_msg("error", f"Could not read the CSV: {exc}")]
         X = np.asarray(loaded.X, dtype=float)

@@ -7,8 +7,13 @@ input: the text is capped in length and step count, the inflated size is capped 
 it is inflated (no zip bomb), every state is decoded by the settings codec (an unknown or
 invalid setting refuses the lesson, naming the step), the expected work of all steps is
 capped by the work budget, and sentences come back as one line of plain text for the
-page to show as such (``st.text``). Each step plays as a :class:`nplk_lab.model.lessons.Step`
-without a question. No Streamlit.
+page to show as such (``st.text``). A link is refused when bytes follow its packed
+stream, when its format number is not the integer 1 (``true`` is not), when any of its
+text holds an invisible format character (direction overrides such as U+202E, which
+show a sentence in another order than it is written, zero-width spaces and joiners),
+and when a step shows an uploaded CSV (a link cannot carry the file, so the step could
+never draw). Each step plays as a :class:`nplk_lab.model.lessons.Step` without a
+question. No Streamlit.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import unicodedata
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -54,12 +60,16 @@ class TeacherStep:
 
 def teacher_step(page: str, params: Mapping[str, Any], sentence: str) -> TeacherStep:
     """A step from a page's live state: the settings that matter on ``page`` and differ
-    from the defaults; the sentence as plain text, cut to :data:`MAX_SENTENCE`."""
+    from the defaults; the sentence as plain text (invisible format characters dropped),
+    cut to :data:`MAX_SENTENCE`. ValueError (a message for the teacher) for a page a
+    lesson cannot show or a view of an uploaded CSV."""
     if page not in STEP_PAGES:
         raise ValueError("A lesson step can show the Classification, Regression or "
                          "Pairwise constraints page.")
     dflt = defaults()
     names = codec.relevant_names(page, params)
+    if _shows_csv({k: params.get(k) for k in names}):
+        raise ValueError(f"This view {_CSV_STEP}.")
     state = {k: params[k] for k in names if k in params and params[k] != dflt.get(k)
              and k not in _NOT_IN_STEPS}
     return TeacherStep(page, state, _plain(sentence)[:MAX_SENTENCE])
@@ -70,15 +80,38 @@ _NOT_IN_STEPS = frozenset({"present", "lesson", "step", "my_lesson", "points",
                            "focus_point", "replay", "replay_step"})
 
 
+def _invisible(ch: str) -> bool:
+    """A format character (Unicode category Cf): direction marks, embeddings, overrides
+    and isolates (U+200E/F, U+202A-E, U+2066-9, U+061C), zero-width spaces and joiners
+    (U+200B-D, U+2060, U+FEFF), soft hyphens. Each changes how text looks without
+    showing itself."""
+    return unicodedata.category(ch) == "Cf"
+
+
 def _plain(text: Any) -> str:
-    """One line of plain text: control characters and line breaks as spaces."""
-    return " ".join(clip(str(text)[:MAX_SENTENCE * 2], MAX_SENTENCE * 2).split())
+    """One line of plain text: control characters and line breaks as spaces, invisible
+    format characters dropped."""
+    t = "".join(ch for ch in str(text)[:MAX_SENTENCE * 2] if not _invisible(ch))
+    return " ".join(clip(t, MAX_SENTENCE * 2).split())
+
+
+#: the settings that name a step's data set; an uploaded CSV cannot travel in a link
+_DATASET_SETTINGS = ("dataset", "reg_dataset")
+_CSV_STEP = ("shows an uploaded CSV, which a lesson link cannot carry: choose one of the "
+             "lab's data sets for that step")
+
+
+def _shows_csv(state: Mapping[str, Any]) -> bool:
+    return any(state.get(k) == "csv" for k in _DATASET_SETTINGS)
 
 
 def encode_teacher_lesson(steps: Sequence[TeacherStep]) -> str:
     """One URL value for ``steps`` (ValueError above the caps)."""
     if not 1 <= len(steps) <= MAX_TEACHER_STEPS:
         raise ValueError(f"A lesson has 1 to {MAX_TEACHER_STEPS} steps.")
+    for i, s in enumerate(steps, 1):
+        if _shows_csv(s.state):
+            raise ValueError(f"Step {i} {_CSV_STEP}.")
     body = {"v": _FORMAT, "steps": [
         {"page": s.page, "q": codec.encode_query(dict(s.state)), "text": s.sentence}
         for s in steps]}
@@ -112,16 +145,25 @@ def decode_teacher_lesson(token: Any) -> tuple[tuple[TeacherStep, ...], list[Mes
             return refuse("it is damaged or too large once unpacked."
                           if not z.unconsumed_tail else
                           f"unpacked it is over {MAX_LESSON_JSON // 1024} KB.")
+        if z.unused_data:
+            return refuse("it has extra data after the lesson (the link was changed "
+                          "after it was made).")
         text = raw.decode("utf-8")
     except (binascii.Error, ValueError, zlib.error, UnicodeDecodeError):
         return refuse("it is damaged (not a packed lesson).")
+
     if codec._nesting_depth(text) > 4:
         return refuse("its contents are nested too deeply.")
     try:
         doc = json.loads(text)
     except ValueError:
         return refuse("its contents are not valid.")
-    if not isinstance(doc, dict) or doc.get("v") != _FORMAT or \
+    if any(_invisible(ch) for t in _strings(doc) for ch in t):  # escaped as \u202e too
+        return refuse("its text holds invisible characters (direction overrides or "
+                      "zero-width characters), which can make a sentence look different "
+                      "from what it says.")
+    # type(...) is int: JSON's true is a Python bool, and True == 1
+    if not isinstance(doc, dict) or type(doc.get("v")) is not int or doc["v"] != _FORMAT or \
             not isinstance(doc.get("steps"), list):
         return refuse("it was not made by this version of the lab.")
     raw_steps = doc["steps"]
@@ -151,6 +193,8 @@ def decode_teacher_lesson(token: Any) -> tuple[tuple[TeacherStep, ...], list[Mes
         if msgs:
             return refuse(f"step {i}: {msgs[0].text}")
         state = {k: params[k] for k in q}
+        if _shows_csv(state):
+            return refuse(f"step {i} {_CSV_STEP}.")
         step = TeacherStep(page, state, _plain(sentence))
         seconds += _expected_seconds(step)
         if seconds > MAX_LESSON_SECONDS:
@@ -159,6 +203,17 @@ def decode_teacher_lesson(token: Any) -> tuple[tuple[TeacherStep, ...], list[Mes
                           f"{MAX_LESSON_SECONDS:.0f} s. Use smaller samples.")
         steps.append(step)
     return tuple(steps), []
+
+
+def _strings(doc: Any) -> list[str]:
+    """Every string in a decoded JSON document, keys included (its depth is capped)."""
+    if isinstance(doc, str):
+        return [doc]
+    if isinstance(doc, dict):
+        return [t for k, v in doc.items() for t in (*_strings(k), *_strings(v))]
+    if isinstance(doc, list):
+        return [t for v in doc for t in _strings(v)]
+    return []
 
 
 def _expected_seconds(step: TeacherStep) -> float:

@@ -214,9 +214,13 @@ def _collector(page: str, P: dict[str, Any]) -> None:
     if st.button("Add this view to my lesson", key=f"collect_add_{page}", disabled=full,
                  help="Keep this page's settings and your sentence as the next step of "
                       "your lesson (ordered and linked on the Lessons page)."):
-        steps.append(teacher.teacher_step(page, P, text))
-        ss.pop(f"collect_text_{page}", None)
-        st.rerun()
+        try:
+            steps.append(teacher.teacher_step(page, P, text))
+        except ValueError as exc:  # e.g. a view of an uploaded CSV
+            st.error(safe_text(str(exc)))
+        else:
+            ss.pop(f"collect_text_{page}", None)
+            st.rerun()
     if steps:
         st.caption(safe_text(f"Your lesson has {len(steps)} step"
                              f"{'s' if len(steps) != 1 else ''}"

@@ -184,10 +184,17 @@ def _dataset_labels() -> dict[str, str]:
 
 def _csv_uploader(task: str, container: Any) -> None:
     ss = st.session_state
-    up = container.file_uploader("CSV file (features…, label)", type=["csv", "txt"],
-                                 key=f"{PREFIX}csv_{task}",
+    up = container.file_uploader(f"CSV file (features…, label; at most {lab.MAX_CSV_MB} MB)",
+                                 type=["csv", "txt"], key=f"{PREFIX}csv_{task}",
                                  help="One row per point; the label column is the one named "
                                       "label / y / target / class, else the last column.")
+    if up is not None and up.size > lab.MAX_CSV_BYTES:
+        # refused by its size alone: its bytes are not kept in the session
+        ss.pop(f"{_CSV}_{task}", None)
+        container.error(safe_text(
+            f"“{lab.clip(up.name)}” is {up.size / 1e6:.1f} MB; the lab reads CSV files "
+            f"of at most {lab.MAX_CSV_MB} MB. Upload a random subset of its rows."))
+        return
     if up is not None:
         ss[f"{_CSV}_{task}"] = (up.name, up.getvalue())
     held = ss.get(f"{_CSV}_{task}")
