@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; "
           f"{time.perf_counter() - t0:.1f} s wall")
     print()
-    print(table(rows))
+    print(table(rows, width=400))
     print()
     print(f"{s['holding']:.0f} of {s['steps']:.0f} steps hold at ≥ 90 % of the seeds")
     return 0 if s["holding"] == s["steps"] else 1

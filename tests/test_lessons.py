@@ -92,6 +92,9 @@ def test_step_holds_at_nine_of_ten_seeds(at_ten_seeds, number, index, step):
     assert r.seeds == tuple(SEEDS) and len(r.reveals) == len(SEEDS)
     assert r.holds >= 9, (r.statement, r.failing_seeds, [x.text for x in r.reveals])
     assert all(np.isfinite(v) for x in r.reveals for v in x.numbers.values())
+    # a draw is "a draw of the data" on screen, never a seed number
+    assert not [x.text for x in r.reveals if "seed" in x.text.lower()]
+    assert "seed" not in (step.sentence + step.question).lower()
 
 
 @pytest.mark.parametrize("number,index,step", QUESTIONS, ids=Q_IDS)
