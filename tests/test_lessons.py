@@ -110,7 +110,7 @@ def test_a_step_whose_answer_varies_shows_its_spread(at_ten_seeds, number, index
         rev = step.reveal()
         assert rev.spread == r.spread
         assert sum(k for _, k in rev.spread) == step.draws
-        assert rev.text.endswith(LF.spread_text([step.outcome(x) for x in r.reveals]))
+        assert rev.text.startswith(LF.spread_text([step.outcome(x) for x in r.reveals]))
         assert f"At {step.draws} draws of the data" in rev.text
 
 

@@ -20,7 +20,7 @@ Every statement holds at any draw of the data, not only the one it was written a
 random (the expected option at 9 or more of 10; :mod:`.lesson_seeds`,
 ``benchmarks/bench_lesson_seeds.py``). A step whose answer can change with the draw sets
 ``draws``: its reveal then counts the outcome at that many draws (this one and the next
-ones) and says the count. A step whose question is about several draws (five or ten)
+ones) and says the count before this draw's numbers. A step whose question is about several draws (five or ten)
 measures the draws that start at its own seed and lists every one of them.
 
 The honesty rule that shaped lesson 2: on the clowns at σ = 10, C = 10, DANK's learned F
@@ -156,7 +156,8 @@ class Step:
 
     def reveal(self) -> Reveal | None:
         """The measured answer (None for a step without a question); with ``draws``, the
-        outcome at that many draws of the data is counted and said after the numbers."""
+        outcome at that many draws of the data is counted and said first, then this
+        draw's numbers (so the count stays in view on a projector)."""
         if self.measure is None:
             return None
         p = self.params
@@ -165,7 +166,7 @@ class Step:
             return r
         labels = [self.outcome(r)] + [self.outcome(self.measure(at_draw(p, s)))
                                       for s in draw_seeds(p, self.draws)[1:]]
-        return replace(r, text=f"{r.text}\n\n{spread_text(labels)}",
+        return replace(r, text=f"{spread_text(labels)}\n\n{r.text}",
                        spread=spread_counts(labels))
 
 
