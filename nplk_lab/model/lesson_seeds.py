@@ -74,7 +74,8 @@ class StepAtSeeds:
 
     @property
     def failing_seeds(self) -> tuple[int, ...]:
-        return tuple(s for s, a in zip(self.seeds, self.answers) if a != self.step.expect)
+        return tuple(s for s, a in zip(self.seeds, self.answers, strict=True)
+                     if a != self.step.expect)
 
 
 def measure_step(step: Step, seeds: Iterable[int], *, lesson: int = 0, index: int = 0

@@ -20,8 +20,9 @@ Every statement holds at any draw of the data, not only the one it was written a
 random (the expected option at 9 or more of 10; :mod:`.lesson_seeds`,
 ``benchmarks/bench_lesson_seeds.py``). A step whose answer can change with the draw sets
 ``draws``: its reveal then counts the outcome at that many draws (this one and the next
-ones) and says the count before this draw's numbers. A step whose question is about several draws (five or ten)
-measures the draws that start at its own seed and lists every one of them.
+ones) and says the count before this draw's numbers. A step whose question is about
+several draws (five or ten) measures the draws that start at its own seed and lists
+every one of them.
 
 The honesty rule that shaped lesson 2: on the clowns at σ = 10, C = 10, DANK's learned F
 stays within about ±1 % of the all-ones matrix, and most of its test-set gain over the
