@@ -23,71 +23,30 @@ import numpy as np
 
 from nplk_lab.model.lesson_seeds import measure_lessons, summary, table
 
-_THETAS = np.geomspace(0.3, 300, 40)     # inverse widths, in the chirp's x units
-_LAMS = (1e-8, 1e-6, 1e-4, 1e-3, 1e-2, 1e-1)
-
-
-def _ridge(Xs, theta, X, y, lam):
-    from nplk_core.lab_rbf import lab_kernel
-    th = np.full_like(Xs, theta)
-    K = lab_kernel(Xs, th, X).T
-    Kmm = lab_kernel(Xs, th, Xs)
-    mean = y.mean()
-    A = K.T @ K + lam * len(y) * (Kmm + Kmm.T) / 2 + 1e-10 * np.eye(len(Xs))
-    return np.linalg.solve(A, K.T @ (y - mean)), mean
-
 
 def lab_rbf_halves(seeds: range) -> None:
-    """LAB RBF against one shared width inside its model and a ridge on all points."""
-    from nplk_core.lab_rbf import lab_fit_alpha, lab_kernel
+    """LAB RBF on lesson 5's state against the fits of :mod:`.lab_rbf_halves` (one shared
+    width inside its model, a one-width ridge on all points, the lab's extension)."""
     from nplk_lab.model import lessons as L
+    from nplk_lab.model.lab_rbf_halves import halves
     from nplk_lab.model.lesson_fits import lesson_fit
 
     step = L.lesson(5).steps[6]
+    keys = ("learned", "shared", "ridge", "extension")
     rows = []
-    print("| draw | LAB RBF | one shared width, same model | ridge, same centres, all "
-          "points |\n|---|---|---|---|")
+    print("| draw | LAB RBF (learned widths) | one shared width, same model | one-width "
+          "ridge, all points | learned widths, ridge on all points |\n|---|---|---|---|---|")
     for seed in seeds:
         data, r = lesson_fit({**step.params, "seed": seed}, "lab_rbf_reg", "regression")
-        est = r.estimator
-        Xs = np.asarray(est.support_vectors_, dtype=float)
-        Xtr, ytr, Xte, yte = data.X_train, data.y_train, data.X_test, data.y_test
-        idx = [int(np.argmin(np.abs(Xtr[:, 0] - x))) for x in Xs[:, 0]]
-        rest = np.ones(len(ytr), bool)
-        rest[idx] = False
-
-        def mse(f, yte=yte):
-            return float(np.mean((f - yte) ** 2))
-
-        lab = mse(est.predict(Xte))
-        best = None
-        for t in _THETAS:
-            th = np.full_like(Xs, t)
-            a, b0 = lab_fit_alpha(Xs, ytr[idx], th, lam=est.lam)
-            e = float(np.mean((a @ lab_kernel(Xs, th, Xtr[rest]) + b0 - ytr[rest]) ** 2))
-            if best is None or e < best[0]:
-                best = (e, th, a, b0)
-        _, th, a, b0 = best
-        shared = mse(a @ lab_kernel(Xs, th, Xte) + b0)
-        perm = np.random.default_rng(seed).permutation(len(ytr))
-        va, tr = perm[:len(ytr) // 5], perm[len(ytr) // 5:]
-        best = None
-        for t in _THETAS:
-            for lam in _LAMS:
-                c, m = _ridge(Xs, t, Xtr[tr], ytr[tr], lam)
-                e = float(np.mean((c @ lab_kernel(Xs, np.full_like(Xs, t), Xtr[va]) + m
-                                   - ytr[va]) ** 2))
-                if best is None or e < best[0]:
-                    best = (e, t, lam)
-        _, t, lam = best
-        c, m = _ridge(Xs, t, Xtr, ytr, lam)
-        ridge = mse(c @ lab_kernel(Xs, np.full_like(Xs, t), Xte) + m)
-        rows.append((lab, shared, ridge))
-        print(f"| {seed} | {lab:.2e} | {shared:.2e} | {ridge:.2e} |", flush=True)
+        e = halves(r.estimator, data.X_train, data.y_train, data.X_test, data.y_test).errors
+        rows.append([e[k] for k in keys])
+        print(f"| {seed} | " + " | ".join(f"{e[k]:.2e}" for k in keys) + " |", flush=True)
     a = np.array(rows)
-    print(f"\nLAB RBF below one shared width in its own model at "
-          f"{int((a[:, 0] < a[:, 1]).sum())} of {len(a)} draws; the ridge on all points "
-          f"below LAB RBF at {int((a[:, 2] < a[:, 0]).sum())} of {len(a)}.")
+    n = len(a)
+    print(f"\nRelative test error on the lesson's noiseless chirp. LAB RBF below one shared "
+          f"width in its own model at {int((a[:, 0] < a[:, 1]).sum())} of {n} draws; the "
+          f"one-width ridge on all points below LAB RBF at "
+          f"{int((a[:, 2] < a[:, 0]).sum())} of {n}.")
 
 
 def _seeds(text: str) -> range:
