@@ -10,6 +10,14 @@ spread of the outcomes (by the options' short names, or the finer words a step's
 gives). A step holds at 9 or more of 10 (✗ marks one that does not). A step about several
 draws measures, at seed s, the draws s, s + 1, …. The fits are those of the Lessons page
 (:mod:`nplk_lab.model.lesson_seeds`), one process, cached within the run.
+
+    python benchmarks/bench_lesson_seeds.py --lab-rbf-halves --seeds 0-29
+
+A diagnostic for lesson 5 (issue 29 §6, "both halves"): on the lesson's noiseless chirp,
+at each draw, LAB RBF (30 support points, the paper's model) beside the fits of
+:mod:`nplk_lab.model.lab_rbf_halves` on the same support points: one shared width inside
+the paper's model, a one-width ridge fitted to all training points, and the learned
+widths with a ridge on all points (the lab's extension). Relative test error.
 """
 
 from __future__ import annotations
