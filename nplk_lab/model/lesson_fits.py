@@ -13,8 +13,8 @@ scikit-learn only inside the functions that fit.
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -82,6 +82,42 @@ def lesson_pairwise(params: Mapping[str, Any]) -> tuple[LabData, PairwiseResult]
             raise ValueError("; ".join(m.text for m in res.messages) or "the fit failed")
         return res
     return data, _cached(_key(p, "pairwise"), fit)
+
+
+def draw_seeds(params: Mapping[str, Any], n: int) -> tuple[int, ...]:
+    """The data seeds of ``n`` draws of the data that start at the state's own draw:
+    its seed and the next ``n − 1``."""
+    seed = int({**defaults(), **params}["seed"])
+    return tuple(range(seed, seed + int(n)))
+
+
+def at_draw(params: Mapping[str, Any], seed: int) -> dict[str, Any]:
+    """The same state on another draw of the data (another data seed)."""
+    return {**params, "seed": int(seed)}
+
+
+_MORE = {1: "one more", 2: "the next two", 3: "the next three", 4: "the next four",
+         5: "the next five", 6: "the next six", 7: "the next seven", 8: "the next eight",
+         9: "the next nine"}
+
+
+def draws_phrase(n: int) -> str:
+    """"10 draws of the data (this one and the next nine)": what a spread counts over."""
+    more = _MORE.get(n - 1, f"the next {n - 1}")
+    return f"{n} draws of the data (this one and {more})"
+
+
+def spread_counts(labels: Sequence[str]) -> tuple[tuple[str, int], ...]:
+    """How many draws gave each outcome, the most frequent first (ties: first seen)."""
+    order = {lab: i for i, lab in reversed(list(enumerate(labels)))}
+    return tuple(sorted(Counter(labels).items(), key=lambda kv: (-kv[1], order[kv[0]])))
+
+
+def spread_text(labels: Sequence[str]) -> str:
+    """"At 10 draws of the data (this one and the next nine): “lower” at 7, “about the
+    same” at 3." — the outcomes of a step at several draws, counted."""
+    counts = ", ".join(f"“{lab}” at {k}" for lab, k in spread_counts(labels))
+    return f"At {draws_phrase(len(labels))}: {counts}."
 
 
 def _count(score: float, m: int) -> int:
