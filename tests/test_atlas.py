@@ -134,16 +134,21 @@ def test_measure_set_scores_match_an_independent_computation():
     assert onk["agree_off"] == onk["agree_method"]
 
 
-def test_lab_rbf_off_is_its_prediction_when_every_bandwidth_is_the_shared_one():
-    from nplk_core.lab_rbf import LABRBFRegressor
+def test_lab_rbf_off_is_the_papers_model_with_one_shared_width():
+    from nplk_core.lab_rbf import LABRBFRegressor, lab_fit_alpha, lab_kernel
+    from nplk_lab.model.lab_rbf_halves import shared_bandwidth
 
     d = AD.load("chirp", 0)
     est = LABRBFRegressor(random_state=0).fit(d.X_train, d.y_train)
-    learned = est.predict(d.X_test)
-    off = A._lab_rbf_off(est, d.X_test)
-    assert not np.allclose(off, learned)       # the learned bandwidths matter here
-    est.bandwidths_scaled_ = np.full_like(est.bandwidths_scaled_, est.bandwidth_init_)
-    np.testing.assert_allclose(A._lab_rbf_off(est, d.X_test), est.predict(d.X_test))
+    off = A._lab_rbf_off(est, d.X_train, d.y_train, d.X_test)
+    _, t = shared_bandwidth(est, d.X_train, d.y_train)
+    # by hand: the support points' ridge with every bandwidth t, in the model's units
+    Z, Zt = est._scale(d.X_train), est._scale(d.X_test)
+    sv = est.support_
+    theta = np.full((len(sv), Z.shape[1]), t)
+    alpha, b0 = lab_fit_alpha(Z[sv], d.y_train[sv], theta, lam=est.lam, kind=est.kernel)
+    np.testing.assert_allclose(off, lab_kernel(Z[sv], theta, Zt, est.kernel).T @ alpha + b0)
+    assert not np.allclose(off, est.predict(d.X_test))   # the learned widths differ
 
 
 def test_a_toy_is_the_pages_own_split():
@@ -254,3 +259,41 @@ def test_view_grid_open_state_and_figure():
     tr = fig.data[0]
     assert list(tr.colorbar.ticktext) == list(AV.REGION_LABELS)
     assert tr.colorscale[2 * A.REGIONS.index("matrix_alone")][1] == REGION_COLORS[0]
+
+
+# ---------------------------------------------------------------------------
+# the view on Paper results (AppTest)
+# ---------------------------------------------------------------------------
+
+@needs_atlas
+def test_paper_results_draws_the_atlas_and_follows_the_choosers():
+    import sys
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    import nplk_lab.ui.components.chart as chart_component
+
+    root = Path(__file__).resolve().parents[1]
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    at = AppTest.from_file(str(root / "app.py"), default_timeout=180).run()
+    at.switch_page("pages/6_Paper_results.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+
+    def atlas_titles():
+        figs = [chart_component.figure_of(e) for e in at.get("bidi_component")]
+        return [f["layout"]["title"]["text"] for f in figs
+                if f and f.get("layout", {}).get("title", {}).get("text", "").endswith(
+                    (" on clowns", " on sandwich"))]
+
+    assert atlas_titles() == ["DANK on clowns"]
+    at.selectbox(key="atlas_method").set_value("knpl").run()
+    at.selectbox(key="atlas_dataset").set_value("sandwich").run()
+    assert not at.exception
+    assert atlas_titles() == ["KNPL on sandwich"]
+    shown = " ".join(t.value for t in at.text)
+    grid = AV.atlas_grid(COMMITTED, "knpl", "sandwich")
+    assert AV.summary_sentence(grid) in shown
+    table = [d.value for d in at.dataframe if "off − plain (points)" in d.value.columns]
+    assert len(table) == 1 and len(table[0]) == len(grid.rows)

@@ -11,8 +11,8 @@ data seeds 0–9, one split is scored six ways (the lab's score table, :mod:`.ab
 * ``method`` — the method with its paper's out-of-sample rule;
 * ``off`` — the same learned α and b with the learned matrix switched off at test time
   (DANK, DANK-SVR: F = 11ᵀ; KNPL: G = 11ᵀ; ONK's learned kernel never reaches a test
-  point, so ``off`` equals ``method`` there; LAB RBF: every support point's bandwidth
-  replaced by the shared starting bandwidth, same coefficients);
+  point, so ``off`` equals ``method`` there; LAB RBF: the paper's model with one
+  shared bandwidth on the same support points, its coefficients refitted);
 * ``nn`` — 1-nearest neighbour (k-NN regression with k = 1);
 * ``plain`` — the plain SVM / SVR with the same σ and C (also at 10 C and 100 C, to ask
   whether a gain with the matrix off is what a larger C would give);
@@ -68,6 +68,7 @@ COMPARISONS = {
     "gain": ("method", "plain"),            # the method against the same-(σ, C) baseline
     "off_gain": ("off", "plain"),           # the learned matrix switched off, same baseline
     "method_vs_nn": ("method", "nn"),
+    "method_vs_off": ("method", "off"),     # what the learned part adds at test time
     "cv_gap": ("cv", "method"),             # the tuned baseline against the method
     "cv_best": ("cv", "best_other"),        # the tuned baseline against the best of the rest
     "agree_gap": ("agree_method", "agree_plain"),  # who follows 1-NN more
@@ -133,14 +134,18 @@ def _scores(task: str, y: np.ndarray, p: np.ndarray, nn: np.ndarray) -> tuple[fl
     return 1.0 - relative_error(y, p), _closeness(y, p, nn)
 
 
-def _lab_rbf_off(est, X: np.ndarray) -> np.ndarray:
-    """LAB RBF with every learned bandwidth replaced by the shared starting bandwidth
-    (same support points, coefficients and bias): its learned part switched off."""
-    from nplk_core.lab_rbf import lab_kernel
+def _lab_rbf_off(est, X_train: np.ndarray, y_train: np.ndarray, X: np.ndarray
+                 ) -> np.ndarray:
+    """LAB RBF with its learned part switched off: the paper's model with one shared
+    bandwidth on the same support points, coefficients refitted to the support labels,
+    the width chosen on LAB RBF's own validation points
+    (:func:`nplk_lab.model.lab_rbf_halves.shared_bandwidth`). Keeping the learned
+    coefficients with the shared width instead is no model at all (their R² reaches
+    −10⁶: they were fitted to narrow kernels)."""
+    from .lab_rbf_halves import shared_bandwidth
 
-    theta = np.full_like(est.bandwidths_scaled_, float(est.bandwidth_init_))
-    K = lab_kernel(est._support_scaled, theta, est._scale(X), est.kernel)
-    return K.T @ est.dual_coef_ + est.intercept_
+    predict, _ = shared_bandwidth(est, X_train, y_train)
+    return predict(X)
 
 
 def measure_set(name: str, seed: int, cells: Sequence[tuple[str, float, float]]
@@ -174,11 +179,12 @@ def measure_set(name: str, seed: int, cells: Sequence[tuple[str, float, float]]
                "seed": int(seed), "n_test": int(len(y)), "error": ""}
         t1 = time.perf_counter()
         try:
-            if method == "lab_rbf_reg":
+            if method == "lab_rbf_reg":   # takes neither σ nor C: one fit per job
                 if lab_rbf is None:
-                    lab_rbf = _fit(method, {"seed": seed}, d.X_train, d.y_train)
-                est, warned = lab_rbf
-                off = _lab_rbf_off(est, d.X_test)
+                    est, warned = _fit(method, {"seed": seed}, d.X_train, d.y_train)
+                    lab_rbf = est, warned, _lab_rbf_off(est, d.X_train, d.y_train,
+                                                        d.X_test)
+                est, warned, off = lab_rbf
             else:
                 est, warned = _fit(method, {"sigma": sigma, "C": C, "seed": seed},
                                    d.X_train, d.y_train)
@@ -223,11 +229,25 @@ def full_cells(methods: Iterable[str] = METHODS, sets: Iterable[str] | None = No
     return out
 
 
-def quick_cells() -> dict[str, list[tuple[str, float, float]]]:
+def _by_set(cells: Iterable[tuple[str, str, float, float]]
+            ) -> dict[str, list[tuple[str, float, float]]]:
     out: dict[str, list[tuple[str, float, float]]] = defaultdict(list)
-    for m, name, s, C in QUICK_CELLS:
-        out[name].append((m, s, C))
+    for m, name, s, C in cells:
+        if (m, s, C) not in out[name]:
+            out[name].append((m, s, C))
     return dict(out)
+
+
+def quick_cells() -> dict[str, list[tuple[str, float, float]]]:
+    """The cells ``--quick`` re-measures, by data set."""
+    return _by_set(QUICK_CELLS)
+
+
+def claim_cells() -> dict[str, list[tuple[str, float, float]]]:
+    """The cells the lab's sentences speak of (:mod:`nplk_lab.model.claims`), by data set:
+    measured again at data seeds the atlas did not use (``--first-seed 10``)."""
+    from .claims import CLAIM_CELLS
+    return _by_set(QUICK_CELLS + CLAIM_CELLS)
 
 
 def run(cells: dict[str, list[tuple[str, float, float]]], seeds: Sequence[int] = SEEDS, *,
@@ -462,9 +482,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dask", default=None, help="a Dask scheduler's address")
     ap.add_argument("--methods", nargs="*", default=list(METHODS), choices=list(METHODS))
     ap.add_argument("--sets", nargs="*", default=None, choices=list(SETS))
-    ap.add_argument("--seeds", type=int, default=len(SEEDS))
+    ap.add_argument("--seeds", type=int, default=len(SEEDS), help="how many data seeds")
+    ap.add_argument("--first-seed", type=int, default=0,
+                    help="the first data seed (10 with --seeds 10: the held-out draws)")
+    ap.add_argument("--cells", choices=("all", "quick", "claims"), default="all",
+                    help="which cells: the whole grid, the quick cells, or the cells the "
+                         "lab's sentences speak of")
     a = ap.parse_args(argv)
-    seeds = tuple(range(a.seeds))
+    seeds = tuple(range(a.first_seed, a.first_seed + a.seeds))
 
     def progress(i, n):
         print(f"\r{i}/{n} jobs", end="", file=sys.stderr, flush=True)
@@ -480,8 +505,9 @@ def main(argv: list[str] | None = None) -> int:
               f"({info['workers']} workers)")
         print("\n".join(diffs) if diffs else "every verdict as committed")
         return 1 if diffs else 0
-    rows, info = run(full_cells(a.methods, a.sets), seeds, n_jobs=a.workers, dask=a.dask,
-                     progress=progress)
+    chosen = {"all": lambda: full_cells(a.methods, a.sets), "quick": quick_cells,
+              "claims": claim_cells}[a.cells]()
+    rows, info = run(chosen, seeds, n_jobs=a.workers, dask=a.dask, progress=progress)
     print(file=sys.stderr)
     cells = summarize(rows)
     write_csv(rows, SEED_COLUMNS, a.out / "seeds.csv.gz")

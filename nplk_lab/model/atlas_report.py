@@ -104,7 +104,7 @@ def totals_markdown(cells: Sequence[dict]) -> str:
 
 
 def write_report(cells: Sequence[dict], info: dict, path: Path, *, command: str,
-                 seeds: Sequence[int]) -> None:
+                 seeds: Sequence[int], note: str = "") -> None:
     """``reports/atlas/README.md``: how the atlas was made, its totals and its
     per-data-set table."""
     lc = larger_c(cells)
@@ -116,7 +116,8 @@ def write_report(cells: Sequence[dict], info: dict, path: Path, *, command: str,
         f"in {info['seconds']:.0f} s on {info['backend']} ({info['workers']} workers), "
         f"{info['fits']} fits; data seeds {seeds[0]}–{seeds[-1]}. The tables come from "
         "`atlas.csv` (one row per cell) and `seeds.csv.gz` (one row per cell and seed); "
-        "`nplk_lab/model/atlas.py` says what every column means.",
+        "`nplk_lab/model/atlas.py` says what every column means." + (f" {note}" if note
+                                                                      else ""),
         "",
         "Data sets: " + "; ".join(f"{n} ({SETS[n].title}, {SETS[n].source})" for n in sets)
         + ".",

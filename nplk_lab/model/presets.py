@@ -22,7 +22,7 @@ from types import MappingProxyType
 from typing import Any
 from urllib.parse import urlencode
 
-from . import codec, settings_table
+from . import claims, codec, settings_table
 
 #: URL path of each lab page (Streamlit's name for ``pages/<n>_<Name>.py``).
 PAGE_PATHS = MappingProxyType({
@@ -75,13 +75,7 @@ _LIST = (
             "show_nn": True},
            "DANK against the SVM on the clowns: the gain is the nearest-neighbour rule "
            "(DANK Fig. 1)",
-           "With a kernel too wide for the data (σ = 10), DANK scores about 10 points above "
-           "the plain SVM (dotted), yet its learned F stays within 1 % of the all-ones "
-           "matrix. The gain comes from the test-time rule: a test point takes the row of "
-           "F of its nearest training point, so DANK's boundary is 1-nearest neighbour's "
-           "(dash-dot) and its test labels are 1-NN's on about 99 % of test points. With F "
-           "switched off at test time (its own α and b, the plain kernel) DANK scores like "
-           "the SVM; the cross-validated SVM scores like DANK."),
+           claims.TEXT["dank_clowns"]),
     Preset("dank_matrix", "classification",
            {**_CLOWNS, "method": "dank", "view": "spectra"},
            "F stays near 11ᵀ with low rank (DANK Fig. 2)",
@@ -89,7 +83,8 @@ _LIST = (
            "its eigenvalues fall off after two. What the change does is simple: at every "
            "support vector it adds a term with the sign of that point's own label, so DANK "
            "fits its training points (training accuracy near 1) and a test point, which "
-           "borrows its nearest training point's row of F, gets that point's label."),
+           "borrows its nearest training point's row of F, gets that point's label. Measured "
+           "at 10 draws of the data."),
     Preset("dank_solvers", "classification",
            # σ = 1, C = 1: at σ = 8-10 both Nesterov and PG stop at the 2000-iteration cap;
            # here Nesterov reaches a 1e-3 relative gap in ~130 iterations, PG in ~1200.
@@ -107,36 +102,24 @@ _LIST = (
            "accuracy sits about 10 points above the plain SVM (dotted) because its test "
            "labels follow 1-nearest neighbour; at large τ F flattens to the all-ones matrix "
            "and DANK drops back to the SVM's accuracy. With F switched off at test time "
-           "DANK stays at the SVM's level for every τ."),
+           "DANK stays within 2 points of the SVM at every τ. Measured at 10 draws of the "
+           "data."),
     Preset("dank_svr_step", "regression",
            {"reg_dataset": "step", "reg_method": "dank_svr", "sigma": 10.0, "C": 10.0,
             "epsilon": 0.1, "show_baseline": True, "show_nn": True},
            "DANK-SVR on the step function: the gain is the nearest-neighbour rule "
            "(DANK §6.3)",
-           "With a wide kernel (σ = 10) the plain SVR (same σ, C, ε) rounds the steps off; "
-           "DANK-SVR follows them with 4-13 % of the SVR's error. It does so because each "
-           "test point takes the row of F of its nearest training point: DANK-SVR predicts "
-           "like 1-nearest neighbour (dash-dot), which follows the steps as well. With F "
-           "switched off at test time its error is the plain SVR's."),
+           claims.TEXT["dank_svr_step"]),
     Preset("dank_svr_harmonic", "regression",
            {"reg_dataset": "harmonic", "reg_method": "dank_svr", "sigma": 10.0, "C": 10.0,
             "epsilon": 0.1, "show_baseline": True},
            "DANK-SVR on the 2-D harmonic surface: the nearest-neighbour rule (DANK §6.3)",
-           "On the 2-D harmonic surface with a wide kernel, the plain SVR (same σ, C, ε) "
-           "is nearly flat (relative error near 1), while DANK-SVR recovers much of the "
-           "surface — but only through the nearest training point's row of F at test "
-           "time: with F switched off it is as flat as the SVR, and 1-nearest neighbour "
-           "alone does better than DANK-SVR."),
+           claims.TEXT["dank_svr_harmonic"]),
     Preset("knpl_sandwich", "classification",
            {"dataset": "sandwich", "method": "knpl", "sigma": 1.0, "C": 1.0,
             "view": "matrix", "show_nn": True},
            "KNPL on the sandwich: the gain is the nearest-neighbour rule (KNPL Fig. 2-3)",
-           "On the sandwich data, where the plain SVM with the same σ and C is weak, KNPL "
-           "scores well above it, but its test labels are 1-nearest neighbour's on every "
-           "test point: a test point takes the row of G of its nearest training point "
-           "(KNPL eq. 23), so KNPL's boundary is 1-NN's (dash-dot). With G switched off at "
-           "test time (its own α and b, the plain kernel) it scores like the SVM. The "
-           "matrix view shows G beside K; the convergence view its rounds."),
+           claims.TEXT["knpl_sandwich"]),
     Preset("onk_rho", "sensitivity",
            # σ = 4, C = 1: at σ = 8-10 ONK's dual solve stops short of the SVM's at large ρ;
            # here ρ = 1e4 gives the SVM's accuracy at every seed (measured 0-2).
@@ -145,21 +128,22 @@ _LIST = (
             "sweep_points": 7, "sweep_repeats": 3},
            "ONK tends to the SVM as ρ grows (ONK Fig. 3)",
            "ρ bounds how far ONK's kernel may move from K: at large ρ ONK's accuracy "
-           "is the plain SVM's (dotted)."),
+           "is the plain SVM's (dotted), within one test point at each of the three draws "
+           "of the data the sweep averages."),
     Preset("npkl_spiral", "pairwise",
            {"dataset": "spiral", "constraint_fraction": 0.3, "npkl_C": 0.1,
             "pair_view": "embedding"},
            "SimpleNPKL clusters the spirals (SimpleNPKL Tables 4-5)",
            "With pairwise constraints drawn from 30 % of the labels, kernel k-means on "
            "the learned kernel separates the two spirals (Rand index near 1), which "
-           "plain k-means cannot (about 0.5)."),
+           "plain k-means cannot (about 0.5), at each of three draws of the data."),
     Preset("lab_rbf_chirp", "regression",
            {"reg_dataset": "chirp", "reg_method": "lab_rbf_reg", "reg_view": "bandwidth",
             "n_support": 30, "show_baseline": False},
            "LAB RBF on a chirp (LAB RBF Fig. 1)",
            "On a chirp whose frequency rises from left to right, LAB RBF puts more of its "
-           "support points where the signal oscillates faster (on each of seeds 0–4); "
-           "their learned widths are clearly narrower there on only one seed of five. "
+           "support points where the signal oscillates faster (at each of five draws of the "
+           "data); their learned widths are clearly narrower there at only one draw of five. "
            "The bandwidth view shows both; the chirp lesson measures them."),
     Preset("lab_rbf_support", "sensitivity",
            {"sweep_method": "lab_rbf_reg", "sweep_param": "n_support",
@@ -167,7 +151,7 @@ _LIST = (
             "reg_dataset": "chirp"},
            "LAB RBF against the support count (LAB RBF Fig. 4)",
            "The test error falls as support points are added and levels off once they "
-           "cover the chirp."),
+           "cover the chirp (the three draws of the data the sweep averages)."),
 )
 
 #: Every preset by name (the names are shared with :mod:`nplk_lab.model.reproduce`).

@@ -1,0 +1,69 @@
+"""Real-browser test of the atlas view ("Where it holds" on Paper results): the region map
+of DANK on the clowns is drawn, its hover carries the numbers with intervals, and a
+click on one square opens the Classification page with DANK at that σ and C on the
+clowns (read from the URL), its decision surface drawn and no exception.
+
+Drives Debian's Chromium through Playwright against ``streamlit run app.py`` (helpers
+from ``test_browser.py``); skips when either is missing or no atlas is committed. The
+screenshot goes to ``test-artifacts/`` (the docs' pictures come from a command).
+"""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+import test_browser as tb
+from test_browser import (
+    CLASSIFICATION_PATH,
+    FIRST_CHART_TIMEOUT_MS,
+    RERUN_TIMEOUT_MS,
+    ROOT,
+    exception_texts,
+    wait_idle,
+    wait_surface,
+)
+from test_browser_maps import CELL_JS
+
+from nplk_lab.model import atlas as A
+
+chromium_path, app_server, page = tb.chromium_path, tb.app_server, tb.page
+
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(not A.load_atlas(), reason="no committed atlas")]
+
+TITLE = "DANK on clowns"
+HOVER_JS = """
+([start, i1, i2]) => {
+  const gd = [...document.querySelectorAll('.js-plotly-plot')].find(g =>
+    g._fullLayout && g._fullLayout.title && (g._fullLayout.title.text || '') === start);
+  return gd ? String(gd.data[0].text[i2][i1]) : null;
+}
+"""
+
+
+def test_the_atlas_map_opens_a_clicked_square_on_its_page(app_server, page):
+    page.goto(f"{app_server.url}/Paper_results", wait_until="domcontentloaded")
+    page.wait_for_function(f"(a) => ({CELL_JS})(a) !== null", arg=[TITLE, 0, 0],
+                           timeout=FIRST_CHART_TIMEOUT_MS, polling=100)
+    wait_idle(page)
+    assert not exception_texts(page)
+    sigmas = sorted({r["sigma"] for r in A.load_atlas()})
+    i1, i2 = sigmas.index(4.5), 2            # σ = 4.5, C = 10 (the third C)
+    hover = page.evaluate(HOVER_JS, [TITLE, i1, i2])
+    assert hover.startswith("σ = 4.5, C = 10") and "95 % interval" in hover
+    page.locator(".js-plotly-plot").filter(has_text=TITLE).first.scroll_into_view_if_needed()
+    art = ROOT / "test-artifacts"
+    art.mkdir(exist_ok=True)
+    page.screenshot(path=str(art / "atlas-view.png"))
+    cell = page.evaluate(CELL_JS, [TITLE, i1, i2])
+    assert cell["ticks"][i1] == "4.5" and cell["yticks"][i2] == "10"
+    page.mouse.click(cell["x"], cell["y"])
+    page.wait_for_url(lambda url: urlparse(url).path.endswith(CLASSIFICATION_PATH),
+                      timeout=RERUN_TIMEOUT_MS)
+    wait_surface(page)
+    wait_idle(page)
+    q = {k: v[-1] for k, v in parse_qs(urlparse(page.url).query).items()}
+    assert q["method"] == "dank" and q["dataset"] == "clowns"
+    assert float(q["sigma"]) == 4.5 and float(q["C"]) == 10.0
+    assert not exception_texts(page)
