@@ -69,6 +69,7 @@ else:
         st.text("The results file has no rows.")
 
 ui.atlas_panel()
+ui.npkl_panel()
 
 st.subheader("Open each result on its page")
 groups = vd.by_preset(results, pr.PRESETS)

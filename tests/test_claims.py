@@ -77,3 +77,15 @@ def test_the_over_general_sentences_are_gone():
         assert not re.search(r"switched off at test time \([^)]*\) (DANK |it )?scores like "
                              r"the SVM", flat), path
         assert "1-nearest neighbour's on every test point" not in flat, path
+
+
+NPKL = __import__("nplk_lab.model.atlas_npkl", fromlist=["load_npkl"]).load_npkl()
+
+
+@pytest.mark.skipif(not NPKL, reason="no committed SimpleNPKL table")
+def test_the_simplenpkl_sentence_holds_and_can_fail():
+    (claim,) = C.NPKL_CLAIMS
+    assert claim.check(NPKL, []) == []
+    assert _words(claim.text) in _words((ROOT / claim.where[0]).read_text())
+    flipped = [{**r, "region": "beats_kmeans"} if r["C"] >= 1 else r for r in NPKL]
+    assert claim.check(flipped, [])

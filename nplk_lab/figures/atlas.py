@@ -20,23 +20,25 @@ from .maps import _fmt_value
 #: one colour per region (colour-blind-safe: orange, dark blue, light blue, purple,
 #: red-pink, light grey), in the order of :data:`nplk_lab.model.atlas.REGIONS`
 REGION_COLORS = ("#d95f02", "#1f4e99", "#8fb9dd", "#7570b3", "#c2185b", "#e3e3e3")
+#: SimpleNPKL against k-means: better (orange), worse (red-pink), no difference (grey)
+NPKL_COLORS = (REGION_COLORS[0], REGION_COLORS[4], REGION_COLORS[5])
 
 
 def region_map(sigmas: Sequence[float], Cs: Sequence[float], regions: np.ndarray,
                names: Sequence[str], *, hover: np.ndarray | None = None, title: str = "",
                height: int = 380, x_label: str = "σ (kernel width)",
-               y_label: str = "C") -> go.Figure:
+               y_label: str = "C", colors: Sequence[str] = REGION_COLORS) -> go.Figure:
     """A heatmap of region indices ``regions`` (shape ``(len(Cs), len(sigmas))``, −1 or
-    NaN where a cell was not measured) coloured by :data:`REGION_COLORS`, one colour-bar
-    tick per entry of ``names``."""
+    NaN where a cell was not measured) coloured by ``colors`` (default
+    :data:`REGION_COLORS`), one colour-bar tick per entry of ``names``."""
     k = len(names)
-    if k > len(REGION_COLORS):
-        raise ValueError(f"{k} regions but only {len(REGION_COLORS)} colours.")
+    if k > len(colors):
+        raise ValueError(f"{k} regions but only {len(colors)} colours.")
     Z = np.asarray(regions, dtype=float)
     Z = np.where(Z < 0, np.nan, Z)
     scale = []
     for i in range(k):          # a stepped scale: region i fills [i/k, (i+1)/k]
-        scale += [[i / k, REGION_COLORS[i]], [(i + 1) / k, REGION_COLORS[i]]]
+        scale += [[i / k, colors[i]], [(i + 1) / k, colors[i]]]
     n1, n2 = len(sigmas), len(Cs)
     tr: dict = dict(type="heatmap", x=f32(np.arange(n1)), y=f32(np.arange(n2)), z=f32(Z),
                     zmin=-0.5, zmax=k - 0.5, colorscale=scale, xgap=2, ygap=2,
@@ -56,4 +58,4 @@ def region_map(sigmas: Sequence[float], Cs: Sequence[float], regions: np.ndarray
     return _figure([tr], layout)
 
 
-__all__ = ["REGION_COLORS", "region_map"]
+__all__ = ["NPKL_COLORS", "REGION_COLORS", "region_map"]

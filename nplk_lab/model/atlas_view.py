@@ -140,10 +140,38 @@ def summary_sentence(grid: AtlasGrid) -> str:
     return text
 
 
+def npkl_grid(cells: Iterable[dict], dataset: str) -> AtlasGrid | None:
+    """SimpleNPKL against k-means on ``dataset``: share of labels (x) × C (y), regions
+    indexing :data:`nplk_lab.model.atlas_npkl.NPKL_REGIONS`."""
+    from .atlas_npkl import NPKL_REGION_WORDS, NPKL_REGIONS
+
+    rows = [r for r in cells if r["dataset"] == dataset]
+    if not rows:
+        return None
+    fr = tuple(sorted({float(r["fraction"]) for r in rows}))
+    Cs = tuple(sorted({float(r["C"]) for r in rows}))
+    regions = np.full((len(Cs), len(fr)), -1, dtype=int)
+    hover = np.full((len(Cs), len(fr)), "", dtype=object)
+    by_cell = {}
+    for r in rows:
+        i, j = Cs.index(float(r["C"])), fr.index(float(r["fraction"]))
+        regions[i, j] = NPKL_REGIONS.index(r["region"])
+        hover[i, j] = "<br>".join([
+            f"pairs from {100 * r['fraction']:g} % of the labels, C = {r['C']:g}: mean over "
+            f"{int(r['n_seeds'])} draws of the data",
+            f"Rand index: learned kernel {float(r['rand']):.3f}, k-means "
+            f"{float(r['rand_kmeans']):.3f}",
+            f"learned − k-means: {_ci(r, 'diff')}",
+            f"→ {NPKL_REGION_WORDS[r['region']]}"])
+        by_cell[(i, j)] = r
+    return AtlasGrid("simple_npkl", dataset, fr, Cs, regions, hover, by_cell)
+
+
 def region_legend(regions: Sequence[str] = REGIONS) -> list[str]:
     """One line per region: its short name and what it means."""
     return [f"{REGION_SHORT[r]}: {REGION_WORDS[r]}" for r in regions]
 
 
 __all__ = ["PAGE_METHOD", "REGION_LABELS", "AtlasGrid", "atlas_grid", "choices",
-           "hover_text", "interval_words", "open_state", "region_legend", "summary_sentence"]
+           "hover_text", "interval_words", "npkl_grid", "open_state", "region_legend",
+           "summary_sentence"]

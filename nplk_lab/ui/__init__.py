@@ -77,6 +77,7 @@ _NAMES = {
     'method_controls': ('widgets', 'method_controls'),
     'metrics': ('charts', 'metrics'),
     'nbytes': ('stores', 'nbytes'),
+    'npkl_panel': ('where_it_holds', 'npkl_panel'),
     'nn_values': ('ablation', 'nn_values'),
     'page_done': ('state', 'page_done'),
     'page_setup': ('state', 'page_setup'),

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
 import nplk_lab.figures as fg
-from nplk_lab.figures.atlas import region_map
+from nplk_lab.figures.atlas import NPKL_COLORS, region_map
 from nplk_lab.model import atlas as A
+from nplk_lab.model import atlas_npkl as AN
 from nplk_lab.model import atlas_view as AV
 from nplk_lab.model import claims
 from nplk_lab.model.atlas_data import SETS
@@ -31,14 +33,18 @@ _KEY = "paper_atlas_map"
 _NOTE = "lab_atlas_note"
 
 
-def _atlas() -> list[dict]:
-    path = A._repo_root() / A.DEFAULT_OUT / "atlas.csv"
+def _table(name: str = "atlas.csv") -> list[dict]:
+    path = A._repo_root() / A.DEFAULT_OUT / name
     if not path.exists():
-        path = Path.cwd() / A.DEFAULT_OUT / "atlas.csv"
+        path = Path.cwd() / A.DEFAULT_OUT / name
     if not path.exists():
         return []
     return cached("data", ("atlas", str(path), path.stat().st_mtime_ns),
                   lambda: A.read_csv(path))
+
+
+def _atlas() -> list[dict]:
+    return _table()
 
 
 def _on_click(grid: AV.AtlasGrid):
@@ -114,9 +120,44 @@ def atlas_panel() -> None:
         for line in AV.region_legend():
             st.text(line)
     rows = [{"σ": r["sigma"], "C": r["C"], "region": AV.REGION_LABELS[A.REGIONS.index(
-        r["region"])], "method": r["score_method"], "matrix off": r["score_off"],
-        "1-NN": r["score_nn"], "plain": r["score_plain"], "tuned": r["score_cv"],
-        "method − plain (points)": r["gain_mean"], "low": r["gain_lo"], "high": r["gain_hi"],
-        "off − plain (points)": r["off_gain_mean"], "off low": r["off_gain_lo"],
-        "off high": r["off_gain_hi"]} for r in grid.rows.values()]
-    st.dataframe(pd.DataFrame(rows), hide_index=True)
+        r["region"])], "method": round(r["score_method"], 3),
+        "matrix off": round(r["score_off"], 3), "1-NN": round(r["score_nn"], 3),
+        "plain": round(r["score_plain"], 3), "tuned": round(r["score_cv"], 3),
+        "method − plain (points)": round(r["gain_mean"], 1), "low": round(r["gain_lo"], 1),
+        "high": round(r["gain_hi"], 1), "off − plain (points)": round(r["off_gain_mean"], 1),
+        "off low": round(r["off_gain_lo"], 1), "off high": round(r["off_gain_hi"], 1)}
+        for r in grid.rows.values()]
+    with st.expander("Every square's numbers (means over the draws; low and high: the "
+                     "95 % interval)"):
+        st.dataframe(pd.DataFrame(rows), hide_index=True)
+
+
+def npkl_panel() -> None:
+    """SimpleNPKL against plain k-means: a map of share of labels × C per data set."""
+    cells = _table("simple_npkl.csv")
+    if not cells:
+        return
+    st.subheader("Pairs instead of labels: SimpleNPKL against k-means")
+    st.caption("SimpleNPKL learns a kernel from must-link and cannot-link pairs drawn from a "
+               "share of the labels; its clusters are compared with plain k-means by the "
+               "Rand index (1: the true classes exactly), as on the Pairwise constraints "
+               "page, at 10 draws of the data. Each square: one share of labels and one C.")
+    sets = [n for n in AN.NPKL_SETS if any(r["dataset"] == n for r in cells)]
+    name = st.selectbox("Data set", sets, key="atlas_npkl_dataset",
+                        format_func=lambda n: SETS[n].title)
+    grid = AV.npkl_grid(cells, name)
+    if grid is None:  # pragma: no cover - the chooser only offers measured sets
+        return
+    labels = ("learned kernel better", "k-means better", "no difference")
+    fig = region_map([100 * f for f in grid.sigmas], grid.Cs, grid.regions, labels,
+                     hover=grid.hover, title=f"SimpleNPKL on {SETS[name].title}",
+                     x_label="pairs from this % of the labels", y_label="C",
+                     colors=NPKL_COLORS, height=320)
+    live_chart(fg.figure_json(fig), key="paper_atlas_npkl",
+               config=fg.plot_config(f"nplk-atlas-npkl-{name}"), height=fig.layout.height)
+    n = {k: int(np.sum(grid.regions == i)) for i, k in enumerate(labels)}
+    st.text(f"SimpleNPKL on {SETS[name].title}: of {int(np.sum(grid.regions >= 0))} "
+            f"settings, the learned kernel's clusters are better than k-means' in "
+            f"{n['learned kernel better']}, worse in {n['k-means better']}, and no "
+            f"different in {n['no difference']}.")
+    st.text(claims.NPKL_SENTENCE)
