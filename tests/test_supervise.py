@@ -246,3 +246,51 @@ def test_a_child_dies_with_its_parent(tmp_path, how):
             parent.wait()
         if in_group(parent.pid):
             os.killpg(parent.pid, signal.SIGKILL)
+
+
+POOL_PARENT = textwrap.dedent('''\
+    import concurrent.futures as cf, multiprocessing, os, signal, sys, threading
+    from nplk_lab.ui import parent_watch
+
+    def start():
+        # as nplk_lab/ui/workers.py builds its pool: spawned, shared slots, an
+        # initializer; submitted from a thread that then ends (a page run)
+        ctx = multiprocessing.get_context("spawn")
+        slots = ctx.Array("i", 2, lock=False)
+        pool = cf.ProcessPoolExecutor(2, mp_context=ctx,
+                                      initializer=parent_watch.die_with_parent)
+        pools.append((pool, slots))
+        print("pool", *sorted({pool.submit(os.getpid).result() for _ in range(8)}),
+              flush=True)
+
+    if __name__ == "__main__":
+        pools = []
+        t = threading.Thread(target=start)
+        t.start()
+        t.join()
+        signal.pause()
+''')
+
+
+def test_a_fit_pool_with_the_hook_dies_with_its_server(tmp_path):
+    """What ``die_with_parent`` as the pool's initializer gives (the hook the fit
+    pool's ``_worker_init`` is to call): the server SIGKILLed, its pool's processes
+    and multiprocessing's resource tracker all end."""
+    script = tmp_path / "pool_parent.py"
+    script.write_text(POOL_PARENT)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    parent = subprocess.Popen([sys.executable, str(script)], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              start_new_session=True)
+    out = OutputLines(parent.stdout, tmp_path / "parent.log")
+    try:
+        out.wait_line(lambda ln: ln.startswith("pool "), timeout_s=120, what="the pool")
+        below = descendants(parent.pid)
+        assert len(below) >= 2, below           # the pool's workers (and the tracker)
+        os.kill(parent.pid, signal.SIGKILL)
+        parent.wait(timeout=30)
+        wait_gone(below, 60, what="the pool of a killed server")
+    finally:
+        if in_group(parent.pid):
+            os.killpg(parent.pid, signal.SIGKILL)

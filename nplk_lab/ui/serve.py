@@ -9,8 +9,10 @@ HAProxy pins each browser to one worker with a cookie: a Streamlit session (its 
 its uploaded CSV) lives in one process, and an upload is a separate HTTP request that
 must reach that process. Workers serve without file watching, drop a disconnected
 session after ``--session-ttl`` seconds and bound the lab's caches to ``--cache-mb``
-each (``NPLK_LAB_CACHE_MB``, read by :mod:`.stores`). Without HAProxy the command says
-how to install it and serves with one process. See ``docs/serving-a-class.md``.
+each (``NPLK_LAB_CACHE_MB``, read by :mod:`.stores`). A worker or the proxy that dies
+is restarted, and nothing it started outlives it (:mod:`.supervise`). Without HAProxy
+the command says how to install it and serves with one process. See
+``docs/serving-a-class.md``.
 
 This module imports only the standard library: it supervises processes and never
 runs the app itself.
