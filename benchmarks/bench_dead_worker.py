@@ -96,22 +96,30 @@ async def one_round(url: str, out: OutputLines, pids: dict[int, int],
         assert not run.exceptions, run.exceptions
         return b, time.perf_counter() - t0, query_value(b.query, "sigma")
 
-    back_runs = await asyncio.gather(*(come_back(t) for t in hit))
+    back_runs = await asyncio.gather(*(come_back(t) for t in hit),
+                                     return_exceptions=True)
     new_tab, new_s = await new_task
     await new_tab.close()
+    errors = [r for r in back_runs if isinstance(r, BaseException)]
+    pairs = [(t, r) for t, r in zip(hit, back_runs, strict=True)
+             if not isinstance(r, BaseException)]
+    back_runs = [r for _, r in pairs]
     loop = asyncio.get_running_loop()
     line = await loop.run_in_executor(None, lambda: out.wait_line(
         lambda ln: re.search(rf"worker {victim} is back \(pid (\d+).*, ([\d.]+) s after", ln),
         timeout_s=600, what="the restart", start=mark))
     pids[victim] = int(line.group(1))
     left = [p for p, s in left_before if alive(p, s)]
-    for i, t in enumerate(tabs):
-        if t in hit:
-            b, _, sigma = back_runs[hit.index(t)]
-            assert sigma == query_value(t.query, "sigma"), (sigma, t.query)
-            tabs[i] = b
+    for t, (b, _, sigma) in pairs:
+        assert sigma == query_value(t.query, "sigma"), (sigma, t.query)
+        tabs[tabs.index(t)] = b
+    for t in hit:
+        if t in tabs and all(t is not p for p, _ in pairs):   # its reconnection failed:
+            b, _ = await open_tab(url, t.query)              # it tries again
+            tabs[tabs.index(t)] = b
     return {"killed": f"w{victim}", "restart_s": float(line.group(2)),
-            "hit": len(hit), "kept": len(kept), "closed_s": closed_s,
+            "hit": len(hit), "errors": len(errors), "kept": len(kept),
+            "closed_s": closed_s,
             "kept_move_s": max((s for s, _ in kept_runs), default=0.0),
             "kept_errors": sum(len(e) for _, e in kept_runs),
             "hit_back_s": max((s for _, s, _ in back_runs), default=0.0),
@@ -160,8 +168,8 @@ def main() -> None:
         proc.send_signal(signal.SIGTERM)
         code = proc.wait(timeout=120)
     print(f"\ncommand exit code after SIGTERM: {code}; log: {log}")
-    keys = ["killed", "restart_s", "hit", "kept", "closed_s", "kept_move_s", "kept_errors",
-            "hit_back_s", "landed", "new_tab_s", "processes_before", "left"]
+    keys = ["killed", "restart_s", "hit", "errors", "kept", "closed_s", "kept_move_s",
+            "kept_errors", "hit_back_s", "landed", "new_tab_s", "processes_before", "left"]
     print("| " + " | ".join(keys) + " |")
     print("|" + "---|" * len(keys))
     for r in rows:

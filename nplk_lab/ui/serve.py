@@ -164,9 +164,14 @@ def haproxy_config(address: str, port: int, worker_ports: Sequence[int]) -> str:
 # NPLK Lab for a class: written by `nplk-lab classroom` (docs/serving-a-class.md)
 global
     maxconn 4096
+    # failed requests only (below), on the command's output
+    log stderr format raw local0
 
 defaults
     mode http
+    log global
+    option httplog
+    option dontlog-normal
     option forwardfor
     timeout connect 5s
     # an HTTP request and its answer (a page load, a CSV upload)
@@ -189,9 +194,11 @@ backend nplk_workers
     cookie {WORKER_COOKIE} insert indirect nocache httponly attr "SameSite=Lax"
     # a worker that died (`nplk-lab classroom` restarts it): a connection it refuses
     # is retried on another worker at once, so its reconnecting browsers and new ones
-    # start a session on a live worker (every retry may pick another server)
+    # start a session on a live worker (every retry may pick another server); also a
+    # request the worker accepted but dropped unanswered as it died (a 502 otherwise)
     retries 2
     option redispatch 1
+    retry-on conn-failure empty-response
     # health checks: every 2 s while up; after a failed check, or as soon as a real
     # connection to the worker fails (observe layer4), every 0.5 s; down after 2
     # failures in a row (within about 1 s of a crash; a busy worker answering one check
