@@ -160,6 +160,23 @@ def test_a_killed_worker_is_restarted_and_its_processes_are_stopped(room):
     assert "SIGTERM received; stopping the workers and the proxy" in room.out.text()
 
 
+def test_a_killed_proxy_is_restarted(room):
+    proxy = [p for p, _ in descendants(room.proc.pid)
+             if Path(f"/proc/{p}/cmdline").read_bytes().split(b"\0")[0].endswith(b"haproxy")]
+    assert len(proxy) == 1, proxy
+    workers = snapshot([pid for _, pid in room.workers.values()])
+    assert len(workers) == WORKERS
+    mark = room.out.mark()
+    os.kill(proxy[0], signal.SIGKILL)
+    back = room.out.wait_line(lambda ln: re.search(r"HAProxy is back \(pid (\d+)", ln),
+                              timeout_s=TIMEOUT_S, what="HAProxy's restart", start=mark)
+    assert int(back.group(1)) != proxy[0]
+    assert "HAProxy (pid %d) was killed by SIGKILL" % proxy[0] in room.out.text()
+    assert "pid" in room.get(room.url + "/")       # the class is served again
+    # the workers were not touched
+    assert all(alive(pid, s) for pid, s in workers)
+
+
 def test_killing_the_command_stops_the_workers_and_the_proxy(room):
     everything = descendants(room.proc.pid)
     assert len(everything) >= 2 * WORKERS + 1
