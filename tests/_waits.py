@@ -100,3 +100,39 @@ class OutputLines:
         """Whether the output ended (every holder of the pipe closed it) in time."""
         self._thread.join(timeout_s)
         return not self._thread.is_alive()
+
+
+def wait_gone(pids, timeout_s: float, what: str = "the processes") -> None:
+    """Return once every process in ``pids`` (``(pid, start time)`` pairs from
+    :func:`_procs.snapshot`, so a reused pid is not mistaken for it) has exited. Waits on
+    a pidfd per process (readable when it exits, also for a process that is not our
+    child): no polling. Raises ``TimeoutError`` naming those still there."""
+    import os
+    import select
+
+    from _procs import alive
+
+    deadline = time.monotonic() + timeout_s
+    fds = {}
+    try:
+        for pid, start in pids:
+            try:
+                fd = os.pidfd_open(pid)
+            except ProcessLookupError:
+                continue
+            if alive(pid, start):
+                fds[fd] = pid
+            else:
+                os.close(fd)
+        while fds:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"{what} still there after {timeout_s:.0f} s: "
+                                   f"{sorted(fds.values())}")
+            ready, _, _ = select.select(list(fds), [], [], left)
+            for fd in ready:
+                fds.pop(fd)
+                os.close(fd)
+    finally:
+        for fd in fds:
+            os.close(fd)

@@ -113,10 +113,13 @@ def test_haproxy_config_pins_browsers_by_cookie_and_keeps_websockets_open():
     cfg = serve.haproxy_config("0.0.0.0", 8600, [8601, 8602, 8603])
     assert "bind 0.0.0.0:8600" in cfg
     assert re.search(rf"cookie {serve.WORKER_COOKIE} insert indirect nocache", cfg)
-    servers = re.findall(r"server (w\d) 127\.0\.0\.1:(\d+) cookie (w\d) check", cfg)
+    servers = re.findall(r"server (w\d) 127\.0\.0\.1:(\d+) cookie (w\d)$", cfg, re.M)
     assert servers == [("w1", "8601", "w1"), ("w2", "8602", "w2"), ("w3", "8603", "w3")]
     assert re.search(r"timeout tunnel (\d+)h", cfg)  # websockets outlive HTTP timeouts
     assert f"uri {serve.HEALTH}" in cfg
+    # every server is health-checked, and a refused connection goes to another worker
+    assert re.search(r"^\s*default-server check .*fall 2 rise 1", cfg, re.M)
+    assert re.search(r"^\s*option redispatch 1$", cfg, re.M)
     assert "bind [::]:8600" in serve.haproxy_config("::", 8600, [8601])
 
 

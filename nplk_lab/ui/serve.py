@@ -9,8 +9,10 @@ HAProxy pins each browser to one worker with a cookie: a Streamlit session (its 
 its uploaded CSV) lives in one process, and an upload is a separate HTTP request that
 must reach that process. Workers serve without file watching, drop a disconnected
 session after ``--session-ttl`` seconds and bound the lab's caches to ``--cache-mb``
-each (``NPLK_LAB_CACHE_MB``, read by :mod:`.stores`). Without HAProxy the command says
-how to install it and serves with one process. See ``docs/serving-a-class.md``.
+each (``NPLK_LAB_CACHE_MB``, read by :mod:`.stores`). A worker or the proxy that dies
+is restarted, and nothing it started outlives it (:mod:`.supervise`). Without HAProxy
+the command says how to install it and serves with one process. See
+``docs/serving-a-class.md``.
 
 This module imports only the standard library: it supervises processes and never
 runs the app itself.
@@ -28,12 +30,11 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 import tomllib
-import urllib.error
-import urllib.request
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+
+from . import supervise
 
 APP_PACKAGE = "nplk_lab_app"  # app.py, pages/ and .streamlit/ in an installed wheel
 PROXY = "haproxy"
@@ -157,15 +158,20 @@ def haproxy_config(address: str, port: int, worker_ports: Sequence[int]) -> str:
     """HAProxy in front of the workers: cookie affinity, websockets kept open."""
     bind = f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
     servers = "\n".join(
-        f"    server w{i} 127.0.0.1:{p} cookie w{i} check inter 2s fall 3 rise 1"
+        f"    server w{i} 127.0.0.1:{p} cookie w{i}"
         for i, p in enumerate(worker_ports, start=1))
     return f"""\
 # NPLK Lab for a class: written by `nplk-lab classroom` (docs/serving-a-class.md)
 global
     maxconn 4096
+    # failed requests only (below), on the command's output
+    log stderr format raw local0
 
 defaults
     mode http
+    log global
+    option httplog
+    option dontlog-normal
     option forwardfor
     timeout connect 5s
     # an HTTP request and its answer (a page load, a CSV upload)
@@ -186,11 +192,23 @@ backend nplk_workers
     # are long), then stays there: its session and its uploads live in that process
     balance leastconn
     cookie {WORKER_COOKIE} insert indirect nocache httponly attr "SameSite=Lax"
-    # a worker that died: its browsers start a new session on another one
-    option redispatch
+    # a worker that died (`nplk-lab classroom` restarts it): a connection it refuses
+    # is retried on another worker at once, so its reconnecting browsers and new ones
+    # start a session on a live worker (every retry may pick another server); also a
+    # request the worker accepted but dropped unanswered as it died (a 502 otherwise)
+    retries 2
+    option redispatch 1
+    retry-on conn-failure empty-response
+    # health checks: every 2 s while up; after a failed check, or as soon as a real
+    # connection to the worker fails (observe layer4), every 0.5 s; down after 2
+    # failures in a row (within about 1 s of a crash; a busy worker answering one check
+    # late is not taken out, which would move its students' reconnections elsewhere);
+    # back in after 1 answer (an answer means its server is up), asked every 1 s while down
     option httpchk
     http-check send meth GET uri {HEALTH}
     http-check expect status 200
+    timeout check 5s
+    default-server check inter 2s fastinter 500ms downinter 1s fall 2 rise 1 observe layer4 error-limit 1 on-error fastinter
 {servers}
 """
 
@@ -198,35 +216,6 @@ backend nplk_workers
 # ---------------------------------------------------------------------------
 # processes
 # ---------------------------------------------------------------------------
-
-def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = HEALTH_TIMEOUT_S,
-                 what: str = "worker") -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"{what} exited with code {proc.returncode}")
-        try:
-            with urllib.request.urlopen(url + HEALTH, timeout=2) as r:
-                if r.status == 200:
-                    return
-        except (urllib.error.URLError, OSError):
-            pass
-        time.sleep(0.1)
-    raise TimeoutError(f"{what} did not answer {HEALTH} within {timeout:.0f} s")
-
-
-def stop_all(procs: Sequence[subprocess.Popen], timeout: float = 10.0) -> None:
-    for p in procs:
-        if p.poll() is None:
-            p.terminate()
-    deadline = time.monotonic() + timeout
-    for p in procs:
-        try:
-            p.wait(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
-
 
 def public_url(address: str, port: int) -> str:
     if address not in ("0.0.0.0", "::", ""):
@@ -238,13 +227,6 @@ def public_url(address: str, port: int) -> str:
     except OSError:
         host = socket.gethostname()
     return f"http://{host}:{port}"
-
-
-def _tail(path: Path, n: int = 20) -> str:
-    try:
-        return "\n".join(path.read_text(errors="replace").splitlines()[-n:])
-    except OSError:
-        return ""
 
 
 class _Stop(Exception):
@@ -303,7 +285,14 @@ def classroom(ns: argparse.Namespace, extra: Sequence[str]) -> int:
         print(check.stdout + check.stderr, file=sys.stderr)
         raise SystemExit(f"nplk-lab: HAProxy rejected the configuration {config}")
 
-    procs: list[subprocess.Popen] = []
+    workers, proxy_child = supervise.make_children(
+        [streamlit_command(merged(base, given, {"server.address": "127.0.0.1",
+                                                "server.port": p}), rest, folder)
+         for p in ports],
+        ports, lambda i: work / f"worker-{i}.log", [proxy, "-db", "-f", str(config)],
+        f"http://127.0.0.1:{ns.port}" if ns.address in ("0.0.0.0", "::")
+        else f"http://{ns.address}:{ns.port}")
+    sup = supervise.Supervisor(env, HEALTH_TIMEOUT_S)
     # Ctrl-C, a service manager's stop or a closed terminal end the class; a signal
     # ignored on purpose (`nohup`, a background job's SIGINT) stays ignored
     old = {s: signal.signal(s, _raise_stop)
@@ -311,40 +300,34 @@ def classroom(ns: argparse.Namespace, extra: Sequence[str]) -> int:
            if signal.getsignal(s) is not signal.SIG_IGN}
     code = 0
     try:
-        for i, p in enumerate(ports, start=1):
-            opts = merged(base, given, {"server.address": "127.0.0.1", "server.port": p})
-            log = open(work / f"worker-{i}.log", "w")  # noqa: SIM115 (the child holds it)
-            procs.append(subprocess.Popen(streamlit_command(opts, rest, folder), env=env,
-                                          stdout=log, stderr=subprocess.STDOUT,
-                                          stdin=subprocess.DEVNULL))
-            log.close()
-        for i, (p, proc) in enumerate(zip(ports, procs, strict=True), start=1):
+        for w in workers:
+            sup.start(w)
+        for w in workers:
             try:
-                wait_healthy(f"http://127.0.0.1:{p}", proc, what=f"worker {i}")
+                sup.wait_first_health(w)
             except (RuntimeError, TimeoutError) as e:
-                print(_tail(work / f"worker-{i}.log"), file=sys.stderr)
+                print(supervise.tail(w.log), file=sys.stderr)
                 raise SystemExit(f"nplk-lab: {e}") from None
-            print(f"worker {i}: http://127.0.0.1:{p} (pid {proc.pid})", flush=True)
-        procs.append(subprocess.Popen([proxy, "-db", "-f", str(config)],
-                                      stdin=subprocess.DEVNULL))
-        wait_healthy(f"http://127.0.0.1:{ns.port}" if ns.address in ("0.0.0.0", "::")
-                     else f"http://{ns.address}:{ns.port}", procs[-1], what="HAProxy")
+            print(f"{w.name}: {w.url} (pid {w.proc.pid})", flush=True)
+        sup.start(proxy_child)
+        try:
+            sup.wait_first_health(proxy_child)
+        except (RuntimeError, TimeoutError) as e:
+            raise SystemExit(f"nplk-lab: {e}") from None
         print(f"NPLK Lab for a class: {public_url(ns.address, ns.port)} "
               f"({ns.workers} workers behind HAProxy; Ctrl-C stops all)", flush=True)
-        # supervise: the first child that ends ends the class
-        pid, status = os.wait()  # blocks until a child ends or a signal arrives
-        dead = next(p for p in procs if p.pid == pid)
-        dead.returncode = os.waitstatus_to_exitcode(status)
-        name = "HAProxy" if dead is procs[-1] else f"worker {procs.index(dead) + 1}"
-        print(f"nplk-lab: {name} (pid {pid}) ended with code {dead.returncode}; "
-              "stopping the others", file=sys.stderr)
-        code = 1
-    except _Stop:
+        # supervise: a worker or the proxy that dies is restarted (supervise.py)
+        sup.run()
+    except _Stop as stop:
+        print(f"nplk-lab: {signal.Signals(stop.args[0]).name} received; stopping the "
+              "workers and the proxy", file=sys.stderr, flush=True)
         code = 0
+    except supervise.GiveUp:
+        code = 1
     finally:
         for s, h in old.items():
             signal.signal(s, h)
-        stop_all(procs)
+        sup.stop()
         shutil.rmtree(work, ignore_errors=True)
     return code
 
