@@ -22,14 +22,14 @@ core by default, ``NPLK_LAB_WORKERS``; 0 keeps fits in the page's process, as un
 
 A job's result goes into the shared fit store (:mod:`.stores`) when it finishes, also
 when the page that asked has moved on, so a later move back finds it. The workers are
-spawned (not forked: the server has threads) and import the solvers once; the reaper
+spawned (not forked: the server has threads) from a main module of their own
+(:mod:`.worker_main`: never the page that asked) and import the solvers once; the reaper
 (:mod:`.reaper`) stops them when the class has gone.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
-import multiprocessing
 import os
 import threading
 import time
@@ -108,7 +108,11 @@ class Pool:
         self._iter: Any = None
 
     def _spawn_pool(self):
-        ctx = multiprocessing.get_context("spawn")
+        # spawned, starting from a module of their own, not from the page that asked
+        # (nplk_lab/ui/worker_main.py says why)
+        from .worker_main import context
+
+        ctx = context()
         self._stop = ctx.Array("i", self.workers, lock=False)
         self._iter = ctx.Array("i", self.workers, lock=False)
         return cf.ProcessPoolExecutor(self.workers, mp_context=ctx,
