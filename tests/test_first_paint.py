@@ -47,6 +47,31 @@ def test_pool_workers_start_without_running_the_page(tmp_path):
     assert worker["main"] == worker_main.MAIN
 
 
+def test_pool_start_starts_every_worker_with_the_solvers_before_any_fit():
+    """The warm-up after a new server's first picture starts the pool: one task per
+    worker importing the solvers (each submit spawns a process), once."""
+    import concurrent.futures as cf
+
+    from nplk_lab.ui import workers
+
+    tasks, futures = [], []
+
+    class Executor(cf.ThreadPoolExecutor):
+        def submit(self, fn, *args, **kwargs):
+            tasks.append(args[1])
+            futures.append(super().submit(fn, *args, **kwargs))
+            return futures[-1]
+    made = []
+    pool = workers.Pool(2, executor_factory=lambda: made.append(1) or Executor(2))
+    pool.start()
+    pool.start()
+    cf.wait(futures, timeout=300)
+    assert made == [1]
+    assert tasks == [workers.import_solvers, workers.import_solvers]
+    assert all(f.exception() is None for f in futures)
+    pool._executor.shutdown(wait=True)
+
+
 def test_other_processes_spawned_meanwhile_keep_their_main_module(tmp_path):
     """The switch is the pool's own: a spawn of anyone else still sends the main module
     (only this pool's launches get the worker's module)."""

@@ -61,6 +61,14 @@ def _worker_init(stop: Any = None, iters: Any = None) -> None:
         pass
 
 
+def import_solvers() -> None:
+    """In a worker: import every method's estimator (scikit-learn with them)."""
+    from nplk_lab.model.methods import METHODS, available
+
+    for method in METHODS:
+        available(method)
+
+
 def run_job(slot: int, fn: Callable, args: tuple, kwargs: dict) -> Any:
     """Run ``fn`` in a worker; a function taking ``callback`` gets one that writes the
     iteration to the job's slot and stops the solver once the slot's stop flag is set
@@ -118,6 +126,26 @@ class Pool:
         return cf.ProcessPoolExecutor(self.workers, mp_context=ctx,
                                       initializer=_worker_init,
                                       initargs=(self._stop, self._iter))
+
+    def start(self) -> None:
+        """Start every worker now and have it import the solvers, so that the first fit
+        pays neither (a new server's warm-up calls this once its first picture is
+        drawn: :func:`nplk_lab.ui.firstpaint.warm_up`). Each warm-up task is a short
+        job of the process pool outside the sessions' queues; a fit asked for meanwhile
+        waits for at most one of them."""
+        with self._lock:
+            if self._executor is not None:
+                return
+            try:
+                self._executor = self._factory()
+            except Exception:  # noqa: BLE001 (the first fit starts the pool and says why)
+                return
+            ex = self._executor
+        for _ in range(self.workers):  # one task each: every submit spawns a process
+            try:
+                ex.submit(run_job, -1, import_solvers, (), {})
+            except Exception:  # noqa: BLE001 (a broken pool: the next fit restarts it)
+                return
 
     def iteration(self, job: Job) -> int | None:
         """The solver iteration a running job has reached (None if unknown)."""
