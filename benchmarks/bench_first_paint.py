@@ -12,9 +12,11 @@ after the other so the machine's load falls on both, and with the lab's fit pool
 2. **warm server**: after the server has been idle (its background scikit-learn import
    done), ``--sessions`` new tabs open the same page one after another: the seconds
    from each request to its surface;
-3. from the server's log: "missing ScriptRunContext" warnings (a worker running a page
-   outside ``streamlit run``) and "Fitting ... finished" lines (a fit before the first
-   picture; the page's status line logs them).
+3. **first fresh fit**: one more tab moves σ to 3 (a value no snapshot holds), so the
+   fit pool starts its workers and fits: the seconds from the move to its surface;
+4. from the server's log: "missing ScriptRunContext" warnings (a worker running a page
+   outside ``streamlit run``) and "Fitting ... finished" lines (fits; the page's status
+   line logs them), counted before and after the σ move.
 
 All servers share one cache directory holding each tree's first-paint snapshot
 (``nplk_lab/ui/firstpaint.py``), written first by one untimed server per tree, as the
@@ -71,6 +73,28 @@ async def _open(url: str) -> tuple[float | None, list[str]]:
         await tab.close()
 
 
+async def _move(url: str) -> tuple[float | None, list[str]]:
+    """Open the page, then move σ to the option nearest 3: seconds from the move to
+    its surface."""
+    tab = Tab(url)
+    await tab.connect()
+    try:
+        await tab.rerun(page=PAGE, timeout=600)
+        opts = tab.widgets["w_sigma"].options
+        tab.set("w_sigma", min(opts, key=lambda o: abs(np.log(float(o)) - np.log(3.0))))
+        run = await tab.rerun(timeout=600)
+        return _surface_seconds(run), run.exceptions
+    finally:
+        await tab.close()
+
+
+def _count(log: Path) -> tuple[int, int]:
+    """("missing ScriptRunContext" warnings, fits finished) in the server's log so far."""
+    text = log.read_text(errors="replace") if log.exists() else ""
+    return (text.count("missing ScriptRunContext"),
+            len(re.findall(r"Fitting \S+ finished", text)))
+
+
 def _idle(mon: Monitor, settle: float, limit: float = 60.0) -> None:
     """Wait ``settle`` s, then until the server tree uses < 5 % of a core over 0.5 s
     (its scikit-learn import after the first run done); at most ``limit`` s."""
@@ -96,6 +120,7 @@ def one_server(name: str, tree: Path, env: dict, cache: Path, sessions: int,
         first, exc = asyncio.run(_open(server.url))
         cpu1 = mon.sample()[0]
         warm: list[float] = []
+        move = None
         if sessions:
             _idle(mon, settle=6.0)
             for _ in range(sessions):
@@ -103,12 +128,16 @@ def one_server(name: str, tree: Path, env: dict, cache: Path, sessions: int,
                 exc += e
                 if t is not None:
                     warm.append(t)
+        no_ctx, fits = _count(log)
+        if sessions:
+            move, e = asyncio.run(_move(server.url))
+            exc += e
     finally:
         server.stop()
-    text = log.read_text(errors="replace") if log.exists() else ""
+    no_ctx_all, fits_all = _count(log)
     return dict(name=name, first=first, cpu=cpu1 - cpu0, warm=warm, exceptions=exc,
-                no_ctx=text.count("missing ScriptRunContext"),
-                fits=len(re.findall(r"Fitting \S+ finished", text)), load=load)
+                no_ctx=no_ctx, fits=fits, move=move, no_ctx_move=no_ctx_all - no_ctx,
+                fits_move=fits_all - fits, load=load)
 
 
 def prepare(name: str, tree: Path, env: dict, cache: Path, log: Path) -> None:
@@ -155,6 +184,8 @@ def main() -> int:
             print(f"round {r + 1} {name}: first surface {out['first']:.2f} s, "
                   f"{out['cpu']:.1f} CPU-s; warm p90 {p90(out['warm']):.2f} s; "
                   f"{out['no_ctx']} ScriptRunContext warnings, {out['fits']} fits logged; "
+                  f"first fresh fit {out['move'] or float('nan'):.2f} s, then "
+                  f"{out['no_ctx_move']} more warnings, {out['fits_move']} more fits; "
                   f"load {out['load']:.1f}"
                   + (f"; EXCEPTIONS {out['exceptions'][:2]}" if out["exceptions"] else ""),
                   file=sys.stderr, flush=True)
@@ -163,19 +194,23 @@ def main() -> int:
           f"{args.sessions} new sessions per warm server.\n")
     print("| tree | new server: first surface, min / median / max (s) | server CPU to "
           "first picture (CPU-s) | warm server, new session: p50 / p90 / max (s) | "
-          "\"missing ScriptRunContext\" per server | fits logged per server | "
-          "load 1 min |")
-    print("|---|---|---|---|---|---|---|")
+          "\"missing ScriptRunContext\" per server: opening / first fresh fit | "
+          "fits logged per server: opening / first fresh fit | first fresh fit "
+          "(pool start + fit), median (s) | load 1 min |")
+    print("|---|---|---|---|---|---|---|---|")
     for name, outs in rows.items():
         firsts = [o["first"] for o in outs if o["first"] is not None]
         warm = [t for o in outs for t in o["warm"]]
         cpus = [o["cpu"] for o in outs]
-        print(f"| {name} | {fmt(firsts)} | {min(cpus):.1f}–{max(cpus):.1f} | "
-              + (f"{statistics.median(warm):.2f} / {p90(warm):.2f} / {max(warm):.2f}"
-                 if warm else "—")
-              + f" | {', '.join(str(o['no_ctx']) for o in outs)} | "
-              f"{', '.join(str(o['fits']) for o in outs)} | "
-              f"{min(o['load'] for o in outs):.1f}–{max(o['load'] for o in outs):.1f} |")
+        moves = [o["move"] for o in outs if o["move"] is not None]
+        loads = [o["load"] for o in outs]
+        warnings = ", ".join(f"{o['no_ctx']} / {o['no_ctx_move']}" for o in outs)
+        fits = ", ".join(f"{o['fits']} / {o['fits_move']}" for o in outs)
+        warm_s = (f"{statistics.median(warm):.2f} / {p90(warm):.2f} / {max(warm):.2f}"
+                  if warm else "—")
+        move_s = f"{statistics.median(moves):.2f}" if moves else "—"
+        print(f"| {name} | {fmt(firsts)} | {min(cpus):.1f}–{max(cpus):.1f} | {warm_s} | "
+              f"{warnings} | {fits} | {move_s} | {min(loads):.1f}–{max(loads):.1f} |")
     print(f"\nlogs: {tmp}", file=sys.stderr)
     return 0
 
