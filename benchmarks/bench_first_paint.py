@@ -196,7 +196,7 @@ def main() -> int:
           "first picture (CPU-s) | warm server, new session: p50 / p90 / max (s) | "
           "\"missing ScriptRunContext\" per server: opening / first fresh fit | "
           "fits logged per server: opening / first fresh fit | first fresh fit "
-          "(pool start + fit), median (s) | load 1 min |")
+          "(σ → 3), median (s) | load 1 min |")
     print("|---|---|---|---|---|---|---|---|")
     for name, outs in rows.items():
         firsts = [o["first"] for o in outs if o["first"] is not None]

@@ -130,7 +130,7 @@ class Pool:
     def start(self) -> None:
         """Start every worker now and have it import the solvers, so that the first fit
         pays neither (a new server's warm-up calls this once its first picture is
-        drawn: :func:`nplk_lab.ui.firstpaint.warm_up`). Each warm-up task is a short
+        drawn: :func:`nplk_lab.ui.firstpaint._start_pool`). Each warm-up task is a short
         job of the process pool outside the sessions' queues; a fit asked for meanwhile
         waits for at most one of them."""
         with self._lock:
