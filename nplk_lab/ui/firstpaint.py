@@ -5,7 +5,8 @@ A new server's first page run used to import scikit-learn (1.2–2 s here, most 
 ``scipy.stats`` and ``pandas`` that ``sklearn.utils`` pulls in) and fit before anything
 was drawn. The stores (:mod:`.stores`) are keyed by content (data hash, every parameter),
 so a run at a page's default state can be replayed from the values it stored: the first
-run of a page at its defaults records which store entries it read or wrote, and writes
+run of a page at its defaults records which store entries it read or wrote (also those
+the fit pool's thread stored for it: ``recorder.on_behalf`` in :mod:`.stores`), and writes
 them to ``<cache dir>/<page>-<hash>.pkl`` (the hash covers the state, the source of the
 lab's packages and the versions of numpy, scipy, scikit-learn, plotly and streamlit, so
 an edit or an upgrade makes a new file). The next server restores them into its stores
@@ -18,7 +19,8 @@ Fitted estimators are scikit-learn objects: they are stored pickled and restored
 :class:`LazyEstimator`, which unpickles the real one on first use. Once the server has
 been idle for a moment (5 s after the last page run), :func:`warm_up` imports
 scikit-learn and swaps the real estimators in, so the first slider move does not pay the
-import either. Figures are rebuilt without plotly's validation (they were validated when
+import either; then the fit pool's workers start (:func:`_start_pool`), for the same
+reason. Figures are rebuilt without plotly's validation (they were validated when
 built; 1–3 ms instead of ~100 ms).
 
 What a first run still costs with a snapshot: importing the lab's modules (~0.3 s) and
@@ -331,8 +333,24 @@ def _schedule_warm_up(idle: float | None = None) -> None:
                 if _ACTIVE:
                     continue
                 warm_up()
-                return
+            _start_pool()
+            return
     threading.Thread(target=run, name="nplk-warm-up", daemon=True).start()
+
+
+def _start_pool() -> None:
+    """Start the fit pool's workers (:meth:`.workers.Pool.start`) after the warm-up, not
+    before the first picture: the first picture needs no fit, and the workers' start
+    (about 2 s of CPU each here, importing the solvers) would compete with it. Without
+    this the first move of a new server paid that start (2.0–3.8 s, issue 30)."""
+    from . import workers
+
+    try:
+        p = workers.pool()
+    except Exception:  # noqa: BLE001 (outside a server: nothing to start)
+        return
+    if p is not None:
+        p.start()
 
 
 def warm_up() -> None:

@@ -19,7 +19,7 @@ from nplk_lab.model import budget
 from . import workers
 from .progress import Progress, stop_requested
 from .state import _LAST_GOOD, _PREV_FIT, _STOPPED, STORE
-from .stores import _MISS, cache, cached, single_flight
+from .stores import _MISS, cache, cached, recorder, single_flight
 from .widgets import get_data
 
 
@@ -89,7 +89,10 @@ def _fit_in_pool(pool: workers.Pool, key: tuple, P: Mapping[str, Any], data: lab
     session = _session_key()
     job = pool.submit(session, key, fit_for_page, dict(P), data.X_train, data.y_train,
                       data.X_test, data.y_test, method=method, warm_from=warm,
-                      data_key=data.key, on_result=lambda res: store.put(key, res))
+                      data_key=data.key,
+                      # stored from the pool's thread, recorded as this page run's
+                      # (its first-paint snapshot must hold the fit)
+                      on_result=recorder.on_behalf(lambda res: store.put(key, res)))
     with Progress(f"Fitting {label}") as progress:
         return workers.wait(job, session, progress.report, pool)
 

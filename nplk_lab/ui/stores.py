@@ -38,7 +38,8 @@ def nbytes(obj: Any, depth: int = 4) -> int:
 
 class _Recorder(threading.local):
     """The ``(store, key)`` pairs read or written by the running script thread
-    (:mod:`.firstpaint` snapshots a page's default run from them)."""
+    (:mod:`.firstpaint` snapshots a page's default run from them), and by the callbacks
+    other threads run on its behalf (:meth:`on_behalf`)."""
 
     seen: set | None = None
 
@@ -46,12 +47,35 @@ class _Recorder(threading.local):
         self.seen = set()
 
     def stop(self) -> set:
+        """The pairs recorded, copied (a callback of the pool may still add to the
+        run's own set)."""
         seen, self.seen = self.seen or set(), None
-        return seen
+        return set(seen)
 
     def note(self, name: str, key: Any) -> None:
         if self.seen is not None and name:
             self.seen.add((name, key))
+
+    def on_behalf(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """``fn``, recording the store accesses it makes into this thread's run,
+        whichever thread calls it.
+
+        The fit pool (:mod:`.workers`) stores a page's fit from its own thread when the
+        worker's result comes back: without this the page's run never saw that store
+        entry, its first-paint snapshot lacked the fit, and every new server refitted
+        the default model before drawing (issue 30). A callback that runs after the page
+        run ended records into a set nobody reads any more."""
+        seen = self.seen
+        if seen is None:
+            return fn
+
+        def run(*args: Any, **kwargs: Any) -> Any:
+            outer, self.seen = self.seen, seen
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.seen = outer
+        return run
 
 
 recorder = _Recorder()

@@ -22,14 +22,14 @@ core by default, ``NPLK_LAB_WORKERS``; 0 keeps fits in the page's process, as un
 
 A job's result goes into the shared fit store (:mod:`.stores`) when it finishes, also
 when the page that asked has moved on, so a later move back finds it. The workers are
-spawned (not forked: the server has threads) and import the solvers once; the reaper
+spawned (not forked: the server has threads) from a main module of their own
+(:mod:`.worker_main`: never the page that asked) and import the solvers once; the reaper
 (:mod:`.reaper`) stops them when the class has gone.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
-import multiprocessing
 import os
 import threading
 import time
@@ -59,6 +59,14 @@ def _worker_init(stop: Any = None, iters: Any = None) -> None:
         threadpool_limits(1)
     except ImportError:
         pass
+
+
+def import_solvers() -> None:
+    """In a worker: import every method's estimator (scikit-learn with them)."""
+    from nplk_lab.model.methods import METHODS, available
+
+    for method in METHODS:
+        available(method)
 
 
 def run_job(slot: int, fn: Callable, args: tuple, kwargs: dict) -> Any:
@@ -108,12 +116,36 @@ class Pool:
         self._iter: Any = None
 
     def _spawn_pool(self):
-        ctx = multiprocessing.get_context("spawn")
+        # spawned, starting from a module of their own, not from the page that asked
+        # (nplk_lab/ui/worker_main.py says why)
+        from .worker_main import context
+
+        ctx = context()
         self._stop = ctx.Array("i", self.workers, lock=False)
         self._iter = ctx.Array("i", self.workers, lock=False)
         return cf.ProcessPoolExecutor(self.workers, mp_context=ctx,
                                       initializer=_worker_init,
                                       initargs=(self._stop, self._iter))
+
+    def start(self) -> None:
+        """Start every worker now and have it import the solvers, so that the first fit
+        pays neither (a new server's warm-up calls this once its first picture is
+        drawn: :func:`nplk_lab.ui.firstpaint._start_pool`). Each warm-up task is a short
+        job of the process pool outside the sessions' queues; a fit asked for meanwhile
+        waits for at most one of them."""
+        with self._lock:
+            if self._executor is not None:
+                return
+            try:
+                self._executor = self._factory()
+            except Exception:  # noqa: BLE001 (the first fit starts the pool and says why)
+                return
+            ex = self._executor
+        for _ in range(self.workers):  # one task each: every submit spawns a process
+            try:
+                ex.submit(run_job, -1, import_solvers, (), {})
+            except Exception:  # noqa: BLE001 (a broken pool: the next fit restarts it)
+                return
 
     def iteration(self, job: Job) -> int | None:
         """The solver iteration a running job has reached (None if unknown)."""
