@@ -311,3 +311,19 @@ def test_a_fit_pool_with_the_hook_dies_with_its_server(tmp_path):
     finally:
         if in_group(parent.pid):
             os.killpg(parent.pid, signal.SIGKILL)
+
+
+def test_the_fit_pools_workers_watch_their_server(monkeypatch):
+    """The lab's own pool initializer installs the parent hook (a killed classroom worker
+    left its fit pool under PID 1), without touching this process's BLAS threads."""
+    import sys
+    import types
+
+    from nplk_lab.ui import parent_watch, workers
+
+    called = []
+    monkeypatch.setattr(parent_watch, "die_with_parent", lambda *a: called.append(a))
+    monkeypatch.setitem(sys.modules, "threadpoolctl",
+                        types.SimpleNamespace(threadpool_limits=lambda n: None))
+    workers._worker_init()
+    assert called == [()]

@@ -50,7 +50,15 @@ _ITER: Any = None
 
 
 def _worker_init(stop: Any = None, iters: Any = None) -> None:
-    """One BLAS thread per worker (the pool already uses every core); the shared slots."""
+    """One BLAS thread per worker (the pool already uses every core); the shared slots.
+    The worker ends when the server that started it dies (a SIGKILLed classroom worker
+    left its pool under PID 1)."""
+    import os
+
+    from .parent_watch import die_with_parent
+
+    if os.getppid() > 1:    # a server running as PID 1 (a container) takes its pool along
+        die_with_parent()
     global _STOP, _ITER
     _STOP, _ITER = stop, iters
     try:
