@@ -50,18 +50,19 @@ with right:
     # Each link opens a preset (nplk_lab.model.presets): the page's whole state, chosen so
     # the paper's effect is visible on first load (tests/test_presets.py measures it).
     links = [
-        ("dank_clowns", "Classification", "🎯", claims.TEXT["home_dank_clowns"]),
-        ("dank_solvers", "Classification — convergence", "📉",
+        ("dank_clowns", "Classification", ":material/scatter_plot:",
+         claims.TEXT["home_dank_clowns"]),
+        ("dank_solvers", "Classification — convergence", ":material/trending_down:",
          "Nesterov vs projected gradient on the same problem (DANK paper, Fig. 4)."),
-        ("dank_svr_step", "Regression", "📈",
+        ("dank_svr_step", "Regression", ":material/show_chart:",
          "The step function: DANK-SVR follows the steps that the plain SVR rounds off, "
          "because its test points take their nearest training point's row of F — it "
          "predicts like 1-nearest neighbour."),
-        ("lab_rbf_chirp", "Regression — LAB RBF", "🎚️",
+        ("lab_rbf_chirp", "Regression — LAB RBF", ":material/tune:",
          "A chirp: LAB RBF puts more support points where the frequency rises."),
-        ("npkl_spiral", "Pairwise constraints", "🔗",
+        ("npkl_spiral", "Pairwise constraints", ":material/link:",
          "Two spirals: a few must-links give clusters that k-means cannot find."),
-        ("tau_sweep", "Sensitivity", "🎛️",
+        ("tau_sweep", "Sensitivity", ":material/tune:",
          "τ from 10⁻⁴ to 10: rank(F) falls; accuracy sits above the SVM while DANK's "
          "test labels follow 1-nearest neighbour, then drops back to it (DANK paper, "
          "Table 5)."),
@@ -70,10 +71,14 @@ with right:
         st.page_link(presets.preset_file(name), label=label, icon=icon,
                      query_params=presets.preset_query(name))
         st.caption(text)
-    st.page_link("pages/5_Scaling.py", label="Scaling", icon="🧩",
+    st.page_link("pages/5_Scaling.py", label="Scaling", icon=":material/grid_view:",
                  query_params={"scale_clusters": "4"})
     st.caption("More clusters: Q(π) grows and the gap stays under the Theorem 6 bound.")
-    st.page_link("pages/6_Paper_results.py", label="Paper results", icon="📄")
+    st.page_link("pages/7_Lessons.py", label="Lessons", icon=":material/school:")
+    st.caption("Five guided lessons for a class: predict, then see the figure and the "
+               "numbers; a presentation mode for the projector, and your own lesson link.")
+    st.page_link("pages/6_Paper_results.py", label="Paper results",
+                 icon=":material/description:")
     st.caption("Every reproducible result of the papers: their number, ours, and a link "
                "to each on its page.")
 

@@ -15,7 +15,7 @@ import nplk_lab.ui as ui
 from nplk_lab.model import presets as pr
 from nplk_lab.model import verdicts as vd
 
-ui.page_setup("paper", "Paper results", "📄")
+ui.page_setup("paper", "Paper results", ":material/description:")
 ui.follow_cell_click()  # a clicked atlas square opens its state on its page
 ui.presentation("paper")  # present=1: no controls, larger text
 PAPER_VALUE = "paper's value"
@@ -83,5 +83,5 @@ for name, preset in pr.PRESETS.items():
                 st.text(f"{row['result']} | paper: {row[PAPER_VALUE]} | ours: {row['ours']} "
                         f"| verdict: {row['verdict']}")
         with right:
-            st.page_link(pr.preset_file(name), label="Open", icon="▶️",
+            st.page_link(pr.preset_file(name), label="Open", icon=":material/play_arrow:",
                          query_params=pr.preset_query(name))

@@ -250,7 +250,7 @@ def lessons_page() -> None:
                     st.error(f"Not quite: the numbers say “{step.options[rev.answer]}”.")
                 st.markdown(rev.text)
         if not present:
-            st.page_link(L.step_file(step), label="Try it yourself", icon="🧪",
+            st.page_link(L.step_file(step), label="Try it yourself", icon=":material/science:",
                          query_params=L.step_query(step),
                          help="Opens the lab page in this step's state, with every control.")
     with left:
@@ -286,7 +286,7 @@ def _lesson_choice(current: str) -> None:
 
 def _present_button() -> None:
     st.divider()
-    if st.button("Present", key="lesson_present", icon="📽️",
+    if st.button("Present", key="lesson_present", icon=":material/slideshow:",
                  help="The link to this lesson step in presentation mode."):
         st.session_state["lab_present_link"] = "lessons"
     if st.session_state.get("lab_present_link") == "lessons":

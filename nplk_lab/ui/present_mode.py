@@ -152,7 +152,7 @@ def presentation(page: str) -> bool:
                       args=(False,), help="Show the controls and the sidebar again.")
         return True
     with st.sidebar.expander("Present · add to a lesson", expanded=False):
-        if st.button("Present", key="present_link", icon="📽️",
+        if st.button("Present", key="present_link", icon=":material/slideshow:",
                      help="Gives this page's link in presentation mode: no controls, the "
                           "figure large, for a projector."):
             st.session_state["lab_present_link"] = page
@@ -225,4 +225,5 @@ def _collector(page: str, P: dict[str, Any]) -> None:
         st.caption(safe_text(f"Your lesson has {len(steps)} step"
                              f"{'s' if len(steps) != 1 else ''}"
                              + (" (the most a lesson holds)." if full else ".")))
-        st.page_link("pages/7_Lessons.py", label="Order them and make the link", icon="🎓")
+        st.page_link("pages/7_Lessons.py", label="Order them and make the link",
+                     icon=":material/school:")

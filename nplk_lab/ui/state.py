@@ -33,7 +33,7 @@ PAGE_FILES = {
 # page set-up, state and URL
 # ---------------------------------------------------------------------------
 
-def page_setup(page: str, title: str, icon: str = "🧪") -> dict[str, Any]:
+def page_setup(page: str, title: str, icon: str = ":material/science:") -> dict[str, Any]:
     """Configure the page and load the state (applying the URL when it carries a state
     this session did not write); return the live ``params`` dict."""
     st.set_page_config(page_title=f"{title} · NPLK Lab", page_icon=icon, layout="wide")
