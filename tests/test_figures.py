@@ -717,3 +717,18 @@ def test_figure_json_matches_plotly_to_json(toy):
     for fig in figs:
         fast, ref = json.loads(fg.figure_json(fig)), json.loads(fig.to_json())
         assert _decoded(fast) == _decoded(ref)
+
+
+def test_a_kernel_heatmap_can_keep_one_colour_scale_for_every_sigma():
+    """Lesson 1 compares K at σ = 0.05 and σ = 10 ("the colours are almost flat"): with
+    zrange=(0, 1) both share the scale instead of each spanning its own range."""
+    from nplk_core.datasets import make_clowns
+    from nplk_core.kernels import gaussian_kernel
+
+    X, y = make_clowns(60, random_state=0)
+    wide = gaussian_kernel(X, sigma=10.0)
+    assert wide.min() > 0.8                      # the flat kernel of the lesson
+    fixed = fg.matrix_heatmap(wide, y, name="K", center=None, zrange=(0.0, 1.0))
+    assert (fixed.data[0].zmin, fixed.data[0].zmax) == (0.0, 1.0)
+    own = fg.matrix_heatmap(wide, y, name="K", center=None)
+    assert own.data[0].zmin is None and own.data[0].zmax is None

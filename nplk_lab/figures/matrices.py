@@ -113,10 +113,12 @@ def _pm(v: float) -> str:
 
 def matrix_heatmap(M: np.ndarray, y: np.ndarray | None = None, *, name: str = "F",
                    center: float | None = 1.0, max_side: int = 180, title: str = "",
-                   height: int = 480) -> go.Figure:
+                   height: int = 480, zrange: tuple[float, float] | None = None
+                   ) -> go.Figure:
     """Heatmap of one matrix, points ordered by class; diverging palette spanning
     ``center ± max|M − center|`` (1 for F and G), or sequential with ``center=None``
-    (a kernel K)."""
+    (a kernel K) over ``zrange`` (e.g. (0, 1) for a Gaussian kernel, so that kernels of
+    different σ share one colour scale; default: the matrix's own range)."""
     M = np.asarray(M, dtype=float)
     order = class_order(y, M.shape[0])
     drawn = _ordered(M, order, max_side)
@@ -127,8 +129,9 @@ def matrix_heatmap(M: np.ndarray, y: np.ndarray | None = None, *, name: str = "F
         tr, starts = _heatmap(M, order, name=name, colorscale=DIVERGING, zmid=center,
                               zmin=lo, zmax=hi, colorbar=bar, drawn=drawn)
     else:
+        lo, hi = zrange if zrange is not None else (None, None)
         tr, starts = _heatmap(M, order, name=name, colorscale=SEQUENTIAL, zmid=None,
-                              drawn=drawn)
+                              zmin=lo, zmax=hi, drawn=drawn)
     xa, ya = _matrix_axes("")
     layout = _layout(title or f"{name} (points ordered by class)", height, xaxis=xa,
                      yaxis=ya, shapes=_class_lines(y, starts))

@@ -196,8 +196,11 @@ def matrix_figure(res: lab.LabResult, data: lab.LabData):
         if res.matrix is not None:
             return fg.matrix_heatmap(res.matrix, res.labels(data.y_train), name=res.matrix_name)
         if res.kernel is not None:
+            # a Gaussian kernel lies in [0, 1]: one fixed scale, so K at σ = 10 looks
+            # flat beside K at σ = 0.05 instead of rescaled to its own 0.86-1
             return fg.matrix_heatmap(res.kernel, res.labels(data.y_train), name="K", center=None,
-                                     title="Gaussian kernel K (points ordered by class)")
+                                     title="Gaussian kernel K (points ordered by class; "
+                                           "colours 0 to 1)", zrange=(0.0, 1.0))
         return None
     return cached("figs", key, build)
 
