@@ -130,3 +130,44 @@ def test_scalable_dank_is_the_same_on_every_backend_and_finishing_order(clowns, 
     for name, r in runs.items():
         _same(r, serial)
         assert np.array_equal(np.sign(sc.scalable_decision(r, Xt)), pred), name
+
+
+# ---------------------------------------------------------------------------
+# a slow machine: no fit stops on the clock
+# ---------------------------------------------------------------------------
+
+def _slow_clock(monkeypatch):
+    """A clock on which every reading is 1,000 s after the last: what a fit would see on
+    a machine loaded beyond measure. A fit that stopped on a time limit would stop early."""
+    import itertools
+    import time
+
+    ticks = itertools.count(start=1e6, step=1000.0)
+    monkeypatch.setattr(time, "perf_counter", lambda: next(ticks))
+    monkeypatch.setattr(time, "monotonic", lambda: next(ticks))
+
+
+def _lab_fits():
+    import nplk_lab.model as lab
+    from nplk_lab.model.studies import scaling_study
+
+    p = {**lab.defaults(), "n_samples": 120}
+    data, _ = lab.prepare_data(p, lab.CLASSIFICATION)
+    exact = lab.fit_method(p, data.X_train, data.y_train, data.X_test, data.y_test,
+                           method="dank")
+    study = scaling_study(data.X_train, data.y_train, C=1.0, sigma=1.0, v=3, max_v=3)
+    return exact, study
+
+
+def test_no_fit_stops_on_the_clock(monkeypatch):
+    exact, study = _lab_fits()
+    _slow_clock(monkeypatch)
+    exact_s, study_s = _lab_fits()
+    assert exact_s.fit_time >= 1000.0                        # the slow clock was read
+    assert exact.estimator is not None and not exact_s.stopped
+    np.testing.assert_array_equal(exact.estimator.alpha_, exact_s.estimator.alpha_)
+    assert exact.test_score == exact_s.test_score
+    assert exact.estimator.n_iter_ == exact_s.estimator.n_iter_
+    assert [m.text for m in exact.messages] == [m.text for m in exact_s.messages]
+    for a, b in ((study.gap, study_s.gap), (study.labels, study_s.labels)):
+        np.testing.assert_array_equal(a, b)
