@@ -2,9 +2,10 @@
 
 Fits ``DANKClassifier(n_clusters=8)`` on 5,000 clowns several times in each mode and
 compares every run's test predictions (20,000 points), alphas and k-means centres with
-the first serial run (which the serial row counts too). Modes: in this process (serial), 2 loky processes, 2 threads, a 2-worker Dask
-``LocalCluster`` (sub-problems on the workers), and the whole fit inside a Dask worker
-(where OpenMP has one thread). Seeds: none (the default call) and 0.
+the first serial run (which the serial row counts too). Modes: in this process
+(serial), 2 loky processes, 2 threads, a 2-worker Dask ``LocalCluster`` (sub-problems
+on the workers), and the whole fit inside a Dask worker (where OpenMP has one thread).
+Seeds: none (the default call) and 0.
 
     PYTHONPATH=. python benchmarks/bench_same_fit.py --runs 3       # needs ".[dask]"
 
@@ -14,7 +15,6 @@ Run it with another checkout on ``PYTHONPATH`` for a before/after table. Prints 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import sys
 
