@@ -273,7 +273,10 @@ class DANKClassifier(ClassifierMixin, _DANKBase):
     callback : callable ``callback(iteration, state, elapsed) -> bool | None``
         Called every iteration; returning True stops the solve.
     random_state : int, RandomState or None
-        Seeds k-means in the scalable mode (the exact solve is deterministic).
+        Seeds k-means in the scalable mode (the exact solve is deterministic). ``None``
+        is a fixed seed, so a fit is the same on every run and on every joblib backend
+        (:func:`nplk_core.scalable.partition_seed`); pass another integer for another
+        partition.
 
     Attributes
     ----------

@@ -174,6 +174,30 @@ def nearest_center(X: np.ndarray, centers: np.ndarray, *, rows: int = _ASSIGN_RO
     return out
 
 
+#: the k-means seed when none is given: a fit without ``random_state`` is the same fit on
+#: every run (a seed drawn from the operating system made the partition, and so the
+#: predictions, change from run to run: 99.5-99.8 % agreement at n = 5,000, 8 clusters)
+DEFAULT_SEED = 0
+
+
+def partition_seed(random_state) -> int:
+    """The one integer that seeds the partition (the sample and k-means).
+
+    ``None`` is :data:`DEFAULT_SEED` (the same partition on every run); an integer (numpy
+    integers included) is itself; a ``RandomState`` or ``Generator`` gives one draw, so a
+    seeded generator gives the same partition each time it is seeded alike."""
+    if random_state is None:
+        return DEFAULT_SEED
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        return int(random_state)
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(0, 2**31 - 1))
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(0, 2**31 - 1))
+    raise ValueError(f"random_state must be None, an integer, a numpy RandomState or "
+                     f"Generator; got {random_state!r}.")
+
+
 def _partition(X, n_clusters, random_state):
     """k-means partition (the partition, not the k-means objective, is what the
     decomposition needs).
@@ -185,16 +209,29 @@ def _partition(X, n_clusters, random_state):
     passes of ``O(batch x k)`` memory, independent of n; Lloyd's on all of a large n
     costs ``n x k x d`` per iteration and per start. Every point then goes to its
     nearest centre, in blocks.
+
+    The same data and seed give the same partition bit for bit, whatever process runs
+    it: the seed is :func:`partition_seed` (never the operating system's), and Lloyd's
+    k-means runs on one OpenMP thread, because scikit-learn sums each thread's share of
+    a centre separately, so its centres change in the last bits with the thread count
+    (2 threads in this process, 1 in a Dask or loky worker). On one thread it is also
+    faster at this size (5,000 points: 0.03 s against 0.7-1.6 s on 2 busy cores).
+    Mini-batch k-means updates each centre on one thread; its centres were measured
+    the same on 1 and 2 threads (200,000 clowns, 200 clusters).
     """
+    from threadpoolctl import threadpool_limits
+
     n = X.shape[0]
+    seed = partition_seed(random_state)
     if n <= MINIBATCH_ABOVE:
-        rng = np.random.default_rng(random_state if isinstance(random_state, int) else None)
+        rng = np.random.default_rng(seed)
         fit_on = X if n <= 5000 else X[rng.choice(n, 5000, replace=False)]
-        km = KMeans(n_clusters=n_clusters, n_init=3, random_state=random_state).fit(fit_on)
+        with threadpool_limits(limits=1, user_api="openmp"):
+            km = KMeans(n_clusters=n_clusters, n_init=3, random_state=seed).fit(fit_on)
     else:
         km = MiniBatchKMeans(n_clusters=n_clusters, batch_size=4096, n_init=3,
                              init_size=max(3 * 4096, 3 * n_clusters),
-                             random_state=random_state).fit(X)
+                             random_state=seed).fit(X)
     centers = km.cluster_centers_
     return nearest_center(X, centers), centers
 
