@@ -88,10 +88,14 @@ def atlas_panel() -> None:
     left, right = st.columns(2)
     with left:
         method = st.selectbox("Method", list(ch), format_func=lambda m: METHOD_NAMES[m],
-                              key="atlas_method")
+                              key="atlas_method",
+                              help="The learned-kernel method whose map is drawn.")
     with right:
         dataset = st.selectbox("Data set", ch[method], key="atlas_dataset",
-                               format_func=lambda n: SETS[n].title)
+                               format_func=lambda n: SETS[n].title,
+                               help="The lab's toys, scikit-learn's generators and real "
+                                    "data sets that scikit-learn ships; only the toys "
+                                    "open on a page.")
     grid = AV.atlas_grid(cells, method, dataset)
     if grid is None:  # pragma: no cover - the choosers only offer measured pairs
         return
@@ -144,7 +148,8 @@ def npkl_panel() -> None:
                "page, at 10 draws of the data. Each square: one share of labels and one C.")
     sets = [n for n in AN.NPKL_SETS if any(r["dataset"] == n for r in cells)]
     name = st.selectbox("Data set", sets, key="atlas_npkl_dataset",
-                        format_func=lambda n: SETS[n].title)
+                        format_func=lambda n: SETS[n].title,
+                        help="Two-class data sets: the pairs are drawn from their labels.")
     grid = AV.npkl_grid(cells, name)
     if grid is None:  # pragma: no cover - the chooser only offers measured sets
         return
