@@ -17,6 +17,7 @@ import pytest
 import nplk_lab.figures as fg
 import nplk_lab.model as lab
 from nplk_lab.model import ablation as ab
+from nplk_lab.model import paired as P
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -136,44 +137,196 @@ def test_table_numbers_are_the_lab_fits_own(method):
         f"{a.score('method'):.3f}"
 
 
-def _rows(task, method, off, nn, plain, agree=np.nan):
-    return (ab.Row("method", "m", method, agree_nn=agree), ab.Row("off", "o", off),
-            ab.Row("nn", "n", nn, agree_nn=1.0), ab.Row("plain", "p", plain))
+def table_at(method, **over):
+    """The page's score table at a state of the lab (its own data and fits)."""
+    task = lab.METHODS[method].task
+    P, data = split(task, **{"n_samples": lab.defaults()["n_samples"], **over})
+    res = lab.fit_method(P, data.X_train, data.y_train, data.X_test, data.y_test,
+                         method=method)
+    base = "svm" if task == lab.CLASSIFICATION else "svr"
+    plain = lab.fit_method(P, data.X_train, data.y_train, data.X_test, data.y_test,
+                           method=base)
+    assert res.ok and plain.ok, res.messages + plain.messages
+    return ab.ablation(method, res.estimator, res.X_train, res.y_train, data.X_test,
+                       data.y_test, plain=plain.estimator)
 
 
-def test_verdict_names_the_nearest_neighbour_rule_when_the_numbers_say_so():
-    # method follows 1-NN on 98 %, gains 10 points, F off sits at the SVM's level
-    v = ab.verdict("dank", lab.CLASSIFICATION, _rows(lab.CLASSIFICATION, 0.93, 0.82, 0.95,
-                                                       0.82), 60, 0.98)
-    assert "98 %" in v and "0.950" in v and "11.0 points above" in v
-    assert "the plain SVM's level" in v
-    assert "comes from the nearest-neighbour rule at test time, not from a reshaped" in v
+NOT_RESHAPED = ("not from a reshaped kernel", "not a reshaped kernel")
+CANNOT_TELL = "cannot tell the explanations apart"
+SURVIVES = "part of the gain survives with"
 
 
-def test_verdict_credits_the_learned_kernel_when_f_off_still_wins():
-    # F off at test time still 6 points above the SVM; labels differ from 1-NN's often
-    v = ab.verdict("dank", lab.CLASSIFICATION, _rows(lab.CLASSIFICATION, 0.90, 0.88, 0.80,
-                                                       0.82), 100, 0.70)
-    assert "still above the plain SVM" in v and "Part of the gain survives" in v
-    assert "nearest-neighbour rule at test time, not" not in v
+@pytest.mark.parametrize("method", ["dank", "knpl"])
+def test_clowns_at_small_sigma_cannot_tell_the_rule_from_a_reshaped_kernel(method):
+    """Clowns, σ = 1, C = 2 (seed 0): the plain SVM, the method with its matrix off and
+    the method itself all give 1-NN's label on every test point, so the paragraph says
+    the data cannot tell the explanations apart, and names neither."""
+    a = table_at(method, dataset="clowns", sigma=1.0, C=2.0)
+    assert a.follows_nn == 1.0 and a.row("plain").agree_nn == 1.0
+    assert a.row("off").agree_nn == 1.0
+    assert (a.nn_edge.lo, a.nn_edge.hi) == (0.0, 0.0)
+    assert CANNOT_TELL in a.verdict
+    assert not any(w in a.verdict for w in NOT_RESHAPED)
+    assert "gain comes from" not in a.verdict
 
 
-def test_verdict_says_when_there_is_no_gain():
-    v = ab.verdict("knpl", lab.CLASSIFICATION, _rows(lab.CLASSIFICATION, 0.82, 0.82, 0.90,
-                                                       0.82), 60, 0.75)
-    assert "KNPL scores like the plain SVM" in v and "With G switched off" in v
-    assert "gain comes from" not in v
+def test_sandwich_seed_2_dank_keeps_part_of_its_gain_with_f_off():
+    """Sandwich, σ = 4, C = 10, data seed 2: DANK with F off is 5 test points (of 60)
+    above the SVM, beyond its interval: the paragraph says part of the gain survives
+    with F off, with its share, and never that the gain is not a reshaped kernel's."""
+    a = table_at("dank", dataset="sandwich", sigma=4.0, C=10.0, seed=2)
+    off = a.vs_plain("off")
+    assert round((a.score("off") - a.score("plain")) * a.n_test) == 5
+    assert off.lo > 0 and off.verdict == P.HOLDS
+    assert "So part of the gain survives with F switched off" in a.verdict
+    share = off.mean / a.vs_plain("method").mean
+    assert f"({100 * share:.0f} %)" in a.verdict
+    assert not any(w in a.verdict for w in NOT_RESHAPED)
+    assert CANNOT_TELL not in a.verdict
 
 
-def test_regression_verdict_follows_the_errors():
-    rows = (ab.Row("method", "m", 0.999, 0.001, 0.998), ab.Row("off", "o", 0.975, 0.025),
-            ab.Row("nn", "n", 0.999, 0.001, 1.0), ab.Row("plain", "p", 0.975, 0.025))
-    v = ab.verdict("dank_svr", lab.REGRESSION, rows, 60, 0.998)
-    assert "lie close to" in v and "0.2 %" in v
-    assert "back at the plain SVR's level" in v
-    rows_off = rows[:1] + (ab.Row("off", "o", 0.99, 0.01),) + rows[2:]
-    v2 = ab.verdict("dank_svr", lab.REGRESSION, rows_off, 60, 0.5)
-    assert "differ from" in v2 and "Part of the gain survives" in v2
+def test_sandwich_seed_2_knpl_gain_is_the_rule_and_g_off_shows_no_gain():
+    """Same state, KNPL: G off scores exactly the SVM's accuracy (interval around 0),
+    KNPL follows 1-NN far more than the SVM: the gain is the rule's, and the paragraph
+    says these test points show no gain from the reshaped kernel alone (not that there
+    can be none)."""
+    a = table_at("knpl", dataset="sandwich", sigma=4.0, C=10.0, seed=2)
+    assert a.vs_plain("off").lo < 0 < a.vs_plain("off").hi
+    assert a.nn_edge.lo > 0 and a.vs_plain("method").lo > 0
+    assert "So its gain comes from the nearest-neighbour rule at test time" in a.verdict
+    assert "show no gain from a reshaped kernel alone" in a.verdict
+    assert SURVIVES not in a.verdict.lower() and CANNOT_TELL not in a.verdict
+
+
+def _ref_interval(d):
+    """A 95 % t-interval of the mean of ``d``, computed here from scratch (all equal
+    differences: the point itself)."""
+    from scipy import stats
+
+    d = np.asarray(d, dtype=float)
+    m = d.mean()
+    if np.ptp(d) == 0:
+        return m, m
+    half = stats.t.ppf(0.975, d.size - 1) * d.std(ddof=1) / np.sqrt(d.size)
+    return m - half, m + half
+
+
+def _check_words(a, d_edge, d_off, d_gain):
+    """The paragraph's claims against intervals computed independently."""
+    v = a.verdict
+    e_lo, _ = _ref_interval(d_edge)
+    o_lo, o_hi = _ref_interval(d_off)
+    g_lo, g_hi = _ref_interval(d_gain)
+    np.testing.assert_allclose([a.nn_edge.lo, a.vs_plain("off").lo, a.vs_plain("off").hi],
+                               [e_lo, o_lo, o_hi], atol=1e-9)
+    survives = o_lo > 1e-9
+    assert (SURVIVES in v.lower()) == survives, (o_lo, v)
+    if survives:
+        assert not any(w in v for w in NOT_RESHAPED), v
+    else:
+        assert (CANNOT_TELL in v) == (e_lo <= 1e-9), (e_lo, v)
+    if any(w in v for w in NOT_RESHAPED):      # only when F off is not above the SVM
+        assert o_hi <= 1e-9 or o_lo <= 0, v
+    gain_words = re.search(r"is ([\d.]+(?: points)? (above|below)|level with) the plain", v)
+    want = "above" if g_lo > 1e-9 else "below" if g_hi < -1e-9 else None
+    assert gain_words.group(2) == want, (g_lo, g_hi, v)
+    assert ("beyond its interval" in v) == (o_lo > 1e-9 or o_hi < -1e-9), v
+
+
+@pytest.mark.parametrize("draw", range(40))
+def test_classification_words_follow_independent_intervals_at_random_states(draw):
+    """Random test labels and predictions (seeded draws: sizes 3-120, every mix from
+    'all rows equal' to 'all independent'): the paragraph says 'cannot tell apart'
+    exactly when the agreement difference's interval is not above 0 (and F off does not
+    win), 'part of the gain survives' exactly when F off's interval is above 0, and
+    never 'not a reshaped kernel' then."""
+    rng = np.random.default_rng(1000 + draw)
+    n = int(rng.integers(3, 121))
+    y = rng.choice([-1, 1], n)
+
+    def flip(v, q):
+        return np.where(rng.random(n) < q, -v, v)
+
+    nn = flip(y, rng.uniform(0, 0.3))
+    plain = flip(nn, rng.choice([0.0, 0.05, 0.3, 0.5]))
+    method = flip(nn, rng.choice([0.0, 0.02, 0.2]))
+    off = flip(plain, rng.choice([0.0, 0.1])) if draw % 3 else flip(y, rng.uniform(0, .2))
+    a = ab.from_predictions("dank", y, {"method": ("m", method), "off": ("o", off),
+                                        "nn": ("n", nn), "plain": ("p", plain)})
+    d_edge = 100.0 * ((method == nn).astype(float) - (plain == nn))
+    d_off = 100.0 * ((off == y).astype(float) - (plain == y))
+    d_gain = 100.0 * ((method == y).astype(float) - (plain == y))
+    _check_words(a, d_edge, d_off, d_gain)
+
+
+@pytest.mark.parametrize("draw", range(30))
+def test_regression_words_follow_independent_intervals_at_random_states(draw):
+    """The same for regression: per test point the squared distances, scaled by the
+    spread of the targets (mean = the difference in R² or in closeness to 1-NN)."""
+    rng = np.random.default_rng(2000 + draw)
+    n = int(rng.integers(4, 100))
+    y = rng.normal(size=n)
+    nn = y + rng.normal(scale=rng.uniform(0, 0.5), size=n)
+    plain = nn + rng.normal(scale=rng.choice([0.0, 0.1, 0.6]), size=n)
+    method = nn + rng.normal(scale=rng.choice([0.0, 0.05, 0.4]), size=n)
+    off = plain + rng.normal(scale=0.1, size=n) if draw % 3 else y + rng.normal(
+        scale=rng.uniform(0, 0.3), size=n)
+    a = ab.from_predictions("dank_svr", y, {"method": ("m", method), "off": ("o", off),
+                                            "nn": ("n", nn), "plain": ("p", plain)})
+    s = np.sum((y - y.mean()) ** 2) / n
+    d_edge = ((plain - nn) ** 2 - (method - nn) ** 2) / s
+    d_off = ((plain - y) ** 2 - (off - y) ** 2) / s
+    d_gain = ((plain - y) ** 2 - (method - y) ** 2) / s
+    assert a.nn_edge.mean == pytest.approx(a.follows_nn - a.row("plain").agree_nn)
+    _check_words(a, d_edge, d_off, d_gain)
+
+
+def test_regression_closeness_and_point_values_by_hand():
+    """y = 0, 1, 2, 3 (Σ(y − ȳ)² = 5): predictions 1 and 0 away from 1-NN's at two points
+    each → closeness 1 − 2/5 = 0.6; per point 1 − (p − nn)² / (5/4)."""
+    y = np.array([0.0, 1.0, 2.0, 3.0])
+    nn = np.array([0.0, 1.0, 2.0, 2.0])
+    p = np.array([1.0, 1.0, 2.0, 3.0])
+    assert ab._closeness(y, p, nn) == pytest.approx(0.6)
+    score, agree = ab.point_values(lab.REGRESSION, y, p, nn)
+    np.testing.assert_allclose(agree, [0.2, 1.0, 1.0, 0.2])
+    np.testing.assert_allclose(score, [0.2, 1.0, 1.0, 1.0])
+    a = ab.from_predictions("dank_svr", y, {"method": ("m", p), "off": ("o", y),
+                                            "nn": ("n", nn), "plain": ("p", nn)})
+    assert a.follows_nn == pytest.approx(0.6)
+    assert a.row("method").rel_error == pytest.approx(0.2)      # 1 / 5
+    assert a.row("plain").score == pytest.approx(0.8)
+    assert a.vs_plain("method").mean == pytest.approx(0.0)
+    assert a.nn_edge.mean == pytest.approx(0.6 - 1.0)
+    assert "differ from 1-nearest neighbour's" in a.verdict
+    assert "squared difference is 40.0 % of the spread of the 4 test targets" in a.verdict
+    np.testing.assert_array_equal(ab.point_values(lab.REGRESSION, np.ones(3), y[:3], y[:3]),
+                                  np.full((2, 3), np.nan))
+
+
+def test_classification_point_values_and_table_intervals_by_hand():
+    """Five test points, the method right where the SVM is wrong at two of them: +40
+    points, interval 40 ± t₀.₉₇₅,₄ · sd/√5 with sd of (0, 0, 0, 100, 100)."""
+    y = np.array([1, 1, -1, -1, 1])
+    plain = np.array([1, 1, -1, 1, -1])
+    method = y.copy()
+    a = ab.from_predictions("knpl", y, {"method": ("m", method), "off": ("o", plain),
+                                        "nn": ("n", method), "plain": ("p", plain)})
+    g = a.vs_plain("method")
+    sd = np.std([0, 0, 0, 100, 100], ddof=1)
+    assert g.mean == pytest.approx(40.0)
+    assert g.hi - g.mean == pytest.approx(2.7764451 * sd / np.sqrt(5), rel=1e-6)
+    assert a.vs_plain("plain") is None
+    assert (a.vs_plain("off").lo, a.vs_plain("off").hi) == (0.0, 0.0)
+    cells = a.table()
+    col = "against the plain SVM (95 % interval)"
+    assert cells[0][col] == f"+40.0 points ({g.lo:+.1f} to {g.hi:+.1f})"
+    assert cells[1][col] == "0.0 points (0.0 to 0.0)" and cells[3][col] == "—"
+    # without a plain row: no intervals and no claims about the baseline
+    b = ab.from_predictions("knpl", y, {"method": ("m", method), "off": ("o", plain),
+                                        "nn": ("n", method)})
+    assert b.nn_edge is None and b.vs_plain("method") is None
+    assert "plain SVM" not in b.verdict and "With G switched off" in b.verdict
 
 
 # ---------------------------------------------------------------------------
