@@ -153,3 +153,38 @@ def test_slow_solvers_are_costed_by_their_iterations():
     assert pg == pytest.approx(5000 * 1e-3 * 3.5 ** 2)
     # the hostile link's fit is not started at full size
     assert not budget.fit_verdict("dank", 700, 2, {**p, "solver": "pg"}).ok
+
+
+def test_a_maps_time_is_shared_by_its_workers():
+    """A map's lines run as tasks on ``workers`` processes (nplk_lab.model.maps.run_map
+    passes them on): its expected time is the fits' time divided by the workers, so a map
+    refused on one process runs on four."""
+    p = lab.defaults()
+    each = budget.fit_cost("dank", 200, 2, p).seconds
+    one = budget.map_verdict("dank", 200, (15, 15), 5, 2, p, label="DANK")
+    four = budget.map_verdict("dank", 200, (15, 15), 5, 2, p, label="DANK", workers=4)
+    assert one.cost.seconds == pytest.approx(each * 15 * 15 * 5)
+    assert four.cost.seconds == pytest.approx(each * 15 * 15 * 5 / 4)
+    assert budget.map_verdict("dank", 200, (15, 15), 5, 2, p, workers=0).cost.seconds == \
+        pytest.approx(one.cost.seconds)
+    limit = one.cost.seconds * 0.5                # between the two
+    assert not budget.map_verdict("dank", 200, (15, 15), 5, 2, p, max_seconds=limit).ok
+    ok = budget.map_verdict("dank", 200, (15, 15), 5, 2, p, workers=4, max_seconds=limit)
+    assert ok.ok and ok.level == "patient"
+    assert "15 × 15 values × 5 seeds = 1125 fits of dank on 200 points" in ok.message
+
+
+def test_map_limits_and_messages():
+    p = lab.defaults()
+    too_many = budget.map_verdict("svm", 100, (16, 15), 5, 2, p, label="SVM")
+    assert not too_many.ok and "limit of 1,125 fits" in too_many.message
+    assert "16 × 15 values × 5 seeds = 1200 fits of SVM on 100 points" in too_many.message
+    slow = budget.map_verdict("dank", 200, (10, 10), 2, 2, p, label="DANK", max_seconds=1.0)
+    assert not slow.ok and "above the lab's 1.0 s for a map" in slow.message
+    live = budget.map_verdict("svm", 50, (2, 2), 1, 2, p)
+    assert live.level == "live" and live.message == "" and "1 seed " not in live.message
+    assert budget.map_verdict("svm", 50, (0, -3), 0, 2, p).cost.seconds == \
+        pytest.approx(budget.fit_cost("svm", 50, 2, p).seconds)
+    big = budget.map_verdict("dank", 20_000, (2, 2), 1, 2, p)   # cells on a subsample
+    assert big.cost.seconds == pytest.approx(
+        4 * budget.fit_cost("dank", big.n_max, 2, p).seconds)
