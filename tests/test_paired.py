@@ -143,6 +143,7 @@ def test_numbers_in_text_and_dict():
     assert d["better"] == "lower" and d["margin"] == 0.2 and d["corrected"] is True
     assert (d["wins"], d["ties"], d["losses"]) == (0, 1, 2) and d["verdict"] == p.verdict
     assert d["mean"] == 1.0 and d["lo"] == float(f"{p.lo:.6g}") and d["n"] == 3
+    assert d["hi"] == float(f"{p.hi:.6g}") and d["hi"] > d["mean"]
     assert d["label"] == "L" and d["unit"] == ""
     assert P.paired([1.0, 2.0], [0.0, 0.0], label="x", sign=1).as_dict()["better"] == \
         "higher"

@@ -51,6 +51,7 @@ def test_verdict_text_calls_a_judged_loss_a_loss():
     assert V.verdict_text(P.INCONCLUSIVE, "", [st(-3, -1)]) == P.INCONCLUSIVE
     assert V.verdict_text(P.HOLDS, "ρ = ∞", []) == "holds (by construction)"
     assert V.verdict_text("nonsense", "", []) == P.SHOWN
+    assert V.verdict_text(P.HOLDS) == P.HOLDS and V.verdict_text(P.FAILS) == P.FAILS
     assert V.verdict_text(P.FAILS, "", [st(-3, -1)]).endswith("loss")
 
 
