@@ -188,3 +188,82 @@ def test_map_limits_and_messages():
     big = budget.map_verdict("dank", 20_000, (2, 2), 1, 2, p)   # cells on a subsample
     assert big.cost.seconds == pytest.approx(
         4 * budget.fit_cost("dank", big.n_max, 2, p).seconds)
+
+
+def test_times_and_sizes_in_words():
+    f = budget._fmt_seconds
+    assert [f(s) for s in (0.5, 0.9994, 1.0, 119.94, 120.0, 7199.0, 7200.0, 9000.0)] == \
+        ["500 ms", "999 ms", "1.0 s", "119.9 s", "2 min", "120 min", "2.0 h", "2.5 h"]
+    b = budget._fmt_bytes
+    assert [b(x) for x in (5 * budget.MB, (1 << 30) - 1, 1 << 30, 3 << 30)] == \
+        ["5 MB", "1024 MB", "1.0 GB", "3.0 GB"]
+    assert budget.scalable_route("dank").startswith("DANK's k-means decomposition")
+    assert budget.scalable_route("simple_npkl") == "SimpleNPKL's sparse Lanczos path"
+    assert budget.scalable_route("svm") == "" and budget.scalable_route("nope") == ""
+
+
+def test_sweep_messages_name_the_fits_and_the_limit():
+    p = lab.defaults()
+    too_many = budget.sweep_verdict("svm", 100, 151, 2, p)
+    assert too_many.message == ("A sweep of 151 fits is above the lab's limit of 150: use "
+                                "fewer points or repeats.")
+    assert budget.sweep_verdict("svm", 100, 150, 2, p).ok
+    each = budget.fit_cost("dank", 200, 2, p)
+    long = budget.sweep_verdict("dank", 200, 30, 2, p, label="DANK", max_seconds=1.0)
+    assert long.cost == budget.Cost(each.seconds * 30, each.bytes)
+    assert long.message == (f"This sweep (30 fits of DANK on 200 points) would take about "
+                            f"{budget._fmt_seconds(each.seconds * 30)}, above the lab's "
+                            f"1.0 s for a sweep: use fewer points, repeats or samples, or a "
+                            f"faster solver.")
+    patient = budget.sweep_verdict("dank", 200, 30, 2, p)
+    assert patient.level == "patient" and patient.message == (
+        f"This sweep runs 30 fits, about {budget._fmt_seconds(each.seconds * 30)} in all.")
+    live = budget.sweep_verdict("svm", 50, 2, 2, p)
+    assert live.level == "live" and live.message == ""
+    # a sample above the live budget is swept on its live-size subsample
+    big = budget.sweep_verdict("dank", 5000, 3, 2, p)
+    one = budget.fit_verdict("dank", 5000, 2, p)
+    assert (big.n_max, big.n_fit) == (one.n_max, one.n_fit)
+    assert big.cost.seconds == pytest.approx(3 * budget.fit_cost("dank", one.n_max, 2, p).seconds)
+
+
+def test_grid_resolution_steps_down_by_ten_exactly_at_the_memory_line():
+    # three resolution² × n double arrays must fit in half the memory
+    mem = 2 * 3 * 8 * 100 * 100 * 1000
+    tight = budget.Budget(memory=mem)
+    assert budget.grid_resolution(1000, budget=tight) == 100
+    assert budget.grid_resolution(1001, budget=tight) == 90
+    assert budget.grid_resolution(1000, requested=55, budget=tight) == 55
+    assert budget.grid_resolution(1000, requested=3, budget=tight) == 10
+    assert budget.grid_resolution(10 ** 9, budget=tight) == 10
+    assert budget.grid_resolution(0, requested=40, budget=tight) == 40
+    assert budget.grid_resolution(0) == 100
+
+
+def test_the_decomposition_study_costs_the_exact_fit_and_every_v():
+    p = lab.defaults()
+    v = budget.study_verdict(300, 4, 2, p)
+    one = budget.fit_cost("dank", 300, 2, {**p, "solver": "apg"})
+    factor = 1 + 1 / 2 + 1 / 3 + 1 / 4
+    assert v.cost.seconds == pytest.approx(one.seconds * factor)
+    assert v.cost.bytes == one.bytes + 8 * 10 * 300 * 300
+    assert v.ok and v.message == ""
+    assert budget.study_verdict(300, 1, 2, p).cost.seconds == pytest.approx(one.seconds)
+    assert budget.study_verdict(300, 0, 2, p).cost.seconds == pytest.approx(one.seconds)
+    # the solver is always the accelerated one: a slow solver in the params changes nothing
+    assert budget.study_verdict(300, 4, 2, {**p, "solver": "pg"}).cost == v.cost
+    assert budget.study_verdict(300, 4).cost == v.cost
+    big = budget.study_verdict(20_000, 4, 2, p)
+    assert not big.ok and big.message.startswith(
+        "The decomposition study on 20,000 points would need about ")
+    assert "of memory, above the lab's budget (500 MB, 20.0 s)" in big.message
+    assert budget.study_verdict(big.n_fit, 4, 2, p).ok
+    assert not budget.study_verdict(big.n_fit + 1, 4, 2, p).ok
+    assert big.n_max == big.n_fit
+    slow = budget.Budget(seconds=0.01, patient_seconds=0.05, memory=budget.DEFAULT.memory)
+    s = budget.study_verdict(600, 4, 2, p, budget=slow)
+    assert not s.ok and f"about {budget._fmt_seconds(s.cost.seconds)}, above" in s.message
+    assert "(500 MB, 50 ms)" in s.message
+    lvl = budget.study_verdict(big.n_fit, 4, 2, p)
+    assert lvl.level == ("live" if lvl.cost.seconds <= budget.DEFAULT.seconds else "patient")
+    assert budget.study_verdict(40, 2, 2, p).level == "live"
