@@ -329,6 +329,127 @@ def test_classification_point_values_and_table_intervals_by_hand():
     assert "plain SVM" not in b.verdict and "With G switched off" in b.verdict
 
 
+def test_legend_and_rule_in_words():
+    class Est:
+        extension = "nearest"
+    assert ab.legend("dank") == (
+        "DANK: test points take the row of F of their reciprocal nearest neighbours (the "
+        "paper's rule). F off: the same learned α and b with the plain kernel at test time "
+        "(F = 11ᵀ). 1-nearest neighbour: every test point takes the label of its nearest "
+        "training point. SVM: the plain SVM with the same σ and C; SVM-CV: σ and C by "
+        "5-fold cross-validation.")
+    assert ab.legend("dank", Est()).startswith(
+        "DANK: test points take the row of F of their nearest training point (")
+    reg = ab.legend("dank_svr")
+    assert "takes the target of its nearest" in reg and "SVR: the plain SVR with" in reg
+    assert "SVR-CV: σ and C" in reg
+    assert ab.legend("knpl").startswith("KNPL: test points take the row of G of their "
+                                        "nearest training point") and "(G = 11ᵀ)" in \
+        ab.legend("knpl")
+    assert ab.method_rule("dank") == "reciprocal nearest neighbours"
+    assert ab.method_rule("knpl") == ab.method_rule("dank", Est()) == "nearest training point"
+    assert [ab.matrix_symbol(m) for m in ("dank", "knpl", "dank_svr")] == ["F", "G", "F"]
+
+
+def test_numbers_in_the_table_cells():
+    assert [ab._num(v, 3) for v in (0.12345, 1.0, float("nan"), None)] == \
+        ["0.123", "1.000", "—", "—"]
+    assert [ab._num(v, 3, general=True) for v in (0.00142, 0.01, 0.025)] == \
+        ["0.00142", "0.010", "0.025"]
+    assert [ab._pct(v) for v in (0.983, 1.0, float("nan"), None)] == \
+        ["98 %", "100 %", "—", "—"]
+    assert [ab._signed(v, True) for v in (8.33, -4.16, 0.04, -0.04, float("nan"))] == \
+        ["+8.3", "-4.2", "0.0", "0.0", "—"]
+    assert [ab._signed(v, False) for v in (0.0234, -0.0004, 0.0004, 0.0006)] == \
+        ["+0.023", "0.000", "0.000", "+0.001"]
+    assert ab._interval(None, True) == "—"
+    p = P.Paired("x", "points", 5, 8.33, 1.12, 15.5)
+    assert ab._interval(p, True, "points") == "+8.3 points (+1.1 to +15.5)"
+    assert ab._interval(p, True) == "+8.3 (+1.1 to +15.5)"
+
+
+def test_side_of_an_interval():
+    def pr(lo, hi):
+        return P.Paired("x", "", 5, (lo + hi) / 2, lo, hi)
+    assert [ab._side(pr(lo, hi)) for lo, hi in ((0.1, 2), (-2, -0.1), (-1, 1), (0, 1),
+                                                 (-1, 0), (0, 0))] == \
+        ["above", "below", "level", "level", "level", "level"]
+    assert ab._side(None) == "level" and ab._side(pr(float("nan"), 1.0)) == "level"
+    assert ab._side(pr(1.0, float("inf"))) == "level"
+
+
+def test_paired_rows_need_finite_values():
+    assert ab._paired(lab.CLASSIFICATION, [], [], "x") is None
+    assert ab._paired(lab.REGRESSION, [np.nan, 1.0], [1.0, 1.0], "x") is None
+    assert ab._paired(lab.REGRESSION, [1.0, 1.0], [np.inf, 1.0], "x") is None
+    c = ab._paired(lab.CLASSIFICATION, [1.0, 0.0, 1.0], [0.0, 0.0, 0.0], "x")
+    assert c.unit == "points" and c.mean == pytest.approx(200 / 3) and c.label == "x"
+    r = ab._paired(lab.REGRESSION, [1.0, 0.0, 1.0], [0.0, 0.0, 0.0], "x")
+    assert r.unit == "R²" and r.mean == pytest.approx(2 / 3)
+
+
+def test_regression_paragraph_without_a_plain_row_and_with_constant_targets():
+    y = np.array([0.0, 1.0, 2.0, 3.0])
+    a = ab.from_predictions("dank_svr", y, {"method": ("m", y), "off": ("o", y + 1),
+                                            "nn": ("n", y)})
+    assert a.verdict == ("Here DANK-SVR's test predictions lie close to 1-nearest "
+                         "neighbour's: their squared difference is 0.0 % of the spread of "
+                         "the 4 test targets. Test R²: DANK-SVR 1.000, 1-NN 1.000, F "
+                         "switched off 0.200.")
+    flat = ab.from_predictions("dank_svr", np.ones(4), {
+        "method": ("m", y), "off": ("o", y), "nn": ("n", y), "plain": ("p", y)})
+    assert flat.vs_plain("method") is None and flat.nn_edge is None
+    assert flat.verdict == ("Here the 4 test targets are all equal, so R² and the "
+                            "closeness to 1-nearest neighbour are not defined.")
+
+
+def test_classification_paragraph_exact_at_a_state_of_every_branch():
+    """One paragraph per branch, word for word (10 test points)."""
+    y = np.array([1, 1, 1, 1, 1, -1, -1, -1, -1, -1])
+    flip = np.array([1, 1, 1, 1, 1, 1, 1, 1, 1, 1])
+    flip[:6] = -1
+    wrong6 = y * flip                                 # wrong at the first 6 points
+    a = ab.from_predictions("dank", y, {"method": ("m", y), "off": ("o", y),
+                                        "nn": ("n", y), "plain": ("p", wrong6)})
+    assert a.verdict == (
+        "Here DANK gives the same label as 1-nearest neighbour on 100 % of the 10 test "
+        "points, the plain SVM on 40 %; 1-NN scores 1.000, DANK 1.000. DANK is 60.0 points "
+        "above the plain SVM (0.400; 95 % interval over the test points "
+        f"{ab._signed(a.vs_plain('method').lo, True)} to "
+        f"{ab._signed(a.vs_plain('method').hi, True)}). With F switched off at test time "
+        "(its own α and b, the plain kernel) it scores 1.000, above the plain SVM beyond "
+        f"its interval ({ab._interval(a.vs_plain('off'), True, 'points')}). So part of the "
+        "gain survives with F switched off: the α and b learned with F∘K keep +60.0 of its "
+        "+60.0 points (100 %), without the nearest-neighbour rule. The rest comes with the "
+        "nearest-neighbour rule at test time.")
+    # the method below the SVM, its labels not 1-NN's
+    b = ab.from_predictions("dank", y, {"method": ("m", wrong6), "off": ("o", wrong6),
+                                        "nn": ("n", y), "plain": ("p", y)})
+    assert "DANK is 60.0 points below the plain SVM (1.000;" in b.verdict
+    assert "it scores 0.400, below the plain SVM beyond its interval" in b.verdict
+    assert b.verdict.endswith("The plain SVM agrees with 1-NN as much as DANK does here "
+                              f"({ab._interval(b.nn_edge, True, 'points of agreement')}), "
+                              "so these test points cannot tell the explanations apart: the "
+                              "nearest-neighbour rule and a reshaped kernel would give the "
+                              "same labels.")
+    # the method follows 1-NN, the SVM does not; F off below the SVM: not a reshaped kernel
+    c = ab.from_predictions("knpl", y, {"method": ("m", y), "off": ("o", -y),
+                                        "nn": ("n", y), "plain": ("p", wrong6)})
+    edge = ab._interval(c.nn_edge, True, "points of agreement")
+    assert c.verdict.endswith(
+        "So its gain comes from the nearest-neighbour rule at test time: it follows 1-NN "
+        f"far more closely than the plain SVM does ({edge}), and with G switched off it is "
+        "not above the plain SVM, so not from a reshaped kernel.")
+    # labels not 1-NN's: the rule does not decide everything
+    nn = y.copy()
+    nn[6:] = -nn[6:]                                    # 1-NN wrong at 4 points
+    d = ab.from_predictions("dank", y, {"method": ("m", y), "off": ("o", wrong6),
+                                        "nn": ("n", nn), "plain": ("p", wrong6)})
+    assert d.follows_nn == pytest.approx(0.6)
+    assert d.verdict.endswith("Its labels differ from 1-NN's on 40 % of the test points, "
+                              "so the rule does not decide everything here.")
+
+
 # ---------------------------------------------------------------------------
 # the overlay's figures
 # ---------------------------------------------------------------------------

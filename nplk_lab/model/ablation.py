@@ -447,6 +447,9 @@ def verdict(method: str, task: str, rows: Sequence[Row], n_test: int, follows_nn
         parts.append(f"Here {name} gives the same label as 1-nearest neighbour on "
                      f"{100 * follows_nn:.0f} % of the {n_test} test points{also}; 1-NN "
                      f"scores {nn:.3f}, {name} {m:.3f}.")
+    elif not np.isfinite(follows_nn):
+        return (f"Here the {n_test} test targets are all equal, so R² and the closeness "
+                f"to 1-nearest neighbour are not defined.")
     else:
         near = "lie close to" if follows else "differ from"
         also = f" (the plain {base}'s: {100 * (1 - plain_agree):.1f} %)" \
