@@ -304,6 +304,21 @@ def test_regression_closeness_and_point_values_by_hand():
                                   np.full((2, 3), np.nan))
 
 
+def test_regression_table_cells_by_hand():
+    y = np.array([0.0, 1.0, 2.0, 3.0])               # Σ(y − ȳ)² = 5
+    near = y + np.array([0.0, 0.0, 0.0, 0.05])        # squared error 0.0025: 0.0005 of 5
+    a = ab.from_predictions("dank_svr", y, {"method": ("m", near), "off": ("o", y + 0.5),
+                                            "nn": ("n", y), "plain": ("p", y + 0.5)})
+    cells = a.table()
+    assert list(cells[0]) == ["model", "test R²", "rel. error", "closeness to 1-NN",
+                              "against the plain SVR (95 % interval)"]
+    assert [c["rel. error"] for c in cells] == ["0.0005", "0.200", "0", "0.200"]
+    assert [c["test R²"] for c in cells] == ["1.000", "0.800", "1.000", "0.800"]
+    assert [c["closeness to 1-NN"] for c in cells] == ["1.000", "0.800", "1.000", "0.800"]
+    assert cells[3]["against the plain SVR (95 % interval)"] == "—"
+    assert cells[1]["against the plain SVR (95 % interval)"] == "0.000 (0.000 to 0.000)"
+
+
 def test_classification_point_values_and_table_intervals_by_hand():
     """Five test points, the method right where the SVM is wrong at two of them: +40
     points, interval 40 ± t₀.₉₇₅,₄ · sd/√5 with sd of (0, 0, 0, 100, 100)."""
@@ -322,6 +337,10 @@ def test_classification_point_values_and_table_intervals_by_hand():
     col = "against the plain SVM (95 % interval)"
     assert cells[0][col] == f"+40.0 points ({g.lo:+.1f} to {g.hi:+.1f})"
     assert cells[1][col] == "0.0 points (0.0 to 0.0)" and cells[3][col] == "—"
+    assert list(cells[0]) == ["model", "test accuracy", "same label as 1-NN", col]
+    assert [c["same label as 1-NN"] for c in cells] == ["100 %", "60 %", "100 %", "60 %"]
+    assert [c["model"] for c in cells] == ["m", "o", "n", "p"]
+    assert [c["test accuracy"] for c in cells] == ["1.000", "0.600", "1.000", "0.600"]
     # without a plain row: no intervals and no claims about the baseline
     b = ab.from_predictions("knpl", y, {"method": ("m", method), "off": ("o", plain),
                                         "nn": ("n", method)})
