@@ -126,3 +126,21 @@ def test_counts():
     assert c == {P.HOLDS: 2, P.FAILS: 1, P.INCONCLUSIVE: 0, P.SHOWN: 1,
                  "by construction": 1}
     assert V.counts(None) == {**{v: 0 for v in P.VERDICTS}, "by construction": 0}
+
+
+def test_counts_that_are_null_or_words_in_the_file_do_not_break_the_page():
+    """A results.json stat whose n, wins, ties or losses is null, a word or infinite is
+    shown with 0 (it raised ValueError: cannot convert NaN to integer)."""
+    bad = {"lo": 1.0, "hi": 2.0, "mean": 1.5, "n": "x", "wins": None, "ties": "inf",
+           "losses": float("nan"), "judged": True}
+    assert V.stat_text(bad) == ("—: +1.50 [+1.00, +2.00] (95 % CI, n = 0; 0 better / "
+                                "0 equal / 0 worse) → holds")
+    assert V.table({"rows": [{"item": "a", "verdict": P.HOLDS, "stats": [bad]}]})[0][
+        "judged on: mean [95 % CI]"] == "—: +1.50 [+1.00, +2.00]"
+    good = {"lo": 1.0, "hi": 2.0, "mean": 1.5, "n": 10.0, "wins": 0, "ties": 0,
+            "losses": 3}
+    # without "better" a gain is higher-is-better; without "judged" it is judged
+    assert V.stat_text(good) == ("—: +1.50 [+1.00, +2.00] (95 % CI, n = 10; 0 better / "
+                                 "0 equal / 3 worse) → holds")
+    assert V.stat_text({"lo": -2.0, "hi": -1.0, "mean": -1.5, "losses": 0}).endswith(
+        "0 worse) → does not hold")
