@@ -267,3 +267,40 @@ def test_the_decomposition_study_costs_the_exact_fit_and_every_v():
     lvl = budget.study_verdict(big.n_fit, 4, 2, p)
     assert lvl.level == ("live" if lvl.cost.seconds <= budget.DEFAULT.seconds else "patient")
     assert budget.study_verdict(40, 2, 2, p).level == "live"
+
+
+def test_grid_resolution_never_goes_below_its_floor():
+    """A requested resolution that is not a multiple of 10 stepped below the floor of 10
+    on a large sample (11 → 1, 15 → 5, 19 → 9)."""
+    assert [budget.grid_resolution(10 ** 9, requested=r) for r in (11, 15, 19, 25, 100)] == \
+        [10, 10, 10, 10, 10]
+    assert budget.grid_resolution(10 ** 9, requested=10) == 10
+    # one training point counts as one (and so does none)
+    one = budget.Budget(memory=2 * 3 * 8 * 100 * 100)
+    assert budget.grid_resolution(1, budget=one) == 100
+    assert budget.grid_resolution(0, budget=one) == 100
+    assert budget.grid_resolution(2, budget=one) == 70          # 24 · 70² · 2 ≤ 240,000
+
+
+def test_study_sizes_are_the_largest_that_fit_found_by_bisection():
+    """n_fit of the decomposition study against a plain scan, an int, at least 1 and
+    at most 10,000,000; the iteration cap scales its time."""
+    p = lab.defaults()
+    v = budget.study_verdict(20_000, 4, 2, p)
+    factor = 1 + 1 / 2 + 1 / 3 + 1 / 4
+
+    def fits(m):
+        c = budget.fit_cost("dank", m, 2, {**p, "solver": "apg"})
+        return (c.seconds * factor <= budget.DEFAULT.patient_seconds and
+                c.bytes + 80 * m * m <= budget.DEFAULT.memory)
+    m = 1
+    while fits(m + 1):
+        m += 1
+    assert v.n_fit == m and type(v.n_fit) is int
+    nothing = budget.Budget(seconds=0.0, patient_seconds=0.0)
+    assert budget.study_verdict(100, 4, 2, p, budget=nothing).n_fit == 1
+    everything = budget.Budget(seconds=1e300, patient_seconds=1e300, memory=10 ** 40)
+    assert budget.study_verdict(100, 4, 2, p, budget=everything).n_fit == 10_000_000
+    capped = budget.study_verdict(300, 4, 2, {**p, "max_iter": 5000})
+    assert capped.cost.seconds == pytest.approx(
+        2.5 * budget.study_verdict(300, 4, 2, p).cost.seconds)
