@@ -281,3 +281,66 @@ def test_nesting_depth_skips_brackets_inside_strings():
     assert codec._nesting_depth('{"a\\"[": [1]}') == 2
     assert codec._nesting_depth("") == 0
     assert codec._nesting_depth("]][[") == 0          # closing first never counts
+
+
+def test_notes_quote_long_errors_to_80_characters_and_are_warnings():
+    long_error = "not one of " + ", ".join(st.setting("sweep_method").options)
+    assert len(long_error) > 81
+    _, msgs = codec.decode_query({"sweep_method": "x"})
+    assert msgs[0].text == (f"Link parameter sweep_method=“x” is invalid "
+                            f"({st.clip(long_error, 80)}); kept "
+                            f"{st.setting('sweep_method').format(st.defaults()['sweep_method'])}.")
+    q = {k: "garbage" for k in ("sigma", "C", "tau", "seed", "n_samples", "test_size")}
+    q.update({"zz": 1})
+    _, msgs = codec.decode_query(q)
+    assert [m.level for m in msgs] == ["warning"] * 7
+    _, msgs = codec.decode_query({"a" * 30: 1, "b": 2, "c": 3})
+    assert msgs[0].level == "warning"
+    assert msgs[0].text == f"Ignored 3 unknown link parameters: “{'a' * 23}…”, “b”, “c”."
+    params, _ = codec.decode_query({"sigma": ["1", "2", "3"]})
+    assert params["sigma"] == 3.0                   # a repeated key: the last one wins
+
+
+def test_short_repr_edges():
+    assert codec._short_repr(list(range(9))) == "list of 9"
+    long8 = tuple("x" * 40 for _ in range(8))
+    assert codec._short_repr(long8) == repr(long8)[:200] and len(codec._short_repr(long8)) == 200
+
+
+def test_configuration_messages_word_for_word():
+    base = st.defaults()
+    big = " " * (600 * 1024)
+    _, msgs = codec.params_from_json(big)
+    assert msgs[0].text == ("The configuration is 600 KB; a lab configuration is at most "
+                            "64 KB. Load a file saved by NPLK Lab (“Configuration (JSON)”).")
+    deep = '{"params": {"points": ' + "[" * 9 + "]" * 9 + "}}"
+    _, msgs = codec.params_from_json(deep)
+    assert msgs[0].level == "error" and msgs[0].text == (
+        "The configuration is nested 11 levels deep; a lab configuration has at most 8. "
+        "Load a file saved by NPLK Lab (“Configuration (JSON)”).")
+    _, msgs = codec.params_from_json(b"\xff\xfe")
+    err = "'utf-8' codec can't decode byte 0xff in position 0: invalid start byte"
+    assert msgs[0].level == "error" and msgs[0].text == (
+        f"The configuration is not valid JSON ({st.clip(err, 80)}). Load a file saved by "
+        "NPLK Lab (“Configuration (JSON)”).")
+    params, msgs = codec.params_from_json("[]")
+    assert msgs[0].level == "error" and params == base
+
+
+def test_configuration_json_layout_and_names():
+    text = codec.params_to_json({"sigma": 1.0, "seed": 2}, ["nope", "sigma", "C", "seed"])
+    assert json.loads(text)["params"] == {"sigma": 1.0, "seed": 2}
+    assert text.splitlines()[1] == '  "format": "nplk-lab-config",'
+    assert text.splitlines()[4] == '    "sigma": 1.0,'
+
+
+def test_relevant_names_drop_other_methods_settings_on_every_page():
+    reg = codec.relevant_names("regression", {"reg_method": "dank_svr"})
+    assert "n_support" not in reg and "lam" not in reg and "tau" in reg
+    assert "n_support" in codec.relevant_names("regression", {"reg_method": "lab_rbf_reg"})
+    pair = codec.relevant_names("pairwise")
+    assert "C" not in pair and "sigma" not in pair and "npkl_C" in pair
+    onk = codec.relevant_names("classification", {"method": "onk"})
+    assert "extension" not in onk and "ablation_cv" not in onk and "eigen_index" in onk
+    assert "extension" in codec.relevant_names("classification", {"method": "dank"})
+    assert codec.to_text("sigma", 3) == "3.0" and codec.to_text("eta", 3) == "3.0"
