@@ -304,3 +304,65 @@ def test_study_sizes_are_the_largest_that_fit_found_by_bisection():
     capped = budget.study_verdict(300, 4, 2, {**p, "max_iter": 5000})
     assert capped.cost.seconds == pytest.approx(
         2.5 * budget.study_verdict(300, 4, 2, p).cost.seconds)
+
+
+SLOW = {"max_iter": 5000, "solver": "pg"}
+
+
+def test_map_and_sweep_carry_the_fits_own_verdict_with_the_given_params_and_budget():
+    p = {**lab.defaults(), **SLOW}
+    mine = budget.Budget(seconds=0.2, patient_seconds=5.0, memory=200 * budget.MB)
+    one = budget.fit_verdict("dank", 300, 2, p, mine)
+    each = budget.fit_cost("dank", one.n_max, 2, p)
+    for v in (budget.map_verdict("dank", 300, (2, 2), 1, 2, p, mine, max_seconds=1e9),
+              budget.map_verdict("dank", 300, (40, 30), 1, 2, p, mine),
+              budget.map_verdict("dank", 300, (3, 3), 3, 2, p, mine, max_seconds=1e-9),
+              budget.sweep_verdict("dank", 300, 4, 2, p, mine, max_seconds=1e9),
+              budget.sweep_verdict("dank", 300, 151, 2, p, mine),
+              budget.sweep_verdict("dank", 300, 4, 2, p, mine, max_seconds=1e-9)):
+        assert (v.n_max, v.n_fit) == (one.n_max, one.n_fit)
+        assert v.cost.bytes == each.bytes
+    assert budget.map_verdict("dank", 300, (2, 2), 1, 2, p, mine, max_seconds=1e9
+                              ).cost.seconds == pytest.approx(4 * each.seconds)
+    assert budget.sweep_verdict("dank", 300, 4, 2, p, mine, max_seconds=1e9
+                                ).cost.seconds == pytest.approx(4 * each.seconds)
+
+
+def test_map_messages_word_for_word():
+    p = lab.defaults()
+    v = budget.map_verdict("svm", 100, (40, 30), 1, 2, p, label="SVM")
+    assert v.message == ("This map (40 × 30 values × 1 seed = 1200 fits of SVM on 100 "
+                         "points) is above the lab's limit of 1,125 fits: use fewer points "
+                         "per parameter or fewer seeds.")
+    slow = budget.map_verdict("svm", 100, (3, 3), 2, 2, p, label="SVM", max_seconds=1e-9)
+    t = budget._fmt_seconds(slow.cost.seconds)
+    assert slow.message == (f"This map (3 × 3 values × 2 seeds = 18 fits of SVM on 100 "
+                            f"points) would take about {t}, above the lab's 0 ms for a map: "
+                            "use fewer points per parameter, fewer seeds or a smaller "
+                            "sample size.")
+
+
+def test_limits_are_inclusive_at_equality():
+    """A cost exactly at a limit is within it (≤), for maps, sweeps and the study."""
+    p = lab.defaults()
+    m = budget.map_verdict("dank", 200, (3, 3), 2, 2, p)
+    at = budget.Budget(seconds=m.cost.seconds)
+    assert budget.map_verdict("dank", 200, (3, 3), 2, 2, p, at).level == "live"
+    assert budget.map_verdict("dank", 200, (3, 3), 2, 2, p,
+                              max_seconds=m.cost.seconds).ok
+    s = budget.sweep_verdict("dank", 200, 9, 2, p)
+    assert budget.sweep_verdict("dank", 200, 9, 2, p, max_seconds=s.cost.seconds).ok
+    st = budget.study_verdict(300, 4, 2, p)
+    big = 10 ** 12
+    on_time = budget.Budget(seconds=st.cost.seconds, patient_seconds=st.cost.seconds,
+                            memory=big)
+    v = budget.study_verdict(300, 4, 2, p, on_time)
+    assert v.ok and v.level == "live" and v.n_fit == 300 and v.n_max == 300
+    on_memory = budget.Budget(seconds=1e9, patient_seconds=1e9, memory=st.cost.bytes)
+    assert budget.study_verdict(300, 4, 2, p, on_memory).n_fit == 300
+    # at the memory line but over time: the reason given is the time
+    late = budget.Budget(seconds=0.0, patient_seconds=st.cost.seconds / 2,
+                         memory=st.cost.bytes)
+    r = budget.study_verdict(300, 4, 2, p, late)
+    assert not r.ok and "of memory" not in r.message and "would need about " in r.message
+    assert r.n_max == r.n_fit < 300
