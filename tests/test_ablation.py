@@ -348,6 +348,47 @@ def test_classification_point_values_and_table_intervals_by_hand():
     assert "plain SVM" not in b.verdict and "With G switched off" in b.verdict
 
 
+@pytest.mark.parametrize("method", ["dank", "knpl", "dank_svr"])
+def test_row_labels_and_the_models_rows(method):
+    """The rows' labels as the page shows them, the override of the plain row's label,
+    a cross-validated row when one is given, and no table without test points."""
+    over = {"reg_dataset": "step"} if method == "dank_svr" else {}
+    P, data, res = fitted(method, **over)
+    task = res.task
+    base = "svm" if task == lab.CLASSIFICATION else "svr"
+    plain = lab.fit_method(P, data.X_train, data.y_train, data.X_test, data.y_test,
+                           method=base).estimator
+    a = ab.ablation(method, res.estimator, res.X_train, res.y_train, data.X_test,
+                    data.y_test, plain=plain, cv=plain)
+    B = base.upper()
+    name = lab.METHODS[method].label
+    sym = ab.matrix_symbol(method)
+    rule = "reciprocal" if method == "dank" else "nearest"
+    assert [r.label for r in a.rows] == [f"{name} ({rule} rule)",
+                                         f"{name}, {sym} off at test time",
+                                         "1-nearest neighbour", f"{B}, same σ and C",
+                                         f"{B}-CV"]
+    assert [r.key for r in a.rows] == ["method", "off", "nn", "plain", "cv"]
+    assert a.score("cv") == a.score("plain") and a.vs_plain("cv").mean == 0.0
+    assert f"the plain {B}" in a.verdict
+    b = ab.ablation(method, res.estimator, res.X_train, res.y_train, data.X_test,
+                    data.y_test, plain=plain, labels={"plain": "mine"}, method_label="M")
+    assert [r.label for r in b.rows][::3] == ["M (" + rule + " rule)", "mine"]
+    assert b.verdict.startswith("Here M")
+    assert np.isnan(b.score("cv")) and b.vs_plain("cv") is None and b.row("cv") is None
+    one = ab.ablation(method, res.estimator, res.X_train, res.y_train, data.X_test[:1],
+                      data.y_test[:1], plain=plain)
+    assert one.n_test == 1
+    if task == lab.CLASSIFICATION:                # one point: no spread, no interval
+        assert one.vs_plain("method").n == 1 and "above the plain" not in one.verdict
+    else:                                         # one target does not vary
+        assert one.vs_plain("method") is None and "not defined" in one.verdict
+    assert ab.ablation(method, res.estimator, res.X_train, res.y_train, data.X_test[:0],
+                       data.y_test[:0], plain=plain) is None
+    assert ab.ablation(method, None, res.X_train, res.y_train, data.X_test,
+                       data.y_test) is None
+
+
 def test_legend_and_rule_in_words():
     class Est:
         extension = "nearest"
@@ -373,8 +414,8 @@ def test_legend_and_rule_in_words():
 def test_numbers_in_the_table_cells():
     assert [ab._num(v, 3) for v in (0.12345, 1.0, float("nan"), None)] == \
         ["0.123", "1.000", "—", "—"]
-    assert [ab._num(v, 3, general=True) for v in (0.00142, 0.01, 0.025)] == \
-        ["0.00142", "0.010", "0.025"]
+    assert [ab._num(v, 3, general=True) for v in (0.00142, 0.0095, 0.01, 0.025)] == \
+        ["0.00142", "0.0095", "0.010", "0.025"]
     assert [ab._pct(v) for v in (0.983, 1.0, float("nan"), None)] == \
         ["98 %", "100 %", "—", "—"]
     assert [ab._signed(v, True) for v in (8.33, -4.16, 0.04, -0.04, float("nan"))] == \
