@@ -7,6 +7,7 @@ table and the overlay on the Classification and Regression pages (AppTest)."""
 from __future__ import annotations
 
 import copy
+import functools
 import re
 import sys
 from pathlib import Path
@@ -31,13 +32,21 @@ def split(task=lab.CLASSIFICATION, seed=0, **over):
     return P, data
 
 
-def fitted(method, **over):
+@functools.lru_cache(maxsize=None)
+def _fit(method, over):
     task = lab.METHODS[method].task
-    P, data = split(task, **over)
-    res = lab.fit_method(P, data.X_train, data.y_train, data.X_test, data.y_test,
-                         method=method)
+    P, data = split(task, **dict(over))
+    return P, data, lab.fit_method(P, data.X_train, data.y_train, data.X_test, data.y_test,
+                                   method=method)
+
+
+def fitted(method, **over):
+    """A fit of the lab at a state, fitted once per test session (the fits are the lab's
+    own and no test changes them; everything a test checks is computed from them
+    afresh, so a mutation run does not refit for every mutant)."""
+    P, data, res = _fit(method, tuple(sorted(over.items())))
     assert res.ok, res.messages
-    return P, data, res
+    return dict(P), data, res
 
 
 # ---------------------------------------------------------------------------
@@ -108,8 +117,7 @@ def test_table_numbers_are_the_lab_fits_own(method):
     P, data, res = fitted(method, **over)
     task = res.task
     base = "svm" if task == lab.CLASSIFICATION else "svr"
-    plain = lab.fit_method(P, data.X_train, data.y_train, data.X_test, data.y_test,
-                           method=base)
+    plain = fitted(base, **over)[2]
     a = ab.ablation(method, res.estimator, res.X_train, res.y_train, data.X_test,
                     data.y_test, plain=plain.estimator)
     assert [r.key for r in a.rows] == ["method", "off", "nn", "plain"]
@@ -140,13 +148,9 @@ def test_table_numbers_are_the_lab_fits_own(method):
 def table_at(method, **over):
     """The page's score table at a state of the lab (its own data and fits)."""
     task = lab.METHODS[method].task
-    P, data = split(task, **{"n_samples": lab.defaults()["n_samples"], **over})
-    res = lab.fit_method(P, data.X_train, data.y_train, data.X_test, data.y_test,
-                         method=method)
-    base = "svm" if task == lab.CLASSIFICATION else "svr"
-    plain = lab.fit_method(P, data.X_train, data.y_train, data.X_test, data.y_test,
-                           method=base)
-    assert res.ok and plain.ok, res.messages + plain.messages
+    over = {"n_samples": lab.defaults()["n_samples"], **over}
+    _, data, res = fitted(method, **over)
+    _, _, plain = fitted("svm" if task == lab.CLASSIFICATION else "svr", **over)
     return ab.ablation(method, res.estimator, res.X_train, res.y_train, data.X_test,
                        data.y_test, plain=plain.estimator)
 
@@ -356,8 +360,7 @@ def test_row_labels_and_the_models_rows(method):
     P, data, res = fitted(method, **over)
     task = res.task
     base = "svm" if task == lab.CLASSIFICATION else "svr"
-    plain = lab.fit_method(P, data.X_train, data.y_train, data.X_test, data.y_test,
-                           method=base).estimator
+    plain = fitted(base, **over)[2].estimator
     a = ab.ablation(method, res.estimator, res.X_train, res.y_train, data.X_test,
                     data.y_test, plain=plain, cv=plain)
     B = base.upper()
