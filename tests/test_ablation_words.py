@@ -374,3 +374,199 @@ def test_classification_paragraph_exact_at_a_state_of_every_branch():
     assert d.verdict.endswith("Its labels differ from 1-NN's on 40 % of the test points, "
                               "so the rule does not decide everything here.")
 
+
+
+def _reg(method, off, plain, nn=None, n=12):
+    y = np.linspace(0, 3, n)
+    nn = y.copy() if nn is None else nn
+    return ab.from_predictions("dank_svr", y, {
+        "method": ("m", method(y)), "off": ("o", off(y)), "nn": ("n", nn),
+        "plain": ("p", plain(y))})
+
+
+def _wobble(y, size=0.8):
+    return y + np.where(np.arange(y.size) % 2, size, -size)
+
+
+def test_regression_paragraph_word_for_word():
+    """Twelve targets 0 … 3; the SVR off by ±0.8 at every point (R² 0.278), the method
+    on 1-NN's targets: all differences are constant, so every interval is a point."""
+    a = _reg(lambda y: y, _wobble, _wobble)
+    assert a.verdict == (
+        "Here DANK-SVR's test predictions lie close to 1-nearest neighbour's: their squared "
+        "difference is 0.0 % of the spread of the 12 test targets (the plain SVR's: 72.2 %)."
+        " Test R²: DANK-SVR 1.000, 1-NN 1.000, F switched off 0.278, plain SVR 0.278. "
+        "DANK-SVR's R² is 0.722 above the plain SVR's (0.278; 95 % interval over the test "
+        "points +0.722 to +0.722). With F switched off at test time (its own α and b, the "
+        "plain kernel) it scores 0.278, level with the plain SVR within its interval "
+        "(0.000 (0.000 to 0.000)). So its gain comes from the nearest-neighbour rule at test "
+        "time: it follows 1-NN far more closely than the plain SVR does (+0.722 in "
+        "closeness (+0.722 to +0.722)), and with F switched off it is not above the plain "
+        "SVR, so not from a reshaped kernel.")
+    b = _reg(lambda y: y, lambda y: y + 0.01, _wobble)
+    assert b.verdict.endswith(
+        "it scores 1.000, above the plain SVR beyond its interval (+0.722 (+0.722 to "
+        "+0.722)). So part of the gain survives with F switched off: the α and b learned "
+        "with F∘K keep +0.722 of its +0.722 (100 %), without the nearest-neighbour rule. "
+        "The rest comes with the nearest-neighbour rule at test time.")
+    # the method no closer to 1-NN than the SVR: the data cannot tell
+    c = _reg(_wobble, _wobble, _wobble)
+    assert c.verdict.endswith(
+        "The plain SVR agrees with 1-NN as much as DANK-SVR does here (0.000 in closeness "
+        "(0.000 to 0.000)), so these test points cannot tell the explanations apart: the "
+        "nearest-neighbour rule and a reshaped kernel would give the same predictions.")
+    assert "DANK-SVR's test predictions differ from 1-nearest neighbour's" in c.verdict
+    assert "DANK-SVR's R² is level with the plain SVR's (0.278) within the 95 % interval " \
+        "over the test points: 0.000 (0.000 to 0.000)." in c.verdict
+
+
+def test_regression_follows_without_a_gain_and_not_following():
+    # the SVR far from 1-NN but as good: the method follows 1-NN without beating it
+    y = np.linspace(0, 3, 12)
+    nn = _wobble(y, 0.3)
+    a = _reg(lambda y: _wobble(y, 0.3), _wobble, lambda y: -_wobble(y, 0.3) + 2 * y, nn=nn)
+    assert a.vs_plain("method").lo <= 0 <= a.vs_plain("method").hi
+    assert a.verdict.endswith(
+        f"It follows 1-NN far more closely than the plain SVR does "
+        f"({ab._interval(a.nn_edge, False, 'in closeness')}): the nearest-neighbour rule "
+        "decides its predictions, though it does not beat the plain SVR beyond the "
+        "interval.")
+    b = _reg(lambda y: _wobble(y, 0.5), lambda y: y - 0.9, lambda y: y - 0.9, nn=y + 0.9)
+    assert b.verdict.endswith("Its predictions are not close to 1-NN's, so the rule does "
+                              "not decide everything here.")
+
+
+def _cls(method, off, plain, nn, y=None):
+    y = np.array([1, 1, 1, 1, 1, -1, -1, -1, -1, -1]) if y is None else y
+    return ab.from_predictions("dank", y, {"method": ("m", method), "off": ("o", off),
+                                           "nn": ("n", nn), "plain": ("p", plain)})
+
+
+Y10 = np.array([1, 1, 1, 1, 1, -1, -1, -1, -1, -1])
+
+
+def _wrong(k, y=Y10):
+    out = y.copy()
+    out[:k] = -out[:k]
+    return out
+
+
+def test_classification_level_and_follows_without_a_gain_word_for_word():
+    # 1-NN wrong at 1 point, the method = 1-NN, the SVM right everywhere: level
+    a = _cls(_wrong(1), Y10, Y10, _wrong(1))
+    g = a.vs_plain("method")
+    assert a.verdict.startswith(
+        "Here DANK gives the same label as 1-nearest neighbour on 100 % of the 10 test "
+        "points, the plain SVM on 90 %; 1-NN scores 0.900, DANK 0.900. DANK is level with "
+        "the plain SVM (1.000) within the 95 % interval over the test points: "
+        f"-10.0 points ({ab._signed(g.lo, True)} to {ab._signed(g.hi, True)}). With F "
+        "switched off at test time (its own α and b, the plain kernel) it scores 1.000, "
+        "level with the plain SVM within its interval (0.0 points (0.0 to 0.0)). ")
+    assert a.verdict.endswith(
+        "The plain SVM agrees with 1-NN as much as DANK does here "
+        f"({ab._interval(a.nn_edge, True, 'points of agreement')}), so these test points "
+        "cannot tell the explanations apart: the nearest-neighbour rule and a reshaped "
+        "kernel would give the same labels.")
+    # 1-NN and the method wrong at the same 3 points, the SVM wrong at 3 others
+    nn = _wrong(3)
+    plain = Y10.copy()
+    plain[5:8] = -plain[5:8]
+    b = _cls(nn, plain, plain, nn)
+    assert b.nn_edge.lo > 0 and b.vs_plain("method").mean == 0
+    assert b.verdict.endswith(
+        "It follows 1-NN far more closely than the plain SVM does "
+        f"({ab._interval(b.nn_edge, True, 'points of agreement')}): the nearest-neighbour "
+        "rule decides its labels, though it does not beat the plain SVM beyond the "
+        "interval.")
+    # follows 1-NN on exactly 90 % (18 of 20): that is following
+    y20 = np.tile([1, -1], 10)
+    m = y20.copy()
+    m[:2] = -m[:2]
+    c = _cls(m, -y20, -y20, y20, y=y20)
+    assert c.follows_nn == 0.9 and "So its gain comes from the nearest-neighbour" in c.verdict
+    # 70 % agreement: the rule does not decide
+    d = _cls(_wrong(3), Y10, Y10, Y10)
+    assert d.verdict.startswith("Here DANK gives the same label as 1-nearest neighbour on "
+                                "70 % of the 10 test points, the plain SVM on 100 %;")
+
+
+def test_f_off_above_the_svm_in_every_combination():
+    n = 40
+    y = np.tile([1, -1], n // 2)
+    plain = y.copy()
+    plain[:16] = -plain[:16]                          # the SVM wrong at 16 of 40
+    # F off right everywhere, the method only at 4 more points than the SVM: share > 1
+    method = y.copy()
+    method[:14] = -method[:14]
+    a = _cls(method, y, plain, method, y=y)
+    assert a.vs_plain("off").lo > 0 and a.vs_plain("method").lo <= 0
+    assert a.verdict.endswith(
+        "So part of the gain survives with F switched off: the α and b learned with F∘K "
+        "beat the plain SVM on their own, without the nearest-neighbour rule.")
+    method2 = y.copy()
+    method2[:8] = -method2[:8]                        # +20 points, F off +40
+    b = _cls(method2, y, plain, method2, y=y)
+    assert "keep +40.0 of its +20.0 points (100 %)" in b.verdict
+    # F off above, the method follows 1-NN, but so does the SVM: no "the rest" sentence
+    c = _cls(y, y, plain, plain, y=y)
+    assert c.follows_nn == 0.6 and "The rest comes" not in c.verdict
+    d = _cls(plain, y, plain, plain, y=y)
+    assert d.follows_nn == 1.0 and d.nn_edge.hi <= 0
+    assert d.verdict.endswith("on their own, without the nearest-neighbour rule.")
+
+
+def test_verdict_called_with_rows_alone():
+    """The paragraph from rows without intervals (another caller's table): no claim
+    about the baseline is made, and a missing row or interval does not break it."""
+    rows = (ab.Row("method", "m", 0.9, agree_nn=1.0), ab.Row("nn", "n", 0.9, agree_nn=1.0))
+    v = ab.verdict("dank", lab.CLASSIFICATION, rows, 10, 1.0)
+    assert v == ("Here DANK gives the same label as 1-nearest neighbour on 100 % of the 10 "
+                 "test points; 1-NN scores 0.900, DANK 0.900. With F switched off at test "
+                 "time it scores nan.")
+    gain = P.Paired("x", "points", 10, 10.0, 5.0, 15.0)
+    rows2 = (ab.Row("method", "m", 0.9, agree_nn=1.0, vs_plain=gain),
+             ab.Row("off", "o", 0.8, vs_plain=P.Paired("x", "points", 10, 0.0, -1.0, 1.0)),
+             ab.Row("nn", "n", 0.9, agree_nn=1.0))
+    v2 = ab.verdict("dank", lab.CLASSIFICATION, rows2, 10, 1.0)
+    assert "plain SVM" not in v2
+    rows3 = rows2[:1] + (ab.Row("off", "o", 0.8),) + rows2[2:] + (
+        ab.Row("plain", "p", 0.8, agree_nn=1.0),)
+    v3 = ab.verdict("dank", lab.CLASSIFICATION, rows3, 10, 1.0)
+    assert v3.endswith("With F switched off at test time it scores 0.800.")
+    rows4 = rows2[:2] + (ab.Row("plain", "p", 0.8, agree_nn=1.0),)
+    v4 = ab.verdict("dank", lab.CLASSIFICATION, rows4, 10, 1.0, nn_edge=None)
+    assert v4.endswith("The plain SVM agrees with 1-NN as much as DANK does here, so these "
+                       "test points cannot tell the explanations apart: the "
+                       "nearest-neighbour rule and a reshaped kernel would give the same "
+                       "labels.")
+
+
+def test_small_spread_targets_and_the_tables_labels():
+    y = np.array([0.0, 0.1, 0.2, 0.3])                # Σ(y − ȳ)² = 0.05 < 1
+    p = y + np.array([0.0, 0.0, 0.0, 0.1])
+    assert ab._closeness(y, p, y) == pytest.approx(1 - 0.01 / 0.05)
+    a = ab.from_predictions("dank_svr", y, {"method": ("m", p), "off": ("o", y),
+                                            "nn": ("n", y), "plain": ("p", y)})
+    assert a.method == "dank_svr" and a.task == lab.REGRESSION
+    assert a.vs_plain("method").label == "m − plain SVR"
+    assert a.nn_edge.label == "agreement with 1-NN: DANK-SVR − plain SVR"
+    c = ab.from_predictions("knpl", Y10, {"method": ("m", Y10), "off": ("o", Y10),
+                                          "nn": ("n", Y10), "plain": ("p", Y10)},
+                            method_label="K")
+    assert c.vs_plain("off").label == "o − plain SVM" and c.method == "knpl"
+    assert c.nn_edge.label == "agreement with 1-NN: K − plain SVM"
+
+
+def test_a_decision_of_exactly_zero_is_the_first_class_and_the_rule_follows_the_model():
+    import copy
+    import types
+
+    X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    est = types.SimpleNamespace(F_=np.ones((3, 3)), dual_u_=np.zeros(3), intercept_=0.0,
+                                X_fit_=X, sigma=1.0, classes_=np.array([-1, 1]))
+    np.testing.assert_array_equal(ab.off_predict(est, X, lab.CLASSIFICATION), [-1, -1, -1])
+    _, data, res = fitted("dank")
+    near = copy.deepcopy(res.estimator)
+    near.extension = "nearest"
+    a = ab.ablation("dank", near, res.X_train, res.y_train, data.X_test, data.y_test)
+    assert a.rows[0].label == "DANK (nearest rule)"

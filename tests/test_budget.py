@@ -194,6 +194,7 @@ def test_times_and_sizes_in_words():
     f = budget._fmt_seconds
     assert [f(s) for s in (0.5, 0.9994, 1.0, 119.94, 120.0, 7199.0, 7200.0, 9000.0)] == \
         ["500 ms", "999 ms", "1.0 s", "119.9 s", "2 min", "120 min", "2.0 h", "2.5 h"]
+    assert f(10621.0) == "3.0 h"                    # 2.9503 h
     b = budget._fmt_bytes
     assert [b(x) for x in (5 * budget.MB, (1 << 30) - 1, 1 << 30, 3 << 30)] == \
         ["5 MB", "1024 MB", "1.0 GB", "3.0 GB"]
@@ -352,6 +353,11 @@ def test_limits_are_inclusive_at_equality():
                               max_seconds=m.cost.seconds).ok
     s = budget.sweep_verdict("dank", 200, 9, 2, p)
     assert budget.sweep_verdict("dank", 200, 9, 2, p, max_seconds=s.cost.seconds).ok
+    assert budget.sweep_verdict("dank", 200, 9, 2, p, budget.Budget(seconds=s.cost.seconds)
+                                ).level == "live"
+    # the default for a sweep is one minute: 150 fits of 60.45 s in all are refused
+    over = budget.sweep_verdict("svm", 2318, 150, 2, p)
+    assert 60.0 < over.cost.seconds < 61.0 and not over.ok
     st = budget.study_verdict(300, 4, 2, p)
     big = 10 ** 12
     on_time = budget.Budget(seconds=st.cost.seconds, patient_seconds=st.cost.seconds,
@@ -360,6 +366,7 @@ def test_limits_are_inclusive_at_equality():
     assert v.ok and v.level == "live" and v.n_fit == 300 and v.n_max == 300
     on_memory = budget.Budget(seconds=1e9, patient_seconds=1e9, memory=st.cost.bytes)
     assert budget.study_verdict(300, 4, 2, p, on_memory).n_fit == 300
+    assert budget.study_verdict(300, 4, 2, p, on_memory).ok
     # at the memory line but over time: the reason given is the time
     late = budget.Budget(seconds=0.0, patient_seconds=st.cost.seconds / 2,
                          memory=st.cost.bytes)

@@ -344,3 +344,61 @@ def test_relevant_names_drop_other_methods_settings_on_every_page():
     assert "extension" not in onk and "ablation_cv" not in onk and "eigen_index" in onk
     assert "extension" in codec.relevant_names("classification", {"method": "dank"})
     assert codec.to_text("sigma", 3) == "3.0" and codec.to_text("eta", 3) == "3.0"
+
+
+@pytest.mark.parametrize("name, value, message", [
+    ("sigma", True, "not a number"),
+    ("sigma", "inf", "not finite"),
+    ("seed", "1.5", "not an integer"),
+    ("show_nn", "perhaps", "not a yes/no value"),
+    ("sweep_range", "1~2~3", "a range needs two values 'lo~hi'"),
+    ("sweep_range", "2~1", "the range needs lo < hi"),
+    ("my_lesson", 3, "not text"),
+    ("my_lesson", "a+b", "contains characters other than letters, digits, - and _"),
+    ("points", "1,2", "each point needs x1, x2 and a class"),
+    ("points", "1,2,3", "a point's class must be -1 or +1"),
+    ("sigma", 21, "above the maximum 20"),
+    ("sigma", 0.01, "below the minimum 0.05"),
+])
+def test_each_refusal_says_exactly_why(name, value, message):
+    with pytest.raises(ValueError) as err:
+        codec.coerce(name, value)
+    assert str(err.value) == message
+
+
+def test_an_unknown_kind_is_named_and_the_range_edges_are_tight(monkeypatch):
+    import dataclasses
+    odd = dataclasses.replace(st.setting("sigma"), kind="colour")
+    monkeypatch.setattr(codec, "setting", lambda name: odd)
+    with pytest.raises(ValueError) as err:
+        codec.coerce("sigma", 1)
+    assert str(err.value) == "unknown setting kind 'colour'"
+
+
+def test_range_tolerance_is_1e12_of_at_least_one():
+    """A value within 1e-12 · max(1, |limit|) beyond a limit is round-off and allowed
+    (the limit itself is allowed, the tolerance's edge too); beyond that it is refused."""
+    assert codec.coerce("sigma", 20 + 1e-12 * 20) == pytest.approx(20)      # the edge
+    assert codec.coerce("sigma", 20 + 1.5e-11) == pytest.approx(20)
+    with pytest.raises(ValueError):
+        codec.coerce("sigma", 20 + 2.5e-11)
+    assert codec.coerce("tau", 1e-4 - 1e-12 * 1.0) == pytest.approx(1e-4)  # the edge
+    assert codec.coerce("tau", 1e-4 - 0.9e-12) == pytest.approx(1e-4)
+    with pytest.raises(ValueError):
+        codec.coerce("tau", 1e-4 - 1.5e-12)                   # |min| < 1: tolerance 1e-12
+    assert codec.coerce("admm_rho", 1.01 - 1.0e-12) == pytest.approx(1.01)  # 1.01e-12
+    assert codec.coerce("sandwich_noise", 0.5 + 0.9e-12) == pytest.approx(0.5)
+    with pytest.raises(ValueError):
+        codec.coerce("sandwich_noise", 0.5 + 1.5e-12)
+    assert codec.coerce("sigma", 20) == 20.0 and codec.coerce("n_samples", 1000) == 1000
+
+
+def test_empty_and_odd_values_of_ranges_points_and_tokens():
+    assert codec.coerce("sweep_range", "") == ()
+    with pytest.raises(ValueError):
+        codec.coerce("sweep_range", "XXXX")
+    with pytest.raises(ValueError):
+        codec.coerce("points", "XXXX")
+    assert codec.coerce("my_lesson", "XX") == "XX"
+    with pytest.raises(ValueError):
+        codec.coerce("my_lesson", "a X")
