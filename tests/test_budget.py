@@ -373,3 +373,77 @@ def test_limits_are_inclusive_at_equality():
     r = budget.study_verdict(300, 4, 2, p, late)
     assert not r.ok and "of memory" not in r.message and "would need about " in r.message
     assert r.n_max == r.n_fit < 300
+
+
+@pytest.mark.parametrize("method, n, d, params, seconds, nbytes", [
+    # t200 · (n/200)^p and 8 · (squares · n² + per_point · n + 4 · n · d), by hand
+    ("dank", 400, 2, {}, 0.06 * 4, 8 * (12 * 400 ** 2 + 4 * 400 * 2)),
+    ("dank", 400, 2, {"max_iter": 1000}, 0.06 * 4, 8 * (12 * 400 ** 2 + 4 * 400 * 2)),
+    ("dank", 400, 2, {"max_iter": None}, 0.06 * 4, 8 * (12 * 400 ** 2 + 4 * 400 * 2)),
+    ("dank_svr", 200, 1, {"max_iter": 4000}, 0.25 * 2, 8 * (12 * 200 ** 2 + 4 * 200)),
+    ("something-new", 500, 3, {}, 0.1 * 2.5 ** 2, 8 * (4 * 500 ** 2 + 4 * 500 * 3)),
+    ("lab_rbf", 200, 2, {}, 0.1, 8 * (0.5 * 200 ** 2 + 120 * 200 + 4 * 200 * 2)),
+    ("lab_rbf_reg", 200, 4, {"n_support": 60}, 0.1 * 2 * 2,
+     8 * (0.5 * 200 ** 2 + 480 * 200 + 4 * 200 * 4)),
+    ("lab_rbf", 400, 1, {"n_support": 3}, 0.1 * 2 * 0.2 * 1,
+     8 * (0.5 * 400 ** 2 + 60 * 400 + 4 * 400)),
+    ("knpl", 200, 2, {"solver": "pg", "max_iter": 5000}, 0.04, 8 * (8 * 200 ** 2 + 1600)),
+    # DANK's slow solvers: iterations × 1 ms × (n/200)², twice for DANK-SVR
+    ("dank", 200, 2, {"solver": "nesterov", "max_iter": 500}, 0.5, None),
+    ("dank", 200, 2, {"solver": "nesterov-monotone"}, 0.7, None),
+    ("dank", 400, 2, {"solver": "pg"}, 2000 * 1e-3 * 4, None),
+    ("dank_svr", 200, 2, {"solver": "pg", "max_iter": 3000}, 6.0, None),
+    ("dank_svr", 200, 2, {"solver": "nesterov", "max_iter": 0}, 2 * 1.1, None),
+])
+def test_cost_models_by_hand(method, n, d, params, seconds, nbytes):
+    c = budget.fit_cost(method, n, d, params)
+    assert c.seconds == pytest.approx(seconds)
+    if nbytes is not None:
+        assert c.bytes == int(nbytes)
+
+
+def test_cost_edges():
+    assert budget.fit_cost("svm", 0) == budget.fit_cost("svm", 1)
+    assert budget.fit_cost("svm", 1).bytes == 8 * (1 + 8)
+    assert budget.fit_cost("dank", 300) == budget.fit_cost("dank", 300, 2, {})
+    assert budget._iteration_factor("dank_svr", {"max_iter": 4000}) == 2.0
+    assert budget._iteration_factor("knpl", {"max_iter": 4000}) == 1.0
+    assert budget._dank_seconds("dank", 200, {}) is None            # "auto": apg
+    assert budget._dank_seconds("knpl", 200, {"solver": "pg"}) is None
+
+
+def test_fit_verdict_messages_and_sizes_word_for_word():
+    p = {**lab.defaults(), "solver": "pg", "max_iter": 300}
+    mine = budget.Budget(seconds=0.1, patient_seconds=1.0, memory=100 * budget.MB)
+    n_max = budget._largest_n("dank", 2, p, 0.1, 100 * budget.MB)
+    n_fit = budget._largest_n("dank", 2, p, 1.0, 100 * budget.MB)
+    assert (n_max, n_fit) == (115, 365)               # 0.3 s · (n/200)² ≤ 0.1 s, 1 s
+    live = budget.fit_verdict("dank", 100, 2, p, mine)
+    assert live == budget.Verdict("live", budget.fit_cost("dank", 100, 2, p), 115, 365)
+    pat = budget.fit_verdict("dank", 300, 2, p, mine, label="DANK")
+    assert pat.level == "patient" and (pat.n_max, pat.n_fit) == (115, 365)
+    assert pat.cost == budget.fit_cost("dank", 300, 2, p)
+    assert pat.message == ("DANK on 300 points takes about 675 ms; it stays live (under "
+                           "100 ms) up to about 115 points.")
+    assert budget.fit_verdict("dank", 300, 2, p, mine).message.startswith("dank on 300")
+    slow = budget.fit_verdict("dank", 400, 2, p, mine, label="DANK")
+    assert slow.message == (
+        "DANK on 400 training points would need about 1.2 s, above the lab's budget "
+        "(100 MB, 1.0 s per fit), so it was not started. Use at most 365 points (lower the "
+        "sample size, or upload fewer rows). DANK's k-means decomposition (Scaling page) "
+        "fits large samples in parts.")
+    assert (slow.n_max, slow.n_fit) == (115, 365) and slow.cost.seconds == pytest.approx(1.2)
+    big = budget.fit_verdict("svm", 4000, 2, {}, mine, label="SVM")
+    assert big.message.startswith("SVM on 4,000 training points would need about 122 MB of "
+                                  "memory, above the lab's budget") and \
+        big.message.endswith("upload fewer rows).")
+    # exactly at each limit is within it
+    at = budget.fit_cost("dank", 300, 2, p)
+    edge = budget.Budget(seconds=at.seconds, patient_seconds=at.seconds, memory=at.bytes)
+    assert budget.fit_verdict("dank", 300, 2, p, edge).level == "live"
+    edge2 = budget.Budget(seconds=0.0, patient_seconds=at.seconds, memory=at.bytes)
+    assert budget.fit_verdict("dank", 300, 2, p, edge2).level == "patient"
+    assert budget._largest_n("dank", 2, p, at.seconds, at.bytes) == 300
+    assert budget._largest_n("dank", 2, p, 0.0, 0) == 1
+    assert budget._largest_n("svm", 2, {}, 1e300, 10 ** 40) == 10_000_000
+    assert type(budget._largest_n("svm", 2, {}, 1.0, 10 ** 9)) is int

@@ -150,3 +150,17 @@ def test_numbers_in_text_and_dict():
     assert p.text() == (f"L: +1.00 [{P._num(p.lo)}, {P._num(p.hi)}] (95 % CI, n = 3, "
                         "split-corrected; 0 better / 1 equal / 2 worse)")
     assert P._round(float("inf")) == float("inf")
+
+
+def test_the_tie_tolerance_and_two_pairs():
+    # 1e-12 of at least one: 1.5e-12 is a win, 1e-12 exactly is a tie
+    p = P.paired([1.5e-12, 0.0, 0.0], [0.0, 0.0, 0.0], label="x")
+    assert (p.wins, p.ties, p.losses) == (1, 2, 0)
+    q = P.paired([1e-12, -1e-12, 0.0], [0.0, 0.0, 0.0], label="x")
+    assert (q.wins, q.ties, q.losses) == (0, 3, 0) and q.verdict == P.FAILS
+    two = P.paired([1.0, 2.0], [0.0, 0.0], label="x")
+    half = stats.t.ppf(0.975, 1) * math.sqrt(0.5 / 2)
+    assert (two.lo, two.hi) == (pytest.approx(1.5 - half), pytest.approx(1.5 + half))
+    with pytest.raises(ValueError) as err:
+        P.paired([], [], label="x")
+    assert str(err.value) == "paired() needs at least one pair."
