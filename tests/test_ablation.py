@@ -263,3 +263,40 @@ def test_home_picture_draws_the_nn_boundary_beside_dank_and_the_svm():
     names = _trace_names(at)
     assert {"1-nearest neighbour boundary", "f(x) = 0"} <= names
     assert any("labels like 1-nearest neighbour" in c.value for c in at.caption)
+
+
+def test_off_decision_for_knpl_one_vs_rest_and_odd_models():
+    """KNPL on three classes: one column per class, each the plain kernel with that
+    class's α and b (G = 11ᵀ, checked against the model with G set to ones); models
+    without a learned matrix, or with one but no dual vector, give None; DANK's
+    decomposition (k-means parts) has no single α; one support point is kept."""
+    import types
+
+    from nplk_core import DANKClassifier, KNPLClassifier
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(45, 2))
+    y = np.repeat([0, 1, 2], 15)
+    X[y == 1] += 3
+    X[y == 2] -= 3
+    est = KNPLClassifier(C=1.0, sigma=1.0).fit(X, y)
+    d = ab.off_decision(est, X)
+    ones = copy.deepcopy(est)
+    ones.G_ = np.ones_like(est.G_)
+    assert d.shape == (45, 3)
+    np.testing.assert_allclose(d, ones.decision_function(X), atol=1e-10)
+    np.testing.assert_array_equal(ab.off_predict(est, X, lab.CLASSIFICATION),
+                                  est.classes_[np.argmax(d, axis=1)])
+    Xb, yb = X[:30], np.where(y[:30] == 0, -1, 1)
+    parts = DANKClassifier(C=1.0, sigma=1.0, n_clusters=2).fit(Xb, yb)
+    assert ab.off_decision(parts, Xb) is None
+    for odd in (types.SimpleNamespace(F_=np.ones((3, 3))),
+                types.SimpleNamespace(G_=np.ones((3, 3))),
+                types.SimpleNamespace(X_fit_=X[:3]),
+                types.SimpleNamespace(ovr_=True, estimators_=[
+                    types.SimpleNamespace(F_=np.ones((3, 3)))])):
+        assert ab.off_decision(odd, X[:4]) is None
+    from nplk_core.kernels import gaussian_kernel
+    one = types.SimpleNamespace(F_=np.ones((3, 3)), dual_u_=np.array([0.0, 2.0, 0.0]),
+                                intercept_=-0.5, X_fit_=X[:3], sigma=1.0)
+    np.testing.assert_allclose(ab.off_decision(one, X[:5]),
+                               2.0 * gaussian_kernel(X[1:2], X[:5], sigma=1.0)[0] - 0.5)

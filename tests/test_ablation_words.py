@@ -60,7 +60,8 @@ def test_sandwich_seed_2_knpl_gain_is_the_rule_and_g_off_shows_no_gain():
     assert a.vs_plain("off").lo < 0 < a.vs_plain("off").hi
     assert a.nn_edge.lo > 0 and a.vs_plain("method").lo > 0
     assert "So its gain comes from the nearest-neighbour rule at test time" in a.verdict
-    assert "show no gain from a reshaped kernel alone" in a.verdict
+    assert a.verdict.endswith("and with G switched off it is not above the plain SVM, so "
+                              "these test points show no gain from a reshaped kernel alone.")
     assert SURVIVES not in a.verdict.lower() and CANNOT_TELL not in a.verdict
 
 
@@ -570,3 +571,17 @@ def test_a_decision_of_exactly_zero_is_the_first_class_and_the_rule_follows_the_
     near.extension = "nearest"
     a = ab.ablation("dank", near, res.X_train, res.y_train, data.X_test, data.y_test)
     assert a.rows[0].label == "DANK (nearest rule)"
+
+
+def test_the_rule_does_not_decide_at_30_percent_and_rows_may_lack_the_method():
+    y = np.tile([1, -1], 20)
+    method = -y.copy()
+    method[:12] = y[:12]                              # 1-NN's label at 12 of 40
+    a = _cls(method, -y, -y, y, y=y)
+    assert a.nn_edge.lo > 0 and a.follows_nn == 0.3
+    assert a.verdict.endswith("Its labels differ from 1-NN's on 70 % of the test points, "
+                              "so the rule does not decide everything here.")
+    v = ab.verdict("dank", lab.CLASSIFICATION, (ab.Row("nn", "n", 0.9, agree_nn=1.0),),
+                   10, float("nan"))
+    assert v.startswith("Here DANK gives the same label as 1-nearest neighbour on nan %")
+    assert ab._num(0.0012, 3) == "0.001"

@@ -394,6 +394,7 @@ def test_limits_are_inclusive_at_equality():
     ("dank", 400, 2, {"solver": "pg"}, 2000 * 1e-3 * 4, None),
     ("dank_svr", 200, 2, {"solver": "pg", "max_iter": 3000}, 6.0, None),
     ("dank_svr", 200, 2, {"solver": "nesterov", "max_iter": 0}, 2 * 1.1, None),
+    ("dank", 200, 2, {"solver": "pg", "max_iter": None}, 2.0, None),
 ])
 def test_cost_models_by_hand(method, n, d, params, seconds, nbytes):
     c = budget.fit_cost(method, n, d, params)
@@ -447,3 +448,16 @@ def test_fit_verdict_messages_and_sizes_word_for_word():
     assert budget._largest_n("dank", 2, p, 0.0, 0) == 1
     assert budget._largest_n("svm", 2, {}, 1e300, 10 ** 40) == 10_000_000
     assert type(budget._largest_n("svm", 2, {}, 1.0, 10 ** 9)) is int
+
+
+def test_defaults_are_two_dimensions_and_time_is_the_reason_at_the_memory_line():
+    p = lab.defaults()
+    assert budget.fit_verdict("svm", 300) == budget.fit_verdict("svm", 300, 2)
+    assert budget.map_verdict("svm", 300, (2, 2), 1) == budget.map_verdict("svm", 300, (2, 2),
+                                                                           1, 2)
+    assert budget.sweep_verdict("svm", 300, 3) == budget.sweep_verdict("svm", 300, 3, 2)
+    at = budget.fit_cost("dank", 300, 2, p)
+    late = budget.Budget(seconds=0.0, patient_seconds=at.seconds / 2, memory=at.bytes)
+    v = budget.fit_verdict("dank", 300, 2, p, late, label="DANK")
+    assert not v.ok and v.message.startswith(
+        f"DANK on 300 training points would need about {budget._fmt_seconds(at.seconds)}, ")

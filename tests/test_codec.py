@@ -350,6 +350,7 @@ def test_relevant_names_drop_other_methods_settings_on_every_page():
     ("sigma", True, "not a number"),
     ("sigma", "inf", "not finite"),
     ("seed", "1.5", "not an integer"),
+    ("seed", True, "not an integer"),
     ("show_nn", "perhaps", "not a yes/no value"),
     ("sweep_range", "1~2~3", "a range needs two values 'lo~hi'"),
     ("sweep_range", "2~1", "the range needs lo < hi"),

@@ -164,3 +164,8 @@ def test_the_tie_tolerance_and_two_pairs():
     with pytest.raises(ValueError) as err:
         P.paired([], [], label="x")
     assert str(err.value) == "paired() needs at least one pair."
+
+
+def test_no_unit_by_default():
+    p = P.paired([1.0, 2.0], [0.0, 0.0], label="x")
+    assert p.unit == "" and p.text().startswith("x: +1.50 [")
