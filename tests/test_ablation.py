@@ -1,8 +1,9 @@
 """Where a learned kernel's test score comes from (nplk_lab.model.ablation): the learned matrix
 switched off at test time is an exact identity of the fitted model, 1-NN is
 scikit-learn's, every number of the table is the one the page's own functions give,
-the paragraph follows the numbers, and the 1-NN overlay (figures) is exact. Then the
-table and the overlay on the Classification and Regression pages (AppTest)."""
+and the 1-NN overlay (figures) is exact. Then the table and the overlay on the
+Classification and Regression pages (AppTest). The paragraph's words against the
+numbers: tests/test_ablation_words.py."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _ablation_states import fitted, split
 
 import nplk_lab.figures as fg
 import nplk_lab.model as lab
@@ -21,22 +23,6 @@ from nplk_lab.model import ablation as ab
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
-
-
-def split(task=lab.CLASSIFICATION, seed=0, **over):
-    P = {**lab.defaults(), "n_samples": 80, "seed": seed, **over}
-    data, msgs = lab.prepare_data(P, task)
-    assert data is not None, msgs
-    return P, data
-
-
-def fitted(method, **over):
-    task = lab.METHODS[method].task
-    P, data = split(task, **over)
-    res = lab.fit_method(P, data.X_train, data.y_train, data.X_test, data.y_test,
-                         method=method)
-    assert res.ok, res.messages
-    return P, data, res
 
 
 # ---------------------------------------------------------------------------
@@ -107,8 +93,7 @@ def test_table_numbers_are_the_lab_fits_own(method):
     P, data, res = fitted(method, **over)
     task = res.task
     base = "svm" if task == lab.CLASSIFICATION else "svr"
-    plain = lab.fit_method(P, data.X_train, data.y_train, data.X_test, data.y_test,
-                           method=base)
+    plain = fitted(base, **over)[2]
     a = ab.ablation(method, res.estimator, res.X_train, res.y_train, data.X_test,
                     data.y_test, plain=plain.estimator)
     assert [r.key for r in a.rows] == ["method", "off", "nn", "plain"]
@@ -134,46 +119,6 @@ def test_table_numbers_are_the_lab_fits_own(method):
     assert all(isinstance(v, str) for row in table for v in row.values())
     assert table[0][next(k for k in table[0] if k.startswith("test"))] == \
         f"{a.score('method'):.3f}"
-
-
-def _rows(task, method, off, nn, plain, agree=np.nan):
-    return (ab.Row("method", "m", method, agree_nn=agree), ab.Row("off", "o", off),
-            ab.Row("nn", "n", nn, agree_nn=1.0), ab.Row("plain", "p", plain))
-
-
-def test_verdict_names_the_nearest_neighbour_rule_when_the_numbers_say_so():
-    # method follows 1-NN on 98 %, gains 10 points, F off sits at the SVM's level
-    v = ab.verdict("dank", lab.CLASSIFICATION, _rows(lab.CLASSIFICATION, 0.93, 0.82, 0.95,
-                                                       0.82), 60, 0.98)
-    assert "98 %" in v and "0.950" in v and "11.0 points above" in v
-    assert "the plain SVM's level" in v
-    assert "comes from the nearest-neighbour rule at test time, not from a reshaped" in v
-
-
-def test_verdict_credits_the_learned_kernel_when_f_off_still_wins():
-    # F off at test time still 6 points above the SVM; labels differ from 1-NN's often
-    v = ab.verdict("dank", lab.CLASSIFICATION, _rows(lab.CLASSIFICATION, 0.90, 0.88, 0.80,
-                                                       0.82), 100, 0.70)
-    assert "still above the plain SVM" in v and "Part of the gain survives" in v
-    assert "nearest-neighbour rule at test time, not" not in v
-
-
-def test_verdict_says_when_there_is_no_gain():
-    v = ab.verdict("knpl", lab.CLASSIFICATION, _rows(lab.CLASSIFICATION, 0.82, 0.82, 0.90,
-                                                       0.82), 60, 0.75)
-    assert "KNPL scores like the plain SVM" in v and "With G switched off" in v
-    assert "gain comes from" not in v
-
-
-def test_regression_verdict_follows_the_errors():
-    rows = (ab.Row("method", "m", 0.999, 0.001, 0.998), ab.Row("off", "o", 0.975, 0.025),
-            ab.Row("nn", "n", 0.999, 0.001, 1.0), ab.Row("plain", "p", 0.975, 0.025))
-    v = ab.verdict("dank_svr", lab.REGRESSION, rows, 60, 0.998)
-    assert "lie close to" in v and "0.2 %" in v
-    assert "back at the plain SVR's level" in v
-    rows_off = rows[:1] + (ab.Row("off", "o", 0.99, 0.01),) + rows[2:]
-    v2 = ab.verdict("dank_svr", lab.REGRESSION, rows_off, 60, 0.5)
-    assert "differ from" in v2 and "Part of the gain survives" in v2
 
 
 # ---------------------------------------------------------------------------
@@ -318,3 +263,40 @@ def test_home_picture_draws_the_nn_boundary_beside_dank_and_the_svm():
     names = _trace_names(at)
     assert {"1-nearest neighbour boundary", "f(x) = 0"} <= names
     assert any("labels like 1-nearest neighbour" in c.value for c in at.caption)
+
+
+def test_off_decision_for_knpl_one_vs_rest_and_odd_models():
+    """KNPL on three classes: one column per class, each the plain kernel with that
+    class's α and b (G = 11ᵀ, checked against the model with G set to ones); models
+    without a learned matrix, or with one but no dual vector, give None; DANK's
+    decomposition (k-means parts) has no single α; one support point is kept."""
+    import types
+
+    from nplk_core import DANKClassifier, KNPLClassifier
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(45, 2))
+    y = np.repeat([0, 1, 2], 15)
+    X[y == 1] += 3
+    X[y == 2] -= 3
+    est = KNPLClassifier(C=1.0, sigma=1.0).fit(X, y)
+    d = ab.off_decision(est, X)
+    ones = copy.deepcopy(est)
+    ones.G_ = np.ones_like(est.G_)
+    assert d.shape == (45, 3)
+    np.testing.assert_allclose(d, ones.decision_function(X), atol=1e-10)
+    np.testing.assert_array_equal(ab.off_predict(est, X, lab.CLASSIFICATION),
+                                  est.classes_[np.argmax(d, axis=1)])
+    Xb, yb = X[:30], np.where(y[:30] == 0, -1, 1)
+    parts = DANKClassifier(C=1.0, sigma=1.0, n_clusters=2).fit(Xb, yb)
+    assert ab.off_decision(parts, Xb) is None
+    for odd in (types.SimpleNamespace(F_=np.ones((3, 3))),
+                types.SimpleNamespace(G_=np.ones((3, 3))),
+                types.SimpleNamespace(X_fit_=X[:3]),
+                types.SimpleNamespace(ovr_=True, estimators_=[
+                    types.SimpleNamespace(F_=np.ones((3, 3)))])):
+        assert ab.off_decision(odd, X[:4]) is None
+    from nplk_core.kernels import gaussian_kernel
+    one = types.SimpleNamespace(F_=np.ones((3, 3)), dual_u_=np.array([0.0, 2.0, 0.0]),
+                                intercept_=-0.5, X_fit_=X[:3], sigma=1.0)
+    np.testing.assert_allclose(ab.off_decision(one, X[:5]),
+                               2.0 * gaussian_kernel(X[1:2], X[:5], sigma=1.0)[0] - 0.5)

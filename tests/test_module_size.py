@@ -9,7 +9,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 LIMIT = 600
-SKIP = {"build", "dist", "node_modules", "__pycache__", "test-artifacts"}
+SKIP = {"build", "dist", "node_modules", "__pycache__", "test-artifacts", "mutants"}
 REASON = re.compile(r"(?is)\blong\b[^.]{0,80}\bbecause\b|\bone piece\b")
 
 

@@ -151,15 +151,13 @@ def _svt_of(lam, V, s):
     return (V * (lam - s)) @ V.T
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("seed", range(6))
-def test_partial_eigh_above_equals_the_full_decomposition(seed):
+def _check_partial_eigh_above(seed, n=None):
     """The value-subset route (``expected`` small) returns the same eigenvalues above
-    the threshold and the same SVT as the filtered full decomposition, to 1e-12, on
-    random PSD matrices shaped like DANK's (ones plus a low-rank part), with tied
+    the threshold and the same SVT as the filtered full decomposition, to 1e-12, on a
+    random PSD matrix shaped like DANK's (ones plus a low-rank part), with tied
     eigenvalues, the threshold inside a cluster, and nothing above the threshold."""
     rng = np.random.default_rng(seed)
-    n = int(rng.integers(30, 120))
+    n = int(rng.integers(30, 120)) if n is None else n
     k = int(rng.integers(1, 6))
     B = rng.standard_normal((n, k))
     cases = []
@@ -174,6 +172,7 @@ def test_partial_eigh_above_equals_the_full_decomposition(seed):
     cases.append(((Q * lam) @ Q.T, 2.0))           # threshold on the tie: none of it kept
     cases.append((B @ B.T * 1e-6, 1.0))             # every eigenvalue below the threshold
     cases.append((np.zeros((n, n)), 0.0))           # all zero: nothing strictly above
+    kept = []
     for M, s in cases:
         M = 0.5 * (M + M.T)
         lf, Vf = eigh_above(M, s)
@@ -187,6 +186,26 @@ def test_partial_eigh_above_equals_the_full_decomposition(seed):
         np.testing.assert_allclose(_svt_of(lp, Vp, s), _svt_of(lf, Vf, s), rtol=0,
                                    atol=1e-12 * scale)
         assert np.all(lp > s)
+        kept.append(int(np.sum(lp > s + clear)))
+    return kept
+
+
+def test_partial_eigh_above_keeps_exactly_what_lies_above_the_threshold():
+    """The threshold of the partial eigensolver, fast (one 40 × 40 draw, every case of
+    the slow test): the one-plus-low-rank matrix keeps its large eigenvalues, the tie at
+    2 with the threshold below it keeps the three tied values and 5 (and the small ones
+    above the threshold), with the threshold on the tie keeps only 5, and nothing is
+    kept when everything lies at or below."""
+    kept = _check_partial_eigh_above(0, n=40)
+    assert kept[2:] == [1, 0, 0]
+    assert 1 <= kept[0] <= 6 and 4 <= kept[1] <= 40
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(6))
+def test_partial_eigh_above_equals_the_full_decomposition(seed):
+    """:func:`_check_partial_eigh_above` at six draws of n between 30 and 120."""
+    _check_partial_eigh_above(seed)
 
 
 def test_partial_eigh_above_falls_back_when_lapack_fails(monkeypatch):

@@ -21,8 +21,13 @@ F∘K) and the borrowed row of F. This module separates them, on the page's own 
 Scores: test accuracy (classification); test R² and relative error (regression). For
 classification each row also says on what share of test points its label equals 1-NN's;
 for regression how close its predictions lie to 1-NN's (1 − Σ(ŷ − ŷ₁ₙₙ)² / Σ(y − ȳ)²).
-:func:`verdict` turns the numbers into a short paragraph; its thresholds are the
-``*_AT`` constants below, so the words follow the numbers and are never written in.
+Each row is compared with the plain SVM/SVR point by point on the same test points
+(:func:`point_values`), with a 95 % t-interval (:func:`nplk_lab.model.paired.paired`),
+and so is the method's agreement with 1-NN against the plain one's. :func:`verdict`
+turns these intervals into a short paragraph: a difference is spoken of only when its
+interval lies wholly on one side of 0, so the words follow the numbers. The intervals
+are over the test points of this one split: they say what these test points can tell,
+not what another draw of the data would give.
 
 Pure numpy (scikit-learn only through the fitted estimators it is handed).
 """
@@ -35,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from . import paired as P
 from .settings_table import CLASSIFICATION
 
 #: methods whose learned matrix reaches test points through a nearest-neighbour rule
@@ -44,8 +50,6 @@ ABLATION_METHODS = ("dank", "knpl", "dank_svr")
 #: (classification), or its predictions lie this close to 1-NN's, 1 − Σ(ŷ − ŷ₁ₙₙ)² /
 #: Σ(y − ȳ)² (regression)
 FOLLOWS_NN_AT = 0.9
-#: a regression gain counts when the relative error drops by at least this factor
-REG_FACTOR_AT = 0.8
 
 
 def matrix_symbol(method: str) -> str:
@@ -159,19 +163,25 @@ def off_predict(estimator: Any, X: np.ndarray, task: str) -> np.ndarray | None:
 @dataclass(frozen=True)
 class Row:
     """One model of the table: its test score (accuracy, or R²), its relative error
-    (regression), and the share of test points where its label equals 1-NN's
-    (classification; NaN otherwise)."""
+    (regression), the share of test points where its label equals 1-NN's
+    (classification) or how close its predictions lie to 1-NN's (regression), and its
+    paired difference from the plain SVM/SVR over the test points (None for the plain
+    row itself, or when there is no plain row)."""
 
     key: str
     label: str
     score: float
     rel_error: float = float("nan")
     agree_nn: float = float("nan")
+    vs_plain: P.Paired | None = None
 
 
 @dataclass(frozen=True)
 class Ablation:
-    """The score table of one fit on one split, and what it says in words."""
+    """The score table of one fit on one split, and what it says in words.
+
+    ``nn_edge``: how much more often the method agrees with 1-NN than the plain SVM/SVR
+    does, per test point, with its 95 % interval (None without a plain row)."""
 
     method: str
     task: str
@@ -181,6 +191,7 @@ class Ablation:
     #: regression: 1 − Σ(ŷ − ŷ₁ₙₙ)² / Σ(y − ȳ)², how close its predictions lie to 1-NN's
     follows_nn: float
     verdict: str
+    nn_edge: P.Paired | None = None
 
     def row(self, key: str) -> Row | None:
         return next((r for r in self.rows if r.key == key), None)
@@ -189,21 +200,31 @@ class Ablation:
         r = self.row(key)
         return float("nan") if r is None else r.score
 
+    def vs_plain(self, key: str) -> P.Paired | None:
+        """The row's paired difference from the plain SVM/SVR (None when there is none)."""
+        r = self.row(key)
+        return None if r is None else r.vs_plain
+
     @property
     def metric(self) -> str:
         return "accuracy" if self.task == CLASSIFICATION else "R²"
 
     def table(self) -> list[dict[str, str]]:
         """The rows as plain-text cells (what the page shows)."""
+        cls = self.task == CLASSIFICATION
+        base = "SVM" if cls else "SVR"
+        diff_col = f"against the plain {base} (95 % interval)"
         out = []
         for r in self.rows:
-            if self.task == CLASSIFICATION:
-                out.append({"model": r.label, "test accuracy": _num(r.score, 3),
-                            "same label as 1-NN": _pct(r.agree_nn)})
+            if cls:
+                cells = {"model": r.label, "test accuracy": _num(r.score, 3),
+                         "same label as 1-NN": _pct(r.agree_nn)}
             else:
-                out.append({"model": r.label, "test R²": _num(r.score, 3),
-                            "rel. error": _num(r.rel_error, 3, general=True),
-                            "closeness to 1-NN": _num(r.agree_nn, 3)})
+                cells = {"model": r.label, "test R²": _num(r.score, 3),
+                         "rel. error": _num(r.rel_error, 3, general=True),
+                         "closeness to 1-NN": _num(r.agree_nn, 3)}
+            cells[diff_col] = _interval(r.vs_plain, cls, "points" if cls else "")
+            out.append(cells)
         return out
 
 
@@ -216,6 +237,59 @@ def _num(v: float, digits: int, general: bool = False) -> str:
 
 def _pct(v: float) -> str:
     return "—" if v is None or not np.isfinite(v) else f"{100 * v:.0f} %"
+
+
+def _signed(v: float, cls: bool) -> str:
+    """A difference: points with one decimal (classification), R² with three."""
+    if not np.isfinite(v):
+        return "—"
+    text = f"{v:+.1f}" if cls else f"{v:+.3f}"
+    return text.replace("-0.0", "0.0").replace("+0.0", "0.0") if abs(v) < (
+        0.05 if cls else 0.0005) else text
+
+
+def _interval(p: P.Paired | None, cls: bool, unit: str = "") -> str:
+    """``+8.3 points (+1.2 to +15.5)``: a paired difference, ``unit`` and its 95 %
+    interval."""
+    if p is None:
+        return "—"
+    unit = f" {unit}" if unit else ""
+    return f"{_signed(p.mean, cls)}{unit} ({_signed(p.lo, cls)} to {_signed(p.hi, cls)})"
+
+
+def point_values(task: str, y: np.ndarray, p: np.ndarray, nn: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    r"""Per test point, two numbers whose means are the row's score and its agreement
+    with 1-NN, so that rows can be compared point by point (paired):
+
+    * classification: ``[p_i = y_i]`` and ``[p_i = nn_i]`` (means: accuracy, share of
+      labels equal to 1-NN's);
+    * regression, with :math:`s = \sum_j (y_j - \bar y)^2 / m` the spread of the ``m``
+      test targets: :math:`1 - (p_i - y_i)^2 / s` and :math:`1 - (p_i - nn_i)^2 / s`
+      (means: R² = 1 − relative error, and the closeness to 1-NN). NaN when the
+      targets do not vary.
+    """
+    if task == CLASSIFICATION:
+        return ((np.asarray(p) == np.asarray(y)).astype(float),
+                (np.asarray(p) == np.asarray(nn)).astype(float))
+    y = np.asarray(y, dtype=float)
+    p = np.asarray(p, dtype=float)
+    spread = float(np.mean((y - y.mean()) ** 2)) if y.size else 0.0
+    if spread <= 0:
+        nan = np.full(y.shape, np.nan)
+        return nan, nan
+    return 1.0 - (p - y) ** 2 / spread, 1.0 - (p - np.asarray(nn, dtype=float)) ** 2 / spread
+
+
+def _paired(task: str, a: np.ndarray, b: np.ndarray, label: str) -> P.Paired | None:
+    """``a − b`` per test point with its 95 % interval: points (× 100) for
+    classification, R² units for regression. None when the values are not finite."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.size == 0 or not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        return None
+    cls = task == CLASSIFICATION
+    return P.paired(a, b, label=label, unit="points" if cls else "R²",
+                    scale=100.0 if cls else 1.0)
 
 
 def _closeness(y: np.ndarray, p: np.ndarray, q: np.ndarray) -> float:
@@ -243,8 +317,8 @@ def ablation(method: str, estimator: Any, X_train: np.ndarray, y_train: np.ndarr
     ``X_train, y_train`` are the points the model was fitted on (1-NN uses the same);
     ``plain`` the fitted plain SVM / SVR with the same σ and C, ``cv`` the fitted
     SVM-CV / SVR-CV (rows left out when None); ``labels`` overrides the row labels
-    ("plain", "cv"). None when there are no test points or the model has no learned
-    matrix to switch off."""
+    ("plain", "cv"); the rows and their intervals are :func:`from_predictions`'. None
+    when there are no test points or the model has no learned matrix to switch off."""
     from .methods import METHODS
 
     spec = METHODS[method]
@@ -262,130 +336,197 @@ def ablation(method: str, estimator: Any, X_train: np.ndarray, y_train: np.ndarr
     name = method_label or spec.label
     labels = dict(labels or {})
     rule = method_rule(method, estimator).split(" ")[0]          # "reciprocal" / "nearest"
-    preds: list[tuple[str, str, np.ndarray]] = [
-        ("method", f"{name} ({rule} rule)", pred),
-        ("off", f"{name}, {sym} off at test time", off),
-        ("nn", "1-nearest neighbour", nn)]
+    preds: dict[str, tuple[str, np.ndarray]] = {
+        "method": (f"{name} ({rule} rule)", pred),
+        "off": (f"{name}, {sym} off at test time", off),
+        "nn": ("1-nearest neighbour", nn)}
     base = "SVM" if task == CLASSIFICATION else "SVR"
     for key, model, default in (("plain", plain, f"{base}, same σ and C"),
                                 ("cv", cv, f"{base}-CV")):
         if model is not None:
-            preds.append((key, labels.get(key, default), np.asarray(model.predict(X_test))))
+            preds[key] = (labels.get(key, default), np.asarray(model.predict(X_test)))
+    return from_predictions(method, y_test, preds, method_label=name)
+
+
+def from_predictions(method: str, y_test: np.ndarray,
+                     predictions: Mapping[str, tuple[str, np.ndarray]], *,
+                     method_label: str | None = None) -> Ablation:
+    """The score table from the test predictions themselves: ``predictions`` maps the
+    row keys (``"method"``, ``"off"``, ``"nn"`` — all three needed — and optionally
+    ``"plain"``, ``"cv"``) to (label, predictions on the test points). Every row but
+    the plain one carries its paired difference from the plain row over the test points
+    (:func:`point_values`), and the table the difference in agreement with 1-NN between
+    the method and the plain row."""
+    from .methods import METHODS
+
+    task = METHODS[method].task
+    name = method_label or METHODS[method].label
+    base = "SVM" if task == CLASSIFICATION else "SVR"
+    y_test = np.asarray(y_test)
+    nn = np.asarray(predictions["nn"][1])
+    per_point = {key: point_values(task, y_test, p, nn)
+                 for key, (_, p) in predictions.items()}
+    ref = per_point.get("plain")
     rows = []
-    for key, label, p in preds:
+    for key, (label, p) in predictions.items():
+        p = np.asarray(p)
+        vs = None if ref is None or key == "plain" else \
+            _paired(task, per_point[key][0], ref[0], f"{label} − plain {base}")
         if task == CLASSIFICATION:
             rows.append(Row(key, label, float(np.mean(p == y_test)),
-                            agree_nn=float(np.mean(p == nn))))
+                            agree_nn=float(np.mean(p == nn)), vs_plain=vs))
         else:
             err = _rel_error(y_test, p)
             rows.append(Row(key, label, 1.0 - err, rel_error=err,
-                            agree_nn=_closeness(y_test, p, nn)))
-    follows = rows[0].agree_nn
+                            agree_nn=_closeness(y_test, p, nn), vs_plain=vs))
+    edge = None if ref is None else _paired(task, per_point["method"][1], ref[1],
+                                            f"agreement with 1-NN: {name} − plain {base}")
     rows_t = tuple(rows)
-    return Ablation(method, task, rows_t, int(len(y_test)), follows,
-                    verdict(method, task, rows_t, int(len(y_test)), follows,
-                            method_label=name))
+    follows = _row_of(rows_t, "method").agree_nn
+    n = int(len(y_test))
+    return Ablation(method, task, rows_t, n, follows,
+                    verdict(method, task, rows_t, n, follows, method_label=name,
+                            nn_edge=edge), nn_edge=edge)
 
 
 # ---------------------------------------------------------------------------
 # the words (generated from the numbers)
 # ---------------------------------------------------------------------------
 
+def _row_of(rows: Sequence[Row], key: str) -> Row | None:
+    return next((r for r in rows if r.key == key), None)
+
+
 def _score_of(rows: Sequence[Row], key: str) -> float:
-    r = next((r for r in rows if r.key == key), None)
+    r = _row_of(rows, key)
     return float("nan") if r is None else r.score
 
 
+def _side(p: P.Paired | None) -> str:
+    """Where a paired difference's 95 % interval lies: ``"above"`` (wholly above 0),
+    ``"below"`` (wholly below) or ``"level"`` (it contains 0, or every difference is 0)."""
+    if p is None or not (np.isfinite(p.lo) and np.isfinite(p.hi)):
+        return "level"
+    if p.lo > 0:
+        return "above"
+    if p.hi < 0:
+        return "below"
+    return "level"
+
+
 def verdict(method: str, task: str, rows: Sequence[Row], n_test: int, follows_nn: float,
-            *, method_label: str | None = None) -> str:
+            *, method_label: str | None = None, nn_edge: P.Paired | None = None) -> str:
     """A short paragraph in plain words that follows the numbers of the table.
 
-    Classification: a difference counts when it is at least one test point (1 / n_test);
-    "follows 1-NN" when the labels agree on at least :data:`FOLLOWS_NN_AT` of the test
-    points. Regression: a gain counts when the relative error falls by the factor
-    :data:`REG_FACTOR_AT` or more."""
+    Every comparison is judged on its paired 95 % interval over the test points (the
+    rows' :attr:`Row.vs_plain`; ``nn_edge`` for the agreement with 1-NN): a difference
+    counts when its interval lies wholly on one side of 0. In particular:
+
+    * when the plain SVM/SVR agrees with 1-NN as much as the method (``nn_edge``'s
+      interval is not wholly above 0), the paragraph says the test points cannot tell
+      the nearest-neighbour rule and a reshaped kernel apart;
+    * when the method with its learned matrix switched off beats the plain SVM/SVR
+      (its interval wholly above 0), it says that part of the gain survives with the
+      matrix off, with its share, and never that the gain is not a reshaped kernel's.
+
+    "Follows 1-NN" when the agreement is at least :data:`FOLLOWS_NN_AT`."""
     from .methods import METHODS
 
     name = method_label or METHODS[method].label
     sym = matrix_symbol(method)
+    cls = task == CLASSIFICATION
+    base = "SVM" if cls else "SVR"
     m, off, nn, plain = (_score_of(rows, k) for k in ("method", "off", "nn", "plain"))
-    base = "SVM" if task == CLASSIFICATION else "SVR"
+    plain_row = _row_of(rows, "plain")
+    plain_agree = float("nan") if plain_row is None else plain_row.agree_nn
+    follows = bool(np.isfinite(follows_nn) and follows_nn >= FOLLOWS_NN_AT)
     parts = []
-    if task == CLASSIFICATION:
-        step = 1.0 / max(n_test, 1)
-        tol = step / 2
-
-        def cmp(a: float, b: float) -> str:
-            if not (np.isfinite(a) and np.isfinite(b)):
-                return "?"
-            return "above" if a > b + tol else ("below" if a < b - tol else "level")
-
+    if cls:
+        also = f", the plain {base} on {100 * plain_agree:.0f} %" \
+            if np.isfinite(plain_agree) else ""
         parts.append(f"Here {name} gives the same label as 1-nearest neighbour on "
-                     f"{100 * follows_nn:.0f} % of the {n_test} test points; 1-NN scores "
-                     f"{nn:.3f}, {name} {m:.3f}.")
-        if np.isfinite(plain):
-            gain = m - plain
-            rel = cmp(m, plain)
-            parts.append(
-                f"{name} is {abs(gain) * 100:.1f} points "
-                f"{'above' if gain > 0 else 'below'} the plain {base} ({plain:.3f})."
-                if rel != "level" else f"{name} scores like the plain {base} ({plain:.3f}).")
-            off_rel = cmp(off, plain)
-            off_words = {"above": f"still above the plain {base}",
-                         "below": f"below the plain {base}",
-                         "level": f"the plain {base}'s level"}.get(off_rel, "")
-            parts.append(f"With {sym} switched off at test time (its own α and b, the "
-                         f"plain kernel) it scores {off:.3f}, {off_words}.")
-            follows = follows_nn >= FOLLOWS_NN_AT
-            if rel == "above" and follows and m - off >= (m - plain) / 2:
-                parts.append("So its gain comes from the nearest-neighbour rule at test "
-                             "time, not from a reshaped kernel: its test labels are "
-                             "1-NN's.")
-            elif rel == "above" and off_rel == "above":
-                parts.append(f"Part of the gain survives with {sym} switched off: the α "
-                             f"and b learned with {sym}∘K carry it, not only the "
-                             f"nearest-neighbour rule.")
-            elif follows:
-                parts.append("Its test labels are 1-NN's: the nearest-neighbour rule "
-                             "decides them, not a reshaped kernel.")
-            else:
-                parts.append(f"Its labels differ from 1-NN's on "
-                             f"{100 * (1 - follows_nn):.0f} % of the test points, so the "
-                             f"rule does not decide everything here.")
+                     f"{100 * follows_nn:.0f} % of the {n_test} test points{also}; 1-NN "
+                     f"scores {nn:.3f}, {name} {m:.3f}.")
+    elif not np.isfinite(follows_nn):
+        return (f"Here the {n_test} test targets are all equal, so R² and the closeness "
+                f"to 1-nearest neighbour are not defined.")
     else:
-        err = {k: 1.0 - _score_of(rows, k) for k in ("method", "off", "nn", "plain")}
-
-        def better(a: float, b: float) -> bool:
-            return np.isfinite(a) and np.isfinite(b) and a <= REG_FACTOR_AT * b
-
-        near = "lie close to" if follows_nn >= FOLLOWS_NN_AT else "differ from"
+        near = "lie close to" if follows else "differ from"
+        also = f" (the plain {base}'s: {100 * (1 - plain_agree):.1f} %)" \
+            if np.isfinite(plain_agree) else ""
         parts.append(f"Here {name}'s test predictions {near} 1-nearest neighbour's: "
                      f"their squared difference is {100 * (1 - follows_nn):.1f} % of the "
-                     f"spread of the {n_test} test targets. Relative "
-                     f"error: {name} {err['method']:.3g}, 1-NN {err['nn']:.3g}, {sym} "
-                     f"switched off {err['off']:.3g}"
-                     + (f", plain {base} {err['plain']:.3g}." if np.isfinite(plain) else "."))
-        gain = better(err["method"], err["plain"])
-        off_gain = better(err["off"], err["plain"])
-        follows = follows_nn >= FOLLOWS_NN_AT
-        if gain and follows and not off_gain:
-            parts.append(f"So its gain over the plain {base} comes from the "
-                         f"nearest-neighbour rule at test time (the row of {sym} of the "
-                         f"nearest training point), not from a reshaped kernel: with "
-                         f"{sym} switched off it is back at the plain {base}'s level.")
-        elif gain and off_gain:
-            parts.append(f"Part of the gain survives with {sym} switched off: the α and b "
-                         f"learned with {sym}∘K carry it.")
-        elif gain:
-            parts.append(f"{name} beats the plain {base}, but with {sym} switched off it "
-                         f"does not: the borrowed row of {sym} at test time makes the "
-                         f"difference.")
+                     f"spread of the {n_test} test targets{also}. Test R²: {name} "
+                     f"{m:.3f}, 1-NN {nn:.3f}, {sym} switched off {off:.3f}"
+                     + (f", plain {base} {plain:.3f}." if np.isfinite(plain) else "."))
+    gain = None if _row_of(rows, "method") is None else _row_of(rows, "method").vs_plain
+    off_gain = None if _row_of(rows, "off") is None else _row_of(rows, "off").vs_plain
+    if gain is None or off_gain is None or not np.isfinite(plain):
+        if not cls:
+            return " ".join(parts)
+        parts.append(f"With {sym} switched off at test time it scores {off:.3f}.")
+        return " ".join(parts)
+    unit = "points" if cls else ""
+    who, them = (name, f"the plain {base}") if cls else (f"{name}'s R²", f"the plain {base}'s")
+
+    # the method against the plain baseline
+    g_side = _side(gain)
+    if g_side == "level":
+        parts.append(f"{who} is level with {them} ({plain:.3f}) within the 95 % interval "
+                     f"over the test points: {_interval(gain, cls, unit)}.")
+    else:
+        size = _signed(abs(gain.mean), cls).lstrip("+") + (f" {unit}" if unit else "")
+        parts.append(f"{who} is {size} {g_side} {them} ({plain:.3f}; 95 % interval over "
+                     f"the test points {_signed(gain.lo, cls)} to {_signed(gain.hi, cls)}).")
+    # the learned matrix switched off at test time
+    o_side = _side(off_gain)
+    off_words = {"above": f"above the plain {base} beyond its interval",
+                 "below": f"below the plain {base} beyond its interval",
+                 "level": f"level with the plain {base} within its interval"}[o_side]
+    parts.append(f"With {sym} switched off at test time (its own α and b, the plain "
+                 f"kernel) it scores {off:.3f}, {off_words} ({_interval(off_gain, cls, unit)}).")
+    # the explanation
+    e_side = _side(nn_edge)
+    agree_unit = "points of agreement" if cls else "in closeness"
+    if o_side == "above":
+        if g_side == "above" and gain.mean > 0:
+            share = min(off_gain.mean / gain.mean, 1.0)
+            parts.append(f"So part of the gain survives with {sym} switched off: the α and "
+                         f"b learned with {sym}∘K keep {_signed(off_gain.mean, cls)} of its "
+                         f"{_signed(gain.mean, cls)}{' ' + unit if unit else ''} "
+                         f"({100 * share:.0f} %), without the nearest-neighbour rule.")
         else:
-            parts.append(f"{name} does not beat the plain {base} by a factor "
-                         f"{1 / REG_FACTOR_AT:.2g} or more here.")
+            parts.append(f"So part of the gain survives with {sym} switched off: the α "
+                         f"and b learned with {sym}∘K beat the plain {base} on their own, "
+                         f"without the nearest-neighbour rule.")
+        if e_side == "above" and follows:
+            parts.append("The rest comes with the nearest-neighbour rule at test time.")
+    elif e_side != "above":
+        edge = "" if nn_edge is None else f" ({_interval(nn_edge, cls, agree_unit)})"
+        parts.append(f"The plain {base} agrees with 1-NN as much as {name} does here"
+                     f"{edge}, so these test points cannot tell the explanations apart: "
+                     f"the nearest-neighbour rule and a reshaped kernel would give the same "
+                     f"{'labels' if cls else 'predictions'}.")
+    elif follows and g_side == "above":
+        why = ("so not from a reshaped kernel" if o_side == "below" or
+               off_gain.verdict == P.FAILS else
+               "so these test points show no gain from a reshaped kernel alone")
+        parts.append(f"So its gain comes from the nearest-neighbour rule at test time: it "
+                     f"follows 1-NN far more closely than the plain {base} does "
+                     f"({_interval(nn_edge, cls, agree_unit)}), and with {sym} switched "
+                     f"off it is not above the plain {base}, {why}.")
+    elif follows:
+        parts.append(f"It follows 1-NN far more closely than the plain {base} does "
+                     f"({_interval(nn_edge, cls, agree_unit)}): the nearest-neighbour "
+                     f"rule decides its {'labels' if cls else 'predictions'}, though it "
+                     f"does not beat the plain {base} beyond the interval.")
+    else:
+        what = (f"Its labels differ from 1-NN's on {100 * (1 - follows_nn):.0f} % of the "
+                f"test points" if cls else f"Its predictions are not close to 1-NN's")
+        parts.append(f"{what}, so the rule does not decide everything here.")
     return " ".join(parts)
 
 
-__all__ = ["ABLATION_METHODS", "FOLLOWS_NN_AT", "REG_FACTOR_AT", "Ablation", "Row",
-           "ablation", "legend", "matrix_symbol", "method_rule", "nearest_labels",
-           "nn_grid", "off_decision", "off_predict", "verdict"]
+__all__ = ["ABLATION_METHODS", "FOLLOWS_NN_AT", "Ablation", "Row", "ablation", "from_predictions",
+           "legend", "matrix_symbol", "method_rule", "nearest_labels", "nn_grid", "off_decision",
+           "off_predict", "point_values", "verdict"]

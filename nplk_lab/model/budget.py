@@ -336,5 +336,5 @@ def grid_resolution(n_train: int, requested: int = 100, budget: Budget | None = 
     budget = budget or DEFAULT
     res = max(10, min(int(requested), LIMITS["grid_resolution"]))
     while res > 10 and 3 * 8 * res * res * max(int(n_train), 1) > budget.memory // 2:
-        res -= 10
+        res = max(10, res - 10)     # never below the floor (a requested 15 stops at 10)
     return res

@@ -132,10 +132,12 @@ def _coerce_points(value: Any) -> tuple[tuple[float, float, int], ...]:
         x1, x2 = _finite_float(r[0]), _finite_float(r[1])
         if max(abs(x1), abs(x2)) > MAX_COORD:
             raise ValueError(f"a point's coordinates must lie within ±{MAX_COORD:g}")
-        lab = int(float(r[2]))
-        if lab not in (-1, 1):
+        # the class y is checked like the coordinates (a finite number, no bools) and
+        # then must be exactly ±1: 1.5 or -1.9 are refused, not truncated to a class
+        y = _finite_float(r[2])
+        if y not in (-1.0, 1.0):
             raise ValueError("a point's class must be -1 or +1")
-        out.append((x1, x2, lab))
+        out.append((x1, x2, int(y)))
     if len(out) > MAX_POINTS:
         raise ValueError(f"more than {MAX_POINTS} points")
     return tuple(out)

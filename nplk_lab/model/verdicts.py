@@ -29,6 +29,13 @@ def _num(value: Any) -> float:
         return float("nan")
 
 
+def _count(value: Any) -> int:
+    """A file-supplied count (n, wins, ties, losses) as an int; 0 when it is missing or
+    not a finite number (a null or a word in the file must not break the page)."""
+    v = _num(value)
+    return int(v) if v == v and abs(v) != float("inf") else 0
+
+
 def is_loss(st: dict) -> bool:
     """Whether a judged comparison's whole interval is on the losing side of 0."""
     if _num(st.get("margin", 0.0)) > 0:
@@ -58,12 +65,12 @@ def row_verdict(row: dict) -> str:
 
 def _paired(st: dict) -> P.Paired:
     return P.Paired(_text(st.get("label")), _text(st.get("unit", "")),
-                    int(_num(st.get("n", 0)) or 0), _num(st.get("mean")), _num(st.get("lo")),
+                    _count(st.get("n")), _num(st.get("mean")), _num(st.get("lo")),
                     _num(st.get("hi")), sign=1 if st.get("better", "higher") == "higher" else -1,
                     margin=_num(st.get("margin", 0.0)) or 0.0,
                     corrected=bool(st.get("corrected", False)),
-                    wins=int(_num(st.get("wins", 0)) or 0), ties=int(_num(st.get("ties", 0)) or 0),
-                    losses=int(_num(st.get("losses", 0)) or 0))
+                    wins=_count(st.get("wins")), ties=_count(st.get("ties")),
+                    losses=_count(st.get("losses")))
 
 
 def stat_text(st: dict) -> str:

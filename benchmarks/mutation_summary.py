@@ -1,0 +1,263 @@
+"""Kill rate per module of the last ``mutmut run`` (docs/mutation-testing.md).
+
+    nice -n 19 mutmut run --max-children 2        # configured in pyproject.toml
+    python benchmarks/mutation_summary.py [--survivors]
+
+Reads ``mutmut results --all true`` and prints, per mutated module, how many mutants
+were killed (a test failed, or the run timed out: an endless loop counts as caught),
+how many survived, how many no selected test reaches, and the kill rate over the
+mutants that are not judged equivalent (:data:`EQUIVALENT`, each with its reason).
+Mutant names carry their number within a function, so the list belongs to the code
+of the commit that wrote it; a name that no longer survives is simply not counted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import subprocess
+import sys
+
+#: survivors judged equivalent: no input the lab can give tells them from the original
+#: (mutant names of commit f3698a7; see docs/mutation-testing.md). A timeout of one of
+#: these (the machine loaded) is not counted as a kill.
+_EQUIVALENT_GROUPS: dict[str, tuple[str, ...]] = {
+    ('dtype=float → dtype=None/omitted: the arrays are already floats (or ints, whose '
+     'differences, squares and comparisons give the same numbers)'): (
+        'nplk_lab.model.ablation.x__binary_off__mutmut_3',
+        'nplk_lab.model.ablation.x__binary_off__mutmut_5',
+        'nplk_lab.model.ablation.x__closeness__mutmut_3',
+        'nplk_lab.model.ablation.x__closeness__mutmut_5',
+        'nplk_lab.model.ablation.x__closeness__mutmut_25',
+        'nplk_lab.model.ablation.x__closeness__mutmut_27',
+        'nplk_lab.model.ablation.x__closeness__mutmut_29',
+        'nplk_lab.model.ablation.x__closeness__mutmut_31',
+        'nplk_lab.model.ablation.x__paired__mutmut_3',
+        'nplk_lab.model.ablation.x__paired__mutmut_5',
+        'nplk_lab.model.ablation.x__paired__mutmut_7',
+        'nplk_lab.model.ablation.x__paired__mutmut_9',
+        'nplk_lab.model.ablation.x_ablation__mutmut_5',
+        'nplk_lab.model.ablation.x_ablation__mutmut_7',
+        'nplk_lab.model.ablation.x_nearest_labels__mutmut_3',
+        'nplk_lab.model.ablation.x_nearest_labels__mutmut_5',
+        'nplk_lab.model.ablation.x_nearest_labels__mutmut_12',
+        'nplk_lab.model.ablation.x_nearest_labels__mutmut_14',
+        'nplk_lab.model.ablation.x_off_decision__mutmut_3',
+        'nplk_lab.model.ablation.x_off_decision__mutmut_5',
+        'nplk_lab.model.ablation.x_off_decision__mutmut_82',
+        'nplk_lab.model.ablation.x_off_decision__mutmut_84',
+        'nplk_lab.model.ablation.x_point_values__mutmut_2',
+        'nplk_lab.model.ablation.x_point_values__mutmut_6',
+        'nplk_lab.model.ablation.x_point_values__mutmut_12',
+        'nplk_lab.model.ablation.x_point_values__mutmut_14',
+        'nplk_lab.model.ablation.x_point_values__mutmut_17',
+        'nplk_lab.model.ablation.x_point_values__mutmut_19',
+        'nplk_lab.model.ablation.x_point_values__mutmut_48',
+        'nplk_lab.model.ablation.x_point_values__mutmut_50',
+        'nplk_lab.model.paired.x_paired__mutmut_10',
+        'nplk_lab.model.paired.x_paired__mutmut_12',
+        'nplk_lab.model.paired.x_paired__mutmut_14',
+        'nplk_lab.model.paired.x_paired__mutmut_16',
+    ),
+    "float('NAN') / float('INF') parse as float('nan') / float('inf')": (
+        'nplk_lab.model.ablation.x__closeness__mutmut_16',
+        'nplk_lab.model.ablation.x__score_of__mutmut_10',
+        'nplk_lab.model.ablation.x_verdict__mutmut_39',
+        'nplk_lab.model.ablation.xǁAblationǁscore__mutmut_7',
+        'nplk_lab.model.verdicts.x__num__mutmut_4',
+        'nplk_lab.model.verdicts.x__count__mutmut_12',
+    ),
+    ("_signed: the replacement only changes the text '±0.0' (or '±0.000'), which only a "
+     'value below the threshold prints'): (
+        'nplk_lab.model.ablation.x__signed__mutmut_22',
+        'nplk_lab.model.ablation.x__signed__mutmut_25',
+    ),
+    ("the rule's first word: split(None) splits the same single-space text; "
+     "method_rule(None, estimator) reads the estimator's own extension, and every non-DANK"
+     " method's default is 'nearest' either way"): (
+        'nplk_lab.model.ablation.x_ablation__mutmut_40',
+        'nplk_lab.model.ablation.x_ablation__mutmut_41',
+    ),
+    "method_rule: any default other than 'reciprocal' reads 'nearest training point'": (
+        'nplk_lab.model.ablation.x_method_rule__mutmut_12',
+        'nplk_lab.model.ablation.x_method_rule__mutmut_13',
+    ),
+    'point_values: an empty test set never reaches it (ablation() returns None before)': (
+        'nplk_lab.model.ablation.x_point_values__mutmut_22',
+        'nplk_lab.model.ablation.x_point_values__mutmut_28',
+    ),
+    ('verdict: the regression branch without a plain row has one sentence, so the '
+     'separator is never used'): (
+        'nplk_lab.model.ablation.x_verdict__mutmut_125',
+    ),
+    "verdict: lstrip of 'X' characters from a signed number strips only its '+'": (
+        'nplk_lab.model.ablation.x_verdict__mutmut_159',
+    ),
+    'verdict: an interval wholly above 0 has a mean above 0': (
+        'nplk_lab.model.ablation.x_verdict__mutmut_204',
+    ),
+    ("verdict: an F-off interval wholly below 0 also makes its verdict 'does not hold', "
+     'the other half of the or'): (
+        'nplk_lab.model.ablation.x_verdict__mutmut_270',
+        'nplk_lab.model.ablation.x_verdict__mutmut_271',
+    ),
+    ("a missing key's default: None or the solver names below cost the same as 'auto' / "
+     "2000 (only the slow solvers' names and a truthy cap change the cost)"): (
+        'nplk_lab.model.budget.x__dank_seconds__mutmut_3',
+        'nplk_lab.model.budget.x__dank_seconds__mutmut_5',
+        'nplk_lab.model.budget.x__dank_seconds__mutmut_8',
+        'nplk_lab.model.budget.x__dank_seconds__mutmut_9',
+        'nplk_lab.model.budget.x__dank_seconds__mutmut_21',
+        'nplk_lab.model.budget.x__dank_seconds__mutmut_23',
+        'nplk_lab.model.budget.x__iteration_factor__mutmut_10',
+        'nplk_lab.model.budget.x__iteration_factor__mutmut_12',
+        'nplk_lab.model.budget.x_study_verdict__mutmut_8',
+        'nplk_lab.model.budget.x_study_verdict__mutmut_9',
+    ),
+    ('bisection with mid = (lo + hi + 2) // 2 still picks mid in (lo, hi] and finds the '
+     'same largest n'): (
+        'nplk_lab.model.budget.x__largest_n__mutmut_9',
+        'nplk_lab.model.budget.x_study_verdict__mutmut_60',
+    ),
+    ('grid_resolution: a default of 101 is clipped to 100 at once; an integer product '
+     'exceeds memory // 2 exactly when it exceeds memory / 2'): (
+        'nplk_lab.model.budget.x_grid_resolution__mutmut_1',
+        'nplk_lab.model.budget.x_grid_resolution__mutmut_33',
+    ),
+    "map and sweep never read the fit verdict's message, the only place its label goes": (
+        'nplk_lab.model.budget.x_map_verdict__mutmut_28',
+        'nplk_lab.model.budget.x_map_verdict__mutmut_34',
+        'nplk_lab.model.budget.x_sweep_verdict__mutmut_11',
+        'nplk_lab.model.budget.x_sweep_verdict__mutmut_17',
+    ),
+    'scalable_route reads only .scalable of the fallback model': (
+        'nplk_lab.model.budget.x_scalable_route__mutmut_6',
+        'nplk_lab.model.budget.x_scalable_route__mutmut_7',
+        'nplk_lab.model.budget.x_scalable_route__mutmut_8',
+        'nplk_lab.model.budget.x_scalable_route__mutmut_12',
+        'nplk_lab.model.budget.x_scalable_route__mutmut_13',
+        'nplk_lab.model.budget.x_scalable_route__mutmut_14',
+    ),
+    "_nesting_depth's tokens are single brackets or whole quoted strings, never an 'X'": (
+        'nplk_lab.model.codec.x__nesting_depth__mutmut_9',
+        'nplk_lab.model.codec.x__nesting_depth__mutmut_19',
+    ),
+    "a token's 'X' is already a letter": (
+        'nplk_lab.model.codec.x_coerce__mutmut_150',
+    ),
+    "Python's codec names are case-insensitive": (
+        'nplk_lab.model.codec.x_params_from_json__mutmut_28',
+    ),
+    'no error a 64 KB configuration can raise has a message over 80 characters': (
+        'nplk_lab.model.codec.x_params_from_json__mutmut_53',
+    ),
+    'json.dumps writes tuples as lists already': (
+        'nplk_lab.model.codec.x_params_to_json__mutmut_15',
+        'nplk_lab.model.codec.x_params_to_json__mutmut_16',
+        'nplk_lab.model.codec.x_params_to_json__mutmut_20',
+        'nplk_lab.model.codec.x_params_to_json__mutmut_21',
+    ),
+    ("off_decision: a DANK fitted in k-means parts has no F_ and dual_u_, so the checks "
+     "below return None for it without the n_clusters test"): (
+        'nplk_lab.model.ablation.x_off_decision__mutmut_25',
+        'nplk_lab.model.ablation.x_off_decision__mutmut_31',
+        'nplk_lab.model.ablation.x_off_decision__mutmut_32',
+        'nplk_lab.model.ablation.x_off_decision__mutmut_35',
+    ),
+    '_round: repr of inf and nan reads back as itself': (
+        'nplk_lab.model.paired.x__round__mutmut_2',
+    ),
+    ('a single pair within the tie tolerance is a tie, and all ties clamp the interval to '
+     '[0, 0] after this line'): (
+        'nplk_lab.model.paired.x_paired__mutmut_54',
+        'nplk_lab.model.paired.x_paired__mutmut_56',
+        'nplk_lab.model.paired.x_paired__mutmut_57',
+    ),
+    'sign is ±1 (or ±2 here): only its sign is ever used, and 0 never occurs': (
+        'nplk_lab.model.paired.xǁPairedǁas_dict__mutmut_22',
+        'nplk_lab.model.verdicts.x__paired__mutmut_55',
+        'nplk_lab.model.verdicts.x__paired__mutmut_68',
+        'nplk_lab.model.verdicts.x_is_loss__mutmut_15',
+        'nplk_lab.model.verdicts.x_is_loss__mutmut_28',
+    ),
+    ("a missing key's default None: the following `or 0.0` / `or []` / `> 0` / bool() / "
+     'membership test gives the same'): (
+        'nplk_lab.model.verdicts.x__paired__mutmut_72',
+        'nplk_lab.model.verdicts.x__paired__mutmut_74',
+        'nplk_lab.model.verdicts.x__paired__mutmut_81',
+        'nplk_lab.model.verdicts.x__paired__mutmut_83',
+        'nplk_lab.model.verdicts.x_is_loss__mutmut_3',
+        'nplk_lab.model.verdicts.x_is_loss__mutmut_5',
+        'nplk_lab.model.verdicts.x_table__mutmut_4',
+        'nplk_lab.model.verdicts.x_table__mutmut_6',
+        'nplk_lab.model.verdicts.x_by_preset__mutmut_5',
+        'nplk_lab.model.verdicts.x_by_preset__mutmut_7',
+        'nplk_lab.model.verdicts.x_counts__mutmut_9',
+        'nplk_lab.model.verdicts.x_counts__mutmut_11',
+        'nplk_lab.model.verdicts.x_counts__mutmut_25',
+        'nplk_lab.model.verdicts.x_counts__mutmut_27',
+    ),
+    ("by_preset's zip: table() keeps exactly the dict rows it zips with, so the lengths "
+     'always match'): (
+        'nplk_lab.model.verdicts.x_by_preset__mutmut_13',
+        'nplk_lab.model.verdicts.x_by_preset__mutmut_16',
+        'nplk_lab.model.verdicts.x_by_preset__mutmut_18',
+    ),
+}
+EQUIVALENT: dict[str, str] = {name: reason for reason, names in _EQUIVALENT_GROUPS.items()
+                               for name in names}
+
+KILLED = ("killed", "timeout")
+
+
+def results() -> dict[str, str]:
+    out = subprocess.run([sys.executable, "-m", "mutmut", "results", "--all", "true"],
+                         capture_output=True, text=True, check=True).stdout
+    rows = {}
+    for line in out.splitlines():
+        if ": " in line.strip():
+            name, status = line.strip().rsplit(": ", 1)
+            rows[name] = status
+    return rows
+
+
+def summary(rows: dict[str, str]) -> list[dict[str, object]]:
+    by_module: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    for name, status in rows.items():
+        module = name.split(".")[2]
+        # an equivalent mutant that timed out did so because the machine was loaded
+        eq = status in ("survived", "timeout") and name in EQUIVALENT
+        by_module[module]["equivalent" if eq else status] += 1
+    table = []
+    for module, c in sorted(by_module.items()):
+        killed = sum(c[k] for k in KILLED)
+        judged = killed + c["survived"] + c["no tests"]
+        table.append({"module": module, "mutants": sum(c.values()), "killed": killed,
+                      "of which timed out": c["timeout"],
+                      "survived": c["survived"], "no test reaches it": c["no tests"],
+                      "equivalent": c["equivalent"], "not run": c["not checked"],
+                      "kill rate": killed / judged if judged else float("nan")})
+    return table
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--survivors", action="store_true",
+                    help="also list the surviving mutants not judged equivalent")
+    args = ap.parse_args()
+    rows = results()
+    cols = ["module", "mutants", "killed", "of which timed out", "survived",
+            "no test reaches it", "equivalent", "not run", "kill rate"]
+    print("| " + " | ".join(cols) + " |")
+    print("|" + "---|" * len(cols))
+    for r in summary(rows):
+        r["kill rate"] = f"{100 * r['kill rate']:.1f} %"
+        print("| " + " | ".join(str(r[c]) for c in cols) + " |")
+    if args.survivors:
+        for name, status in sorted(rows.items()):
+            if status in ("survived", "no tests") and name not in EQUIVALENT:
+                print(f"{status}: {name}")
+
+
+if __name__ == "__main__":
+    main()
