@@ -39,6 +39,7 @@ import pytest
 # picture is final or still): in _page_state, imported from here by the other browser
 # tests and the benchmarks as before.
 from _page_state import (  # noqa: F401
+    CHARTS_UNDRAWN_JS,
     COUNT_RUNS_JS,
     FIRST_CHART_TIMEOUT_MS,
     IDLE_JS,
@@ -49,6 +50,7 @@ from _page_state import (  # noqa: F401
     count_runs,
     settled_surface,
     surface_fingerprint,
+    wait_charts_drawn,
     wait_counted_run,
     wait_idle,
     wait_still,
