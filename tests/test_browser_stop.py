@@ -142,8 +142,8 @@ def test_long_fit_keeps_the_figure_and_stops_on_request(app_server, page):
 # tells its solver to stop, and the server logs when the job ended and at which
 # iteration; its worker is paused from the first iteration shown until the page has let
 # go of the job (pool_paused). A sweep runs its fits in the page's own thread, where
-# nothing can be paused: ten fits of seconds each, inside the budget (a "patient"
-# sweep), and the exception ends them.
+# nothing can be paused: ten fits of about a second each here, inside the budget (a
+# "patient" sweep), so the close has seconds to arrive; the exception ends them.
 LONG_WORK = {
     # (link, progress label, whether the work is a job of the worker pool)
     "classification fit": ("/Classification?n_samples=300&max_iter=5000&solver=pg&seed=7",
