@@ -4,9 +4,10 @@ a run has come and gone since an action (:func:`count_runs`, :func:`wait_counted
 what the last run wrote into the URL (:func:`wait_url`), the
 decision surface's fingerprint (:func:`wait_surface`), whether the surface on
 screen is final (:func:`settled_surface`: drawn from the values the page shows, so no
-rerun is pending and nothing is left to draw) and whether the page shows a still
-picture (:func:`wait_still`: nothing moving, no hover label, plots sized to their
-boxes).
+rerun is pending and nothing is left to draw), whether every chart has drawn a
+figure (:func:`wait_charts_drawn`: the number of plots is final) and whether the page
+shows a still picture (:func:`wait_still`: nothing moving, no hover label, plots sized
+to their boxes).
 
 Every wait is a condition evaluated in the browser (Playwright's ``wait_for_function``);
 its timeout only bounds a hang. ``test_browser.py`` imports these names for the other
@@ -211,6 +212,57 @@ def settled_surface(page, timeout_s: float = 30.0) -> str:
         raise TimeoutError(f"the decision surface did not settle in {timeout_s:g} s: "
                            f"{page.evaluate(SURFACE_UNSETTLED_JS)}") from e
     return surface_fingerprint(page)
+
+
+# Why the page's charts are not all drawn yet ('' once they are): Streamlit runs no
+# script and every chart element of the page (the lab's live charts:
+# ``nplk_lab.ui.components.chart``) has drawn a figure. A chart element's own script
+# makes its plot box (``.nplk-live-chart``) when the element is rendered; Plotly marks
+# the box ``js-plotly-plot`` when it has drawn into it. A new chart's first draw can come
+# well after the run that sent it: the charts draw one at a time, and a chart joining a
+# page that shows one already waits until the browser is idle (up to a second), so the
+# decision surface can be final while the matrix view below it is still an empty box.
+# A chart that is redrawn keeps its old picture until the new one is drawn: the number
+# of plots on screen is final once this is ''. Other elements of the same kind (the
+# training replay's player) are not charts; the sidebar's Plotly.js preload holds no
+# figure.
+CHARTS_UNDRAWN_JS = """
+() => {
+  if (!(%s)()) return 'a script run is in flight';
+  const boxes = [...document.querySelectorAll('[data-testid^="stBidiComponent"]')];
+  for (const el of boxes) {
+    if (el.querySelector('.nplk-replay')) continue;        // the replay's player
+    const root = el.querySelector('.nplk-live-chart');
+    const key = ([...(el.closest('[class*="st-key-"]') || el).classList]
+                 .find(c => c.startsWith('st-key-')) || '?').slice(7);
+    if (!root) return `the element ${key} has not run its script yet`;
+    if (root.__nplkData && root.__nplkData.figure && !root.classList.contains('js-plotly-plot')) {
+      return `the chart ${key} has not drawn its figure yet`;
+    }
+  }
+  return '';
+}
+""" % IDLE_JS
+
+
+def wait_charts_drawn(page, timeout_ms: int = FIRST_CHART_TIMEOUT_MS) -> int:
+    """Wait until Streamlit runs no script and every chart on the page has drawn a
+    figure (:data:`CHARTS_UNDRAWN_JS`); return the number of plots on the page.
+
+    Call it after the run to wait for is known to be over (:func:`settled_surface`,
+    :func:`wait_counted_run`, :func:`wait_url`): an idle page can still be before a
+    rerun starts. ``timeout_ms`` only bounds a hang, reported with the chart still
+    empty."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(f"() => ({CHARTS_UNDRAWN_JS})() === ''",
+                               timeout=timeout_ms, polling=50)
+    except PlaywrightTimeout as e:  # say which chart is still empty
+        raise TimeoutError(f"the page's charts were not all drawn in "
+                           f"{timeout_ms / 1000:g} s: "
+                           f"{page.evaluate(CHARTS_UNDRAWN_JS)}") from e
+    return page.locator(".js-plotly-plot").count()
 
 
 # True when the page shows a still picture: no animation with an end is running (an

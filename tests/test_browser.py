@@ -39,6 +39,7 @@ import pytest
 # picture is final or still): in _page_state, imported from here by the other browser
 # tests and the benchmarks as before.
 from _page_state import (  # noqa: F401
+    CHARTS_UNDRAWN_JS,
     COUNT_RUNS_JS,
     FIRST_CHART_TIMEOUT_MS,
     IDLE_JS,
@@ -49,6 +50,7 @@ from _page_state import (  # noqa: F401
     count_runs,
     settled_surface,
     surface_fingerprint,
+    wait_charts_drawn,
     wait_counted_run,
     wait_idle,
     wait_still,
@@ -60,6 +62,11 @@ pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
+# The pictures the docs show, taken by the browser tests at the state they have just
+# checked. They stay here: a test run leaves the checkout as it found it.
+# ``python benchmarks/docs_screenshots.py`` runs those tests and copies the pictures
+# into the docs' screenshots folder.
+PICTURES = ARTIFACTS / "pictures"
 CLASSIFICATION_PATH = "/Classification"  # from pages/1_Classification.py
 
 CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "chromium", "chromium-browser")
@@ -337,6 +344,18 @@ SURFACE_TRAIN_POINTS_JS = """
 """
 
 
+def still_surface_axes(page) -> dict:
+    """The surface's plot area and axes (:data:`SURFACE_AXES_JS`) once the page is
+    still: every chart of the last run drawn (the matrix view below the surface draws
+    after it, at its own time), the mouse off the plots, nothing moving and every plot
+    laid out at its box's width. A click or a drag aimed from this rectangle lands
+    where it was aimed, whatever drew before."""
+    wait_charts_drawn(page)
+    page.mouse.move(5, 5)
+    wait_still(page)
+    return page.evaluate(SURFACE_AXES_JS)
+
+
 def url_points(page) -> list[tuple[float, float, int]]:
     q = parse_qs(urlparse(page.url).query).get("points", [""])[-1]
     return [(float(a), float(b), int(c)) for a, b, c in
@@ -379,11 +398,12 @@ def test_click_to_add_puts_points_where_clicked_and_keeps_the_axes(app_server, p
     if not start:
         page.get_by_text("Add points by clicking").click()
         page.get_by_text("Click to add", exact=True).click()
-        wait_idle(page)
+        # the switch is drawn above the surface: the surface is final once drawn from
+        # "on" (an idle wait can come before the switch's rerun starts)
         settled_surface(page)
+    ax0 = still_surface_axes(page)
     page.screenshot(path=str(ARTIFACTS / f"{name}-0.png"))
 
-    ax0 = page.evaluate(SURFACE_AXES_JS)
     cell_x = (ax0["x"][1] - ax0["x"][0]) / 99     # one cell of the 100 × 100 grid
     cell_y = (ax0["y"][1] - ax0["y"][0]) / 99
     # a +1 point inside the data, then a −1 point in the padding near a corner (where
@@ -445,16 +465,18 @@ def test_click_to_add_keeps_a_users_zoom(app_server, page):
     settled_surface(page)
     page.get_by_text("Add points by clicking").click()
     page.get_by_text("Click to add", exact=True).click()
-    wait_idle(page)
-    settled_surface(page)
-    ax0 = page.evaluate(SURFACE_AXES_JS)
+    settled_surface(page)          # drawn from "Click to add" on (see above)
+    ax0 = still_surface_axes(page)
     left, top, w, h = ax0["left"], ax0["top"], ax0["width"], ax0["height"]
     page.mouse.move(left + 0.2 * w, top + 0.2 * h)
     page.mouse.down()
     page.mouse.move(left + 0.4 * w, top + 0.4 * h, steps=5)
     page.mouse.move(left + 0.6 * w, top + 0.6 * h, steps=5)
     page.mouse.up()
-    page.wait_for_function(f"(x0) => ({SURFACE_AXES_JS})().x[0] !== x0", arg=ax0["x"][0])
+    # the zoom is drawn (Plotly relays the axes out on release)
+    page.wait_for_function(
+        f"(x0) => {{ const a = ({SURFACE_AXES_JS})(); return !!a && a.x[0] !== x0; }}",
+        arg=ax0["x"][0], timeout=RERUN_TIMEOUT_MS, polling=50)
     zoomed = page.evaluate(SURFACE_AXES_JS)
     assert zoomed["x"][0] > ax0["x"][0] and zoomed["x"][1] < ax0["x"][1]
     # Plotly's release handler either zooms (a drag) or dispatches a click, which the

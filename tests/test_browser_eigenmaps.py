@@ -4,8 +4,9 @@ eigenfunction j = 2 appear (their title), the URL carry ``eigen_index=2`` and th
 plot mark j = 2. Then the number input picks j = 4 from the keyboard.
 
 Drives Debian's Chromium through Playwright against ``streamlit run app.py`` (helpers
-from ``test_browser.py``); skips when either is missing. Also writes the README's
-screenshot, ``docs/screenshots/eigenmaps.png``.
+from ``test_browser.py``); skips when either is missing. Also takes the README's
+picture of the maps (``test-artifacts/pictures/eigenmaps.png``; the docs get it from
+``python benchmarks/docs_screenshots.py``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from test_browser import (
     ARTIFACTS,
     CLASSIFICATION_PATH,
     RERUN_TIMEOUT_MS,
-    ROOT,
     exception_texts,
     wait_idle,
     wait_surface,
@@ -29,7 +29,7 @@ chromium_path, app_server, page = tb.chromium_path, tb.app_server, tb.page
 
 pytestmark = pytest.mark.browser
 
-SCREENSHOT = ROOT / "docs" / "screenshots" / "eigenmaps.png"
+SCREENSHOT = tb.PICTURES / "eigenmaps.png"
 
 # A Plotly graph by the start of its title: its plot area on screen, its x range and
 # the first trace's first two points (the markers of λ₁, λ₂).

@@ -4,8 +4,9 @@ learned influence below; a click on a row of the matrix heatmap selects that row
 point instead. Then the selection is cleared.
 
 Drives Debian's Chromium through Playwright against ``streamlit run app.py`` (helpers
-and fixtures from ``test_browser.py``); skips when either is missing. Also writes the
-README's screenshot ``docs/screenshots/influence.png``.
+and fixtures from ``test_browser.py``); skips when either is missing. Also takes the
+README's picture of the linked views (``test-artifacts/pictures/influence.png``; the
+docs get it from ``python benchmarks/docs_screenshots.py``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from test_browser import (
     ARTIFACTS,
     CLASSIFICATION_PATH,
     RERUN_TIMEOUT_MS,
-    ROOT,
     exception_texts,
     settled_surface,
     wait_idle,
@@ -30,7 +30,7 @@ chromium_path, app_server, page = tb.chromium_path, tb.app_server, tb.page
 
 pytestmark = pytest.mark.browser
 
-SCREENSHOT = ROOT / "docs" / "screenshots" / "influence.png"
+SCREENSHOT = tb.PICTURES / "influence.png"
 
 # The surface: its drag rectangle, axis ranges and the training points of one class.
 SURFACE_JS = """

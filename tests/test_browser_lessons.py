@@ -7,16 +7,15 @@ the lab measures at that step's state (``Step.reveal``, computed in this process
 the page then says "Right." and shows the numbers; the figure (with its scores) and the
 verdict are above the fold. ← steps back. The same step at 1920×1080, and the
 Classification page with present=1 at both sizes, are checked for the fold too. The
-screenshots land in docs/screenshots/ (the README and docs/teaching-with-the-lab.md
-show them); regenerate them with::
+pictures go to test-artifacts/pictures/; the README and docs/teaching-with-the-lab.md
+show them once copied by::
 
-    python -m pytest tests/test_browser_lessons.py -q -m browser
+    python benchmarks/docs_screenshots.py
 """
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 import test_browser as tb
@@ -29,7 +28,7 @@ chromium_path, app_server = tb.chromium_path, tb.app_server
 
 pytestmark = pytest.mark.browser
 
-SHOTS = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
+SHOTS = tb.PICTURES
 LESSON = 2
 SIZES = ((1280, 720), (1920, 1080))
 

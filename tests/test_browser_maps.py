@@ -4,8 +4,9 @@ page with DANK at that cell's σ and C (read from the URL and the page's sliders
 its decision surface drawn and no exception.
 
 Drives Debian's Chromium through Playwright against ``streamlit run app.py`` (helpers
-from ``test_browser.py``); skips when either is missing. Also writes
-``docs/screenshots/maps-page.png``.
+from ``test_browser.py``); skips when either is missing. Also takes the
+docs' picture of the page (``test-artifacts/pictures/maps-page.png``; the docs get it
+from ``python benchmarks/docs_screenshots.py``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from test_browser import (
     CLASSIFICATION_PATH,
     FIRST_CHART_TIMEOUT_MS,
     RERUN_TIMEOUT_MS,
-    ROOT,
     exception_texts,
     wait_idle,
     wait_surface,
@@ -31,7 +31,7 @@ chromium_path, app_server, page = tb.chromium_path, tb.app_server, tb.page
 
 pytestmark = pytest.mark.browser
 
-SCREENSHOT = ROOT / "docs" / "screenshots" / "maps-page.png"
+SCREENSHOT = tb.PICTURES / "maps-page.png"
 QUERY = {"sweep_method": "dank", "sweep_param": "sigma", "sweep_param2": "C",
          "sweep_points": "3", "sweep_points2": "3", "sweep_repeats": "1",
          "n_samples": "40", "dataset": "clowns"}

@@ -4,23 +4,35 @@ stays, a note says it stopped, and the same fit is not started again). Closing t
 mid-fit or mid-sweep stops the work on the server: its log says that the page's work
 ended, and for a fit in a worker process, at which iteration the worker's job ended.
 
+A fit of the worker pool lasts one to three seconds here, so "while it runs" is
+made to last: once the page shows the fit's iteration, the test pauses the pool's
+worker processes (SIGSTOP) and resumes them once the page has let go of the job. The
+page, the server and the job's stop flag work as ever meanwhile; only the solver waits,
+so the fit cannot finish before the Stop press or the closed tab reaches the server,
+however loaded the machine.
+
 Drives Debian's Chromium through Playwright against ``streamlit run app.py`` (helpers
 from ``test_browser.py``); skips when either is missing.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import signal
+from pathlib import Path
 
 import pytest
 import test_browser as tb
+from _procs import alive, descendants
 from test_browser import (
     ARTIFACTS,
     CLASSIFICATION_PATH,
     exception_texts,
     settled_surface,
     surface_fingerprint,
+    wait_charts_drawn,
     wait_idle,
     wait_surface,
 )
@@ -31,6 +43,47 @@ chromium_path, app_server, page = tb.chromium_path, tb.app_server, tb.page
 pytestmark = pytest.mark.browser
 
 STOP_BUTTON = 'button:has-text("Stop")'
+POOL_ON = os.environ.get("NPLK_LAB_WORKERS", "").strip() != "0"  # the server's setting
+
+
+def pool_workers(server) -> list[tuple[int, int]]:
+    """``(pid, start time)`` of the server's fit-pool workers: its processes started by
+    multiprocessing's spawn (``--multiprocessing-fork`` on their command line; the
+    resource tracker has none)."""
+    out = []
+    for pid, start in descendants(server.proc.pid):
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"--multiprocessing-fork" in cmd:
+            out.append((pid, start))
+    return out
+
+
+@contextlib.contextmanager
+def pool_paused(server):
+    """Pause the fit pool's workers (SIGSTOP) for the block and resume them (SIGCONT)
+    when it ends, however it ends. Call it once the page shows the fit's iteration: the
+    job is then in a worker, and stays there, unfinished, until the block ends. With the
+    pool off (``NPLK_LAB_WORKERS=0``) the fit runs in the page's thread and nothing is
+    paused."""
+    if not POOL_ON:
+        yield []
+        return
+    workers = pool_workers(server)
+    assert workers, "a fit shows its iteration, but the server has no pool worker"
+    paused = []
+    try:
+        for pid, start in workers:
+            if alive(pid, start):
+                os.kill(pid, signal.SIGSTOP)
+                paused.append((pid, start))
+        yield paused
+    finally:
+        for pid, start in paused:
+            if alive(pid, start):
+                os.kill(pid, signal.SIGCONT)
 
 
 def test_long_fit_keeps_the_figure_and_stops_on_request(app_server, page):
@@ -41,26 +94,36 @@ def test_long_fit_keeps_the_figure_and_stops_on_request(app_server, page):
               wait_until="domcontentloaded")
     wait_surface(page)
     before = settled_surface(page, timeout_s=120)
-    n_charts = page.locator(".js-plotly-plot").count()
+    # the surface can be final while the chart below it (the matrix view) is still an
+    # empty box: count the plots once every chart of this run has drawn
+    n_charts = wait_charts_drawn(page)
+    assert n_charts >= 2, "the surface and the view below it"
 
+    mark = app_server.output.mark()
     tb.choose(page, "Solver", "projected gradient")
     page.wait_for_selector(STOP_BUTTON, timeout=60_000)
-    page.screenshot(path=str(ARTIFACTS / "stop-while-running.png"))
     line = page.locator('[data-testid="stCaptionContainer"]').filter(
         has_text=re.compile(r"Fitting DANK: iteration \d+")).first
     line.wait_for(state="visible", timeout=30_000)  # redrawn at each report
-    # the figure of the previous fit is still on screen, not replaced by a progress bar
-    assert surface_fingerprint(page) == before
-    assert page.locator(".js-plotly-plot").count() == n_charts
+    # the fit is in a worker: it waits there until the page has let go of it
+    with pool_paused(app_server):
+        page.screenshot(path=str(ARTIFACTS / "stop-while-running.png"))
+        # the figure of the previous fit is still on screen, not replaced by a progress
+        # bar
+        assert surface_fingerprint(page) == before
+        assert page.locator(".js-plotly-plot").count() == n_charts
 
-    page.locator(STOP_BUTTON).first.click()
-    wait_idle(page, timeout_ms=60_000)
-    page.get_by_text("stopped; the last result stays on screen").first.wait_for(
-        timeout=30_000)
-    page.screenshot(path=str(ARTIFACTS / "stop-after.png"))
-    assert surface_fingerprint(page) == before
-    assert page.locator(STOP_BUTTON).count() == 0
-    assert not exception_texts(page), exception_texts(page)
+        page.locator(STOP_BUTTON).first.click()
+        page.get_by_text("stopped; the last result stays on screen").first.wait_for(
+            timeout=60_000)
+        wait_idle(page, timeout_ms=60_000)
+        page.screenshot(path=str(ARTIFACTS / "stop-after.png"))
+        assert surface_fingerprint(page) == before
+        assert page.locator(STOP_BUTTON).count() == 0
+        assert not exception_texts(page), exception_texts(page)
+    # the Stop press ended the fit, not a finish that came first
+    assert not [ln for ln in app_server.output.lines(mark)
+                if "Fitting DANK finished" in ln]
     # nothing starts the fit again: not a rerun either (Streamlit's "r" key reruns the
     # page; the observer sees the request, and the page comes back to "not running" only
     # when the server has run it: the wait is for that run, not for a window of time)
@@ -77,16 +140,17 @@ def test_long_fit_keeps_the_figure_and_stops_on_request(app_server, page):
 # 0.15 s) raises there; the lab logs it ("... interrupted (the run was stopped ...)").
 # A fit runs in a worker process of the server (nplk_lab/ui/workers.py): the page's end
 # tells its solver to stop, and the server logs when the job ended and at which
-# iteration. A sweep runs its fits in the page's own thread: the exception ends them.
-# Each link asks for seconds of work inside the budget (a "patient" fit or sweep).
+# iteration; its worker is paused from the first iteration shown until the page has let
+# go of the job (pool_paused). A sweep runs its fits in the page's own thread, where
+# nothing can be paused: ten fits of about a second each here, inside the budget (a
+# "patient" sweep), so the close has seconds to arrive; the exception ends them.
 LONG_WORK = {
     # (link, progress label, whether the work is a job of the worker pool)
     "classification fit": ("/Classification?n_samples=300&max_iter=5000&solver=pg&seed=7",
                            "Fitting DANK", True),
-    "sensitivity sweep": ("/Sensitivity?n_samples=300&sweep_points=5&sweep_repeats=1"
+    "sensitivity sweep": ("/Sensitivity?n_samples=300&sweep_points=10&sweep_repeats=1"
                           "&max_iter=5000&solver=pg&seed=7", "Sweeping", False),
 }
-POOL_ON = os.environ.get("NPLK_LAB_WORKERS", "").strip() != "0"  # the server's setting
 WORK_TIMEOUT_S = 180  # only bounds a hang on a loaded machine
 
 
@@ -94,11 +158,12 @@ WORK_TIMEOUT_S = 180  # only bounds a hang on a loaded machine
 def test_a_closed_tab_stops_its_work(app_server, page, work):
     """Closing the tab mid-work stops the work itself, not only the page's wait for it.
 
-    Every step waits on a line the server logs when it happens: the interruption, then
-    the page's progress block saying its work ended with it (the exception has left the
-    fit or the sweep, so none of it runs any more in the page's thread), and, for a fit
-    in a worker process, the line saying the job ended and at which iteration: the next
-    one after it was told to stop, not the 5,000th."""
+    Every step waits on a line the server logs when it happens: the interruption (a
+    line saying the work finished instead fails the test at once), then the page's
+    progress block saying its work ended with it (the exception has left the fit or the
+    sweep, so none of it runs any more in the page's thread), and, for a fit in a worker
+    process, the line saying the job ended and at which iteration: the next one after it
+    was told to stop, not the 5,000th."""
     path, label, in_pool = LONG_WORK[work]
     log = app_server.output
     mark = log.mark()
@@ -108,17 +173,28 @@ def test_a_closed_tab_stops_its_work(app_server, page, work):
     running = tab.locator('[data-testid="stCaptionContainer"]').filter(
         has_text=re.compile(re.escape(label) + r".*: .*(iteration|fit) \d+"))
     running.first.wait_for(state="visible", timeout=120_000)
-    tab.screenshot(path=str(ARTIFACTS / f"closed-tab-before-{work.split()[0]}.png"))
-    assert not [ln for ln in log.lines(mark) if "interrupted" in ln]
-    ctx.close()  # the tab goes away mid-computation
+    with pool_paused(app_server) if in_pool else contextlib.nullcontext() as paused:
+        if paused:  # (a picture of the running page costs nothing while it waits)
+            tab.screenshot(path=str(ARTIFACTS / f"closed-tab-before-{work.split()[0]}.png"))
+        assert not [ln for ln in log.lines(mark) if "interrupted" in ln]
+        ctx.close()  # the tab goes away mid-computation
 
-    # the server logs the interruption of this work, for the closed session
-    line = log.wait_line(
-        lambda ln: label in ln and "interrupted (the run was stopped" in ln and ln,
-        start=mark, timeout_s=WORK_TIMEOUT_S, what=f"interruption of {label!r}")
-    session = line.rsplit("; session ", 1)[1].strip()
+        # the server logs the interruption of this work, for the closed session
+        line = log.wait_line(
+            lambda ln: label in ln and ("interrupted (the run was stopped" in ln
+                                        or " finished after " in ln) and ln,
+            start=mark, timeout_s=WORK_TIMEOUT_S, what=f"interruption of {label!r}")
+        assert "interrupted" in line, f"the work finished before the tab closed: {line}"
+        session = line.rsplit("; session ", 1)[1].strip()
+        # ... the page's work ended with the interruption, in that session (for a fit,
+        # the page has given up its job: the job's stop flag is set)
+        log.wait_line(
+            lambda ln: label in ln and "its work ended with the interruption" in ln
+            and ln.endswith(f"; session {session}"),
+            start=mark, timeout_s=WORK_TIMEOUT_S, what=f"the end of {label!r}'s work")
     if in_pool and POOL_ON:
-        # ... its worker's solver stopped at its next iteration, and the job ended
+        # ... its worker, resumed, stopped the solver at its next iteration, and the job
+        # ended
         ended = log.wait_line(
             lambda ln: ln.endswith(f"; session {session}") and re.search(
                 r"A fit nobody waits for ended at iteration (\d+) \(told to stop at "
@@ -127,10 +203,5 @@ def test_a_closed_tab_stops_its_work(app_server, page, work):
         at_end, told = int(ended[1]), int(ended[2])
         assert told <= at_end <= told + 2, ended[0]
         assert at_end < 5000, ended[0]
-    # ... the page's work ended with the interruption, in that session
-    log.wait_line(
-        lambda ln: label in ln and "its work ended with the interruption" in ln
-        and ln.endswith(f"; session {session}"),
-        start=mark, timeout_s=WORK_TIMEOUT_S, what=f"the end of {label!r}'s work")
     after = log.lines(mark)
     assert not [ln for ln in after if label in ln and "finished" in ln], after

@@ -1,0 +1,98 @@
+"""Make the docs' screenshots of the app: the browser tests that take them run against a
+new ``streamlit run app.py`` in headless Chromium, then their pictures are copied from
+``test-artifacts/pictures/`` into ``docs/screenshots/``.
+
+Each picture is taken by a test at the state it has just checked (the eigenfunction
+maps of j = 2, the selected point's influence, lesson 2 step 3 in presentation mode at
+1280×720, ...), at the viewport sizes the tests use: 1400×1000 and its clips for the lab
+pages, 1280×720 and 1920×1080 for presentation mode. A test run itself never writes
+under ``docs/`` (``tests/test_docs_pictures.py`` checks); this command does, and only
+with the pictures of tests that passed in this run::
+
+    python benchmarks/docs_screenshots.py               # all seven pictures
+    python benchmarks/docs_screenshots.py influence.png # only the tests taking these
+
+Needs Playwright and Debian's Chromium, as the browser tests do. The other pictures in
+``docs/screenshots/`` (dark theme, pairwise clusters, regression, replay, the DANK map)
+were taken by hand or by their own benchmark (``docs/two-parameter-maps.md``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PICTURES = ROOT / "test-artifacts" / "pictures"   # where the tests put them
+DOCS = ROOT / "docs" / "screenshots"
+
+# picture -> the test that takes it
+TAKEN_BY = {
+    "eigenmaps.png": "tests/test_browser_eigenmaps.py::"
+                     "test_clicking_an_eigenvalue_draws_its_eigenfunctions",
+    "influence.png": "tests/test_browser_influence.py::"
+                     "test_click_a_point_then_a_heatmap_row_selects_and_draws_its_influence",
+    "maps-page.png": "tests/test_browser_maps.py::"
+                     "test_clicking_a_map_cell_opens_the_method_in_that_state",
+    **{name: "tests/test_browser_lessons.py::test_walk_a_lesson_in_presentation_mode"
+       for name in ("lesson-present-1280x720.png", "lesson-present-1920x1080.png",
+                    "classification-present-1280x720.png",
+                    "classification-present-1920x1080.png")},
+}
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    """Width and height from a PNG's header."""
+    head = path.read_bytes()[:24]
+    if head[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError(f"{path} is not a PNG")
+    return struct.unpack(">II", head[16:24])
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("names", nargs="*", metavar="PICTURE",
+                    help=f"pictures to make (default: all): {', '.join(TAKEN_BY)}")
+    args = ap.parse_args(argv)
+    unknown = sorted(set(args.names) - set(TAKEN_BY))
+    if unknown:
+        ap.error(f"no test takes {', '.join(unknown)}")
+    names = args.names or list(TAKEN_BY)
+    tests = sorted({TAKEN_BY[n] for n in names})
+
+    for name in names:                    # a picture of an earlier run is never copied
+        (PICTURES / name).unlink(missing_ok=True)
+    started = time.time()
+    passed = set()
+    for test in tests:                    # one run each: a failure spoils only its own
+        print(f"running {test}", flush=True)
+        run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                              "-m", "browser", test], cwd=ROOT, env=os.environ.copy())
+        if run.returncode == 0:
+            passed.add(test)
+
+    DOCS.mkdir(parents=True, exist_ok=True)
+    missing = []
+    for name in names:
+        src = PICTURES / name
+        if TAKEN_BY[name] not in passed or not src.exists() or src.stat().st_mtime < started:
+            missing.append(name)
+            continue
+        shutil.copyfile(src, DOCS / name)
+        w, h = png_size(src)
+        print(f"docs/screenshots/{name}: {w}×{h}, {src.stat().st_size / 1024:.0f} KB")
+    if missing:
+        print(f"not made (their test failed, was skipped or took no picture): "
+              f"{', '.join(missing)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
