@@ -43,9 +43,10 @@ METHODS: dict[str, MethodSpec] = {m.name: m for m in (
                ("C", "sigma", "gamma", "knpl_solver", "admm_rho", "n_outer"),
                _SV + ("matrix", "spectra", "convergence"), "G_",
                "Nonlinear pairwise layer: G ⪰ 0 with rows summing to n; the saddle point "
-               "of eq. (4) by accelerated projected gradient, or Algorithm 2 (“Nonlinear "
-               "Pairwise Layer and Its Training for Kernel Learning”). A test point "
-               "borrows the row of G of its nearest training point (eq. 23)."),
+               "of the paper's min-max problem by accelerated projected gradient, or its "
+               "second algorithm (“Nonlinear Pairwise Layer and Its Training for Kernel "
+               "Learning”). A test point borrows the row of G of its nearest training "
+               "point."),
     MethodSpec("onk", "ONK", CLASSIFICATION, "nplk_core.onk:ONKClassifier",
                ("C", "sigma", "onk_rho", "onk_solver"),
                _SV + ("matrix", "spectra", "convergence"), "G_",

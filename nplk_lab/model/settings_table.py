@@ -218,8 +218,10 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
             help="Iteration cap (the paper uses 2000)."),
     Setting("extension", "choice", "nearest", "Out-of-sample rule (drawn surface)",
             group="view", options=("nearest", "reciprocal"),
-            option_labels=(("reciprocal", "reciprocal neighbours (DANK §2.3)"),
-                           ("nearest", "nearest training point (KNPL eq. 23)")),
+            option_labels=(("reciprocal", "reciprocal nearest neighbours (the DANK "
+                                          "paper's rule)"),
+                           ("nearest", "nearest training point (faster; the KNPL "
+                                       "paper's rule)")),
             methods=_DANK, pages=("classification", "regression"),
             help="How F is extended to the grid the surface is drawn on. The paper's "
                  "reciprocal rule depends on the whole set of new points (here: the 10,000 "
