@@ -118,7 +118,9 @@ def test_page_renders_with_defaults(page):
     assert not at.error
     assert len(charts(at)) >= 1
     if page == "app.py":
-        assert len(at.main.get("page_link")) == 8  # 7 "try this" links + Paper results
+        links = at.main.get("page_link")
+        assert len(links) == 9  # 7 "try this" links, Lessons and Paper results
+        assert {e.proto.page for e in links} >= {"Lessons", "Paper_results"}
     else:
         # the URL now holds the page's full state
         q = {k: (v[-1] if isinstance(v, list) else v) for k, v in at.query_params.items()}
