@@ -229,7 +229,7 @@ def test_row_labels_and_the_models_rows(method):
     B = base.upper()
     name = lab.METHODS[method].label
     sym = ab.matrix_symbol(method)
-    rule = "reciprocal" if method == "dank" else "nearest"
+    rule = "reciprocal-neighbour" if method == "dank" else "nearest-point"
     assert [r.label for r in a.rows] == [f"{name} ({rule} rule)",
                                          f"{name}, {sym} off at test time",
                                          "1-nearest neighbour", f"{B}, same σ and C",
@@ -260,7 +260,8 @@ def test_legend_and_rule_in_words():
         extension = "nearest"
     assert ab.legend("dank") == (
         "DANK: test points take the row of F of their reciprocal nearest neighbours (the "
-        "paper's rule). F off: the same learned α and b with the plain kernel at test time "
+        "reciprocal-neighbour rule, the paper's). F off: the same learned α and b with the "
+        "plain kernel at test time "
         "(F = 11ᵀ). 1-nearest neighbour: every test point takes the label of its nearest "
         "training point. SVM: the plain SVM with the same σ and C; SVM-CV: σ and C by "
         "5-fold cross-validation.")
@@ -273,6 +274,11 @@ def test_legend_and_rule_in_words():
                                         "nearest training point") and "(G = 11ᵀ)" in \
         ab.legend("knpl")
     assert ab.method_rule("dank") == "reciprocal nearest neighbours"
+    # one name per rule wherever it is shown: the table's row, the chooser, the figure
+    assert ab.rule_name(ab.rule_key("dank")) == "reciprocal-neighbour rule"
+    assert ab.rule_name(ab.rule_key("dank", Est())) == "nearest-point rule"
+    labels = dict(lab.setting("extension").option_labels)
+    assert all(labels[k].startswith(ab.rule_name(k)) for k in ("reciprocal", "nearest"))
     assert ab.method_rule("knpl") == ab.method_rule("dank", Est()) == "nearest training point"
     assert [ab.matrix_symbol(m) for m in ("dank", "knpl", "dank_svr")] == ["F", "G", "F"]
 
@@ -570,7 +576,7 @@ def test_a_decision_of_exactly_zero_is_the_first_class_and_the_rule_follows_the_
     near = copy.deepcopy(res.estimator)
     near.extension = "nearest"
     a = ab.ablation("dank", near, res.X_train, res.y_train, data.X_test, data.y_test)
-    assert a.rows[0].label == "DANK (nearest rule)"
+    assert a.rows[0].label == "DANK (nearest-point rule)"
 
 
 def test_the_rule_does_not_decide_at_30_percent_and_rows_may_lack_the_method():

@@ -58,7 +58,8 @@ def test_classification_table_beside_the_surface_and_the_nn_boundary(app_server,
     wait_surface(page)
     wait_idle(page)
     text = table_text(page)
-    for row in ("DANK (reciprocal rule)", "DANK, F off at test time", "1-nearest neighbour",
+    for row in ("DANK (reciprocal-neighbour rule)", "DANK, F off at test time",
+                "1-nearest neighbour",
                 "SVM (σ = 10, C = 10)"):
         assert row in text, text
     assert page.get_by_text("gives the same label as 1-nearest neighbour on").count() == 1
@@ -82,7 +83,7 @@ def test_regression_table_and_the_nn_step_curve(app_server, page):
     wait_trace(page, "DANK-SVR")
     wait_idle(page)
     text = table_text(page)
-    for row in ("DANK-SVR (nearest rule)", "DANK-SVR, F off at test time",
+    for row in ("DANK-SVR (nearest-point rule)", "DANK-SVR, F off at test time",
                 "1-nearest neighbour", "SVR (σ = 10, C = 10)"):
         assert row in text, text
     click_toggle(page, "Show 1-nearest neighbour")

@@ -218,10 +218,8 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
             help="Iteration cap (the paper uses 2000)."),
     Setting("extension", "choice", "nearest", "Out-of-sample rule (drawn surface)",
             group="view", options=("nearest", "reciprocal"),
-            option_labels=(("reciprocal", "reciprocal nearest neighbours (the DANK "
-                                          "paper's rule)"),
-                           ("nearest", "nearest training point (faster; the KNPL "
-                                       "paper's rule)")),
+            option_labels=(("reciprocal", "reciprocal-neighbour rule (the DANK paper's)"),
+                           ("nearest", "nearest-point rule (faster; the KNPL paper's)")),
             methods=_DANK, pages=("classification", "regression"),
             help="How F is extended to the grid the surface is drawn on. The paper's "
                  "reciprocal rule depends on the whole set of new points (here: the 10,000 "

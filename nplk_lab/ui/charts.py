@@ -129,8 +129,9 @@ def surface_chart(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabRe
     nn = nn_values(data, grid) if P.get("show_nn") and data is not None and len(data.y_train) \
         else None
     title = lab.METHODS[res.method].label if res is not None else "Data"
-    if ext:
-        title += f" — {lab.setting('extension').format(ext).split(' (')[0]} rule"
+    if ext:   # the rule's one name, as in the score table's row and the chooser
+        from nplk_lab.model.ablation import rule_name
+        title += f" — surface: {rule_name(ext)}"
     key = ("surface", None if res is None else fit_key(res.params, data, res.method), ext,
            None if data is None else data.key, base is not None, nn is not None,
            float(P["C"]), float(P["sigma"]))
