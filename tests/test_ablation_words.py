@@ -16,7 +16,6 @@ import nplk_lab.model as lab
 from nplk_lab.model import ablation as ab
 from nplk_lab.model import paired as P
 
-
 NOT_RESHAPED = ("not from a reshaped kernel", "not a reshaped kernel")
 CANNOT_TELL = "cannot tell the explanations apart"
 SURVIVES = "part of the gain survives with"

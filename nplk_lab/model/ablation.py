@@ -538,7 +538,7 @@ def verdict(method: str, task: str, rows: Sequence[Row], n_test: int, follows_nn
                      f"does not beat the plain {base} beyond the interval.")
     else:
         what = (f"Its labels differ from 1-NN's on {100 * (1 - follows_nn):.0f} % of the "
-                f"test points" if cls else f"Its predictions are not close to 1-NN's")
+                f"test points" if cls else "Its predictions are not close to 1-NN's")
         parts.append(f"{what}, so the rule does not decide everything here.")
     return " ".join(parts)
 
