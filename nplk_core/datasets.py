@@ -457,6 +457,8 @@ class ParamSpec:
     step: float
     log: bool = False
     help: str = ""
+    #: the slider's name on screen (plain words; default: the parameter's own name)
+    label: str = ""
 
     def __post_init__(self) -> None:
         if not self.min <= self.default <= self.max:
@@ -535,10 +537,12 @@ DATASETS: dict[str, DatasetSpec] = {spec.name: spec for spec in [
         "Two interleaved spirals (seed 002 Table 1)."),
     DatasetSpec(
         "step", "Step function", "regression", make_step,
-        {"s": ParamSpec(3.0, 0.5, 10.0, 0.5, help="Height of each step."),
-         "w": ParamSpec(2.0, 0.5, 5.0, 0.25, help="Width of each step."),
+        {"s": ParamSpec(3.0, 0.5, 10.0, 0.5, help="Height of each step.",
+                        label="Step height"),
+         "w": ParamSpec(2.0, 0.5, 5.0, 0.25, help="Width of each step.", label="Step width"),
          "a": ParamSpec(0.05, 0.005, 5.0, 0.1, log=True,
-                        help="Smoothness: sharp steps when small, a straight line when large."),
+                        help="Smoothness: sharp steps when small, a straight line when large.",
+                        label="Step smoothness"),
          "noise": ParamSpec(0.0, 0.0, 1.0, 0.05, help=_NOISE)},
         "A smoothed staircase on [-5, 5] (seed 000 §6.3.1).", n_features=1),
     DatasetSpec(
@@ -547,8 +551,10 @@ DATASETS: dict[str, DatasetSpec] = {spec.name: spec for spec in [
         "The 2-D harmonic function on [0, 1]^2 (seed 000 §6.3.1).", n_samples=400),
     DatasetSpec(
         "chirp", "Chirp", "regression", make_chirp,
-        {"f0": ParamSpec(1.0, 0.5, 5.0, 0.5, help="Frequency at x = 0 (cycles per unit)."),
-         "f1": ParamSpec(10.0, 2.0, 30.0, 1.0, help="Frequency at x = 1 (cycles per unit)."),
+        {"f0": ParamSpec(1.0, 0.5, 5.0, 0.5, help="Frequency at x = 0 (cycles per unit).",
+                         label="Frequency at the start"),
+         "f1": ParamSpec(10.0, 2.0, 30.0, 1.0, help="Frequency at x = 1 (cycles per unit).",
+                         label="Frequency at the end"),
          "noise": ParamSpec(0.0, 0.0, 0.5, 0.05, help=_NOISE)},
         "A sine whose frequency rises along the axis (seed 004 Fig. 1).",
         n_samples=300, n_features=1),

@@ -504,3 +504,14 @@ def test_dataset_to_csv_defuses_spreadsheet_formulas():
         assert not any(cell.startswith(("=", "+", "@")) for cell in row)
     back = load_csv(text)
     np.testing.assert_array_equal(back.X, X)
+
+
+def test_regression_sliders_have_plain_names():
+    """The step function's sliders were named "s", "w", "a" on screen (issue 31)."""
+    import nplk_lab.model as lab
+
+    table = lab.settings()
+    assert [table[f"step_{p}"].label for p in "swa"] == [
+        "Step height", "Step width", "Step smoothness"]
+    assert table["chirp_f0"].label == "Frequency at the start"
+    assert all(len(s.label) > 2 for s in table.values() if s.datasets)
