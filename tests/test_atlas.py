@@ -267,19 +267,11 @@ def test_view_grid_open_state_and_figure():
 
 @needs_atlas
 def test_paper_results_draws_the_atlas_and_follows_the_choosers():
-    import sys
-    from pathlib import Path
-
-    from streamlit.testing.v1 import AppTest
+    from test_app import open_paper
 
     import nplk_lab.ui.components.chart as chart_component
 
-    root = Path(__file__).resolve().parents[1]
-    if str(root) not in sys.path:
-        sys.path.insert(0, str(root))
-    at = AppTest.from_file(str(root / "app.py"), default_timeout=180).run()
-    at.switch_page("pages/6_Paper_results.py").run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = open_paper()
 
     def atlas_titles():
         figs = [chart_component.figure_of(e) for e in at.get("bidi_component")]

@@ -73,19 +73,12 @@ def test_quick_cells_reproduce_the_committed_regions():
 
 @pytest.mark.skipif(not COMMITTED, reason="no committed SimpleNPKL table")
 def test_paper_results_draws_the_simplenpkl_map():
-    import sys
-    from pathlib import Path
-
-    from streamlit.testing.v1 import AppTest
+    from test_app import open_paper
 
     import nplk_lab.ui.components.chart as chart_component
     from nplk_lab.model import atlas_view as AV
 
-    root = Path(__file__).resolve().parents[1]
-    if str(root) not in sys.path:
-        sys.path.insert(0, str(root))
-    at = AppTest.from_file(str(root / "app.py"), default_timeout=180).run()
-    at.switch_page("pages/6_Paper_results.py").run()
+    at = open_paper()
     at.selectbox(key="atlas_npkl_dataset").set_value("spiral").run()
     assert not at.exception, [e.value for e in at.exception]
     figs = [chart_component.figure_of(e) for e in at.get("bidi_component")]

@@ -315,8 +315,7 @@ def summarize(seed_rows: Iterable[dict]) -> list[dict]:
         ok = [r for r in rs if not r.get("error")]
         row = {"method": method, "dataset": name, "task": SETS[name].task, "sigma": sigma,
                "C": C, "n_seeds": len(ok), "errors": len(rs) - len(ok),
-               "warned": sum(bool(r.get("warned")) and str(r.get("warned")) != "False"
-                             for r in ok),
+               "warned": sum(bool(r.get("warned")) for r in ok),
                "fit_s": float(np.mean(_column(ok, "fit_s"))) if ok else float("nan")}
         for k in ("method", "off", "nn", "plain", "plain10", "plain100", "cv"):
             row["score_" + k] = float(np.mean(_column(ok, "score_" + k))) if ok else np.nan
@@ -424,8 +423,8 @@ _NUMERIC_TEXT = {"method", "dataset", "task", "region", "error"}
 
 
 def read_csv(path: Path) -> list[dict]:
-    """Rows of an atlas CSV (``.csv`` or ``.csv.gz``), numbers as floats, verdicts and
-    names as text."""
+    """Rows of an atlas CSV (``.csv`` or ``.csv.gz``): numbers as floats, True/False as
+    bools, verdicts and names as text."""
     path = Path(path)
     raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
     rows = []
@@ -434,6 +433,8 @@ def read_csv(path: Path) -> list[dict]:
         for k, v in r.items():
             if k in _NUMERIC_TEXT or k.endswith("_verdict"):
                 out[k] = v
+            elif v in ("True", "False"):
+                out[k] = v == "True"
             else:
                 try:
                     out[k] = float(v)
@@ -443,14 +444,17 @@ def read_csv(path: Path) -> list[dict]:
     return rows
 
 
+def table_path(name: str = "atlas.csv") -> Path:
+    """Where a committed atlas table is: ``reports/atlas/<name>`` of the checkout the lab
+    runs from, else of the working directory (an installed lab has no checkout)."""
+    path = Path(__file__).resolve().parents[2] / DEFAULT_OUT / name
+    return path if path.exists() else Path.cwd() / DEFAULT_OUT / name
+
+
 def load_atlas(path: Path | None = None) -> list[dict]:
     """The committed atlas (one row per cell); [] when it is missing."""
-    p = Path(path) if path else _repo_root() / DEFAULT_OUT / "atlas.csv"
+    p = Path(path) if path else table_path("atlas.csv")
     return read_csv(p) if p.exists() else []
-
-
-def _repo_root() -> Path:
-    return Path(__file__).resolve().parents[2]
 
 
 def compare(committed: Iterable[dict], fresh: Iterable[dict]) -> list[str]:

@@ -145,8 +145,8 @@ def full_npkl_cells() -> dict[str, list[tuple[float, float]]]:
 
 def load_npkl(path: Path | None = None) -> list[dict]:
     """The committed SimpleNPKL table; [] when it is missing."""
-    from .atlas import _repo_root
-    p = Path(path) if path else _repo_root() / DEFAULT_OUT / "simple_npkl.csv"
+    from .atlas import table_path
+    p = Path(path) if path else table_path("simple_npkl.csv")
     return read_csv(p) if p.exists() else []
 
 

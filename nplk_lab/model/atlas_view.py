@@ -6,7 +6,7 @@ Pure functions of the summary rows of :mod:`nplk_lab.model.atlas` (no Streamlit)
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -88,22 +88,29 @@ def hover_text(row: dict) -> str:
     return "<br>".join(lines)
 
 
+def _grid(rows: list[dict], method: str, dataset: str, x: str, regions: tuple[str, ...],
+          hover: Callable[[dict], str]) -> AtlasGrid | None:
+    """Rows on a grid of ``x`` (columns) × C (rows): region indices into ``regions``
+    (−1 unmeasured or unknown), hover text, and the rows by cell."""
+    if not rows:
+        return None
+    xs = tuple(sorted({float(r[x]) for r in rows}))
+    Cs = tuple(sorted({float(r["C"]) for r in rows}))
+    idx = np.full((len(Cs), len(xs)), -1, dtype=int)
+    text = np.full((len(Cs), len(xs)), "", dtype=object)
+    by_cell = {}
+    for r in rows:
+        i, j = Cs.index(float(r["C"])), xs.index(float(r[x]))
+        idx[i, j] = regions.index(r["region"]) if r["region"] in regions else -1
+        text[i, j] = hover(r)
+        by_cell[(i, j)] = r
+    return AtlasGrid(method, dataset, xs, Cs, idx, text, by_cell)
+
+
 def atlas_grid(cells: Iterable[dict], method: str, dataset: str) -> AtlasGrid | None:
     """The σ × C grid of ``method`` on ``dataset``; None when the atlas has no cell."""
     rows = [r for r in cells if r["method"] == method and r["dataset"] == dataset]
-    if not rows:
-        return None
-    sigmas = tuple(sorted({float(r["sigma"]) for r in rows}))
-    Cs = tuple(sorted({float(r["C"]) for r in rows}))
-    regions = np.full((len(Cs), len(sigmas)), -1, dtype=int)
-    hover = np.full((len(Cs), len(sigmas)), "", dtype=object)
-    by_cell = {}
-    for r in rows:
-        i, j = Cs.index(float(r["C"])), sigmas.index(float(r["sigma"]))
-        regions[i, j] = REGIONS.index(r["region"]) if r["region"] in REGIONS else -1
-        hover[i, j] = hover_text(r)
-        by_cell[(i, j)] = r
-    return AtlasGrid(method, dataset, sigmas, Cs, regions, hover, by_cell)
+    return _grid(rows, method, dataset, "sigma", REGIONS, hover_text)
 
 
 def open_state(grid: AtlasGrid, cell: tuple[int, int], seed: int = 0
@@ -140,31 +147,25 @@ def summary_sentence(grid: AtlasGrid) -> str:
     return text
 
 
+def _npkl_hover(r: dict) -> str:
+    from .atlas_npkl import NPKL_REGION_WORDS
+
+    return "<br>".join([
+        f"pairs from {100 * r['fraction']:g} % of the labels, C = {r['C']:g}: mean over "
+        f"{int(r['n_seeds'])} draws of the data",
+        f"Rand index: learned kernel {float(r['rand']):.3f}, k-means "
+        f"{float(r['rand_kmeans']):.3f}",
+        f"learned − k-means: {_ci(r, 'diff')}",
+        f"→ {NPKL_REGION_WORDS[r['region']]}"])
+
+
 def npkl_grid(cells: Iterable[dict], dataset: str) -> AtlasGrid | None:
     """SimpleNPKL against k-means on ``dataset``: share of labels (x) × C (y), regions
     indexing :data:`nplk_lab.model.atlas_npkl.NPKL_REGIONS`."""
-    from .atlas_npkl import NPKL_REGION_WORDS, NPKL_REGIONS
+    from .atlas_npkl import NPKL_REGIONS
 
     rows = [r for r in cells if r["dataset"] == dataset]
-    if not rows:
-        return None
-    fr = tuple(sorted({float(r["fraction"]) for r in rows}))
-    Cs = tuple(sorted({float(r["C"]) for r in rows}))
-    regions = np.full((len(Cs), len(fr)), -1, dtype=int)
-    hover = np.full((len(Cs), len(fr)), "", dtype=object)
-    by_cell = {}
-    for r in rows:
-        i, j = Cs.index(float(r["C"])), fr.index(float(r["fraction"]))
-        regions[i, j] = NPKL_REGIONS.index(r["region"])
-        hover[i, j] = "<br>".join([
-            f"pairs from {100 * r['fraction']:g} % of the labels, C = {r['C']:g}: mean over "
-            f"{int(r['n_seeds'])} draws of the data",
-            f"Rand index: learned kernel {float(r['rand']):.3f}, k-means "
-            f"{float(r['rand_kmeans']):.3f}",
-            f"learned − k-means: {_ci(r, 'diff')}",
-            f"→ {NPKL_REGION_WORDS[r['region']]}"])
-        by_cell[(i, j)] = r
-    return AtlasGrid("simple_npkl", dataset, fr, Cs, regions, hover, by_cell)
+    return _grid(rows, "simple_npkl", dataset, "fraction", NPKL_REGIONS, _npkl_hover)
 
 
 def region_legend(regions: Sequence[str] = REGIONS) -> list[str]:

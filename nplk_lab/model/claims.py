@@ -162,10 +162,14 @@ ATLAS_SAYS = {"cells": 1248, "sets": 17, "alone": 97, "alone_sets": 15, "alone_c
               "kept": 63, "share": 16, "nn_rule": 300}
 
 
+def _says(what: str, says: dict, got: dict) -> list[str]:
+    """Each number a sentence states that its table does not give, in words."""
+    return [f"the {what} sentence says {k} = {v}, the table gives {got[k]}"
+            for k, v in says.items() if got[k] != v]
+
+
 def _atlas(rows: Rows, _held: Rows) -> list[str]:
-    got = atlas_numbers(rows)
-    return [f"the atlas sentence says {k} = {v}, the atlas gives {got[k]}"
-            for k, v in ATLAS_SAYS.items() if got[k] != v]
+    return _says("atlas", ATLAS_SAYS, atlas_numbers(rows))
 
 
 ATLAS_SENTENCE = (
@@ -181,6 +185,7 @@ ATLAS_SENTENCE = (
     "baseline (365 settings), part of the gain survives with the matrix off in 63, a "
     "median 16 % of it; in 300 the gain comes with 1-nearest neighbour's labels and none "
     "of it survives beyond the interval.")
+
 
 def npkl_numbers(rows: Rows) -> dict[str, int]:
     """The numbers :data:`NPKL_SENTENCE` states, from the SimpleNPKL table."""
@@ -199,9 +204,7 @@ NPKL_SAYS = {"cells": 160, "sets": 8, "lo": 80, "lo_better": 46, "lo_worse": 2, 
 
 
 def _npkl(npkl: Rows) -> list[str]:
-    got = npkl_numbers(npkl)
-    return [f"the SimpleNPKL sentence says {k} = {v}, the table gives {got[k]}"
-            for k, v in NPKL_SAYS.items() if got[k] != v]
+    return _says("SimpleNPKL", NPKL_SAYS, npkl_numbers(npkl))
 
 
 NPKL_SENTENCE = (

@@ -11,6 +11,7 @@ import streamlit as st
 
 import nplk_lab.figures as fg
 import nplk_lab.model as lab
+from nplk_lab.model.ablation import rule_name
 from nplk_lab.ui.components.chart import drawn_widgets, live_chart
 
 from . import influence
@@ -130,7 +131,6 @@ def surface_chart(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabRe
         else None
     title = lab.METHODS[res.method].label if res is not None else "Data"
     if ext:   # the rule's one name, as in the score table's row and the chooser
-        from nplk_lab.model.ablation import rule_name
         title += f" — surface: {rule_name(ext)}"
     key = ("surface", None if res is None else fit_key(res.params, data, res.method), ext,
            None if data is None else data.key, base is not None, nn is not None,

@@ -8,8 +8,6 @@ The numbers come from :mod:`nplk_lab.model.atlas_view`, the map from
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -34,9 +32,8 @@ _NOTE = "lab_atlas_note"
 
 
 def _table(name: str = "atlas.csv") -> list[dict]:
-    path = A._repo_root() / A.DEFAULT_OUT / name
-    if not path.exists():
-        path = Path.cwd() / A.DEFAULT_OUT / name
+    """A committed atlas table, read once per file version for every session."""
+    path = A.table_path(name)
     if not path.exists():
         return []
     return cached("data", ("atlas", str(path), path.stat().st_mtime_ns),

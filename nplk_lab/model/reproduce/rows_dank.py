@@ -188,7 +188,8 @@ def row_dank_fig4(sc: Scale, cache: dict) -> Row:
         f"{lv:g}: Nesterov median {np.median(hits['nesterov'][lv]):.0f} vs PG "
         f"{np.median(hits['pg'][lv]):.0f} iterations" for lv in levels)
     row.ours += f" (clowns n={sc.n_fig4}, σ=4, C=1, {sc.seeds} seeds)"
-    row.note = ("Relative gap (h* − the best h up to iteration k)/|h*|, h* from a converged APG run (tol "
+    row.note = ("Relative gap (h* − the best h up to iteration k)/|h*|, h* from a converged "
+                "APG run (tol "
                 f"1e-12); a run that never reaches a level counts as {big} iterations. Clowns "
                 "(σ = 4, where F is active) stands in for heart (not bundled).")
     it = {s: np.arange(1, g.size + 1) for s, g in first.items()}
