@@ -67,3 +67,27 @@ def test_the_atlas_map_opens_a_clicked_square_on_its_page(app_server, page):
     assert q["method"] == "dank" and q["dataset"] == "clowns"
     assert float(q["sigma"]) == 4.5 and float(q["C"]) == 10.0
     assert not exception_texts(page)
+
+
+def test_the_choosers_redraw_the_map_and_a_real_set_says_it_has_no_page(app_server, page):
+    from test_browser import choose
+
+    page.goto(f"{app_server.url}/Paper_results", wait_until="domcontentloaded")
+    page.wait_for_function(f"(a) => ({CELL_JS})(a) !== null", arg=[TITLE, 0, 0],
+                           timeout=FIRST_CHART_TIMEOUT_MS, polling=100)
+    wait_idle(page)
+    choose(page, "Method", "KNPL")
+    page.wait_for_function(f"(a) => ({CELL_JS})(a) !== null", arg=["KNPL on clowns", 0, 0],
+                           timeout=RERUN_TIMEOUT_MS, polling=100)
+    choose(page, "Data set", "wine")
+    title = "KNPL on wine (classes 1 vs 0, 13 features)"
+    page.wait_for_function(f"(a) => ({CELL_JS})(a) !== null", arg=[title, 0, 0],
+                           timeout=RERUN_TIMEOUT_MS, polling=100)
+    wait_idle(page)
+    page.locator(".js-plotly-plot").filter(has_text=title).first.scroll_into_view_if_needed()
+    cell = page.evaluate(CELL_JS, [title, 3, 1])          # σ = 1, C = 1
+    page.mouse.click(cell["x"], cell["y"])
+    page.get_by_text("is not one of the pages' data sets").first.wait_for(
+        timeout=RERUN_TIMEOUT_MS)
+    assert "/Paper_results" in page.url
+    assert not exception_texts(page)
