@@ -146,7 +146,8 @@ def test_long_fit_keeps_the_figure_and_stops_on_request(app_server, page):
 # "patient" sweep), so the close has seconds to arrive; the exception ends them.
 LONG_WORK = {
     # (link, progress label, whether the work is a job of the worker pool)
-    "classification fit": ("/Classification?n_samples=300&max_iter=5000&solver=pg&seed=7",
+    "classification fit": ("/Classification?n_samples=300&max_iter=5000&solver=pg&seed=7"
+                           "&sigma=0.3",
                            "Fitting DANK", True),
     "sensitivity sweep": ("/Sensitivity?n_samples=300&sweep_points=10&sweep_repeats=1"
                           "&max_iter=5000&solver=pg&seed=7", "Sweeping", False),
