@@ -232,3 +232,36 @@ def test_views_collected_on_a_lab_page_become_one_lesson_link():
     at.button(key="my_open").click().run()
     assert_clean(at)
     assert "step 1 of 1" in markdown(at) and "See the margin." in [t.value for t in at.text]
+
+
+def test_a_question_chosen_on_a_lab_page_is_asked_in_the_teachers_lesson():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.switch_page("pages/1_Classification.py")
+    at.query_params["n_samples"] = "60"
+    at.query_params["method"] = "knpl"
+    at.run()
+    assert_clean(at)
+    ask = at.selectbox(key="collect_ask_classification")
+    assert ask.options[0].startswith("No question")
+    ask.set_value("vs_svm").run()
+    at.text_input(key="collect_text_classification").input("Predict, then look.").run()
+    at.button(key="collect_add_classification").click().run()
+    assert_clean(at)
+    at.switch_page(LESSONS_PAGE).run()
+    assert any("asks: On the test points, does KNPL" in t.value for t in at.text)
+    at.button(key="my_make").click().run()
+    at.button(key="my_open").click().run()
+    assert_clean(at)
+    radio = at.radio[0]
+    assert radio.options == list(T.QUESTIONS["vs_svm"].options)
+    import nplk_lab.ui.components.chart as chart_component
+    drawn = [chart_component.figure_of(e) for e in at.get("bidi_component")]
+    assert not [f for f in drawn if f and "decision function" in trace_names(f)], \
+        "the fitted surface is the answer: hidden until the class has answered"
+    step = T.decode_teacher_lesson(query(at)["my_lesson"])[0][0].as_step()
+    rev = step.measure(step.params)
+    radio.set_value(step.options[rev.answer]).run()
+    assert_clean(at)
+    assert "decision function" in trace_names(figure(at))
+    assert [e.value for e in at.success] == ["Right."]
+    assert any(plain(rev.text) in plain(m.value) for m in at.markdown)

@@ -437,3 +437,66 @@ def test_f_off_is_the_plain_kernel_with_the_learned_dual_vector():
     K = np.exp(-d2 / (2.0 * float(est.sigma) ** 2))
     np.testing.assert_allclose(L.f_off_scores(res, data), K @ est.dual_u_ + est.intercept_,
                                rtol=1e-10, atol=1e-10)
+
+
+# ---------------------------------------------------------------------------
+# a teacher's step with a question
+# ---------------------------------------------------------------------------
+
+def test_a_teachers_question_travels_in_the_link_and_plays_as_predict_then_reveal():
+    P = {**lab.defaults(), "n_samples": 80, "sigma": 0.5}
+    steps = [T.teacher_step("classification", P, "Predict first.", "vs_svm"),
+             T.teacher_step("regression", {**P, "reg_method": "lab_rbf_reg"}, "", "vs_svr"),
+             T.teacher_step("classification", P, "No question here.")]
+    back, msgs = T.decode_teacher_lesson(T.encode_teacher_lesson(steps))
+    assert msgs == []
+    assert [s.ask for s in back] == ["vs_svm", "vs_svr", ""]
+    played = [s.as_step() for s in back]
+    assert played[0].question.startswith("On the test points, does DANK score higher")
+    assert played[0].options == T.QUESTIONS["vs_svm"].options
+    assert "LAB RBF" in played[1].question
+    assert played[2].question == "" and played[2].measure is None
+
+
+def test_a_teachers_question_is_decided_by_the_measured_scores():
+    """The reveal's answer follows from the two test scores it names, computed here
+    independently: the step's fit and the plain SVM's (scikit-learn's SVC on the same
+    split, γ = 1/(2σ²)) and 1-NN by brute force."""
+    from sklearn.svm import SVC
+    P = {**lab.defaults(), "n_samples": 80, "sigma": 0.5, "method": "knpl"}
+    step = T.teacher_step("classification", P, "", "vs_svm").as_step()
+    rev = step.measure(step.params)
+    data = LF.lesson_data(step.params, "classification")
+    m = len(data.y_test)
+    svc = SVC(C=float(step.params["C"]), gamma=1 / (2 * 0.5 ** 2)).fit(data.X_train, data.y_train)
+    svm_acc = float(np.mean(svc.predict(data.X_test) == data.y_test))
+    assert rev.numbers["other"] == pytest.approx(svm_acc)
+    diff = round(rev.numbers["here"] * m) - round(svm_acc * m)
+    assert rev.answer == (0 if diff > 1 else 2 if diff < -1 else 1)
+
+    rev_nn = T.QUESTIONS["vs_1nn"].measure(step.params)
+    d2 = ((data.X_test[:, None, :] - data.X_train[None, :, :]) ** 2).sum(-1)
+    nn_acc = float(np.mean(data.y_train[d2.argmin(1)] == data.y_test))
+    assert rev_nn.numbers["other"] == pytest.approx(nn_acc)
+    assert rev_nn.numbers["here"] == pytest.approx(rev.numbers["here"])
+
+
+def test_a_question_that_compares_a_method_with_itself_is_not_offered_nor_accepted():
+    P = {**lab.defaults(), "method": "svm"}
+    assert [q.key for q in T.questions_for("classification", P)] == ["vs_1nn"]
+    assert T.questions_for("pairwise", P) == ()
+    with pytest.raises(ValueError, match="does not fit"):
+        T.teacher_step("classification", P, "", "vs_svm")
+    with pytest.raises(ValueError, match="does not fit"):
+        T.teacher_step("classification", lab.defaults(), "", "vs_svr")
+
+
+@pytest.mark.parametrize("ask,why", [
+    ("nope", "does not know"),
+    (3, "does not know"),
+    ("vs_svr", "does not know"),                     # a regression question on Classification
+])
+def test_a_link_with_a_question_the_lab_does_not_know_is_refused(ask, why):
+    assert why in _refused(_pack({"v": 1, "steps": [{**GOOD_STEP, "ask": ask}]}))
+    # the same link asking nothing opens
+    assert T.decode_teacher_lesson(_pack({"v": 1, "steps": [GOOD_STEP]}))[0]

@@ -12,7 +12,10 @@ stream, when its format number is not the integer 1 (``true`` is not), when any 
 text holds an invisible format character (direction overrides such as U+202E, which
 show a sentence in another order than it is written, zero-width spaces and joiners),
 and when a step shows an uploaded CSV (a link cannot carry the file, so the step could
-never draw). Each step plays as a :class:`nplk_lab.model.lessons.Step` without a
+never draw). A step can carry a question for the class from :data:`QUESTIONS` (the
+teacher picks one; its choices are fixed and the number that decides its answer is
+measured when the step is revealed, as in the built-in lessons); it then plays as a
+predict-then-reveal :class:`nplk_lab.model.lessons.Step`, otherwise as a step without a
 question. No Streamlit.
 """
 
@@ -27,9 +30,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from . import budget, codec
-from .lessons import STEP_PAGES, Step
-from .settings_table import Message, _msg, clip, defaults
+from .lesson_fits import _acc, _compare, lesson_fit, nearest_neighbour_labels
+from .lessons import STEP_PAGES, Reveal, Step
+from .methods import METHODS
+from .settings_table import CLASSIFICATION, REGRESSION, Message, _msg, clip, defaults
 
 MAX_TEACHER_STEPS = 12
 MAX_SENTENCE = 300        # characters of one sentence
@@ -40,11 +47,105 @@ MAX_LESSON_SECONDS = 60.0  # expected fit time of all steps together (like a swe
 _FORMAT = 1
 
 
+# ---------------------------------------------------------------------------
+# the questions a teacher's step can ask
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TeacherQuestion:
+    """A question a teacher can attach to a step: its wording (``{method}`` is the
+    step's method by name), its fixed choices, the page it fits, and the measurement
+    that decides the answer at the step's settings."""
+
+    key: str
+    page: str
+    text: str
+    options: tuple[str, ...]
+    measure: Any  # Callable[[Mapping[str, Any]], Reveal]
+    #: the method settings the question compares against (a step showing that method
+    #: itself cannot ask it)
+    not_for: tuple[str, ...] = ()
+
+    def wording(self, params: Mapping[str, Any]) -> str:
+        return self.text.format(method=_method_label(self.page, params))
+
+
+def _method_key(page: str, params: Mapping[str, Any]) -> str:
+    return str(params["reg_method" if page == "regression" else "method"])
+
+
+def _method_label(page: str, params: Mapping[str, Any]) -> str:
+    m = _method_key(page, params)
+    return METHODS[m].label if m in METHODS else m
+
+
+def _vs_plain_svm(p: Mapping[str, Any]) -> Reveal:
+    method = str(p["method"])
+    data, r = lesson_fit(p, method)
+    _, s = lesson_fit({**p, "method": "svm"}, "svm")
+    m = len(data.y_test)
+    return Reveal(_compare(r.test_score, s.test_score, m),
+                  f"{_method_label('classification', p)}: {_acc(r.test_score, m)}; plain SVM "
+                  f"with the same σ and C: {_acc(s.test_score, m)}.",
+                  {"here": r.test_score, "other": s.test_score})
+
+
+def _vs_nearest(p: Mapping[str, Any]) -> Reveal:
+    method = str(p["method"])
+    data, r = lesson_fit(p, method)
+    m = len(data.y_test)
+    nn = float(np.mean(nearest_neighbour_labels(data) == data.y_test))
+    return Reveal(_compare(r.test_score, nn, m),
+                  f"{_method_label('classification', p)}: {_acc(r.test_score, m)}; "
+                  f"1-nearest neighbour (each test point takes the label of the closest "
+                  f"training point): {_acc(nn, m)}.",
+                  {"here": r.test_score, "other": nn})
+
+
+def _vs_plain_svr(p: Mapping[str, Any]) -> Reveal:
+    method = str(p["reg_method"])
+    _, r = lesson_fit(p, method, REGRESSION)
+    _, s = lesson_fit({**p, "reg_method": "svr"}, "svr", REGRESSION)
+    a, b = r.test_score, s.test_score
+    ans = 0 if a < 0.9 * b else 2 if a > b / 0.9 else 1
+    return Reveal(ans, f"Relative test error (0 is a perfect fit): "
+                       f"{_method_label('regression', p)} {a:.3g}; plain SVR with the same σ, "
+                       f"C and ε {b:.3g}.", {"here": a, "other": b})
+
+
+_HIGHER_SAME_LOWER = ("Higher", "About the same (within one test point)", "Lower")
+
+#: every question a teacher's step can ask, by key (the key travels in the link)
+QUESTIONS: Mapping[str, TeacherQuestion] = {q.key: q for q in (
+    TeacherQuestion("vs_svm", "classification",
+                    "On the test points, does {method} score higher than the plain SVM with "
+                    "the same σ and C?", _HIGHER_SAME_LOWER, _vs_plain_svm, ("svm",)),
+    TeacherQuestion("vs_1nn", "classification",
+                    "On the test points, does {method} score higher than 1-nearest neighbour "
+                    "(each test point taking the label of the closest training point)?",
+                    _HIGHER_SAME_LOWER, _vs_nearest),
+    TeacherQuestion("vs_svr", "regression",
+                    "Is the test error of {method} lower than the plain SVR's with the same "
+                    "σ, C and ε?",
+                    ("Lower (by more than 10 %)", "About the same (within 10 %)",
+                     "Higher (by more than 10 %)"), _vs_plain_svr, ("svr",)),
+)}
+
+
+def questions_for(page: str, params: Mapping[str, Any]) -> tuple[TeacherQuestion, ...]:
+    """The questions a step on ``page`` with these settings can ask."""
+    method = _method_key(page, params) if page in ("classification", "regression") else ""
+    return tuple(q for q in QUESTIONS.values()
+                 if q.page == page and method not in q.not_for)
+
+
 @dataclass(frozen=True)
 class TeacherStep:
     page: str
     state: Mapping[str, Any]   # only the settings that differ from the defaults
     sentence: str
+    #: the key of a question from :data:`QUESTIONS` ("" : the step asks nothing)
+    ask: str = ""
 
     @property
     def params(self) -> dict[str, Any]:
@@ -55,24 +156,33 @@ class TeacherStep:
         (decision surface, fitted curve, clusters)."""
         fig = {"classification": "surface", "regression": "curve",
                "pairwise": "constraints"}[self.page]
-        return Step(self.sentence, self.page, dict(self.state), fig)
+        q = QUESTIONS.get(self.ask)
+        if q is None:
+            return Step(self.sentence, self.page, dict(self.state), fig)
+        return Step(self.sentence, self.page, dict(self.state), fig,
+                    q.wording(self.params), q.options, -1, q.measure)
 
 
-def teacher_step(page: str, params: Mapping[str, Any], sentence: str) -> TeacherStep:
+def teacher_step(page: str, params: Mapping[str, Any], sentence: str,
+                 ask: str = "") -> TeacherStep:
     """A step from a page's live state: the settings that matter on ``page`` and differ
     from the defaults; the sentence as plain text (invisible format characters dropped),
-    cut to :data:`MAX_SENTENCE`. ValueError (a message for the teacher) for a page a
-    lesson cannot show or a view of an uploaded CSV."""
+    cut to :data:`MAX_SENTENCE`; ``ask`` the key of a question of :func:`questions_for`
+    or "". ValueError (a message for the teacher) for a page a lesson cannot show, a
+    view of an uploaded CSV or a question this view cannot ask."""
     if page not in STEP_PAGES:
         raise ValueError("A lesson step can show the Classification, Regression or "
                          "Pairwise constraints page.")
+    if ask and ask not in {q.key for q in questions_for(page, params)}:
+        raise ValueError("That question does not fit this view (it compares the method "
+                         "with itself, or belongs to another page).")
     dflt = defaults()
     names = codec.relevant_names(page, params)
     if _shows_csv({k: params.get(k) for k in names}):
         raise ValueError(f"This view {_CSV_STEP}.")
     state = {k: params[k] for k in names if k in params and params[k] != dflt.get(k)
              and k not in _NOT_IN_STEPS}
-    return TeacherStep(page, state, _plain(sentence)[:MAX_SENTENCE])
+    return TeacherStep(page, state, _plain(sentence)[:MAX_SENTENCE], ask)
 
 
 #: settings a step never carries (presentation and lesson navigation, user points)
@@ -113,7 +223,8 @@ def encode_teacher_lesson(steps: Sequence[TeacherStep]) -> str:
         if _shows_csv(s.state):
             raise ValueError(f"Step {i} {_CSV_STEP}.")
     body = {"v": _FORMAT, "steps": [
-        {"page": s.page, "q": codec.encode_query(dict(s.state)), "text": s.sentence}
+        {"page": s.page, "q": codec.encode_query(dict(s.state)), "text": s.sentence,
+         **({"ask": s.ask} if s.ask else {})}
         for s in steps]}
     raw = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
     token = base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode("ascii").rstrip("=")
@@ -173,9 +284,10 @@ def decode_teacher_lesson(token: Any) -> tuple[tuple[TeacherStep, ...], list[Mes
     steps: list[TeacherStep] = []
     seconds = 0.0
     for i, s in enumerate(raw_steps, 1):
-        if not isinstance(s, dict) or set(s) - {"page", "q", "text"}:
+        if not isinstance(s, dict) or set(s) - {"page", "q", "text", "ask"}:
             return refuse(f"step {i} is not a lesson step.")
         page, q, sentence = s.get("page"), s.get("q", {}), s.get("text", "")
+        ask = s.get("ask", "")
         if page not in STEP_PAGES:
             return refuse(f"step {i} names a page a lesson cannot show "
                           f"(“{clip(page, 24)}”).")
@@ -195,7 +307,11 @@ def decode_teacher_lesson(token: Any) -> tuple[tuple[TeacherStep, ...], list[Mes
         state = {k: params[k] for k in q}
         if _shows_csv(state):
             return refuse(f"step {i} {_CSV_STEP}.")
-        step = TeacherStep(page, state, _plain(sentence))
+        if ask != "" and (not isinstance(ask, str) or ask not in {
+                qq.key for qq in questions_for(page, {**base, **state})}):
+            return refuse(f"step {i} asks a question this lab does not know for its view "
+                          f"(“{clip(ask, 24)}”).")
+        step = TeacherStep(page, state, _plain(sentence), ask)
         seconds += _expected_seconds(step)
         if seconds > MAX_LESSON_SECONDS:
             return refuse(f"its steps would take about {seconds:.0f} s of fitting in all "

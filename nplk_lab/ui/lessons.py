@@ -310,7 +310,8 @@ def _teacher_builder() -> None:
             c = st.columns([0.5, 6, 0.7, 0.7], vertical_alignment="center")
             c[0].text(f"{i + 1}.")
             c[1].text(f"{PAGE_PATHS[s.page].replace('_', ' ')}: "
-                      f"{s.sentence or '(no sentence)'}")
+                      f"{s.sentence or '(no sentence)'}"
+                      + (" · asks: " + T.QUESTIONS[s.ask].wording(s.params) if s.ask else ""))
             if c[2].button("↑", key=f"my_up_{i}", disabled=i == 0, help="Move up"):
                 steps[i - 1], steps[i] = steps[i], steps[i - 1]
                 st.rerun()

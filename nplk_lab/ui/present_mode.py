@@ -210,16 +210,26 @@ def _collector(page: str, P: dict[str, Any]) -> None:
                          max_chars=teacher.MAX_SENTENCE,
                          placeholder="What should the class notice here?",
                          help="One sentence the class reads with this view in your lesson.")
+    asks = {q.key: q.wording(P) for q in teacher.questions_for(page, P)}
+    ask = ""
+    if asks:
+        ask = st.selectbox(
+            "Question for the class", ["", *asks], key=f"collect_ask_{page}",
+            format_func=lambda k: asks.get(k, "No question: the class reads and looks"),
+            help="Optional: the class answers before the figure appears; the lab measures "
+                 "the numbers that decide the answer when the step is revealed, so the "
+                 "answer is always the one these settings give.")
     full = len(steps) >= teacher.MAX_TEACHER_STEPS
     if st.button("Add this view to my lesson", key=f"collect_add_{page}", disabled=full,
                  help="Keep this page's settings and your sentence as the next step of "
                       "your lesson (ordered and linked on the Lessons page)."):
         try:
-            steps.append(teacher.teacher_step(page, P, text))
+            steps.append(teacher.teacher_step(page, P, text, ask))
         except ValueError as exc:  # e.g. a view of an uploaded CSV
             st.error(safe_text(str(exc)))
         else:
             ss.pop(f"collect_text_{page}", None)
+            ss.pop(f"collect_ask_{page}", None)
             st.rerun()
     if steps:
         st.caption(safe_text(f"Your lesson has {len(steps)} step"
