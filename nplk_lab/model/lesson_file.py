@@ -310,8 +310,10 @@ _PLAYER = r"""
       const tr = document.createElement('tr');
       const mark = c < 0 ? '' : s.answer < 0 ? ' (no option fits)' :
         c === s.answer ? ' \u2713 right' : ' \u2717 not quite';
+      // an unanswered question keeps its answer hidden: the student can still go back
       [String(i + 1), s.question, c < 0 ? '(not answered)' : s.options[c] + mark,
-       s.answer < 0 ? 'none of the options' : s.options[s.answer]].forEach((t) => {
+       c < 0 ? '(answer step ' + (i + 1) + ' to see it)'
+         : s.answer < 0 ? 'none of the options' : s.options[s.answer]].forEach((t) => {
         const td = document.createElement('td');
         td.textContent = t;
         tr.appendChild(td);
