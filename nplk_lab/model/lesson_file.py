@@ -171,8 +171,10 @@ _PAGE = """<!DOCTYPE html>
 <header>
   <h1 id="heading"></h1>
   <nav>
-    <button type="button" id="back" title="The previous step (left arrow key)">&#9664; Back</button>
-    <button type="button" id="next" class="primary" title="The next step (right arrow key)">Next &#9654;</button>
+    <button type="button" id="back"
+            title="The previous step (left arrow key)">&#9664; Back</button>
+    <button type="button" id="next" class="primary"
+            title="The next step (right arrow key)">Next &#9654;</button>
   </nav>
 </header>
 <p id="lesson-summary" class="muted"></p>
