@@ -135,3 +135,35 @@ def test_a_teachers_html_shows_as_text_and_runs_nothing(offline, tmp_path):
     assert page.evaluate("() => window.__pwned") is None
     assert page.locator("#sentence *").count() == 0          # no element was made
     assert not attempted, attempted                          # not even the image
+
+
+app_server = tb.app_server
+
+
+def test_the_lessons_page_button_downloads_the_file_that_plays_offline(app_server, page,
+                                                                        tmp_path):
+    """Done when a teacher's press gives the file: the Lessons page's button downloads
+    lesson 4 as one HTML file, which then opens offline at its first step and draws."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(app_server.url + "/Lessons?lesson=4&step=1", wait_until="domcontentloaded")
+    button = page.get_by_role("button", name="Download this lesson")
+    button.wait_for(timeout=tb.FIRST_CHART_TIMEOUT_MS * 2)
+    tb.wait_idle(page, 60_000)
+    button.scroll_into_view_if_needed()
+    page.screenshot(path=str(tb.ARTIFACTS / "lesson-file-button-1280x720.png"))
+    with page.expect_download(timeout=120_000) as dl:
+        button.click()
+    path = tmp_path / dl.value.suggested_filename
+    dl.value.save_as(path)
+    assert path.suffix == ".html" and path.stat().st_size <= 10 * 1024 * 1024
+    attempted: list[str] = []
+    page.context.route("**/*", lambda route: (
+        route.continue_() if route.request.url.startswith("file:")
+        else (attempted.append(route.request.url), route.abort())))
+    try:
+        page.goto(path.as_uri(), wait_until="load")
+        assert page.inner_text("#heading") == f"{L.lesson(4).title} — step 1 of 4"
+        _drawn(page)
+    finally:
+        page.context.unroute("**/*")
+    assert not attempted, attempted
