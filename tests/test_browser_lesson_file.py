@@ -18,7 +18,7 @@ import test_browser as tb
 
 from nplk_lab.model import lessons as L
 from nplk_lab.model import teacher_lessons as T
-from nplk_lab.model.lesson_file import lesson_data, lesson_html
+from nplk_lab.model.lesson_file import lesson_file_data, lesson_html
 from nplk_lab.ui.lessons import step_figure
 
 chromium_path, page = tb.chromium_path, tb.page
@@ -34,7 +34,8 @@ def lesson_file(tmp_path_factory):
     path = tmp_path_factory.mktemp("lesson") / "lesson.html"
     path.write_text(lesson_html(les.title, les.steps, step_figure, summary=les.summary),
                     encoding="utf-8")
-    answers = [s["answer"] for s in lesson_data(les.title, les.steps, step_figure)["steps"]]
+    data = lesson_file_data(les.title, les.steps, step_figure)
+    answers = [s["answer"] for s in data["steps"]]
     return path, les, answers
 
 

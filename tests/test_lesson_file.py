@@ -90,7 +90,7 @@ def test_a_figure_that_cannot_be_made_says_why():
         if revealed:
             raise ValueError("no points left")
         return step_figure(s, revealed)
-    s = LF.lesson_data("x", [step], broken)["steps"][0]
+    s = LF.lesson_file_data("x", [step], broken)["steps"][0]
     assert s["after"] is None and s["error"].endswith("no points left")
     assert s["before"] is not None
 

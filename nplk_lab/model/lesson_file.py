@@ -36,7 +36,7 @@ from nplk_lab.figures.common import figure_json, plot_config
 
 from .lessons import Step
 
-__all__ = ["MAX_BYTES", "inline_script", "lesson_data", "lesson_html", "plotly_js"]
+__all__ = ["MAX_BYTES", "inline_script", "lesson_file_data", "lesson_html", "plotly_js"]
 
 #: the largest file a lesson may make (a course site's upload limit is often 10 MB)
 MAX_BYTES = 10 * 1024 * 1024
@@ -79,8 +79,9 @@ def _figure(draw: Callable[[Step, bool], Any], step: Step, revealed: bool
     return (None if fig is None else json.loads(figure_json(fig))), ""
 
 
-def lesson_data(title: str, steps: Sequence[Step], draw: Callable[[Step, bool], Any],
-                *, summary: str = "") -> dict[str, Any]:
+def lesson_file_data(title: str, steps: Sequence[Step],
+                     draw: Callable[[Step, bool], Any], *, summary: str = ""
+                     ) -> dict[str, Any]:
     """Everything the file's player needs, as plain data: per step its sentence, its
     question and options, the figure before the answer (``before``: the data alone, or
     None when the figure is the answer), the figure after it (``after``), and the
@@ -112,7 +113,7 @@ def lesson_html(title: str, steps: Sequence[Step], draw: Callable[[Step, bool], 
     :data:`MAX_BYTES`."""
     if not steps:
         raise ValueError("A lesson file needs at least one step.")
-    data = lesson_data(title, steps, draw, summary=summary)
+    data = lesson_file_data(title, steps, draw, summary=summary)
     page = _PAGE.format(title=html.escape(title), plotly=inline_script(plotly_js()),
                         data=_json_for_script(data), player=inline_script(_PLAYER))
     size = len(page.encode("utf-8"))
