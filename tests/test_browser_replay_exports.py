@@ -30,7 +30,7 @@ PLAYER = ".nplk-replay"
 
 @pytest.fixture(scope="module")
 def html_file(tmp_path_factory):
-    import nplk_lab.ui.components.replay as replay_component
+    import nplk_lab.ui.components.replay_file as replay_file
 
     P = {**lab.defaults(), "n_samples": 200}
     data, _ = lab.prepare_data(P, lab.CLASSIFICATION)
@@ -40,7 +40,7 @@ def html_file(tmp_path_factory):
     fig = fg.replay_figure(rp, data.X_train, data.y_train, data.X_test, data.y_test,
                            title="DANK: training replay")
     path = tmp_path_factory.mktemp("replay") / "replay.html"
-    path.write_text(replay_component.standalone_html(fg.replay_json(fig), title="DANK replay",
+    path.write_text(replay_file.standalone_html(fg.replay_json(fig), title="DANK replay",
                                                caption=rp.start_text), encoding="utf-8")
     return path, len(rp.played)
 
@@ -101,6 +101,32 @@ def test_html_export_plays_offline_from_a_file(page, html_file):
     assert not others, others
 
 
+def test_html_export_plays_at_the_speed_and_loop_it_was_saved_with(page, tmp_path):
+    """A file saved at 4× with Loop on opens with both set and plays that way, with no
+    control touched: frames asked for every 1000 / (15 · 4) ms, and it starts again after
+    the last frame."""
+    import nplk_lab.ui.components.replay_file as replay_file
+
+    P = {**lab.defaults(), "n_samples": 60}
+    data, _ = lab.prepare_data(P, lab.CLASSIFICATION)
+    res = lab.fit_method(P, data.X_train, data.y_train, data.X_test, data.y_test,
+                         method="dank")
+    rp = lab.replay_frames(res, data, lab.make_grid(data.X), P)
+    fig = fg.replay_figure(rp, data.X_train, data.y_train, data.X_test, data.y_test,
+                           title="DANK: training replay")
+    path = tmp_path / "replay-4x-loop.html"
+    path.write_text(replay_file.standalone_html(fg.replay_json(fig), title="DANK",
+                                                     speed=4, loop=True), encoding="utf-8")
+    page.goto(path.as_uri(), wait_until="load")
+    page.wait_for_selector(f"{PLAYER}[data-frames='{len(rp.played)}']", timeout=60_000)
+    assert page.input_value(f"{PLAYER} select") == "4"
+    assert page.is_checked(f"{PLAYER} input.nplk-replay-loop")
+    page.locator(f"{PLAYER} button[aria-label=Play]").click()
+    page.wait_for_function("() => window.__nplkReplay.loops >= 1", timeout=60_000)
+    page.locator(f"{PLAYER} button[aria-label=Pause]").click()
+    assert page.evaluate("() => window.__nplkReplay.asked") == pytest.approx(1000 / 60)
+
+
 app_server = tb.app_server
 
 
@@ -117,6 +143,14 @@ def test_the_pages_download_buttons_give_a_gif_and_an_html_file_that_open(
     page.wait_for_selector(f"{PLAYER}[data-frames]", timeout=tb.FIRST_CHART_TIMEOUT_MS * 2)
     tb.wait_idle(page, 60_000)
     n = int(_attr(page, "frames"))
+    # the speed and loop chosen here are the HTML file's (each choice reruns the page once)
+    tb.count_runs(page)
+    page.select_option(f"{PLAYER} select", "2")
+    tb.wait_counted_run(page)
+    tb.count_runs(page)
+    page.locator(f"{PLAYER} input.nplk-replay-loop").check()
+    tb.wait_counted_run(page)
+    tb.wait_idle(page, 60_000)
     with page.expect_download(timeout=120_000) as dl:
         page.get_by_role("button", name="Replay as GIF").click()
     gif = tmp_path / dl.value.suggested_filename
@@ -131,3 +165,5 @@ def test_the_pages_download_buttons_give_a_gif_and_an_html_file_that_open(
     page.goto(html.as_uri(), wait_until="load")
     page.wait_for_selector(f"{PLAYER}[data-frames='{n}']", timeout=60_000)
     assert _attr(page, "frame") == "0"
+    assert page.input_value(f"{PLAYER} select") == "2"
+    assert page.is_checked(f"{PLAYER} input.nplk-replay-loop")

@@ -90,14 +90,49 @@ def test_gif_surface_colours_follow_the_values():
     assert r_hi[0] > r_hi[2] and r_lo[2] > r_lo[0]
 
 
-def test_html_is_self_contained():
+def _playback(html: str) -> tuple[str, str]:
+    m = re.search(r"speed: (\S+),\s*loop: (\w+),", html)
+    assert m is not None
+    return m.group(1), m.group(2)
+
+
+def test_html_keeps_the_speed_and_loop_chosen_in_the_player(monkeypatch):
+    """The file carries the speed and loop it is given (the player applies them to a new
+    player: tests/test_browser_replay_exports.py); the page gives it what the browser
+    reported, ignoring anything that is not one of the player's speeds or a true/false."""
     import nplk_lab.ui.components.replay as replay_component
+    import nplk_lab.ui.components.replay_file as replay_file
+
+    text = '{"data":[],"layout":{},"frames":[]}'
+    assert _playback(replay_file.standalone_html(text, title="t")) == ("1.0", "false")
+    html = replay_file.standalone_html(text, title="t", speed=0.25, loop=True)
+    assert _playback(html) == ("0.25", "true")
+    assert "applyPlayback(root, data.speed, data.loop)" in html
+    with pytest.raises(ValueError):
+        replay_file.standalone_html(text, title="t", speed=3)
+    # the speeds the player's menu offers are the ones a file accepts
+    js = re.search(r"const SPEEDS = \[([^\]]*)\]", replay_component._JS).group(1)
+    assert tuple(float(v) for v in js.split(",")) == replay_component.SPEEDS
+
+    class FakeSt:
+        session_state: dict = {}
+    monkeypatch.setattr(replay_component, "st", FakeSt)
+    FakeSt.session_state = {"p": {"step": 3, "speed": 2, "loop": True}}
+    assert replay_component.reported_playback("p") == (2.0, True)
+    FakeSt.session_state = {"p": {"speed": "9e9", "loop": "yes"}}
+    assert replay_component.reported_playback("p", 0.5, False) == (0.5, False)
+    FakeSt.session_state = {}
+    assert replay_component.reported_playback("p") == (1.0, False)
+
+
+def test_html_is_self_contained():
+    import nplk_lab.ui.components.replay_file as replay_file
 
     rp, data = _replay(lab.CLASSIFICATION, "dank")
     fig = fg.replay_figure(rp, data.X_train, data.y_train, data.X_test, data.y_test,
                            title="DANK: training replay")
     text = fg.replay_json(fig)
-    html = replay_component.standalone_html(text, title="DANK: training replay <demo>",
+    html = replay_file.standalone_html(text, title="DANK: training replay <demo>",
                                       caption=rp.start_text)
     # no element loads anything: no src/href attributes, no <link>, no import()
     tags = re.sub(r"<script\b[^>]*>.*?</script>", "", html, flags=re.S)

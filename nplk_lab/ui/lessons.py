@@ -25,6 +25,7 @@ from nplk_lab.model import teacher_lessons as T
 from nplk_lab.model.presets import PAGE_PATHS
 
 from .charts import chart
+from .lesson_download import download_lesson_button
 from .present_mode import COLLECTED, KEEP, base_url, present_url, presenting
 from .state import params, safe_text, show_messages
 from .stores import cached
@@ -267,6 +268,8 @@ def lessons_page() -> None:
             chart(fig, _FIG_KEY, f"nplk-lesson-{lesson_id}-{k}")
     if not present:
         _present_button()
+        download_lesson_button(lesson_id, title, steps, step_figure, token=P["my_lesson"] or "",
+                               summary="" if teacher else L.lesson(int(P["lesson"])).summary)
         _teacher_builder()
 
 

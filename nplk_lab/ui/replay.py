@@ -9,7 +9,8 @@ import streamlit as st
 
 import nplk_lab.figures as fg
 import nplk_lab.model as lab
-from nplk_lab.ui.components.replay import replay_player, reported_step, standalone_html
+from nplk_lab.ui.components.replay import replay_player, reported_playback, reported_step
+from nplk_lab.ui.components.replay_file import standalone_html
 
 from .running import fit_key, grid_for
 from .state import STORE, show_messages
@@ -89,20 +90,24 @@ def replay_panel(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabRes
                "current iteration marked, and the learned matrix by class. "
                + (f"The first frame is the {start}." if rp.start is not None else
                   f"The first frame: {start}." if start else ""))
+    speed, loop = reported_playback(_PLAYER)
     replay_player(text, key=_PLAYER, step=step, config=fg.plot_config(f"nplk-{page}-replay"),
-                  on_step=_on_step)
-    _replay_downloads(rp, data, text, title, page)
+                  speed=speed, loop=loop, on_step=_on_step)
+    _replay_downloads(rp, data, text, title, page, speed, loop)
 
 
-def _replay_downloads(rp: Any, data: lab.LabData, text: str, title: str, page: str) -> None:
+def _replay_downloads(rp: Any, data: lab.LabData, text: str, title: str, page: str,
+                      speed: float = 1.0, loop: bool = False) -> None:
     """The replay as an animated GIF and as one self-contained HTML file (for slides),
-    each made only when its button is pressed."""
+    each made only when its button is pressed; the HTML file plays at the ``speed`` and
+    with the ``loop`` chosen in the player."""
     def gif() -> bytes:
         return fg.replay_gif(rp, data.X_train, data.y_train, data.X_test, data.y_test,
                              title=title)
 
     def html() -> str:
-        return standalone_html(text, title=title, caption=_html_caption(rp))
+        return standalone_html(text, title=title, caption=_html_caption(rp), speed=speed,
+                               loop=loop)
     left, right = st.columns(2)
     left.download_button("Replay as GIF", gif, file_name=f"nplk-{rp.method}-replay.gif",
                          mime="image/gif", key=f"dl_replay_gif_{page}", on_click="ignore",
@@ -111,9 +116,9 @@ def _replay_downloads(rp: Any, data: lab.LabData, text: str, title: str, page: s
     right.download_button("Replay as HTML (offline)", html,
                           file_name=f"nplk-{rp.method}-replay.html", mime="text/html",
                           key=f"dl_replay_html_{page}", on_click="ignore",
-                          help="One HTML file with the player, its speed and loop, and "
-                               "every frame inside: it opens in a browser without the lab "
-                               "or a network.")
+                          help="One HTML file with the player and every frame inside, set "
+                               "to the speed and Loop chosen above: it opens in a browser "
+                               "without the lab or a network.")
 
 
 def _html_caption(rp: Any) -> str:

@@ -11,7 +11,9 @@ pre-decoded arrays (the surface as a 100 × 100 image through the colour scale's
 level lines, support rings, the objective marker, the learned matrix): about 1 ms per
 frame, where a ``Plotly.react`` of the whole figure took 150-300 ms. The position
 is reported back (``on_step_change``) only when playback stops, on a step or when the
-slider is released, so the page can keep it in the URL (setting ``replay_step``).
+slider is released, so the page can keep it in the URL (setting ``replay_step``); the
+speed and Loop chosen are reported too (:func:`reported_playback`), so a new player and
+the replay's HTML file (:mod:`nplk_lab.ui.components.replay_file`) start with them.
 
 For tests, the player's element (class ``nplk-replay``) carries ``data-frame`` (the
 frame drawn), ``data-frames`` (how many) and ``data-drawn`` (frames drawn since the
@@ -26,7 +28,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import streamlit as st
@@ -138,14 +139,34 @@ const setup = (parentElement) => {
   Object.assign(root, { __bar: bar, __back: back, __play: play, __fwd: fwd,
                         __slider: slider, __label: label, __plot: plot, __speedBox: speed,
                         __loopBox: loop, __speed: 1, __loop: false });
-  speed.addEventListener('change', () => { root.__speed = +speed.value || 1; });
-  loop.addEventListener('change', () => { root.__loop = loop.checked; });
+  // the speed and loop are reported (and so kept by the page, and put into its HTML file)
+  speed.addEventListener('change', () => {
+    root.__speed = +speed.value || 1;
+    if (root.__send) root.__send('speed', root.__speed);
+  });
+  loop.addEventListener('change', () => {
+    root.__loop = loop.checked;
+    if (root.__send) root.__send('loop', root.__loop);
+  });
   back.addEventListener('click', () => { stop(root); step(root, root.__k - 1, true); });
   fwd.addEventListener('click', () => { stop(root); step(root, root.__k + 1, true); });
   play.addEventListener('click', () => { root.__playing ? stop(root, true) : start(root); });
   slider.addEventListener('input', () => { stop(root); step(root, +slider.value, false); });
   slider.addEventListener('change', () => report(root));
   return root;
+};
+
+// the speed and loop the page asks for, on a player just made (the page's own choice
+// is kept in the player from then on)
+const applyPlayback = (root, speed, loop) => {
+  if (SPEEDS.includes(speed)) {
+    root.__speed = speed;
+    root.__speedBox.value = String(speed);
+  }
+  if (typeof loop === 'boolean') {
+    root.__loop = loop;
+    root.__loopBox.checked = loop;
+  }
 };
 
 const report = (root) => {
@@ -426,7 +447,10 @@ export default function (component) {
   const { data, parentElement } = component;
   if (!data) return;
   let root = parentElement.querySelector(':scope > .nplk-replay');
-  if (!root) root = setup(parentElement);
+  if (!root) {
+    root = setup(parentElement);
+    applyPlayback(root, data.speed, data.loop);
+  }
   root.__send = component.setStateValue;
   root.__config = data.config || {};
   root.__fps = data.fps || 15;
@@ -476,20 +500,30 @@ def _register() -> tuple[Any, str]:
     return player, src
 
 
+#: the play speeds the player offers (1× = ``fps`` frames per second)
+SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0)
+
+
 def replay_player(figure_json: str, *, key: str, step: int = -1, height: int = 560,
                   config: dict[str, Any] | None = None, fps: float = 15.0,
+                  speed: float = 1.0, loop: bool = False,
                   on_step: Callable[[], None] | None = None) -> Any:
     """Show the replay ``figure_json`` (with frames) at frame ``step`` (−1 = the last).
 
     The frames play in the browser; ``on_step`` runs before the next script run when the
     user has moved the position (paused, stepped, released the slider), and
     :func:`reported_step` ``(key)`` gives the new position there. A new ``figure_json``
-    (a refit) or a new ``step`` redraws; the same ones leave a playing replay alone."""
+    (a refit) or a new ``step`` redraws; the same ones leave a playing replay alone.
+    ``speed`` and ``loop`` are those a new player starts with; the ones chosen in it
+    are reported (:func:`reported_playback`)."""
     player, src = _register()
     data = {"src": src, "figure": figure_json, "step": int(step), "height": int(height),
-            "config": config or {}, "fps": float(fps)}
+            "config": config or {}, "fps": float(fps), "speed": _speed(speed),
+            "loop": bool(loop)}
+    # a state key is kept only with its callback: empty ones for the speed and loop
     return player(data=data, key=key, height=int(height) + 48,
-                  on_step_change=on_step or (lambda: None))
+                  on_step_change=on_step or (lambda: None),
+                  on_speed_change=lambda: None, on_loop_change=lambda: None)
 
 
 def reported_step(key: str) -> int | None:
@@ -502,6 +536,33 @@ def reported_step(key: str) -> int | None:
         return None
 
 
+def _speed(v: Any) -> float:
+    """``v`` if it is one of :data:`SPEEDS`, else ValueError."""
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        f = float("nan")
+    if f not in SPEEDS:
+        raise ValueError(f"the replay's speed is one of {SPEEDS}, not {v!r}")
+    return f
+
+
+def reported_playback(key: str, speed: float = 1.0, loop: bool = False
+                      ) -> tuple[float, bool]:
+    """(speed, loop) chosen in the player ``key`` (what the browser reported; anything
+    else than one of :data:`SPEEDS` and a true/false is ignored), else the given ones."""
+    state = st.session_state.get(key)
+    try:
+        s, lp = state.get("speed"), state.get("loop")
+    except AttributeError:
+        return speed, loop
+    try:
+        speed = _speed(s) if s is not None else speed
+    except ValueError:
+        pass
+    return speed, (lp if isinstance(lp, bool) else loop)
+
+
 def frames_of(element: Any) -> list[dict] | None:
     """The frames a replay element carries (for AppTest-based tests)."""
     proto = getattr(element, "proto", element)
@@ -511,73 +572,3 @@ def frames_of(element: Any) -> list[dict] | None:
     fig = data.get("figure")
     fig = json.loads(fig) if isinstance(fig, str) else fig
     return None if fig is None else fig.get("frames")
-
-
-# ---------------------------------------------------------------------------
-# a self-contained HTML file of the replay (for slides; opens offline)
-# ---------------------------------------------------------------------------
-
-_PAGE = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title}</title>
-<style>
-  body {{ font-family: "Source Sans Pro", "Segoe UI", Helvetica, Arial, sans-serif;
-         margin: 1rem 1.5rem; color: #31333F; background: white; }}
-  @media (prefers-color-scheme: dark) {{ body {{ color: #FAFAFA; background: #0E1117; }} }}
-  h1 {{ font-size: 1.3rem; margin: 0 0 0.3rem; }}
-  p {{ margin: 0.2rem 0 0.6rem; font-size: 0.95rem; }}
-</style>
-<script>{plotly}</script>
-</head>
-<body>
-<h1>{title}</h1>
-<p>{caption}</p>
-<div id="nplk-replay-host"></div>
-<script type="application/json" id="nplk-replay-figure">{figure}</script>
-<script>
-{player};
-(function () {{
-  const text = document.getElementById('nplk-replay-figure').textContent;
-  window.__nplkPlayer({{
-    data: {{ figure: text, step: 0, height: {height}, fps: {fps}, config: {config} }},
-    parentElement: document.getElementById('nplk-replay-host'),
-    setStateValue: function () {{}},
-  }});
-}})();
-</script>
-</body>
-</html>
-"""
-
-
-def _inline(text: str) -> str:
-    """``text`` safe inside a ``<script>`` element: no ``</script`` (nor ``<!--``) can
-    end or disturb it (``<\\/`` reads the same inside JS strings, regular expressions
-    and JSON)."""
-    return text.replace("</", "<\\/").replace("<!--", "<\\!--")
-
-
-def standalone_html(figure_json: str, *, title: str, caption: str = "", fps: float = 15.0,
-                    height: int = 560) -> str:
-    """The replay ``figure_json`` as one HTML file: Plotly.js (the installed ``plotly``
-    package's copy), the player (the same code as in the lab, with its speed and loop)
-    and the frames, all inline. Nothing is fetched when it opens (offline, from a USB
-    stick or a slide deck); it starts at the untrained model, press Play."""
-    import html
-
-    plotly_js = (Path(chart_component._plotly_js_folder()) / "plotly.min.js").read_text(
-        encoding="utf-8")
-    player = _JS.replace("export default function (component)",
-                         "window.__nplkPlayer = function (component)", 1)
-    if "window.__nplkPlayer" not in player:
-        raise RuntimeError("the replay player's entry point was not found")
-    from nplk_lab.figures.common import plot_config
-
-    config = json.dumps(plot_config("nplk-replay"))
-    return _PAGE.format(title=html.escape(title), caption=html.escape(caption),
-                        plotly=_inline(plotly_js), figure=_inline(figure_json),
-                        player=_inline(player), height=int(height), fps=float(fps),
-                        config=config)
