@@ -12,8 +12,8 @@ import nplk_lab.model as lab
 from nplk_lab.ui.components.replay import replay_player, reported_step, standalone_html
 
 from .running import fit_key, grid_for
+from .sharing import cached
 from .state import STORE, show_messages
-from .stores import cached
 from .widgets import control
 
 _PLAYER = "replay_player"
