@@ -11,9 +11,9 @@ At defaults (clowns n = 200, 100×100 grid):
    ``AppTest`` runs ``pages/1_Classification.py``; one continuous slider (σ, C, τ: one
    row each) alternates between its default and the next grid value and ``at.run()`` is
    timed. Before each timed run the lab's server-wide stores are emptied
-   (``nplk_lab.ui.cache.clear()``, Streamlit's public clear of that cached function) so every
-   move is a *fresh* value, as on a slider the user has not visited yet. Each timed
-   move is prepared by an untimed run at the starting value (so its data, baseline SVM
+   (``nplk_lab.serve.stores.cache.clear()``, Streamlit's public clear of that cached
+   function) so every move is a *fresh* value, as on a slider the user has not visited yet.
+   Each timed move is prepared by an untimed run at the starting value (so its data, baseline SVM
    and fit are stored, and its fit is the warm start, as for a user sitting there);
    the timed run then does what a never-visited value needs: the fit (warm-started,
    as in the app), grid values, figures. A "revisited value" row times the same moves
@@ -40,7 +40,7 @@ At defaults (clowns n = 200, 100×100 grid):
    target ≤ 3 s, and (issue 11) ≤ 1.25× its floor, alternating with it: a page with one
    slider and a 3-point ``st.plotly_chart``, nothing computed (Streamlit's own start,
    frontend and Plotly). The app finds the first-paint snapshot of the page's default
-   state on disk (``nplk_lab/ui/firstpaint.py``; written first if missing, as the first run
+   state on disk (``nplk_lab/serve/firstpaint.py``; written first if missing, as the first run
    after an install or an edit does); an info row starts it without
    (``NPLK_LAB_FIRST_PAINT=0``: scikit-learn imported and the model fitted). A
    timeline (health, page load, WebSocket messages, Plotly chunk, the server's first
@@ -208,7 +208,7 @@ def server_bench(moves: int) -> tuple[list[dict], dict[str, list[float]], list]:
 
     from streamlit.testing.v1 import AppTest
 
-    import nplk_lab.ui
+    from nplk_lab.serve import stores
 
     warnings.filterwarnings("ignore")
     timer = PieceTimer()
@@ -227,7 +227,7 @@ def server_bench(moves: int) -> tuple[list[dict], dict[str, list[float]], list]:
                 src, dst = (v0, v1) if i % 2 == 0 else (v1, v0)
                 # a user sitting at `src` (everything for it computed and stored, the
                 # previous fit kept for warm starts) moves to `dst`, never visited
-                nplk_lab.ui.cache.clear()
+                stores.cache.clear()
                 at.select_slider(key=f"w_{name}").set_value(src)
                 at.run()
                 timer.reset()
@@ -561,7 +561,7 @@ PREPARE_SNAPSHOT = r"""
 import sys, warnings
 sys.path.insert(0, sys.argv[1])
 warnings.filterwarnings("ignore")
-from nplk_lab.ui import firstpaint
+from nplk_lab.serve import firstpaint
 import nplk_lab.model as lab
 path = firstpaint.snapshot_path("classification", lab.defaults())
 existed = path.exists()
@@ -575,7 +575,7 @@ print(("present: " if existed else "written now: ") + str(path) if path.exists()
 
 def prepare_snapshot() -> str:
     """The first-paint snapshot of the Classification page at its defaults (what the
-    first run after an install or an edit writes; see nplk_lab/ui/firstpaint.py)."""
+    first run after an install or an edit writes; see nplk_lab/serve/firstpaint.py)."""
     r = subprocess.run([sys.executable, "-c", PREPARE_SNAPSHOT, str(ROOT)], cwd=ROOT,
                        capture_output=True, text=True, timeout=300)
     return (r.stdout.strip().splitlines() or ["failed: " + r.stderr[-300:]])[-1]

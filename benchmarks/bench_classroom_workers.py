@@ -69,10 +69,10 @@ def main() -> None:
     from test_browser import StreamlitServer, find_chromium
     from test_browser_classroom import Classroom
 
-    import nplk_lab.ui.serve as serve
+    import nplk_lab.serve.command as command
 
     chromium = find_chromium()
-    if chromium is None or serve.find_proxy() is None:
+    if chromium is None or command.find_proxy() is None:
         sys.exit("needs chromium and haproxy (apt-get install chromium haproxy)")
     import test_browser_classroom as tbc
 

@@ -153,7 +153,7 @@ def main() -> None:
     port = free_port_block(3)
     log = Path(tempfile.mkdtemp(prefix="bench-dead-worker-")) / "classroom.log"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "nplk_lab.ui.serve", "classroom", "--workers", "2",
+        [sys.executable, "-m", "nplk_lab.serve.command", "classroom", "--workers", "2",
          "--port", str(port), "--address", "127.0.0.1"], cwd=ROOT,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
         start_new_session=True)

@@ -139,8 +139,8 @@ def bench_page(moves: int, rng: np.random.Generator) -> list[dict]:
     from bench_live import FitTimer, _draw, _widget, trivial_floor
     from streamlit.testing.v1 import AppTest
 
-    import nplk_lab.ui
     import nplk_lab.ui.charts
+    from nplk_lab.serve import stores
 
     panel = PanelTimer(nplk_lab.ui.charts)
     at = AppTest.from_file(str(ROOT / "pages/1_Classification.py"), default_timeout=600)
@@ -163,7 +163,7 @@ def bench_page(moves: int, rng: np.random.Generator) -> list[dict]:
     try:
         for i in range(moves):
             name = ("sigma", "tau")[i % 2]
-            nplk_lab.ui.cache.clear()
+            stores.cache.clear()
             _widget(at, name).set_value(_draw(name, rng))
             timer.total = panel.total = 0.0
             t = time.perf_counter()

@@ -19,7 +19,7 @@ after the other so the machine's load falls on both, and with the lab's fit pool
    line logs them), counted before and after the σ move.
 
 All servers share one cache directory holding each tree's first-paint snapshot
-(``nplk_lab/ui/firstpaint.py``), written first by one untimed server per tree, as the
+(``nplk_lab/serve/firstpaint.py``), written first by one untimed server per tree, as the
 first run after an install or an edit does.
 
     python benchmarks/bench_first_paint.py [--rounds 3] [--sessions 10] [--before DIR]

@@ -137,7 +137,7 @@ def bench_method(method: str, moves: int, rng: np.random.Generator) -> dict:
     from streamlit.testing.v1 import AppTest
 
     import nplk_lab.model as lab
-    import nplk_lab.ui
+    from nplk_lab.serve import stores
 
     page = {"classification": "classification", "regression": "regression",
             "clustering": "pairwise"}[lab.METHODS[method].task]
@@ -155,7 +155,7 @@ def bench_method(method: str, moves: int, rng: np.random.Generator) -> dict:
         for i in range(moves):
             name = names[i % len(names)]
             value = _draw(name, rng)
-            nplk_lab.ui.cache.clear()
+            stores.cache.clear()
             _widget(at, name).set_value(value)
             timer.total = 0.0
             t = time.perf_counter()

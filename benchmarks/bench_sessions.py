@@ -134,7 +134,7 @@ def main() -> int:
                     help="also the cold-start floor page of bench_app.py (one slider, a "
                          "3-point chart), single and k sessions, alternating")
     ap.add_argument("--no-snapshot", action="store_true",
-                    help="servers without the first-paint snapshot (nplk_lab/ui/firstpaint.py): "
+                    help="servers without the first-paint snapshot (nplk_lab/serve/firstpaint.py): "
                          "every server imports scikit-learn and fits")
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright

@@ -6,7 +6,7 @@ Two deployments, chosen by ``bench_classroom.py --processes N``:
   starts it (:func:`serve`, tests/test_browser.py's ``StreamlitServer``);
 * :class:`BehindProxy` (N > 1): ``nplk-lab classroom --workers N`` from that checkout:
   N Streamlit processes behind HAProxy, which pins each browser to one of them with its
-  ``NPLK_WORKER`` cookie (``nplk_lab/ui/serve.py``, docs/serving-a-class.md).
+  ``NPLK_WORKER`` cookie (``nplk_lab/serve/command.py``, docs/serving-a-class.md).
 
 Both give ``url`` (what students open), ``pid`` (the root of the deployment's process
 tree: :class:`Monitor` sums CPU and RSS over it, so with HAProxy it holds the command,
@@ -33,7 +33,7 @@ for _p in (ROOT, ROOT / "tests"):
 
 from _waits import OutputLines  # noqa: E402
 
-from nplk_lab.ui.serve import WORKER_COOKIE, find_proxy  # noqa: E402
+from nplk_lab.serve.command import WORKER_COOKIE, find_proxy  # noqa: E402
 
 START_TIMEOUT_S = 600.0    # N processes importing Streamlit on a busy machine
 STOP_TIMEOUT_S = 60.0
@@ -129,14 +129,19 @@ class BehindProxy:
     def start(self) -> BehindProxy:
         if find_proxy() is None:
             raise SystemExit("--processes > 1 needs HAProxy (sudo apt-get install haproxy)")
-        if not (self.root / "nplk_lab" / "ui" / "serve.py").is_file():
+        # the command's module in the served checkout (an older one, for a before/after
+        # table, has it where it was before nplk_lab/serve/ held the server's machinery)
+        command = next((f for f in ("serve/command.py", "ui/serve.py")
+                        if (self.root / "nplk_lab" / f).is_file()), None)
+        if command is None:
             raise SystemExit(f"{self.root} has no `nplk-lab classroom` "
-                             "(nplk_lab/ui/serve.py): serve it with --processes 1")
+                             "(nplk_lab/serve/command.py): serve it with --processes 1")
         # the command and its Streamlit processes import the served checkout, as the
         # one-process deployment does (`streamlit run app.py` in it)
         path = os.pathsep.join(p for p in (str(self.root), os.environ.get("PYTHONPATH"))
                                if p)
-        cmd = [sys.executable, "-m", "nplk_lab.ui.serve", "classroom",
+        module = "nplk_lab." + command.removesuffix(".py").replace("/", ".")
+        cmd = [sys.executable, "-m", module, "classroom",
                "--workers", str(self.n), "--port", str(self.port),
                "--address", "127.0.0.1", "--first-worker-port", str(self.first_port)]
         self.proc = subprocess.Popen(cmd, cwd=self.root, stdout=subprocess.PIPE,

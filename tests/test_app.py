@@ -489,8 +489,8 @@ def test_sidebar_never_shows_unknown_widgets():
 
 
 def test_caches_are_bounded_by_entries_and_bytes():
-    import nplk_lab.ui
-    lru = nplk_lab.ui.LRU(maxsize=3, max_bytes=10_000)
+    from nplk_lab.serve import stores
+    lru = stores.LRU(maxsize=3, max_bytes=10_000)
     for i in range(5):
         lru.put(i, np.zeros(10))
     assert len(lru) == 3 and lru.get(0) is None and lru.get(4) is not None
@@ -498,7 +498,7 @@ def test_caches_are_bounded_by_entries_and_bytes():
     lru.put("big2", np.zeros(1000))
     assert lru.get("big") is None and lru.get("big2") is not None
     res = lab.LabResult("svm", lab.CLASSIFICATION, {}, matrix=np.zeros((50, 50)))
-    assert nplk_lab.ui.nbytes(res) >= 50 * 50 * 8
+    assert stores.nbytes(res) >= 50 * 50 * 8
 
 
 def test_knpl_algorithm_2_controls_only_with_the_alternating_solver():
@@ -512,8 +512,8 @@ def test_knpl_algorithm_2_controls_only_with_the_alternating_solver():
 
 
 def test_cache_never_keeps_an_entry_above_its_budget():
-    import nplk_lab.ui
-    lru = nplk_lab.ui.LRU(maxsize=8, max_bytes=10_000)
+    from nplk_lab.serve import stores
+    lru = stores.LRU(maxsize=8, max_bytes=10_000)
     lru.put("small", np.zeros(100))
     huge = np.zeros(2000)  # 16 kB > the whole 10 kB budget
     assert lru.put("huge", huge) is huge  # returned to the caller ...

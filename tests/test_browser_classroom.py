@@ -1,6 +1,6 @@
 """``nplk-lab classroom --workers 2``: two students through HAProxy.
 
-Starts the command (nplk_lab/ui/serve.py) on free ports, opens the Classification page in two
+Starts the command (nplk_lab/serve/command.py) on free ports, opens the Classification page in two
 independent Chromium contexts (two students: separate cookies, separate sessions) and
 checks that
 
@@ -35,7 +35,7 @@ from test_browser import ARTIFACTS, CLASSIFICATION_PATH, exception_texts
 from test_browser_upload import _choose_csv, _upload
 
 from nplk_core.datasets import make_clowns
-from nplk_lab.ui import serve
+from nplk_lab.serve import command
 
 chromium_path = tb.chromium_path
 
@@ -65,7 +65,7 @@ class Classroom:
         """Start the command and return once it says the class is served (it prints
         "NPLK Lab for a class: <url>" after every worker and the proxy answered)."""
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "nplk_lab.ui.serve", "classroom", "--workers",
+            [sys.executable, "-m", "nplk_lab.serve.command", "classroom", "--workers",
              str(WORKERS), "--port", str(self.port), "--address", "127.0.0.1"],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL, start_new_session=True)
@@ -108,7 +108,7 @@ class Classroom:
 
 @pytest.fixture(scope="module")
 def classroom(chromium_path):
-    if serve.find_proxy() is None:
+    if command.find_proxy() is None:
         pytest.skip("HAProxy is not installed (apt-get install haproxy)")
     room = Classroom(ARTIFACTS / "classroom.log")
     try:
@@ -120,7 +120,7 @@ def classroom(chromium_path):
 
 def _worker_cookie(context) -> str | None:
     return next((c["value"] for c in context.cookies()
-                 if c["name"] == serve.WORKER_COOKIE), None)
+                 if c["name"] == command.WORKER_COOKIE), None)
 
 
 def test_two_students_get_their_own_worker_and_keep_their_upload(classroom, chromium_path,

@@ -39,7 +39,7 @@ from _waits import wait_gone
 from test_browser import ARTIFACTS, CLASSIFICATION_PATH, exception_texts
 from test_browser_classroom import Classroom
 
-from nplk_lab.ui import serve
+from nplk_lab.serve import command
 
 chromium_path = tb.chromium_path
 
@@ -67,7 +67,7 @@ COUNT_SOCKETS_JS = """
 
 @pytest.fixture
 def classroom(chromium_path, request):
-    if serve.find_proxy() is None:
+    if command.find_proxy() is None:
         pytest.skip("HAProxy is not installed (apt-get install haproxy)")
     ARTIFACTS.mkdir(exist_ok=True)
     room = Classroom(ARTIFACTS / f"classroom-{request.node.name}.log")
@@ -86,7 +86,7 @@ def _worker_pids(room: Classroom) -> dict[int, int]:
 
 def _cookie(context) -> str | None:
     return next((c["value"] for c in context.cookies()
-                 if c["name"] == serve.WORKER_COOKIE), None)
+                 if c["name"] == command.WORKER_COOKIE), None)
 
 
 def _move_sigma(page, key: str = "ArrowRight") -> str:
@@ -176,7 +176,7 @@ def test_a_killed_worker_costs_only_its_students_a_reload(classroom, chromium_pa
             said = "\n".join(classroom.output.lines(mark))
             assert f"worker {victim} (pid {pid}) was killed by SIGKILL" in said, said
             assert int(back.group(1)) != pid
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}{serve.HEALTH}",
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{command.HEALTH}",
                                         timeout=30) as r:
                 assert r.status == 200
             # nothing of the killed worker is left (reaped before its restart)

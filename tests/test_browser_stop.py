@@ -143,7 +143,7 @@ def test_long_fit_keeps_the_figure_and_stops_on_request(app_server, page):
 # A closed tab stops its work: Streamlit asks the session's script to stop when its
 # WebSocket closes, and the running fit's next progress report (a Streamlit call, every
 # 0.15 s) raises there; the lab logs it ("... interrupted (the run was stopped ...)").
-# A fit runs in a worker process of the server (nplk_lab/ui/workers.py): the page's end
+# A fit runs in a worker process of the server (nplk_lab/serve/workers.py): the page's end
 # tells its solver to stop, and the server logs when the job ended and at which
 # iteration; its worker is paused from the first iteration shown until the page has let
 # go of the job (pool_paused). A sweep runs its fits in the page's own thread, where

@@ -219,7 +219,7 @@ class _Gate:
 def _pool(workers=1):
     import concurrent.futures as cf
 
-    from nplk_lab.ui.workers import Pool
+    from nplk_lab.serve.workers import Pool
     return Pool(workers, executor_factory=lambda: cf.ThreadPoolExecutor(workers))
 
 
@@ -270,7 +270,7 @@ def test_pool_stores_a_result_nobody_waits_for_any_more():
 
 
 def test_wait_reports_the_place_in_line():
-    from nplk_lab.ui import workers
+    from nplk_lab.serve import workers
 
     gate, pool = _Gate(), _pool(1)
     pool.submit("A", "a", gate, "a")
@@ -300,7 +300,7 @@ def test_worker_process_reports_iterations_and_stops_when_nobody_waits():
     import re
 
     from nplk_lab.model.offload import fit_for_page
-    from nplk_lab.ui.workers import Pool
+    from nplk_lab.serve.workers import Pool
 
     data, _ = lab.prepare_data({**lab.defaults(), "n_samples": 300}, lab.CLASSIFICATION)
     P = {**lab.defaults(), "solver": "pg", "max_iter": 5000, "tol": 0.0}
@@ -529,7 +529,7 @@ def test_classroom_benchmark_spreads_a_class_of_two_over_two_processes(capsys):
     gives each student its own process (the cookie its tab kept), each process counts
     one open session of its own, and nothing errs or is lost (student 0's upload
     reached its session's process)."""
-    from nplk_lab.ui import serve as serve_command
+    from nplk_lab.serve import command as serve_command
 
     if serve_command.find_proxy() is None:
         pytest.skip("HAProxy is not installed (apt-get install haproxy)")

@@ -23,8 +23,8 @@ def test_pool_workers_start_without_running_the_page(tmp_path):
     and leave none."""
     import os as _os
 
-    from nplk_lab.ui import worker_main
-    from nplk_lab.ui.workers import Pool
+    from nplk_lab.serve import worker_main
+    from nplk_lab.serve.workers import Pool
 
     mark = tmp_path / "page-ran"
     page = tmp_path / "page.py"
@@ -52,7 +52,7 @@ def test_pool_start_starts_every_worker_with_the_solvers_before_any_fit():
     worker importing the solvers (each submit spawns a process), once."""
     import concurrent.futures as cf
 
-    from nplk_lab.ui import workers
+    from nplk_lab.serve import workers
 
     tasks, futures = [], []
 
@@ -77,7 +77,7 @@ def test_other_processes_spawned_meanwhile_keep_their_main_module(tmp_path):
     (only this pool's launches get the worker's module)."""
     import multiprocessing.spawn as spawn
 
-    from nplk_lab.ui import worker_main
+    from nplk_lab.serve import worker_main
 
     worker_main._install()
     page = tmp_path / "page.py"
@@ -104,7 +104,7 @@ import concurrent.futures as cf, json, sys, threading, warnings
 sys.path.insert(0, sys.argv[1])
 warnings.filterwarnings("ignore")
 from streamlit.testing.v1 import AppTest
-from nplk_lab.ui import workers
+from nplk_lab.serve import workers
 # The fit pool as in a server, its processes replaced by a thread. A result is stored
 # from a thread that is not the page's, as in a server, where the pool's thread reads
 # the workers' results (a thread pool would run the callback in the page's thread when

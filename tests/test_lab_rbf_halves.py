@@ -269,7 +269,7 @@ def test_regression_page_shows_both_halves_for_lab_rbf_only():
 
 def test_the_panel_imports_no_scikit_learn_until_it_computes():
     """The Regression page reaches ``ui.lab_rbf_panel`` on every run; a page replayed from
-    its first-paint snapshot must not import scikit-learn (nplk_lab/ui/firstpaint.py), so
+    its first-paint snapshot must not import scikit-learn (nplk_lab/serve/firstpaint.py), so
     neither the panel nor the model module may import it before a fit is compared."""
     import subprocess
 

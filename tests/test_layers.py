@@ -1,13 +1,16 @@
 """The layers and the only ways between them (``docs/architecture.md``)::
 
-    nplk_core  <-  nplk_lab.figures  <-  nplk_lab.model  <-  nplk_lab.ui  <-  pages/, app.py
+    nplk_core  <-  nplk_lab.figures  <-  nplk_lab.model  <-  nplk_lab.serve  <-  nplk_lab.ui
+               <-  pages/, app.py
 
 A module may import the project's modules of its own layer and of the layers to its
 left, never to its right. The solver core imports neither Streamlit nor Plotly; the
-figures and the model never Streamlit; the browser components
-(``nplk_lab.ui.components``) import only Streamlit, so a page can import them first;
-only the pages and ``app.py`` import the Streamlit layer. The top level holds ``app.py``
-and folders, no other module."""
+figures and the model never Streamlit. The server's machinery (``nplk_lab.serve``: the
+worker pool, the shared stores, first paint, the reaper, the ``nplk-lab`` command) may
+import Streamlit, whose server it runs in, but never the ui nor the pages, and never
+Plotly: it draws nothing. The browser components (``nplk_lab.ui.components``) import
+only Streamlit, so a page can import them first; only the pages and ``app.py`` import
+the Streamlit layer. The top level holds ``app.py`` and folders, no other module."""
 
 import ast
 import subprocess
@@ -29,11 +32,13 @@ def _fresh_python(body: str) -> str:
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True, cwd=ROOT).stdout
 
-LAYERS = ["nplk_core", "nplk_lab.figures", "nplk_lab.model", "nplk_lab.ui"]
-NEVER = {  # outside packages a layer must not import
+LAYERS = ["nplk_core", "nplk_lab.figures", "nplk_lab.model", "nplk_lab.serve", "nplk_lab.ui"]
+NEVER = {  # outside packages a layer must not import (the server's machinery: Streamlit is
+    # allowed, it runs in Streamlit's server and reads its sessions)
     "nplk_core": {"streamlit", "plotly"},
     "nplk_lab.figures": {"streamlit"},
     "nplk_lab.model": {"streamlit"},
+    "nplk_lab.serve": {"plotly"},
 }
 TOP_LEVEL_FOLDERS = {"nplk_core", "nplk_lab", "pages", "tests", "benchmarks", "docs",
                      "sample_data", "reports", "test-artifacts"}
@@ -77,6 +82,20 @@ def test_every_module_imports_only_its_own_layer_and_those_below():
             if dep_layer not in allowed:
                 offenders.append(f"{mod} imports {dep}")
     assert offenders == []
+
+
+def test_every_module_of_the_lab_belongs_to_a_layer():
+    """A new sub-package of ``nplk_lab`` outside ``LAYERS`` would escape the checks here."""
+    assert {"nplk_lab.serve.stores", "nplk_lab.serve.workers", "nplk_lab.ui.running"} <= set(MODS)
+    assert sorted(m for m in MODS if m.startswith("nplk_lab.") and layer_of(m) is None) == []
+
+
+def test_the_ui_reaches_the_server_machinery_and_never_the_other_way():
+    serve_deps = {d for m, deps in GRAPH.items() if layer_of(m) == "nplk_lab.serve"
+                  for d in deps}
+    assert not {d for d in serve_deps if layer_of(d) == "nplk_lab.ui" or d.startswith("pages")}
+    assert any(layer_of(d) == "nplk_lab.serve"
+               for m, deps in GRAPH.items() if layer_of(m) == "nplk_lab.ui" for d in deps)
 
 
 def test_no_layer_imports_what_it_must_not():

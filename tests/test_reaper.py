@@ -1,4 +1,4 @@
-"""Memory back to idle after a class (``nplk_lab/ui/reaper.py``): the stores' entries
+"""Memory back to idle after a class (``nplk_lab/serve/reaper.py``): the stores' entries
 expire, the caches and fit workers are released once no tab is connected, and the closed
 tabs' sessions are dropped from Streamlit's store, with the heap trimmed after them.
 
@@ -22,8 +22,8 @@ for p in (ROOT, ROOT / "benchmarks", ROOT / "tests"):
 
 
 def test_stores_expire_unused_entries_and_the_reaper_releases_after_the_class():
-    from nplk_lab.ui.reaper import Reaper
-    from nplk_lab.ui.stores import LRU
+    from nplk_lab.serve.reaper import Reaper
+    from nplk_lab.serve.stores import LRU
 
     store = LRU(8, name="test")
     store.put("old", np.zeros(1000))
@@ -48,7 +48,7 @@ def test_reaper_drops_closed_tabs_sessions_and_trims_once_they_are_gone(monkeypa
     sessions (its store keeps them until its next write otherwise); once a drop removed
     some, the heap is trimmed again: at once after the release, or at the step after it
     when the drop came before (the release's own trim then comes first)."""
-    from nplk_lab.ui import reaper as rp
+    from nplk_lab.serve import reaper as rp
 
     trims = []
     monkeypatch.setattr(rp, "trim_heap", lambda: trims.append("trim"))
@@ -89,7 +89,7 @@ def test_reaper_drops_closed_tabs_sessions_and_trims_once_they_are_gone(monkeypa
 
 
 def test_reap_closed_sessions_is_a_no_op_outside_a_server():
-    from nplk_lab.ui.reaper import dropped_sessions, held_sessions, reap_closed_sessions
+    from nplk_lab.serve.reaper import dropped_sessions, held_sessions, reap_closed_sessions
 
     assert reap_closed_sessions() is False and held_sessions() is None
     assert dropped_sessions() == 0

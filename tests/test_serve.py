@@ -1,4 +1,4 @@
-"""The ``nplk-lab`` command (nplk_lab/ui/serve.py) without starting a server: its arguments,
+"""The ``nplk-lab`` command (nplk_lab/serve/command.py) without starting a server: its arguments,
 the Streamlit command it builds, the HAProxy configuration it writes, the one-process
 fallback without HAProxy, the cache budget it hands the workers, and the package list
 in pyproject.toml (everything the app imports or reads ships in the wheel).
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from nplk_lab.ui import serve, stores
+from nplk_lab.serve import command, stores
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -27,37 +27,37 @@ ROOT = Path(__file__).resolve().parents[1]
 # ---------------------------------------------------------------------------
 
 def test_classroom_arguments_and_worker_options_after_the_double_dash():
-    mode, ns, extra = serve.parse(["classroom", "--workers", "3", "--port", "9000",
+    mode, ns, extra = command.parse(["classroom", "--workers", "3", "--port", "9000",
                                    "--session-ttl", "45", "--", "--theme.base", "dark"])
     assert mode == "classroom"
     assert (ns.workers, ns.port, ns.session_ttl, ns.first_worker_port) == (3, 9000, 45, None)
-    assert ns.address == "0.0.0.0" and ns.cache_mb == serve.DEFAULT_CACHE_MB
+    assert ns.address == "0.0.0.0" and ns.cache_mb == command.DEFAULT_CACHE_MB
     assert extra == ["--theme.base", "dark"]
 
 
 def test_without_a_subcommand_every_argument_goes_to_streamlit():
-    assert serve.parse(["--server.port", "8600"]) == ("run", None, ["--server.port", "8600"])
-    assert serve.parse([]) == ("run", None, [])
+    assert command.parse(["--server.port", "8600"]) == ("run", None, ["--server.port", "8600"])
+    assert command.parse([]) == ("run", None, [])
 
 
 @pytest.mark.parametrize("bad", [["--workers", "0"], ["--workers", "two"],
                                  ["--port", "70000"], ["--session-ttl", "-5"]])
 def test_bad_classroom_arguments_are_refused_with_a_message(bad, capsys):
     with pytest.raises(SystemExit) as exc:
-        serve.parse(["classroom", *bad])
+        command.parse(["classroom", *bad])
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert "nplk-lab classroom" in err and ("at least 1" in err or "not a" in err), err
 
 
 def test_help_names_both_modes(capsys):
-    assert serve.main(["--help"]) == 0
+    assert command.main(["--help"]) == 0
     out = capsys.readouterr().out
     assert "nplk-lab classroom" in out and "streamlit run app.py" in out
 
 
 def test_user_options_are_split_from_other_arguments():
-    given, rest = serve.user_options(["--server.port=8600", "--theme.base", "dark",
+    given, rest = command.user_options(["--server.port=8600", "--theme.base", "dark",
                                       "--", "script-arg", "--server.address"])
     assert given == {"server.port": "8600", "theme.base": "dark"}
     assert rest == ["--", "script-arg", "--server.address"]
@@ -68,19 +68,19 @@ def test_user_options_are_split_from_other_arguments():
 # ---------------------------------------------------------------------------
 
 def test_the_app_folder_holds_app_py_pages_and_the_settings():
-    folder = serve.app_dir()
+    folder = command.app_dir()
     assert (folder / "app.py").is_file() and (folder / "pages").is_dir()
     with open(folder / ".streamlit" / "config.toml", "rb") as f:
         table = tomllib.load(f)
-    opts = serve.shipped_options(folder)
+    opts = command.shipped_options(folder)
     assert opts == {f"{s}.{k}": v for s, kv in table.items() for k, v in kv.items()}
     assert opts["server.maxUploadSize"] == table["server"]["maxUploadSize"]
 
 
 def test_streamlit_command_runs_the_app_with_the_shipped_settings_and_user_overrides():
-    folder = serve.app_dir()
-    opts = serve.merged(serve.shipped_options(folder), {"server.port": "8600"})
-    cmd = serve.streamlit_command(opts, ["--", "x"], folder)
+    folder = command.app_dir()
+    opts = command.merged(command.shipped_options(folder), {"server.port": "8600"})
+    cmd = command.streamlit_command(opts, ["--", "x"], folder)
     assert cmd[:5] == [sys.executable, "-m", "streamlit", "run", str(folder / "app.py")]
     flags = dict(zip(cmd[5:-2:2], cmd[6:-2:2], strict=True))
     assert flags["--server.port"] == "8600"
@@ -90,7 +90,7 @@ def test_streamlit_command_runs_the_app_with_the_shipped_settings_and_user_overr
 
 
 def test_serving_options_turn_watching_off_and_shorten_disconnected_sessions():
-    opts = serve.serving_options(30)
+    opts = command.serving_options(30)
     assert opts["server.fileWatcherType"] == "none"
     assert opts["server.runOnSave"] is False
     assert opts["server.disconnectedSessionTTL"] == 30
@@ -101,7 +101,7 @@ def test_every_option_the_command_sets_is_one_streamlit_knows():
     from streamlit import config
 
     names = set(config._config_options_template)
-    ours = set(serve.serving_options(30)) | set(serve.shipped_options(serve.app_dir()))
+    ours = set(command.serving_options(30)) | set(command.shipped_options(command.app_dir()))
     assert ours <= names, ours - names
 
 
@@ -110,34 +110,34 @@ def test_every_option_the_command_sets_is_one_streamlit_knows():
 # ---------------------------------------------------------------------------
 
 def test_haproxy_config_pins_browsers_by_cookie_and_keeps_websockets_open():
-    cfg = serve.haproxy_config("0.0.0.0", 8600, [8601, 8602, 8603])
+    cfg = command.haproxy_config("0.0.0.0", 8600, [8601, 8602, 8603])
     assert "bind 0.0.0.0:8600" in cfg
-    assert re.search(rf"cookie {serve.WORKER_COOKIE} insert indirect nocache", cfg)
+    assert re.search(rf"cookie {command.WORKER_COOKIE} insert indirect nocache", cfg)
     servers = re.findall(r"server (w\d) 127\.0\.0\.1:(\d+) cookie (w\d)$", cfg, re.M)
     assert servers == [("w1", "8601", "w1"), ("w2", "8602", "w2"), ("w3", "8603", "w3")]
     assert re.search(r"timeout tunnel (\d+)h", cfg)  # websockets outlive HTTP timeouts
-    assert f"uri {serve.HEALTH}" in cfg
+    assert f"uri {command.HEALTH}" in cfg
     # every server is health-checked, and a refused connection goes to another worker
     assert re.search(r"^\s*default-server check .*fall 2 rise 1", cfg, re.M)
     assert re.search(r"^\s*option redispatch 1$", cfg, re.M)
-    assert "bind [::]:8600" in serve.haproxy_config("::", 8600, [8601])
+    assert "bind [::]:8600" in command.haproxy_config("::", 8600, [8601])
 
 
 def test_print_config_writes_the_proxy_config_for_these_ports(capsys):
-    assert serve.main(["classroom", "--workers", "2", "--port", "9000",
+    assert command.main(["classroom", "--workers", "2", "--port", "9000",
                        "--first-worker-port", "9100", "--print-config"]) == 0
-    assert capsys.readouterr().out == serve.haproxy_config("0.0.0.0", 9000, [9100, 9101])
+    assert capsys.readouterr().out == command.haproxy_config("0.0.0.0", 9000, [9100, 9101])
     with pytest.raises(SystemExit, match="leave out the proxy's port"):
-        serve.main(["classroom", "--workers", "3", "--port", "9001",
+        command.main(["classroom", "--workers", "3", "--port", "9001",
                     "--first-worker-port", "9000", "--print-config"])
 
 
 def test_haproxy_accepts_the_config(tmp_path):
-    proxy = serve.find_proxy()
+    proxy = command.find_proxy()
     if proxy is None:
         pytest.skip("HAProxy is not installed (apt-get install haproxy)")
     cfg = tmp_path / "haproxy.cfg"
-    cfg.write_text(serve.haproxy_config("127.0.0.1", 8600, [8601, 8602]))
+    cfg.write_text(command.haproxy_config("127.0.0.1", 8600, [8601, 8602]))
     out = subprocess.run([proxy, "-c", "-f", str(cfg)], capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "[WARNING]" not in out.stdout + out.stderr, out.stdout + out.stderr
@@ -159,19 +159,19 @@ def test_without_haproxy_it_says_how_to_install_it_and_serves_one_process(
         calls.append((path, args, env))
         raise _Exec
 
-    monkeypatch.setattr(serve, "find_proxy", lambda explicit=None: None)
-    monkeypatch.setattr(serve.os, "execve", fake_execve)
+    monkeypatch.setattr(command, "find_proxy", lambda explicit=None: None)
+    monkeypatch.setattr(command.os, "execve", fake_execve)
     with pytest.raises(_Exec):
-        serve.main(["classroom", "--workers", "3", "--port", "8611", "--cache-mb", "99",
+        command.main(["classroom", "--workers", "3", "--port", "8611", "--cache-mb", "99",
                     "--", "--theme.base", "dark"])
     captured = capsys.readouterr()
     assert "HAProxy is not installed" in captured.err
-    assert serve.INSTALL_HINT in captured.err and "3 workers" in captured.err
+    assert command.INSTALL_HINT in captured.err and "3 workers" in captured.err
     (path, args, env), = calls
     flags = dict(zip(args[5::2], args[6::2], strict=True))
     assert flags["--server.port"] == "8611" and flags["--server.address"] == "0.0.0.0"
     assert flags["--server.fileWatcherType"] == "none"
-    assert flags["--server.disconnectedSessionTTL"] == str(serve.DEFAULT_SESSION_TTL_S)
+    assert flags["--server.disconnectedSessionTTL"] == str(command.DEFAULT_SESSION_TTL_S)
     assert flags["--theme.base"] == "dark"
     assert env["NPLK_LAB_CACHE_MB"] == "99"
     assert "one process" in captured.out
@@ -214,14 +214,14 @@ def test_pyproject_ships_every_package_module_page_and_the_settings():
     top = {p.stem for p in ROOT.glob("*.py")} - {"app"}
     assert top <= modules, f"top-level modules not in pyproject.toml: {top - modules}"
     dirs = st["package-dir"]
-    assert (ROOT / dirs[serve.APP_PACKAGE] / "app.py").is_file()
-    assert (ROOT / dirs[serve.APP_PACKAGE + ".pages"]).resolve() == ROOT / "pages"
-    assert ".streamlit/config.toml" in st["package-data"][serve.APP_PACKAGE]
-    assert meta["project"]["scripts"]["nplk-lab"] == "nplk_lab.ui.serve:main"
+    assert (ROOT / dirs[command.APP_PACKAGE] / "app.py").is_file()
+    assert (ROOT / dirs[command.APP_PACKAGE + ".pages"]).resolve() == ROOT / "pages"
+    assert ".streamlit/config.toml" in st["package-data"][command.APP_PACKAGE]
+    assert meta["project"]["scripts"]["nplk-lab"] == "nplk_lab.serve.command:main"
 
 
 def test_the_command_module_imports_only_the_standard_library():
-    tree = ast.parse((ROOT / "nplk_lab" / "ui" / "serve.py").read_text())
+    tree = ast.parse((ROOT / "nplk_lab" / "serve" / "command.py").read_text())
     names = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import)
              for a in n.names}
     names |= {n.module.split(".")[0] for n in ast.walk(tree)

@@ -1,11 +1,11 @@
-"""``nplk-lab classroom``'s supervisor (nplk_lab/ui/supervise.py) and the parent-death
-hooks (nplk_lab/ui/parent_watch.py), fast: real HAProxy, stand-in workers.
+"""``nplk-lab classroom``'s supervisor (nplk_lab/serve/supervise.py) and the parent-death
+hooks (nplk_lab/serve/parent_watch.py), fast: real HAProxy, stand-in workers.
 
 The stand-in worker is a small HTTP server answering every GET (so HAProxy's health
 check and a page load both get 200, with the worker's port and pid in the body) that
 starts one idle process of its own, as a Streamlit worker starts its fit pool; on
 SIGTERM it stops that process and exits, as Streamlit does. The command is the real
-``nplk-lab classroom`` (``serve.main``) with only the worker's command swapped.
+``nplk-lab classroom`` (``command.main``) with only the worker's command swapped.
 ``tests/test_browser_classroom_faults.py`` does the same with Streamlit and browsers.
 
 Waits are on the command's output lines and on pidfds (no sleeps, no polling)."""
@@ -26,7 +26,7 @@ from _ports import free_port_block
 from _procs import alive, descendants, in_group, snapshot
 from _waits import OutputLines, wait_gone
 
-from nplk_lab.ui import serve
+from nplk_lab.serve import command
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKERS = 2
@@ -61,12 +61,12 @@ FAKE_WORKER = textwrap.dedent('''\
 
 COMMAND = textwrap.dedent('''\
     import os, sys
-    from nplk_lab.ui import serve, supervise
+    from nplk_lab.serve import command, supervise
     supervise.MAX_DEATHS = int(os.environ.get("TEST_MAX_DEATHS", supervise.MAX_DEATHS))
     fake = sys.argv[1]
-    serve.streamlit_command = lambda options, extra=(), folder=None: [
+    command.streamlit_command = lambda options, extra=(), folder=None: [
         sys.executable, fake, str(options["server.port"])]
-    sys.exit(serve.main(["classroom", *sys.argv[2:]]))
+    sys.exit(command.main(["classroom", *sys.argv[2:]]))
 ''')
 
 
@@ -110,7 +110,7 @@ class Room:
 
 @pytest.fixture
 def room(tmp_path, request):
-    if serve.find_proxy() is None:
+    if command.find_proxy() is None:
         pytest.skip("HAProxy is not installed (apt-get install haproxy)")
     r = Room(tmp_path, getattr(request, "param", None))
     try:
@@ -129,7 +129,7 @@ def test_a_killed_worker_is_restarted_and_its_processes_are_stopped(room):
 
     os.kill(pid2, signal.SIGKILL)
     # a browser pinned to the dead worker (its cookie) is answered, by a live one
-    body = room.get(room.url + "/", cookie=f"{serve.WORKER_COOKIE}=w2")
+    body = room.get(room.url + "/", cookie=f"{command.WORKER_COOKIE}=w2")
     assert f"pid {pid2}" not in body, body
     # a new browser too
     assert "pid" in room.get(room.url + "/")
@@ -143,7 +143,7 @@ def test_a_killed_worker_is_restarted_and_its_processes_are_stopped(room):
     new_pid = int(back.group(1))
     assert new_pid != pid2
     # its port answers again, from the new process
-    assert room.get(f"http://127.0.0.1:{port2}{serve.HEALTH}") == f"port {port2} pid {new_pid}"
+    assert room.get(f"http://127.0.0.1:{port2}{command.HEALTH}") == f"port {port2} pid {new_pid}"
     # nothing of the killed worker is left: the supervisor reaped its group before the
     # restart line
     assert not [p for p, s in left if alive(p, s)]
@@ -212,10 +212,10 @@ def test_a_worker_that_keeps_dying_ends_the_class(room):
 
 PARENT = textwrap.dedent('''\
     import signal, subprocess, sys, threading
-    from nplk_lab.ui import parent_watch
+    from nplk_lab.serve import parent_watch
     how = sys.argv[1]
     CHILD = ("import signal, sys\\n"
-             "from nplk_lab.ui import parent_watch\\n"
+             "from nplk_lab.serve import parent_watch\\n"
              "if sys.argv[1] == 'watch':\\n"
              "    parent_watch.die_with_parent()\\n"
              "print('child ready', flush=True)\\n"
@@ -267,10 +267,10 @@ def test_a_child_dies_with_its_parent(tmp_path, how):
 
 POOL_PARENT = textwrap.dedent('''\
     import concurrent.futures as cf, multiprocessing, os, signal, sys, threading
-    from nplk_lab.ui import parent_watch
+    from nplk_lab.serve import parent_watch
 
     def start():
-        # as nplk_lab/ui/workers.py builds its pool: spawned, shared slots, an
+        # as nplk_lab/serve/workers.py builds its pool: spawned, shared slots, an
         # initializer; submitted from a thread that then ends (a page run)
         ctx = multiprocessing.get_context("spawn")
         slots = ctx.Array("i", 2, lock=False)
@@ -319,7 +319,7 @@ def test_the_fit_pools_workers_watch_their_server(monkeypatch):
     import sys
     import types
 
-    from nplk_lab.ui import parent_watch, workers
+    from nplk_lab.serve import parent_watch, workers
 
     called = []
     monkeypatch.setattr(parent_watch, "die_with_parent", lambda *a: called.append(a))

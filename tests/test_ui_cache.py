@@ -15,16 +15,16 @@ if str(ROOT) not in sys.path:
 def waiters(monkeypatch):
     """The threads that found the key's computation in flight and wait for it.
 
-    A waiter is the thread :func:`nplk_lab.ui.stores.single_flight` gives a "Waiting for
-    the same computation" progress line: the line is made at the moment it finds another
-    thread computing, so recording it is the event the tests wait on, not a guess at how
-    long the other threads take to get there."""
-    from nplk_lab.ui import stores
+    A waiter is the thread :func:`nplk_lab.serve.stores.single_flight` gives a "Waiting for
+    the same computation" progress line (the pages' line, :mod:`nplk_lab.ui.sharing`): the
+    line is made at the moment it finds another thread computing, so recording it is the
+    event the tests wait on, not a guess at how long the other threads take to get there."""
+    from nplk_lab.ui import sharing
 
     seen = {"threads": []}
     cond = threading.Condition()
 
-    class Recorded(stores.Progress):
+    class Recorded(sharing.Progress):
         def __init__(self, *a, **k):
             super().__init__(*a, **k)
             with cond:
@@ -36,15 +36,16 @@ def waiters(monkeypatch):
             assert cond.wait_for(lambda: len(seen["threads"]) >= n, timeout_s), (
                 f"{len(seen['threads'])} of {n} threads came to wait")
 
-    monkeypatch.setattr(stores, "Progress", Recorded)
+    monkeypatch.setattr(sharing, "Progress", Recorded)
     seen["wait"] = wait
     return seen
 
 
 def test_concurrent_requests_for_one_key_compute_once(waiters):
-    import nplk_lab.ui
+    from nplk_lab.serve import stores
+    from nplk_lab.ui import sharing
 
-    nplk_lab.ui.cache.clear()
+    stores.cache.clear()
     calls = []
 
     def compute():
@@ -54,7 +55,7 @@ def test_concurrent_requests_for_one_key_compute_once(waiters):
 
     out = [None] * 6
     def ask(i):
-        out[i] = nplk_lab.ui.cached("fits", ("same-key",), compute)
+        out[i] = sharing.cached("fits", ("same-key",), compute)
 
     threads = [threading.Thread(target=ask, args=(i,)) for i in range(6)]
     for t in threads:
@@ -65,15 +66,16 @@ def test_concurrent_requests_for_one_key_compute_once(waiters):
     assert len(calls) == 1, calls
     assert len(waiters["threads"]) == 5 and calls[0] not in waiters["threads"]
     assert all(o == {"value": 42} for o in out)
-    assert nplk_lab.ui.cached("fits", ("same-key",), compute) == {"value": 42}
+    assert sharing.cached("fits", ("same-key",), compute) == {"value": 42}
     assert len(calls) == 1
-    assert not nplk_lab.ui._FLIGHTS  # no lock is left behind
+    assert not stores._FLIGHTS  # no lock is left behind
 
 
 def test_a_failed_computation_lets_the_next_session_try(waiters):
-    import nplk_lab.ui
+    from nplk_lab.serve import stores
+    from nplk_lab.ui import sharing
 
-    nplk_lab.ui.cache.clear()
+    stores.cache.clear()
     attempts = []
     a_computes = threading.Event()
 
@@ -88,7 +90,7 @@ def test_a_failed_computation_lets_the_next_session_try(waiters):
     results = {}
     def ask(name):
         try:
-            results[name] = nplk_lab.ui.cached("fits", ("flaky",), flaky)
+            results[name] = sharing.cached("fits", ("flaky",), flaky)
         except RuntimeError as exc:
             results[name] = str(exc)
 
@@ -106,7 +108,7 @@ def test_a_failed_computation_lets_the_next_session_try(waiters):
 
 
 # ---------------------------------------------------------------------------
-# the first-paint snapshot (nplk_lab/ui/firstpaint.py)
+# the first-paint snapshot (nplk_lab/serve/firstpaint.py)
 # ---------------------------------------------------------------------------
 
 RUN_PAGE = r"""
@@ -183,7 +185,7 @@ def _timeless(metrics):
 def test_a_snapshot_is_keyed_by_the_state_and_the_code(tmp_path, monkeypatch):
     monkeypatch.setenv("NPLK_LAB_CACHE_DIR", str(tmp_path))
     import nplk_lab.model as lab
-    from nplk_lab.ui import firstpaint
+    from nplk_lab.serve import firstpaint
 
     P = lab.defaults()
     a = firstpaint.snapshot_path("classification", P)
@@ -203,8 +205,8 @@ def test_a_lazy_estimator_acts_as_the_estimator_it_holds():
     import numpy as np
     from sklearn.svm import SVC
 
-    import nplk_lab.ui
-    from nplk_lab.ui.firstpaint import LazyEstimator, _estimator_blob
+    from nplk_lab.serve import stores
+    from nplk_lab.serve.firstpaint import LazyEstimator, _estimator_blob
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(30, 2))
@@ -214,7 +216,7 @@ def test_a_lazy_estimator_acts_as_the_estimator_it_holds():
     blob = _estimator_blob(svc)
     lazy = LazyEstimator(blob)
     # the store's size estimate reads the blob, without unpickling
-    assert nplk_lab.ui.nbytes(lazy) == len(blob)
+    assert stores.nbytes(lazy) == len(blob)
     assert object.__getattribute__(lazy, "_real") is None
     assert isinstance(lazy, SVC)
     np.testing.assert_array_equal(lazy.decision_function(X), svc.decision_function(X))

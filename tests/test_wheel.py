@@ -47,7 +47,7 @@ IGNORE = shutil.ignore_patterns(".git", ".venv", "venv", "build", "dist", "*.egg
                                 "__pycache__", ".pytest_cache", ".ruff_cache",
                                 "test-artifacts", "reports", "tests", "benchmarks")
 LAB_MODULES = ["nplk_core", "nplk_lab.figures", "nplk_lab.model", "nplk_lab.ui",
-               "nplk_lab.ui.serve", "nplk_lab.ui.components.chart",
+               "nplk_lab.serve.command", "nplk_lab.ui.components.chart",
                "nplk_lab.ui.components.replay"]
 PAGE_TIMEOUT_MS = 180_000  # a page's first fits on a loaded 2-core machine
 WITHOUT_FIGURE = {"/Paper_results"}  # a table and links; every other page draws on load
@@ -101,7 +101,7 @@ def test_the_wheel_holds_the_lab_the_app_its_pages_and_settings(installed):
     pages = {f"nplk_lab_app/pages/{p.name}" for p in (ROOT / "pages").glob("*.py")}
     assert pages and pages <= names, pages - names
     entry = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
-    assert "nplk-lab = nplk_lab.ui.serve:main" in zipfile.ZipFile(wheel).read(entry).decode()
+    assert "nplk-lab = nplk_lab.serve.command:main" in zipfile.ZipFile(wheel).read(entry).decode()
 
 
 def test_the_new_environment_imports_the_lab_from_the_wheel(installed, tmp_path):

@@ -1,4 +1,4 @@
-"""A fit as a worker process runs it for a page (``nplk_lab.ui.workers``): the same
+"""A fit as a worker process runs it for a page (``nplk_lab.serve.workers``): the same
 :func:`fit_method`, plus the views a page draws from it (the training kernel, the
 spectra, the rank), computed in the worker so the page's process only draws."""
 

@@ -3,19 +3,20 @@
 :mod:`.state` (the params store, URL sync, page set-up, messages), :mod:`.widgets`
 (widgets from the settings table), :mod:`.ablation` (the score table of a learned
 kernel against 1-NN and the plain SVM, and the 1-NN overlay), :mod:`.progress`
-(progress line and Stop button),
-:mod:`.stores` (the caches shared across sessions, single flight; not ``cache.py``: that
-name is the function :func:`cache` here), :mod:`.firstpaint` (a page's default run
-replayed from disk on a new server, without scikit-learn), :mod:`.running` (fits,
-grids, sweeps and studies through the stores), :mod:`.charts` (chart assembly per view),
+(progress line and Stop button), :mod:`.sharing` (the shared stores as the panels use
+them: a wait for another session's computation shows in the progress line),
+:mod:`.running` (fits, grids, sweeps and studies through the stores), :mod:`.charts`
+(chart assembly per view),
 :mod:`.downloads` (downloads, configuration save and load). This package re-exports what
 the pages use (``import nplk_lab.ui as ui``); the browser components (the live chart and
 the replay player) are in :mod:`.components`. Installed with the lab (``pip install .``)
-together with ``app.py`` and the pages; :mod:`.serve` is the ``nplk-lab`` command.
+together with ``app.py`` and the pages.
 
-Everything numeric lives below: :mod:`nplk_lab.model` (state, data and fits; imported as
-``lab``) and :mod:`nplk_lab.figures` (plots); this package only turns the settings table into
-widgets, keeps the state (session + URL), caches fits, shows messages and offers exports.
+The server's machinery is below, in :mod:`nplk_lab.serve` (the stores shared across
+sessions, the fit worker pool, first paint, the reaper, the ``nplk-lab`` command).
+Everything numeric lives below that: :mod:`nplk_lab.model` (state, data and fits; imported
+as ``lab``) and :mod:`nplk_lab.figures` (plots); this package only turns the settings table
+into widgets, keeps the state (session + URL), shows messages and offers exports.
 
 State protocol. ``st.session_state[STORE]`` is the one ``params`` dict of the
 session. Widgets use keys ``"w_<setting>"``; each is seeded from the store before it
@@ -36,13 +37,11 @@ import importlib
 # name -> (module of this package, name there)
 _NAMES = {
     'Failed': ('running', 'Failed'),
-    'LRU': ('stores', 'LRU'),
     'MAX_MESSAGE': ('state', 'MAX_MESSAGE'),
     'PAGE_FILES': ('state', 'PAGE_FILES'),
     'PREFIX': ('state', 'PREFIX'),
     'Progress': ('progress', 'Progress'),
     'STORE': ('state', 'STORE'),
-    '_FLIGHTS': ('stores', '_FLIGHTS'),
     'ablation_panel': ('ablation', 'ablation_panel'),
     'ablation_table': ('ablation', 'ablation_table'),
     'apply_params': ('state', 'apply_params'),
@@ -50,8 +49,6 @@ _NAMES = {
     'available': ('running', 'available'),
     'bandwidth_chart_figure': ('charts', 'bandwidth_chart_figure'),
     'baseline_values': ('running', 'baseline_values'),
-    'cache': ('stores', 'cache'),
-    'cached': ('stores', 'cached'),
     'chart': ('charts', 'chart'),
     'control': ('widgets', 'control'),
     'controls': ('widgets', 'controls'),
@@ -76,7 +73,6 @@ _NAMES = {
     'matrix_figure': ('charts', 'matrix_figure'),
     'method_controls': ('widgets', 'method_controls'),
     'metrics': ('charts', 'metrics'),
-    'nbytes': ('stores', 'nbytes'),
     'npkl_panel': ('where_it_holds', 'npkl_panel'),
     'nn_values': ('ablation', 'nn_values'),
     'page_done': ('state', 'page_done'),
@@ -94,7 +90,6 @@ _NAMES = {
     'scaling': ('running', 'scaling'),
     'show_messages': ('state', 'show_messages'),
     'show_notes': ('state', 'show_notes'),
-    'single_flight': ('stores', 'single_flight'),
     'solver_histories': ('running', 'solver_histories'),
     'spectra_chart_figure': ('charts', 'spectra_chart_figure'),
     'state_controls': ('downloads', 'state_controls'),

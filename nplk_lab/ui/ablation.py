@@ -11,9 +11,10 @@ import streamlit as st
 
 import nplk_lab.model as lab
 from nplk_lab.model import ablation as ab
+from nplk_lab.serve.stores import MISS, cache
 
 from .running import fit, fit_key, grid_geometry
-from .stores import _MISS, cache, cached
+from .sharing import cached
 from .widgets import control
 
 
@@ -21,8 +22,8 @@ def _reference(P: Mapping[str, Any], data: lab.LabData, method: str, *, page: st
                compute: bool) -> lab.LabResult | None:
     """A reference fit (plain SVM/SVR or its CV version) from the shared fit store: the
     stored one when there is one, else fitted when ``compute``."""
-    hit = cache("fits").get(fit_key(P, data, method), _MISS)
-    if hit is not _MISS:
+    hit = cache("fits").get(fit_key(P, data, method), MISS)
+    if hit is not MISS:
         return hit if hit.ok else None
     if not compute:
         return None
@@ -81,7 +82,7 @@ _MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_{}[]<>()#+-.!|~$"})
 def markdown_table(rows: list[dict[str, str]]) -> str:
     """Plain-text cells as a Markdown table, every Markdown character escaped (so a cell
     shows as the text it is). Not ``st.table``: that loads pandas, which the first
-    picture of a new server must not need (:mod:`.firstpaint`)."""
+    picture of a new server must not need (:mod:`nplk_lab.serve.firstpaint`)."""
     if not rows:
         return ""
     head = list(rows[0])

@@ -26,8 +26,8 @@ from .running import (
     grid_values,
     solver_histories,
 )
+from .sharing import cached
 from .state import params, show_messages
-from .stores import cached
 from .widgets import _BOUNDS, _SEEN, _SURFACE, _add_clicked_points, control
 
 # ---------------------------------------------------------------------------

@@ -25,8 +25,8 @@ import nplk_lab.model as lab
 from nplk_lab.ui.components.chart import clicks, live_chart
 
 from .running import fit_key, grid_for, grid_geometry
+from .sharing import cached
 from .state import PREFIX, STORE, params
-from .stores import cached
 
 _SEEN = "lab_eigen_click_seen_"   # + page: the newest click id applied
 _INPUT = PREFIX + "eigen_index"    # the number input's widget key

@@ -22,8 +22,8 @@ import nplk_lab.model as lab
 from nplk_lab.ui.components.chart import clicks, live_chart
 
 from .running import fit_key, grid_for, grid_geometry
+from .sharing import cached
 from .state import STORE, params
-from .stores import cached
 from .widgets import _SEEN, control
 
 _FOCUS_ON = "lab_focus_on"          # (data key, index) the selection was made on

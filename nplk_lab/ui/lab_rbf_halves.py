@@ -18,7 +18,7 @@ from nplk_lab.model import lab_rbf_halves as lh
 from .ablation import markdown_table
 from .charts import chart
 from .running import fit_key
-from .stores import cached
+from .sharing import cached
 
 METHOD = "lab_rbf_reg"
 

@@ -27,8 +27,8 @@ from nplk_lab.model.presets import PAGE_PATHS
 from .charts import chart
 from .lesson_download import download_lesson_button
 from .present_mode import COLLECTED, KEEP, base_url, present_url, presenting
+from .sharing import cached
 from .state import params, safe_text, show_messages
-from .stores import cached
 
 _FIG_KEY = "lesson_figure"
 # An answer picked with the mouse leaves its radio focused, and the arrow keys would then

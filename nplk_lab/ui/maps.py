@@ -23,12 +23,12 @@ import nplk_lab.figures as fg
 import nplk_lab.model as lab
 from nplk_lab.model import budget
 from nplk_lab.model import maps as lab_maps
+from nplk_lab.serve.stores import MISS, cache
 from nplk_lab.ui.components.chart import clicks, live_chart
 
 from .progress import Progress, stop_requested
 from .running import on_cluster
 from .state import _STOPPED, PAGE_FILES, STORE, params
-from .stores import _MISS, cache
 from .widgets import get_data
 
 _PARTIAL = "lab_map_partial"     # the newest partial map per key (what Stop keeps)
@@ -68,15 +68,15 @@ def sweep_map(P: Mapping[str, Any], method: str, param1: str, values1, param2: s
     spec = lab.METHODS[method]
     task = spec.task
     key = map_key(P, method, param1, values1, param2, values2, repeats, cluster)
-    hit = cache("sweeps").get(key, _MISS)
-    if hit is not _MISS:
+    hit = cache("sweeps").get(key, MISS)
+    if hit is not MISS:
         return hit
     store = cache("map-lines")
     ss = st.session_state
 
     def known(k):
-        hit = store.get(k, _MISS)
-        return None if hit is _MISS else hit
+        hit = store.get(k, MISS)
+        return None if hit is MISS else hit
 
     fitted = {"lines": 0}
 

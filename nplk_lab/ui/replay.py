@@ -13,8 +13,8 @@ from nplk_lab.ui.components.replay import replay_player, reported_playback, repo
 from nplk_lab.ui.components.replay_file import standalone_html
 
 from .running import fit_key, grid_for
+from .sharing import cached
 from .state import STORE, show_messages
-from .stores import cached
 from .widgets import control
 
 _PLAYER = "replay_player"

@@ -15,11 +15,12 @@ import streamlit as st
 
 import nplk_lab.model as lab
 from nplk_lab.model import budget
+from nplk_lab.serve import workers
+from nplk_lab.serve.stores import MISS, cache, recorder
 
-from . import workers
 from .progress import Progress, stop_requested
+from .sharing import cached, single_flight
 from .state import _LAST_GOOD, _PREV_FIT, _STOPPED, STORE
-from .stores import _MISS, cache, cached, recorder, single_flight
 from .widgets import get_data
 
 
@@ -77,8 +78,8 @@ def fit(P: Mapping[str, Any], data: lab.LabData, method: str, *, page: str
 def _fit_in_pool(pool: workers.Pool, key: tuple, P: Mapping[str, Any], data: lab.LabData,
                  method: str, warm: lab.LabResult | None, label: str, store: Any
                  ) -> lab.LabResult:
-    """The fit as a job of the worker pool (:mod:`.workers`): shared with any session
-    asking for the same key, queued fairly, its place in line on the status line."""
+    """The fit as a job of the worker pool (:mod:`nplk_lab.serve.workers`): shared with any
+    session asking for the same key, queued fairly, its place in line on the status line."""
     from nplk_lab.model.offload import fit_for_page
 
     if warm is not None:
@@ -209,7 +210,7 @@ def pairwise_fit(P: Mapping[str, Any], data: lab.LabData) -> lab.PairwiseResult:
     def compute():
         with Progress("Fitting SimpleNPKL") as progress:
             return lab.fit_pairwise(P, data.X, data.y, callback=progress.callback())
-    if stop_requested() and cache("fits").get(key, _MISS) is _MISS:
+    if stop_requested() and cache("fits").get(key, MISS) is MISS:
         return lab.PairwiseResult(stopped=True, messages=[lab.Message(
             "warning", "SimpleNPKL stopped; change a setting to fit again.")])
     return cached("fits", key, compute)
@@ -222,8 +223,8 @@ def _sweep_fit(p: Mapping[str, Any], X_train, y_train, X_test, y_test, *, method
     key = ("sweep-fit", method, data_key,
            tuple((n, p.get(n)) for n in lab.METHODS[method].params), p.get("seed"))
     if only_cached:
-        hit = cache("fits").get(key, _MISS)
-        return hit if hit is not _MISS else lab.LabResult(method=method, task="",
+        hit = cache("fits").get(key, MISS)
+        return hit if hit is not MISS else lab.LabResult(method=method, task="",
                                                            params=dict(p), stopped=True)
     return cached("fits", key, lambda: lab.fit_method(
         p, X_train, y_train, X_test, y_test, method=method, data_key=data_key,
@@ -251,8 +252,8 @@ def sweep(P: Mapping[str, Any], method: str, param: str, values: np.ndarray,
     def data_fn(seed: int):
         return get_data(task, seed=seed)
 
-    hit = cache("sweeps").get(key, _MISS)
-    if hit is not _MISS:
+    hit = cache("sweeps").get(key, MISS)
+    if hit is not MISS:
         return hit
     if cluster:
         return _sweep_on_cluster(P, method, param, values, repeats, key, data_fn, cluster)
@@ -299,8 +300,8 @@ def _sweep_on_cluster(P, method, param, values, repeats, key, data_fn, address):
     store = cache("fits")
 
     def known(p, data_key):
-        hit = store.get(_task_key(p, method, data_key), _MISS)
-        return None if hit is _MISS else hit
+        hit = store.get(_task_key(p, method, data_key), MISS)
+        return None if hit is MISS else hit
 
     def keep(p, data_key, summary):
         store.put(_task_key(p, method, data_key), summary)
@@ -438,8 +439,8 @@ def scaling(P: Mapping[str, Any], data: lab.LabData, *, cluster: str | None = No
     if not cluster:
         return cached("sweeps", key, compute)
     # on the cluster: its own cache entry (same numbers; the point is where it ran)
-    hit = cache("sweeps").get((*key, cluster), _MISS)
-    if hit is not _MISS:
+    hit = cache("sweeps").get((*key, cluster), MISS)
+    if hit is not MISS:
         return hit
     with on_cluster(cluster) as where:
         if where is None:                          # message shown; run it here

@@ -58,7 +58,7 @@ def page_setup(page: str, title: str, icon: str = ":material/science:") -> dict[
     sidebar_nav()
     # a new server draws a page's default state from a disk snapshot, without
     # importing scikit-learn (see firstpaint); this run's store accesses are recorded
-    from . import firstpaint, reaper
+    from nplk_lab.serve import firstpaint, reaper
     reaper.start()
     firstpaint.start(page)
     firstpaint.restore(page, ss[STORE])
@@ -200,7 +200,7 @@ def sync_url(page: str) -> None:
 def page_done(page: str) -> None:
     """The end of a page run (called by :func:`sync_url`; the home page calls it
     itself): the first run at the page's defaults writes its first-paint snapshot."""
-    from . import firstpaint
+    from nplk_lab.serve import firstpaint
     firstpaint.finish(page, params())
 
 

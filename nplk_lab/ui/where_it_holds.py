@@ -24,7 +24,7 @@ from nplk_lab.model.maps import cell_from_clicks
 from nplk_lab.ui.components.chart import clicks, live_chart
 
 from .maps import open_later
-from .stores import cached
+from .sharing import cached
 
 _SEEN = "lab_atlas_click_seen"
 _KEY = "paper_atlas_map"

@@ -11,8 +11,8 @@ import streamlit as st
 import nplk_lab.model as lab
 from nplk_lab.ui.components.chart import clicks
 
+from .sharing import cached
 from .state import _CSV, PREFIX, STORE, from_browser, params, safe_text
-from .stores import cached
 
 # ---------------------------------------------------------------------------
 # widgets from the settings table

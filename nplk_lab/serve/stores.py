@@ -1,4 +1,8 @@
-"""The stores shared by the sessions of this server, and one computation per key."""
+"""The stores shared by the sessions of this server, and one computation per key.
+
+A session that waits for another session's computation says so through the line its
+caller hands in (``waiting``): the pages' progress line with its Stop button
+(:mod:`nplk_lab.ui.sharing`), which this package does not draw."""
 
 from __future__ import annotations
 
@@ -8,12 +12,10 @@ import time
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import streamlit as st
-
-from .progress import Progress
 
 # ---------------------------------------------------------------------------
 # caches (one LRU per kind, shared by the sessions of this server)
@@ -80,7 +82,7 @@ class _Recorder(threading.local):
 
 recorder = _Recorder()
 
-#: every store of this process (nplk_lab/ui/reaper.py expires and clears them)
+#: every store of this process (nplk_lab/serve/reaper.py expires and clears them)
 STORES: weakref.WeakSet = weakref.WeakSet()
 
 
@@ -188,38 +190,51 @@ def cache(name: str) -> LRU:
                name=name)
 
 
-def cached(kind: str, key: Any, compute: Callable[[], Any]) -> Any:
+class Waiting(Protocol):
+    """The line of a session that waits for the same computation in another session."""
+
+    def report(self, text: str) -> Any: ...
+
+    def done(self) -> None: ...
+
+
+def cached(kind: str, key: Any, compute: Callable[[], Any], *,
+           waiting: Callable[[], Waiting] | None = None) -> Any:
     """``compute()`` once per ``key`` in the store ``kind``, also across sessions that
     ask at the same moment (see :func:`single_flight`)."""
     store = cache(kind)
-    hit = store.get(key, _MISS)
-    if hit is not _MISS:
+    hit = store.get(key, MISS)
+    if hit is not MISS:
         return hit
-    return single_flight(kind, key, lambda: store.put(key, compute()))
+    return single_flight(kind, key, lambda: store.put(key, compute()), waiting=waiting)
 
 
 _FLIGHTS: dict[Any, threading.Lock] = {}
 _FLIGHTS_LOCK = threading.Lock()
 
 
-def single_flight(kind: str, key: Any, compute: Callable[[], Any]) -> Any:
+def single_flight(kind: str, key: Any, compute: Callable[[], Any], *,
+                  waiting: Callable[[], Waiting] | None = None) -> Any:
     """Run ``compute()`` for ``(kind, key)`` in one session at a time; a session that asks
     for a value another session is computing waits for it and reads it from the store.
 
     Without this, six students opening the same page at once made six identical fits
-    compete for two cores. The waiting session reports through its status line each
-    0.2 s: that Streamlit call is where a new widget value or a closed tab ends the wait.
+    compete for two cores. The waiting session makes its line (``waiting()``, made when
+    it finds the computation in flight) and reports through it each 0.2 s: in a page that
+    Streamlit call is where a new widget value or a closed tab ends the wait.
     (``st.cache_data`` does the same for its own entries, but the lab's stores are
     byte-bounded LRUs shared with the fit runner, which reports progress as it goes.)"""
     with _FLIGHTS_LOCK:
         lock = _FLIGHTS.setdefault((kind, key), threading.Lock())
     if not lock.acquire(blocking=False):
-        progress = Progress("Waiting for the same computation in another session")
+        line = waiting() if waiting is not None else None
         while not lock.acquire(timeout=0.2):
-            progress.report("it will be shared with this page")
-        progress.done()
-        hit = cache(kind).get(key, _MISS)
-        if hit is not _MISS:
+            if line is not None:
+                line.report("it will be shared with this page")
+        if line is not None:
+            line.done()
+        hit = cache(kind).get(key, MISS)
+        if hit is not MISS:
             lock.release()
             return hit
     try:
@@ -231,4 +246,5 @@ def single_flight(kind: str, key: Any, compute: Callable[[], Any]) -> Any:
                 _FLIGHTS.pop((kind, key), None)
 
 
-_MISS = object()
+#: what a store answers for a key it does not hold (``store.get(key, MISS)``)
+MISS = object()

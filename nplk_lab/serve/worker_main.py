@@ -31,7 +31,7 @@ import threading
 from typing import Any
 
 #: the module a worker runs as its main module (this one)
-MAIN = "nplk_lab.ui.worker_main"
+MAIN = "nplk_lab.serve.worker_main"
 
 _LAUNCHING = threading.local()
 _INSTALL_LOCK = threading.Lock()

@@ -125,7 +125,7 @@ class Pool:
 
     def _spawn_pool(self):
         # spawned, starting from a module of their own, not from the page that asked
-        # (nplk_lab/ui/worker_main.py says why)
+        # (nplk_lab/serve/worker_main.py says why)
         from .worker_main import context
 
         ctx = context()
@@ -138,7 +138,7 @@ class Pool:
     def start(self) -> None:
         """Start every worker now and have it import the solvers, so that the first fit
         pays neither (a new server's warm-up calls this once its first picture is
-        drawn: :func:`nplk_lab.ui.firstpaint._start_pool`). Each warm-up task is a short
+        drawn: :func:`nplk_lab.serve.firstpaint._start_pool`). Each warm-up task is a short
         job of the process pool outside the sessions' queues; a fit asked for meanwhile
         waits for at most one of them."""
         with self._lock:

@@ -255,7 +255,7 @@ def classroom(ns: argparse.Namespace, extra: Sequence[str]) -> int:
     base = merged(shipped_options(folder), serving_options(ns.session_ttl))
     env = dict(os.environ, NPLK_LAB_CACHE_MB=str(ns.cache_mb))
     # each Streamlit process runs its fits in a pool of worker processes
-    # (nplk_lab/ui/workers.py, one per core by default): split the cores between them
+    # (nplk_lab/serve/workers.py, one per core by default): split the cores between them
     env.setdefault("NPLK_LAB_WORKERS",
                    str(max(1, (os.cpu_count() or 1) // max(int(ns.workers), 1))))
     proxy = find_proxy(ns.proxy)

@@ -202,8 +202,8 @@ _RUN_START = threading.local()
 
 
 def start(page: str) -> None:
-    """Called by :func:`page_setup`: record this run's store accesses. Waits while the
-    warm-up imports scikit-learn (see :func:`_schedule_warm_up`)."""
+    """Called by :func:`nplk_lab.ui.state.page_setup`: record this run's store accesses.
+    Waits while the warm-up imports scikit-learn (see :func:`_schedule_warm_up`)."""
     with _GATE:
         _ACTIVE[threading.get_ident()] = threading.current_thread()
         _LAST_RUN[0] = time.monotonic()
