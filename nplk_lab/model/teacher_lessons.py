@@ -36,7 +36,7 @@ from . import budget, codec
 from .lesson_fits import _acc, _compare, lesson_fit, nearest_neighbour_labels
 from .lessons import STEP_PAGES, Reveal, Step
 from .methods import METHODS
-from .settings_table import CLASSIFICATION, REGRESSION, Message, _msg, clip, defaults
+from .settings_table import REGRESSION, Message, _msg, clip, defaults
 
 MAX_TEACHER_STEPS = 12
 MAX_SENTENCE = 300        # characters of one sentence
