@@ -27,6 +27,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -134,6 +135,9 @@ class StreamlitServer:
         self.proc: subprocess.Popen | None = None
         self.output: _waits.OutputLines | None = None
         self.started_at = 0.0
+        # the fit pool's test hook (nplk_lab.serve.workers._HOLD): while this file
+        # exists, a running fit waits at each iteration until it is told to stop
+        self.hold_file = Path(tempfile.mkdtemp(prefix="nplk-hold-")) / "hold"
 
     def start(self) -> StreamlitServer:
         cmd = [sys.executable, "-m", "streamlit", "run", self.script,
@@ -142,7 +146,8 @@ class StreamlitServer:
         self.started_at = time.perf_counter()
         self.proc = subprocess.Popen(cmd, cwd=self.cwd, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                     env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                                     env={**os.environ, "PYTHONUNBUFFERED": "1",
+                                          "NPLK_LAB_TEST_HOLD_FILE": str(self.hold_file)},
                                      start_new_session=True)
         self.output = _waits.OutputLines(self.proc.stdout, self.log_path)
         return self

@@ -5,11 +5,12 @@ mid-fit or mid-sweep stops the work on the server: its log says that the page's 
 ended, and for a fit in a worker process, at which iteration the worker's job ended.
 
 A fit of the worker pool lasts one to three seconds here, so "while it runs" is
-made to last: once the page shows the fit's iteration, the test pauses the pool's
-worker processes (SIGSTOP) and resumes them once the page has let go of the job. The
-page, the server and the job's stop flag work as ever meanwhile; only the solver waits,
+made to last: the server's test hook holds a fit at each iteration it reports while
+the test's hold file exists, until the page has let go of the job (its stop flag).
+The page, the server and the stop flag work as ever meanwhile; only the solver waits,
 so the fit cannot finish before the Stop press or the closed tab reaches the server,
-however loaded the machine.
+however fast or loaded the machine. (Pausing the pool's processes with SIGSTOP once the
+iteration showed left a window in which a fast fit could end first.)
 
 Drives Debian's Chromium through Playwright against ``streamlit run app.py`` (helpers
 from ``test_browser.py``); skips when either is missing.
@@ -20,12 +21,9 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import signal
-from pathlib import Path
 
 import pytest
 import test_browser as tb
-from _procs import alive, descendants
 from test_browser import (
     ARTIFACTS,
     CLASSIFICATION_PATH,
@@ -46,44 +44,19 @@ STOP_BUTTON = 'button:has-text("Stop")'
 POOL_ON = os.environ.get("NPLK_LAB_WORKERS", "").strip() != "0"  # the server's setting
 
 
-def pool_workers(server) -> list[tuple[int, int]]:
-    """``(pid, start time)`` of the server's fit-pool workers: its processes started by
-    multiprocessing's spawn (``--multiprocessing-fork`` on their command line; the
-    resource tracker has none)."""
-    out = []
-    for pid, start in descendants(server.proc.pid):
-        try:
-            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if b"--multiprocessing-fork" in cmd:
-            out.append((pid, start))
-    return out
-
-
 @contextlib.contextmanager
-def pool_paused(server):
-    """Pause the fit pool's workers (SIGSTOP) for the block and resume them (SIGCONT)
-    when it ends, however it ends. Call it once the page shows the fit's iteration: the
-    job is then in a worker, and stays there, unfinished, until the block ends. With the
-    pool off (``NPLK_LAB_WORKERS=0``) the fit runs in the page's thread and nothing is
-    paused."""
-    if not POOL_ON:
-        yield []
-        return
-    workers = pool_workers(server)
-    assert workers, "a fit shows its iteration, but the server has no pool worker"
-    paused = []
+def fits_held(server):
+    """Hold every fit the server's pool runs for the block: while the server's hold file
+    exists, a fit in a worker waits at each iteration it reports until the page lets go
+    of it (its stop flag; the test hook of ``nplk_lab.serve.workers``), so it cannot
+    finish before the Stop press or the closed tab reaches the server, however fast or
+    loaded the machine. The file goes when the block ends, however it ends. With the
+    pool off (``NPLK_LAB_WORKERS=0``) the fit runs in the page's thread and is not held."""
+    server.hold_file.touch()
     try:
-        for pid, start in workers:
-            if alive(pid, start):
-                os.kill(pid, signal.SIGSTOP)
-                paused.append((pid, start))
-        yield paused
+        yield POOL_ON
     finally:
-        for pid, start in paused:
-            if alive(pid, start):
-                os.kill(pid, signal.SIGCONT)
+        server.hold_file.unlink(missing_ok=True)
 
 
 def test_long_fit_keeps_the_figure_and_stops_on_request(app_server, page):
@@ -100,17 +73,17 @@ def test_long_fit_keeps_the_figure_and_stops_on_request(app_server, page):
     assert n_charts >= 2, "the surface and the view below it"
 
     mark = app_server.output.mark()
-    tb.choose(page, "Solver", "projected gradient")
-    page.wait_for_selector(STOP_BUTTON, timeout=60_000)
-    line = page.locator('[data-testid="stCaptionContainer"]').filter(
-        has_text=re.compile(r"Fitting DANK: iteration \d+")).first
-    line.wait_for(state="visible", timeout=30_000)  # redrawn at each report
     # the fit is in a worker: it waits there until the page has let go of it
-    with pool_paused(app_server):
+    with fits_held(app_server):
+        tb.choose(page, "Solver", "projected gradient")
+        page.wait_for_selector(STOP_BUTTON, timeout=60_000)
+        line = page.locator('[data-testid="stCaptionContainer"]').filter(
+            has_text=re.compile(r"Fitting DANK: iteration \d+")).first
+        line.wait_for(state="visible", timeout=30_000)  # redrawn at each report
         # the figure of the previous fit is still on screen, not replaced by a progress
         # bar. Waited for, not read at once: in one full-suite run the surface was
         # briefly absent here (the component's plot re-drawn as the progress line
-        # appeared above it); while the worker is paused the fit cannot finish, so the
+        # appeared above it); while the worker is held the fit cannot finish, so the
         # only figure that can come back is the previous one.
         page.wait_for_function(
             f"(b) => ({tb.SURFACE_FINGERPRINT_JS})() === b && "
@@ -145,10 +118,10 @@ def test_long_fit_keeps_the_figure_and_stops_on_request(app_server, page):
 # 0.15 s) raises there; the lab logs it ("... interrupted (the run was stopped ...)").
 # A fit runs in a worker process of the server (nplk_lab/serve/workers.py): the page's end
 # tells its solver to stop, and the server logs when the job ended and at which
-# iteration; its worker is paused from the first iteration shown until the page has let
-# go of the job (pool_paused). A sweep runs its fits in the page's own thread, where
-# nothing can be paused: ten fits of about a second each here, inside the budget (a
-# "patient" sweep), so the close has seconds to arrive; the exception ends them.
+# iteration; the fit is held at its iterations until the page has let go of the job
+# (fits_held). A sweep runs its fits in the page's own thread, where nothing is held:
+# ten fits of about a second each here, inside the budget (a "patient" sweep), so the
+# close has seconds to arrive; the exception ends them.
 LONG_WORK = {
     # (link, progress label, whether the work is a job of the worker pool)
     "classification fit": ("/Classification?n_samples=300&max_iter=5000&solver=pg&seed=7"
@@ -175,12 +148,12 @@ def test_a_closed_tab_stops_its_work(app_server, page, work):
     mark = log.mark()
     ctx = page.context.browser.new_context(viewport=tb.VIEWPORT)
     tab = ctx.new_page()
-    tab.goto(app_server.url + path, wait_until="domcontentloaded")
-    running = tab.locator('[data-testid="stCaptionContainer"]').filter(
-        has_text=re.compile(re.escape(label) + r".*: .*(iteration|fit) \d+"))
-    running.first.wait_for(state="visible", timeout=120_000)
-    with pool_paused(app_server) if in_pool else contextlib.nullcontext() as paused:
-        if paused:  # (a picture of the running page costs nothing while it waits)
+    with fits_held(app_server) if in_pool else contextlib.nullcontext() as held:
+        tab.goto(app_server.url + path, wait_until="domcontentloaded")
+        running = tab.locator('[data-testid="stCaptionContainer"]').filter(
+            has_text=re.compile(re.escape(label) + r".*: .*(iteration|fit) \d+"))
+        running.first.wait_for(state="visible", timeout=120_000)
+        if held:  # (a picture of the running page costs nothing while it waits)
             tab.screenshot(path=str(ARTIFACTS / f"closed-tab-before-{work.split()[0]}.png"))
         assert not [ln for ln in log.lines(mark) if "interrupted" in ln]
         ctx.close()  # the tab goes away mid-computation

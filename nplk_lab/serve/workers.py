@@ -47,6 +47,12 @@ _LOG = get_logger("nplk_lab.workers")
 # iteration and learns that nobody waits for it any more (set by _worker_init).
 _STOP: Any = None
 _ITER: Any = None
+# A test hook, off unless the server's environment names a file: while that file
+# exists, a running job waits at each iteration it reports until it is told to stop or
+# the file is removed, so a browser test can hold a fit "still running" for as long as
+# it needs, whatever the machine's speed (tests/test_browser_stop.py).
+_HOLD_ENV = "NPLK_LAB_TEST_HOLD_FILE"
+_HOLD: str = ""
 
 
 def _worker_init(stop: Any = None, iters: Any = None) -> None:
@@ -59,8 +65,9 @@ def _worker_init(stop: Any = None, iters: Any = None) -> None:
 
     if os.getppid() > 1:    # a server running as PID 1 (a container) takes its pool along
         die_with_parent()
-    global _STOP, _ITER
+    global _STOP, _ITER, _HOLD
     _STOP, _ITER = stop, iters
+    _HOLD = os.environ.get(_HOLD_ENV, "")
     try:
         from threadpoolctl import threadpool_limits
 
@@ -86,9 +93,18 @@ def run_job(slot: int, fn: Callable, args: tuple, kwargs: dict) -> Any:
 
         def callback(iteration: int, info: Any, elapsed: float) -> bool:
             _ITER[slot] = int(iteration) + 1
+            if _HOLD:
+                _held(slot)
             return bool(_STOP[slot])
         kwargs = {**kwargs, "callback": callback}
     return fn(*args, **kwargs)
+
+
+def _held(slot: int) -> None:
+    """The test hook of :data:`_HOLD`: wait while the hold file exists and the job has not
+    been told to stop."""
+    while not _STOP[slot] and os.path.exists(_HOLD):  # noqa: ASYNC110 (another process)
+        time.sleep(0.02)
 
 
 @dataclass(eq=False)
