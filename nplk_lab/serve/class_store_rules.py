@@ -32,7 +32,7 @@ IDLE_TIMEOUT_RANGE_S = (60.0, 24 * 3600.0)
 RETENTION_RANGE_S = (60.0, 30 * 86400.0)
 REVIEW_S = 15 * 60.0            # an ended class stays at least this long (summary, CSV)
 BUSY_TIMEOUT_S = 10.0           # wait for another writer's lock at most this long
-POOL_SIZE = 4                   # idle connections kept per store
+POOL_SIZE = 8                   # idle connections kept per store
 SQLITE_FILE = "classes.sqlite3"
 
 
