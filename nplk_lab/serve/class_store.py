@@ -353,8 +353,8 @@ class ClassStore:
                                  "closed.")
             start, n = (now, 0) if now - st[0] >= ANSWER_WINDOW_S else st
             if n >= MAX_ANSWERS:
-                raise TooMany(f"That is {MAX_ANSWERS} answers in a minute: wait "
-                              f"{int(start + ANSWER_WINDOW_S - now) + 1} s.")
+                raise TooMany(f"That is {MAX_ANSWERS} answers in {ANSWER_WINDOW_S:.0f} s: "
+                              f"wait {math.ceil(start + ANSWER_WINDOW_S - now)} s.")
             tx.run("UPDATE students SET window_start = ?, window_answers = ? "
                    "WHERE code = ? AND student = ?", start, n + 1, c.code, student)
             prev = tx.one("SELECT first_choice, choice, changes FROM answers "
