@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import _postgres
 import pytest
@@ -346,6 +347,26 @@ def test_values_out_of_range_are_refused(store):
     with pytest.raises(UnknownClass, match="join it again"):
         store.answer(st.code, "not-a-student", 0, 0)
     assert store.counts(st.code, 0).answered == 0
+
+
+def test_a_store_outlives_the_server_dropping_its_idle_connections(store):
+    """A PostgreSQL server restarted, or its administrator ending sessions: the store's
+    idle connections are gone, and the next operation opens a new one."""
+    if store.backend != "postgresql":
+        pytest.skip("SQLite has no server to drop connections")
+    st = store.start_class(1)
+    with ThreadPoolExecutor(4) as pool:   # several idle connections in the pool
+        list(pool.map(lambda _: store.join(st.code), range(8)))
+    import psycopg
+
+    base = _postgres.server()
+    with psycopg.connect(f"{base}/postgres", autocommit=True) as admin:
+        dropped = admin.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE "
+            "usename = 'nplk' AND pid <> pg_backend_pid() AND state = 'idle'").fetchone()[0]
+    assert dropped >= 2
+    assert store.state(st.code).students == 8
+    store.join(st.code)
 
 
 # ---------------------------------------------------------------------------

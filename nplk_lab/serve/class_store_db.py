@@ -204,8 +204,9 @@ class Database:
     def run(self, write: bool, fn: Callable[[Tx], T]) -> T:
         """``fn`` in one transaction, committed. A refusal ``fn`` returns instead of
         raising (an exception object) is raised after the commit: what ``fn`` wrote
-        still counts (a wrong join code). An idle connection that went away (the
-        server restarted) is replaced once, before anything ran on it."""
+        still counts (a wrong join code). When an idle connection turns out gone (the
+        server restarted or dropped it), before anything ran on it, the idle ones are
+        dropped and a new connection tries once more."""
         for attempt in (0, 1):
             conn, pooled = self._pool.take()
             try:
@@ -213,6 +214,7 @@ class Database:
             except self._db.reconnect_errors:
                 self._pool.discard(conn)
                 if pooled and attempt == 0:
+                    self._pool.close()    # its siblings went with it
                     continue
                 raise
             try:
