@@ -23,11 +23,11 @@ limits, all in one place, and the checks of what users type are in
 
 What is stored: the class's code, lesson, step and times, the students' handles (a name
 only where the student typed one) and answers with their times; besides, a hash of the
-teacher token (never the token) and, for ten minutes, a salted hash of the client key
-of each source of wrong join codes (to rate-limit guessing). Nothing else: no address,
-no browser detail. Classes idle longer than their idle time end; a class's rows are
-deleted at its deletion time (default: the end of the day, local time), by
-:meth:`ClassStore.purge`, which the server calls now and then.
+teacher token (never the token) and, for JOIN_WINDOW_S (ten minutes), a salted hash of
+the client key of each source of wrong join codes (to rate-limit guessing). Nothing
+else: no address, no browser detail. Classes idle longer than their idle time end; a
+class's rows are deleted at its deletion time (default: the end of the day, local time),
+by :meth:`ClassStore.purge`, which the server calls now and then.
 
 Every refusal is a :class:`ClassError` (a ``ValueError``) whose message a page can show
 as it is, except a wrong teacher token: :class:`WrongToken` (a ``PermissionError``).
