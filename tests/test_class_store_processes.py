@@ -1,0 +1,186 @@
+"""The class store (issue 32) written by several processes at once, as the workers of
+``nplk-lab classroom`` do, on SQLite and on PostgreSQL: nothing lost, limits exact,
+migrations run once, and a process killed while writing loses no answer it committed.
+The tests wait for the processes' messages, never for time."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import traceback
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+
+import _postgres
+import pytest
+from test_class_store import rows
+
+from nplk_lab.serve.class_store import Answered, ClassStore, TooMany
+from nplk_lab.serve.class_store_db import MIGRATIONS
+from nplk_lab.serve.class_store_rules import MAX_STUDENTS
+
+SPAWN = multiprocessing.get_context("spawn")   # separate processes, as workers are
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def where(request, tmp_path):
+    """Where a fresh store lives: a folder, or a schema on a throwaway PostgreSQL."""
+    yield from _postgres.class_store_place(request.param, tmp_path)
+
+
+def _open_at_once(where, barrier, out):
+    try:
+        barrier.wait()
+        with ClassStore(where) as s:
+            out.put(("ok", s.migrated))
+    except BaseException:  # noqa: BLE001 - reported to the test
+        out.put(("error", traceback.format_exc()))
+
+
+def _run_children(target, args_of, n):
+    """Start ``n`` spawned processes of ``target`` and return what each puts on the
+    queue (waiting for them, not for time), killing any left on the way out."""
+    out = SPAWN.Queue()
+    barrier = SPAWN.Barrier(n)
+    procs = [SPAWN.Process(target=target, args=(*args_of(i), barrier, out)) for i in range(n)]
+    try:
+        for p in procs:
+            p.start()
+        got = [out.get(timeout=180) for _ in procs]
+        for p in procs:
+            p.join(timeout=60)
+        errors = [g[1] for g in got if g[0] == "error"]
+        assert errors == [], "\n".join(errors)
+        return [g[1] for g in got]
+    finally:
+        for p in procs:
+            if p.is_alive():
+                p.kill()
+                p.join()
+
+
+@pytest.mark.slow
+def test_processes_opening_a_new_store_at_once_migrate_it_once(where):
+    ran = _run_children(_open_at_once, lambda i: (where,), 4)
+    assert sorted(v for r in ran for v in r) == list(range(1, len(MIGRATIONS) + 1))
+
+
+# ---------------------------------------------------------------------------
+# processes at once, and a killed one
+# ---------------------------------------------------------------------------
+PROCESSES, STUDENTS = 4, 15
+
+
+def _fifteen_students(where, code, proc, barrier, out):
+    """Fifteen students of process ``proc`` join and answer together (5 threads)."""
+    try:
+        with ClassStore(where) as store:
+            barrier.wait()
+
+            def student(i):
+                n = proc * STUDENTS + i
+                j = store.join(code, f"P{proc} S{i}", client=f"10.0.{proc}.{i}")
+                store.answer(code, j.student, 0, n % 4)
+                store.answer(code, j.student, 1, n % 3)
+                store.answer(code, j.student, 1, (n + 1) % 3)
+            with ThreadPoolExecutor(5) as pool:
+                list(pool.map(student, range(STUDENTS)))
+            out.put(("ok", proc))
+    except BaseException:  # noqa: BLE001 - reported to the test
+        out.put(("error", traceback.format_exc()))
+
+
+@pytest.mark.slow
+def test_four_processes_of_fifteen_students_answering_at_once_lose_nothing(where):
+    store = ClassStore(where)
+    try:
+        st = store.start_class(1)
+        done = _run_children(_fifteen_students, lambda i: (where, st.code, i), PROCESSES)
+        assert sorted(done) == list(range(PROCESSES))
+        n = range(PROCESSES * STUDENTS)
+        assert store.counts(st.code, 0).by_choice == Counter(k % 4 for k in n)
+        assert store.counts(st.code, 1).by_choice == Counter((k + 1) % 3 for k in n)
+        state = store.state(st.code)
+        assert state.students == len(n)
+        assert state.count_version == 4 * len(n)     # every join and answer, none lost
+        store.reveal(st.code, st.teacher_token, step=1, correct=0)
+        s1 = store.summary(st.code, st.teacher_token)[1]
+        assert (s1.answered, s1.right, s1.changed) == (len(n), sum(k % 3 == 0 for k in n),
+                                                        len(n))
+    finally:
+        store.close()
+
+
+def _join_many(where, code, proc, barrier, out):
+    """Process ``proc`` tries to join 60 students; how many got in."""
+    try:
+        with ClassStore(where) as store:
+            barrier.wait()
+
+            def one(i):
+                try:
+                    store.join(code, client=f"10.1.{proc}.{i}")
+                    return 1
+                except TooMany:
+                    return 0
+            with ThreadPoolExecutor(5) as pool:
+                out.put(("ok", sum(pool.map(one, range(60)))))
+    except BaseException:  # noqa: BLE001 - reported to the test
+        out.put(("error", traceback.format_exc()))
+
+
+@pytest.mark.slow
+def test_processes_filling_a_class_at_once_stop_exactly_at_its_size(where):
+    assert PROCESSES * 60 > MAX_STUDENTS
+    with ClassStore(where) as store:
+        st = store.start_class(1)
+        got = _run_children(_join_many, lambda i: (where, st.code, i), PROCESSES)
+        assert sum(got) == MAX_STUDENTS
+        assert store.state(st.code).students == MAX_STUDENTS
+        assert len(rows(store, "students")) == MAX_STUDENTS
+
+
+def _answer_until_killed(where, code, send):
+    with ClassStore(where) as store:
+        i = 0
+        while True:
+            j = store.join(code)
+            for step in range(3):
+                choice = (i + step) % 4
+                store.answer(code, j.student, step, choice)
+                send.send((j.student, step, choice))   # after the commit
+            i += 1
+
+
+@pytest.mark.slow
+def test_a_process_killed_while_writing_loses_no_committed_answer(where):
+    store = ClassStore(where)
+    st = store.start_class(1)
+    recv, send = SPAWN.Pipe(duplex=False)
+    p = SPAWN.Process(target=_answer_until_killed, args=(where, st.code, send))
+    try:
+        p.start()
+        send.close()
+        confirmed = [recv.recv() for _ in range(60)]   # 20 students, 3 answers each
+        os.kill(p.pid, signal.SIGKILL)
+        p.join(timeout=60)
+        assert p.exitcode == -signal.SIGKILL
+        while recv.poll():            # what it confirmed before it died
+            try:
+                confirmed.append(recv.recv())
+            except EOFError:
+                break
+        for student, step, choice in confirmed:
+            assert store.answer_of(st.code, student, step) == Answered(choice, choice, 0)
+        stored = sum(store.counts(st.code, s).answered for s in range(3))
+        assert len(confirmed) <= stored <= len(confirmed) + 1   # + one not yet confirmed
+        j = store.join(st.code)                     # the dead writer holds no lock
+        store.answer(st.code, j.student, 0, 1)
+        if store.backend == "sqlite":
+            assert store._run(False, lambda tx: tx.one("PRAGMA integrity_check"))[0] == "ok"
+    finally:
+        if p.is_alive():
+            p.kill()
+            p.join()
+        store.close()
