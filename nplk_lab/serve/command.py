@@ -34,7 +34,7 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from . import supervise
+from . import class_room, supervise
 
 APP_PACKAGE = "nplk_lab_app"  # app.py, pages/ and .streamlit/ in an installed wheel
 PROXY = "haproxy"
@@ -258,6 +258,13 @@ def classroom(ns: argparse.Namespace, extra: Sequence[str]) -> int:
     # (nplk_lab/serve/workers.py, one per core by default): split the cores between them
     env.setdefault("NPLK_LAB_WORKERS",
                    str(max(1, (os.cpu_count() or 1) // max(int(ns.workers), 1))))
+    # the class store every worker shares (issue 32): a folder for SQLite unless --store
+    if ns.store:
+        env[class_room.ENV] = ns.store
+    else:
+        env.setdefault(class_room.ENV, str(class_room.default_folder()))
+    if "://" not in env[class_room.ENV]:
+        Path(env[class_room.ENV]).mkdir(parents=True, exist_ok=True)
     proxy = find_proxy(ns.proxy)
 
     if proxy is None or ns.workers == 1:
@@ -369,6 +376,10 @@ def classroom_parser() -> argparse.ArgumentParser:
                    help="memory for the lab's caches in each worker, MB "
                         f"(default {DEFAULT_CACHE_MB})")
     p.add_argument("--proxy", default=None, help="the haproxy binary (default: found)")
+    p.add_argument("--store", default=None,
+                   help="where a class's answers live: a folder for SQLite (default: "
+                        "'classes' in the lab's cache folder) or a postgresql:// URL for "
+                        "workers on several machines")
     p.add_argument("--print-config", action="store_true",
                    help="print the HAProxy configuration for these ports and exit (for "
                         "a system HAProxy in front of workers run as services)")
