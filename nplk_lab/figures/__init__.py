@@ -37,6 +37,7 @@ from .ablation import (  # noqa: F401
     NN_NAME,
     nn_step,
 )
+from .class_counts import answer_counts_figure  # noqa: F401
 from .clusters import (  # noqa: F401
     constraints_figure,
     embedding_figure,
@@ -108,6 +109,7 @@ from .sweeps import (  # noqa: F401
 )
 
 __all__ = [
+    "answer_counts_figure",
     "BASELINE_COLOR",
     "CANNOT_LINK_COLOR",
     "CLASS_COLORS",

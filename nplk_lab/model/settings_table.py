@@ -387,6 +387,11 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
     Setting("my_lesson", "token", "", "A teacher's lesson", group="lesson", max=6000,
             pages=("lessons",),
             help="A lesson made of lab states and sentences, packed into the link."),
+    Setting("class", "token", "", "A class's join code", group="lesson", max=16,
+            pages=("lessons",), help="The class this lesson is answered in together."),
+    Setting("teacher", "token", "", "The teacher's key", group="lesson", max=64,
+            pages=("lessons",),
+            help="Only the teacher's link carries it: it reveals, moves and ends the class."),
     # ---- sensitivity ---------------------------------------------------------------------
     Setting("sweep_method", "choice", "dank", "Method", group="sweep",
             options=CLASSIFICATION_METHODS + REGRESSION_METHODS,

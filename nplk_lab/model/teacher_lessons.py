@@ -186,8 +186,8 @@ def teacher_step(page: str, params: Mapping[str, Any], sentence: str,
 
 
 #: settings a step never carries (presentation and lesson navigation, user points)
-_NOT_IN_STEPS = frozenset({"present", "lesson", "step", "my_lesson", "points",
-                           "focus_point", "replay", "replay_step"})
+_NOT_IN_STEPS = frozenset({"present", "lesson", "step", "my_lesson", "class", "teacher",
+                           "points", "focus_point", "replay", "replay_step"})
 
 
 def _invisible(ch: str) -> bool:

@@ -24,6 +24,7 @@ from nplk_lab.model import lessons as L
 from nplk_lab.model import teacher_lessons as T
 from nplk_lab.model.presets import PAGE_PATHS
 
+from . import class_session
 from .charts import chart
 from .lesson_download import download_lesson_button
 from .present_mode import COLLECTED, KEEP, base_url, present_url, presenting
@@ -187,12 +188,14 @@ def lessons_page() -> None:
     """The whole Lessons page below its set-up (see the module docstring)."""
     P = params()
     present = presenting()
+    klass = class_session.enter()            # a class sets the lesson and the step
     lesson_id, title, steps, msgs = _current()
     if not present:
         st.title("Lessons")
         st.caption("Guided walks through the lab for a student who knows an SVM. Each step: "
                    "a sentence, a figure, and a question to answer before the figure and "
                    "the numbers give it away. ← and → step through a lesson.")
+    class_session.bar(klass, present)
     show_messages(msgs)
     if not steps:
         if msgs:
@@ -228,7 +231,9 @@ def lessons_page() -> None:
     left, right = st.columns([1.55, 1], gap="large")
     revealed = True
     with right:
-        if step.question:
+        if step.question and klass is not None:
+            revealed = class_session.question(klass, step, k - 1)
+        elif step.question:
             st.html(_KEYS_JS, unsafe_allow_javascript=True)
             with st.container(key=f"{KEEP}-question"):
                 st.markdown(f"**{step.question}**")
@@ -266,6 +271,8 @@ def lessons_page() -> None:
             st.info("The figure appears once you have answered: here it is the answer.")
         else:
             chart(fig, _FIG_KEY, f"nplk-lesson-{lesson_id}-{k}")
+    if not present and klass is None:
+        class_session.start_or_join(lesson_id)
     if not present:
         _present_button()
         download_lesson_button(lesson_id, title, steps, step_figure, token=P["my_lesson"] or "",
