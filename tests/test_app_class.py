@@ -105,8 +105,10 @@ def test_class_start_join_answer_reveal_follow_end(store_dir):
     assert counts.answered == 3 and counts.by_choice == {right: 2, wrong: 1}
     # the teacher's live count shows them, the right one not marked
     clean(teacher.run())
-    fig = teacher.get("plotly_chart")[0].proto.spec
-    assert "3 of 3 answered" in fig
+    import nplk_lab.ui.components.chart as chart_component
+    figs = [chart_component.figure_of(e) for e in teacher.get("bidi_component")]
+    titles = [((f or {}).get("layout", {}).get("title") or {}).get("text") for f in figs]
+    assert "3 of 3 answered" in titles, titles
     assert "The numbers say" not in texts(teacher)
     # reveal: each student's next run (the poll's rerun) shows the verdict
     clean(button(teacher, "class_reveal").click().run())

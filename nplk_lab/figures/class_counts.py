@@ -3,6 +3,7 @@ one neutral colour, so the chart never gives away which option is right."""
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
@@ -14,12 +15,13 @@ COUNT_COLOR = "#4C72B0"
 
 def answer_counts_figure(options: Sequence[str], by_choice: Mapping[int, int],
                          answered: int, students: int | None = None,
-                         height: int = 320) -> go.Figure:
+                         height: int = 320, wrap: int = 24) -> go.Figure:
     """Bars: how many students chose each option (``by_choice``: option index -> count);
     the title says how many answered (of ``students`` when known)."""
     n = [int(by_choice.get(i, 0)) for i in range(len(options))]
     of = f" of {students}" if students is not None else ""
-    labels = [str(o) for o in options]
+    # the lab's own wording of each option, wrapped so a narrow column keeps the bars
+    labels = ["<br>".join(textwrap.wrap(str(o), wrap)) or " " for o in options]
     trace = dict(type="bar", orientation="h", x=n, y=labels, marker=dict(color=COUNT_COLOR),
                  text=[str(v) for v in n], textposition="outside", cliponaxis=False,
                  textfont=dict(size=16, color=TEXT_COLOR), hoverinfo="skip",

@@ -41,6 +41,7 @@ from nplk_lab.serve import class_room
 from nplk_lab.serve.class_store import ClassError, ClassState, format_code
 from nplk_lab.serve.class_store_rules import MAX_NAME_CHARS, WrongToken
 
+from .charts import chart
 from .present_mode import KEEP, base_url
 from .sharing import cached
 from .state import params, safe_text
@@ -381,9 +382,8 @@ def _teacher_question(k: Klass, step: L.Step, index: int, revealed: bool) -> boo
                        "they were right.")
         return False
     counts = _store().counts(k.code, index)
-    st.plotly_chart(fg.answer_counts_figure(step.options, counts.by_choice,
-                                            counts.answered, k.state.students),
-                    key="class_count_final", config={"staticPlot": True})
+    chart(fg.answer_counts_figure(step.options, counts.by_choice, counts.answered,
+                                  k.state.students), "class_count", "nplk-class-count")
     rev = _reveal_of(step)
     if rev.answer >= 0:
         st.success(f"The numbers say “{step.options[rev.answer]}”.")
@@ -417,7 +417,9 @@ def _count(code: str, index: int, options: tuple[str, ...]) -> None:
         fig = fg.answer_counts_figure(options, c.by_choice, c.answered, students)
         ss[_COUNT_FIG] = last = (code, index, c.count_version, fig)
     with st.container(key="class-count"):
-        st.plotly_chart(last[3], key="class_count", config={"staticPlot": True})
+        # the lab's chart component: st.plotly_chart's conversion imports pandas, which
+        # another session's thread may be importing at that moment
+        chart(last[3], "class_count", "nplk-class-count")
 
 
 def _student_question(k: Klass, step: L.Step, index: int, revealed: bool) -> bool:
