@@ -25,7 +25,6 @@ if str(ROOT) not in sys.path:
 LESSONS_PAGE = "pages/7_Lessons.py"
 TIMEOUT = 180
 
-pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
@@ -82,6 +81,7 @@ def answer_radio(at: AppTest, code: str, index: int):
     return at.radio(key=f"nplk-keep-answer-class-{code}-{index}")
 
 
+@pytest.mark.slow
 def test_class_start_join_answer_reveal_follow_end(store_dir):
     teacher, code, token = start_class(1)
     assert "Join the class" in " ".join(e.label for e in teacher.expander)

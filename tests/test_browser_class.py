@@ -35,7 +35,8 @@ from nplk_lab.serve.class_store import ClassStore, format_code
 
 chromium_path = tb.chromium_path
 
-pytestmark = pytest.mark.browser
+# about 80 s on the shared 2-core machine; tests/test_app_class.py is the quicker check
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 SHOTS = tb.PICTURES
 LESSON = 1
