@@ -149,6 +149,17 @@ def test_join_by_typed_code_and_refusals(store_dir):
     s.text_input(key="class_join_code").input(f"{code[:4].lower()}-{code[4:].lower()}")
     clean(button(s, "class_join").click().run())
     assert q(s)["class"] == code and q(s)["lesson"] == "2"
+    # a page that reconnects (a new session, e.g. on another worker) is the same student
+    store = ClassStore(store_dir)
+    opts = L.lesson(2).steps[0].options
+    clean(answer_radio(s, code, 0).set_value(opts[1]).run())
+    again = open_lessons(**q(s))
+    assert not [t for t in again.title if t.value == "Join the class"]
+    assert answer_radio(again, code, 0).value == opts[1]
+    clean(answer_radio(again, code, 0).set_value(opts[0]).run())
+    assert store.state(code).students == 1
+    c = store.counts(code, 0)
+    assert c.answered == 1 and c.by_choice == {0: 1}
     # a wrong code: a plain message
     w = open_lessons(lesson=2)
     w.text_input(key="class_join_code").input("ZZZZ-ZZZZ")

@@ -392,6 +392,9 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
     Setting("teacher", "token", "", "The teacher's key", group="lesson", max=64,
             pages=("lessons",),
             help="Only the teacher's link carries it: it reveals, moves and ends the class."),
+    Setting("seat", "token", "", "A student's place in the class", group="lesson", max=32,
+            pages=("lessons",),
+            help="Keeps a student's answers theirs when the page reconnects."),
     # ---- sensitivity ---------------------------------------------------------------------
     Setting("sweep_method", "choice", "dank", "Method", group="sweep",
             options=CLASSIFICATION_METHODS + REGRESSION_METHODS,

@@ -17,6 +17,8 @@ page when it moved; the teacher's count polls ``counts`` once a second and draws
 bars again only when ``count_version`` moved. The store (one per process) is
 :mod:`nplk_lab.serve.class_room`; its rules and limits :mod:`nplk_lab.serve.class_store_rules`.
 Every text a user typed (a name) is shown as plain text; students never see names.
+A student's URL carries their place (``seat``, their secret id in the store), so a page
+that reconnects to another worker (a new session) answers as the same student.
 
 The page calls three hooks: :func:`enter` (before the lesson is chosen: the class sets
 lesson and step), :func:`bar` (below the title: join panel, teacher's panel, student's
@@ -96,7 +98,7 @@ def _fail(exc: Exception) -> None:
 
 def _leave() -> None:
     P = params()
-    P["class"], P["teacher"] = "", ""
+    P["class"], P["teacher"], P["seat"] = "", "", ""
     st.session_state.pop(_AT, None)
 
 
@@ -115,6 +117,7 @@ def enter() -> Klass | None:
         return None
     store = _store()
     try:
+        class_room.tidy()
         state = store.state(code)
     except ClassError as exc:
         st.error(safe_text(str(exc)))
@@ -141,6 +144,10 @@ def enter() -> Klass | None:
     k = Klass(code, state, token=token)
     if not token:
         joined = ss.setdefault(_STUDENTS, {}).get(code)
+        if joined is None and P.get("seat"):
+            # this page's session is new (a refresh, a restarted or replaced worker): the
+            # seat in its URL keeps the student's answers theirs, not a second student's
+            joined = ss[_STUDENTS][code] = (P["seat"], "")
         if joined is None:
             if state.ended:
                 st.info("This class has ended.")
@@ -185,7 +192,7 @@ def _join(code: str) -> None:
     ss.setdefault(_FOLLOW, {})[state.code] = True
     ss.pop(_AT, None)
     P = params()
-    P["class"], P["teacher"] = state.code, ""
+    P["class"], P["teacher"], P["seat"] = state.code, "", joined.student
 
 
 def _show_error() -> None:
@@ -327,7 +334,8 @@ def _back_to_class(code: str) -> None:
 def _student_bar(k: Klass) -> None:
     with st.container(key=f"{KEEP}-class", border=True):
         c = st.columns([3, 1.4], vertical_alignment="center")
-        c[0].text(f"Class {format_code(k.code)} · you are {k.handle}")
+        c[0].text(f"Class {format_code(k.code)}" +
+                  (f" · you are {k.handle}" if k.handle else " · welcome back"))
         if k.following:
             c[0].caption("Following your teacher: the step moves with the class.")
         else:
@@ -476,7 +484,8 @@ def _start(lesson_id: str, token: str) -> None:
         _fail(exc)
         return
     P = params()
-    P["class"], P["teacher"], P["step"] = started.code, started.teacher_token, 1
+    P["class"], P["teacher"], P["seat"] = started.code, started.teacher_token, ""
+    P["step"] = 1
     st.session_state.pop(_AT, None)
     st.session_state.setdefault(_TEACHERS, set()).add((started.code, started.teacher_token))
 
