@@ -87,6 +87,7 @@ class Run:
     exceptions: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)           # st.error texts
     texts: list[str] = field(default_factory=list)            # alerts, markdown
+    text_times: list[float] = field(default_factory=list)     # when each of texts arrived
     query: str | None = None           # the URL the page wrote
     bytes: int = 0                     # ForwardMsg bytes received in this run
     superseded: bool = False           # a newer request of the tab ran in its place
@@ -135,6 +136,7 @@ class Tab:
         self.changed = asyncio.Event()
         self.reader: asyncio.Task | None = None
         self.closed = False
+        self.fragments: set[str] = set()          # ids of the fragments the page drew
         self.statuses: list[str] = []             # the lab's status line texts
         self._file_urls: dict[str, Any] = {}
 
@@ -233,6 +235,8 @@ class Tab:
                             older.query = run.query
                             older.exceptions += run.exceptions
         elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
+            if msg.delta.fragment_id:
+                self.fragments.add(msg.delta.fragment_id)
             self._element(msg.delta.new_element, now, run)
         elif kind == "file_urls_response":
             r = msg.file_urls_response
@@ -244,6 +248,7 @@ class Tab:
             run.exceptions.append(f"{el.exception.type}: {el.exception.message}")
         elif kind == "alert" and run is not None:
             run.texts.append(el.alert.body)
+            run.text_times.append(now)
             if el.alert.format == 1:           # ERROR
                 run.errors.append(el.alert.body)
         elif kind == "markdown" and run is not None and "Fitting" in el.markdown.body:
@@ -272,11 +277,17 @@ class Tab:
         run = await self.send(page, query)
         return await self.wait(run, timeout)
 
-    async def send(self, page: str | None = None, query: str | None = None) -> Run:
+    async def send(self, page: str | None = None, query: str | None = None,
+                   fragment: str | None = None) -> Run:
         """Send a run request (as the frontend does on a widget change, without waiting
-        for an earlier run: the server cuts that one short)."""
+        for an earlier run: the server cuts that one short). With ``fragment``, the run
+        of that fragment alone, as the frontend's timer of ``st.fragment(run_every=…)``
+        asks for it."""
         bm = BackMsg()
         cs = bm.rerun_script
+        if fragment:
+            cs.fragment_id = fragment
+            cs.is_auto_rerun = True
         cs.query_string = self.query if query is None else query
         if query is not None:
             self.query = query
