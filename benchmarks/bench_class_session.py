@@ -30,7 +30,6 @@ import argparse
 import asyncio
 import os
 import random
-import statistics
 import sys
 import tempfile
 import time
@@ -107,7 +106,7 @@ class Student:
                 self.hits.append((run.finished, step))
             revealed = step_of.get("revealed")
             if revealed is not None and revealed not in self.verdict_at:
-                at = [t for text, t in zip(run.texts, run.text_times)
+                at = [t for text, t in zip(run.texts, run.text_times, strict=False)
                       if any(v in text for v in VERDICTS)]
                 if at:
                     self.verdict_at[revealed] = at[0]    # the verdict's arrival
@@ -150,7 +149,7 @@ async def run_class(url: str, server, n: int, store: ClassStore, seed: int) -> d
             want = str(step + 2)
             deadline = t0 + REACH_TIMEOUT_S
 
-            def reached(s: Student) -> float | None:
+            def reached(s: Student, t0: float = t0, want: str = want) -> float | None:
                 return next((t - t0 for t, q in s.hits if t >= t0 and q == want), None)
             while any(reached(s) is None for s in students) and \
                     time.perf_counter() < deadline:

@@ -99,7 +99,7 @@ def test_class_start_join_answer_reveal_follow_end(store_dir):
         assert not [b for b in s.button if b.key in ("class_reveal", "class_end")]
         assert q(s).get("teacher", "") == ""
     # answers: two right, one wrong
-    for s, pick in zip(students, (right, right, wrong)):
+    for s, pick in zip(students, (right, right, wrong), strict=True):
         clean(answer_radio(s, code, 0).set_value(steps[0].options[pick]).run())
     counts = store.counts(code, 0)
     assert counts.answered == 3 and counts.by_choice == {right: 2, wrong: 1}
@@ -113,7 +113,7 @@ def test_class_start_join_answer_reveal_follow_end(store_dir):
     # reveal: each student's next run (the poll's rerun) shows the verdict
     clean(button(teacher, "class_reveal").click().run())
     assert store.state(code).revealed
-    for s, ok in zip(students, (True, True, False)):
+    for s, ok in zip(students, (True, True, False), strict=True):
         clean(s.run())
         shown = texts(s)
         assert ("Right." in shown) == ok, shown

@@ -131,7 +131,7 @@ def test_a_class_answers_together(class_server, chromium_path):
             assert store.state(code).students == 3
 
             # everyone predicts; the teacher's count follows
-            for s, pick in zip(students, picks):
+            for s, pick in zip(students, picks, strict=True):
                 s.locator('[data-testid="stRadio"] label').filter(
                     has_text=steps[0].options[pick]).first.click()
                 has_text(s, "Your answer is in")
@@ -147,7 +147,7 @@ def test_a_class_answers_together(class_server, chromium_path):
             t0 = time.perf_counter()
             click_button(teacher, "Reveal for the class")
             reached = []
-            for s, pick in zip(students, picks):
+            for s, pick in zip(students, picks, strict=True):
                 has_text(s, "Right." if pick == right else "Not quite", timeout=30_000)
                 reached.append(time.perf_counter() - t0)
             print(f"reveal reached the students after {', '.join(f'{t:.2f}' for t in reached)} s")

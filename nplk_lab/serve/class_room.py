@@ -11,7 +11,6 @@ import os
 import threading
 import time
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the command (standard library only) imports ENV and default_folder
