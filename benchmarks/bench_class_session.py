@@ -14,14 +14,19 @@ each of the first three, every student answers (a random option, at a random mom
 the first 3 s) through the page's radio; the teacher then reveals, and after it moves the
 class to the next step.
 
-Reported: answers sent and stored (lost = sent − stored, from the store's count), the
+Reported: answers sent and stored (the store's count just before the reveal and at the
+end; lost = sent − stored at the end), the
 reveal's and each step's reach (seconds from the teacher's call to the arrival of the
 verdict on the student's page, or to the end of the run that wrote the new step into its
-URL): share within
+URL); with ``--kill`` (``--processes`` ≥ 2), the first worker is killed (SIGKILL) before
+the last question: its students open the page again (their seat in the URL) once a
+worker answers, and the store's counts of the earlier questions are compared before and
+after: share within
 2 s, p50, p90, max; exceptions on any page; the load average before and after. Not here:
-slider moves under this load (``bench_classroom.py``) and a worker killed mid-class.
+slider moves under this load (``bench_classroom.py``).
 
     python benchmarks/bench_class_session.py --students 10,30 [--processes 2] [--port 8660]
+        [--kill]
 """
 
 from __future__ import annotations
@@ -72,6 +77,10 @@ class Student:
         self.polling = True
         self.hits: list[tuple[float, str]] = []   # (when a run finished, its URL) per poll
         self.verdict_at: dict[int, float] = {}
+        self.poller: asyncio.Task | None = None
+        # one run in flight per tab: the browser skips its fragment's timer tick while
+        # a run of the page is going on (a poll would otherwise stand for the answer's run)
+        self.busy = asyncio.Lock()
 
     async def open(self) -> None:
         await self.tab.connect()
@@ -84,8 +93,9 @@ class Student:
         key = f"nplk-keep-answer-class-{self.code}-{step}"
         if key not in self.tab.widgets:
             return False
-        self.tab.set(key, rng.randrange(len(options)))
-        run = await self.tab.rerun(timeout=REACH_TIMEOUT_S)
+        async with self.busy:
+            self.tab.set(key, rng.randrange(len(options)))
+            run = await self.tab.rerun(timeout=REACH_TIMEOUT_S)
         self.exceptions += run.exceptions
         return not run.errors
 
@@ -95,11 +105,12 @@ class Student:
         while self.polling and not self.tab.closed:
             t = time.perf_counter()
             fid = next(iter(self.tab.fragments), None)
-            run = await self.tab.send(fragment=fid)
-            try:
-                await self.tab.wait(run, timeout=REACH_TIMEOUT_S)
-            except (TimeoutError, ConnectionError):
-                return
+            async with self.busy:
+                run = await self.tab.send(fragment=fid)
+                try:
+                    await self.tab.wait(run, timeout=REACH_TIMEOUT_S)
+                except (TimeoutError, ConnectionError):
+                    return
             self.exceptions += run.exceptions
             step = query_value(run.query or "", "step")
             if step is not None:
@@ -113,7 +124,30 @@ class Student:
             await asyncio.sleep(max(0.0, POLL_S - (time.perf_counter() - t)))
 
 
-async def run_class(url: str, server, n: int, store: ClassStore, seed: int) -> dict:
+async def reconnect(s: Student, url: str, cookies: dict[str, str], step_of: dict,
+                    timeout_s: float = 120.0) -> float:
+    """A student whose worker died opens the page again (a new session, its seat in the
+    URL), trying until a worker answers; returns the seconds it took."""
+    t0 = time.perf_counter()
+    while True:
+        s.tab = Tab(url, cookies)
+        try:
+            await s.open()
+            if s.tab.runs and s.tab.runs[-1].query and "seat=" in s.tab.runs[-1].query:
+                break
+        except Exception:  # noqa: BLE001 - refused, reset, 503 while the worker restarts
+            pass
+        await s.tab.close()
+        if time.perf_counter() - t0 > timeout_s:
+            raise TimeoutError("no worker answered the reconnecting student")
+        await asyncio.sleep(0.5)        # a benchmark may poll; the tests wait on events
+    s.polling = True
+    s.poller = asyncio.create_task(s.poll(step_of))
+    return time.perf_counter() - t0
+
+
+async def run_class(url: str, server, n: int, store: ClassStore, seed: int,
+                    kill: bool = False) -> dict:
     rng = random.Random(seed)
     steps = L.lesson(LESSON).steps
     right = [steps[s].reveal().answer for s in range(QUESTIONS)]
@@ -126,9 +160,27 @@ async def run_class(url: str, server, n: int, store: ClassStore, seed: int) -> d
                                 joined.student))
     await asyncio.gather(*(s.open() for s in students))
     step_of: dict = {}
-    pollers = [asyncio.create_task(s.poll(step_of)) for s in students]
+    for s in students:
+        s.poller = asyncio.create_task(s.poll(step_of))
     sent, stored, reveal, follow = [], [], [], []
+    killed: dict = {}
     for step in range(STEPS):
+        if kill and step == QUESTIONS - 1:
+            # a worker killed mid-class: its students reconnect (to it once restarted, or
+            # to the other), then answer the last question like everyone else
+            import signal
+            before = [store.counts(code, k).answered for k in range(step)]
+            pid = server.streamlit[0][0]
+            os.kill(pid, signal.SIGKILL)
+            hit = [s for s in students if s.i % len(server.streamlit) == 0]
+            for s in hit:
+                s.polling = False
+            back = await asyncio.gather(*(reconnect(s, url, server.cookies(0), step_of)
+                                          for s in hit))
+            killed = dict(students=len(hit), reconnect_max=max(back),
+                          before=before,
+                          after=[store.counts(code, k).answered for k in range(step)],
+                          joined=store.state(code).students)
         if step < QUESTIONS:
             ok = await asyncio.gather(*(s.answer(step, steps[step].options, rng)
                                         for s in students))
@@ -158,10 +210,11 @@ async def run_class(url: str, server, n: int, store: ClassStore, seed: int) -> d
                        for s in students]
     for s in students:
         s.polling = False
-    await asyncio.gather(*pollers, return_exceptions=True)
+    await asyncio.gather(*(s.poller for s in students), return_exceptions=True)
     await asyncio.gather(*(s.tab.close() for s in students), return_exceptions=True)
+    final = [store.counts(code, k).answered for k in range(QUESTIONS)]
     store.end(code, token)
-    return dict(sent=sent, stored=stored, reveal=reveal, follow=follow,
+    return dict(final=final, sent=sent, stored=stored, reveal=reveal, follow=follow, killed=killed,
                 exceptions=sum(len(s.exceptions) for s in students),
                 first_exception=next((e for s in students for e in s.exceptions), ""))
 
@@ -172,8 +225,9 @@ def row(n: int, r: dict, load: tuple[float, float]) -> str:
         within = sum(x <= 2.0 for x in xs) / len(xs)
         return (f"{100 * within:.0f} % | {pct(ok, 50):.2f} | {pct(ok, 90):.2f} | "
                 f"{max(xs):.2f}")
-    lost = sum(r["sent"]) - sum(r["stored"])
-    return (f"| {n} | {sum(r['sent'])} / {sum(r['stored'])} / {lost} | {reach(r['reveal'])} "
+    lost = sum(r["sent"]) - sum(r["final"])
+    return (f"| {n} | {sum(r['sent'])} / {sum(r['stored'])} / {sum(r['final'])} / {lost} "
+            f"| {reach(r['reveal'])} "
             f"| {reach(r['follow'])} | {r['exceptions']} | {load[0]:.1f} → {load[1]:.1f} |")
 
 
@@ -183,6 +237,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--processes", type=int, default=1)
     ap.add_argument("--port", type=int, default=8660)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--kill", action="store_true",
+                    help="kill the first worker (SIGKILL) before the last question")
     args = ap.parse_args(argv)
     tmp = Path(tempfile.mkdtemp(prefix="nplk-bench-class-"))
     rows = []
@@ -196,17 +252,20 @@ def main(argv: list[str] | None = None) -> int:
         try:
             load0 = os.getloadavg()[0]
             with ClassStore(folder) as store:
-                r = asyncio.run(run_class(server.url, server, n, store, args.seed))
+                r = asyncio.run(run_class(server.url, server, n, store, args.seed,
+                                          kill=args.kill))
             rows.append(row(n, r, (load0, os.getloadavg()[0])))
             print(rows[-1], flush=True)
+            if r["killed"]:
+                print("worker killed:", r["killed"], flush=True)
             if r["first_exception"]:
                 print("first exception:", r["first_exception"][:300], flush=True)
         finally:
             server.stop()
     print(f"\n{server.describe()}; reveal and step reach in seconds (within 2 s | p50 | "
           "p90 | max)\n")
-    print("| students | answers sent / stored / lost | reveal reach | step reach | "
-          "exceptions | load average |")
+    print("| students | answers sent / stored before the reveal / at the end / lost | "
+          "reveal reach | step reach | exceptions | load average |")
     print("|---|---|---|---|---|---|")
     print("\n".join(rows))
     return 0
