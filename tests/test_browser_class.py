@@ -35,7 +35,7 @@ from nplk_lab.serve.class_store import ClassStore, format_code
 
 chromium_path = tb.chromium_path
 
-# about 80 s on the shared 2-core machine; tests/test_app_class.py is the quicker check
+# 20-80 s on the shared 2-core machine; tests/test_app_class.py is the quicker check
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 SHOTS = tb.PICTURES
@@ -43,8 +43,9 @@ LESSON = 1
 PHONE = {"width": 390, "height": 844}
 TEACHER_VIEW = {"width": 1280, "height": 900}
 #: a generous ceiling for the reveal to reach every student on a loaded 2-core machine
-#: (the design target is 2 s: a 1 s poll and a rerun); the measured time is printed
-REVEAL_BOUND_S = 8.0
+#: (the aim is 2 s: a 1 s poll and a rerun; measured 0.5-1.3 s at load average 5-9);
+#: the measured times are printed
+REVEAL_BOUND_S = 5.0
 
 
 @pytest.fixture(scope="module")

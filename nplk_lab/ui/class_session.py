@@ -388,6 +388,9 @@ def _teacher_question(k: Klass, step: L.Step, index: int, revealed: bool) -> boo
                   on_click=_reveal, args=(k.code, k.token, index, step),
                   help="Every student's screen shows the figure, the numbers and whether "
                        "they were right.")
+        # measured now, while the class answers, so the click reveals at once (the
+        # reveal needs the step's right option; a first measurement is a fit)
+        _reveal_of(step)
         return False
     counts = _store().counts(k.code, index)
     chart(fg.answer_counts_figure(step.options, counts.by_choice, counts.answered,
