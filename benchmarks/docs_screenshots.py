@@ -9,7 +9,7 @@ pages, 1280×720 and 1920×1080 for presentation mode. A test run itself never w
 under ``docs/`` (``tests/test_docs_pictures.py`` checks); this command does, and only
 with the pictures of tests that passed in this run::
 
-    python benchmarks/docs_screenshots.py               # all nine pictures
+    python benchmarks/docs_screenshots.py               # all ten pictures
     python benchmarks/docs_screenshots.py influence.png # only the tests taking these
 
 Needs Playwright and Debian's Chromium, as the browser tests do. The other pictures in
@@ -45,7 +45,8 @@ TAKEN_BY = {
                     "classification-present-1280x720.png",
                     "classification-present-1920x1080.png")},
     **{name: "tests/test_browser_class.py::test_a_class_answers_together"
-       for name in ("class-teacher-count.png", "class-student-phone.png")},
+       for name in ("class-teacher-join.png", "class-teacher-count.png",
+                    "class-student-phone.png")},
 }
 
 

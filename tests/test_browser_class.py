@@ -9,8 +9,8 @@ teacher reveals and every student's screen shows the verdict (the time from the 
 to the last student's verdict is measured and bounded); the teacher's Next moves the
 students; a student steps away with Next and returns with "Back to the class"; the
 teacher ends the class and downloads the per-step CSV. Pictures of the teacher's count
-and a student's phone go to test-artifacts/pictures/ (``class-teacher-count.png``,
-``class-student-phone.png``); ``python benchmarks/docs_screenshots.py`` copies them
+and a student's phone go to test-artifacts/pictures/ (``class-teacher-join.png``,
+``class-teacher-count.png``, ``class-student-phone.png``); ``python benchmarks/docs_screenshots.py`` copies them
 into docs/screenshots/.
 
 Every wait is on a condition in the page; its timeout only bounds a hang.
@@ -108,6 +108,11 @@ def test_a_class_answers_together(class_server, chromium_path):
             code, token = query["class"][0], query["teacher"][0]
             has_text(teacher, format_code(code))
             has_text(teacher, "0 answered")
+            panel = teacher.locator('[class*="st-key-nplk-keep-class"]').first
+            panel.locator("img").first.wait_for()
+            wait_idle(teacher)
+            teacher.get_by_text("Lessons", exact=True).last.scroll_into_view_if_needed()
+            teacher.screenshot(path=str(SHOTS / "class-teacher-join.png"))
             store = ClassStore(class_server.store_folder)
 
             # students join by the link, on phones; one types a name

@@ -261,8 +261,8 @@ def _teacher_bar(k: Klass, present: bool) -> None:
                          expanded=not present or s.step == 0):
             c = st.columns([1.4, 1], vertical_alignment="center")
             c[0].markdown(f"# {format_code(k.code)}")   # our alphabet: letters, digits
-            c[0].caption("Open the link or scan the code, then type the class code if "
-                         "asked; a name is optional.")
+            c[0].caption("Students scan the code or open the link, or type the class "
+                         "code on their Lessons page; a name is optional.")
             c[0].code(join_link(k), language=None, wrap_lines=True)
             c[1].image(_qr_svg(join_link(k)), caption="Scan to join", width=220)
         if not present:
