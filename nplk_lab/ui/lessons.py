@@ -203,7 +203,7 @@ def lessons_page() -> None:
         lesson_id, title, steps = (f"L{P['lesson']}", L.lesson(int(P["lesson"])).title,
                                    L.lesson(int(P["lesson"])).steps)
         P["my_lesson"] = ""
-    if not present:
+    if not present and klass is None:        # a class keeps the lesson it started with
         _lesson_choice(lesson_id)
     n = len(steps)
     k = int(min(max(int(P["step"]), 1), n))
