@@ -89,6 +89,7 @@ class Run:
     texts: list[str] = field(default_factory=list)            # alerts, markdown
     query: str | None = None           # the URL the page wrote
     bytes: int = 0                     # ForwardMsg bytes received in this run
+    deltas: int = 0                    # delta messages (elements, blocks) in this run
     superseded: bool = False           # a newer request of the tab ran in its place
     interrupted: bool = False          # it started, then a newer request cut it short
 
@@ -199,6 +200,7 @@ class Tab:
         run = self.current
         if run is not None:
             run.bytes += size
+            run.deltas += kind == "delta"
         if kind == "new_session":
             ns = msg.new_session
             if ns.HasField("initialize"):
