@@ -303,6 +303,12 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
             option_labels=(("matrix", "Learned matrix"), ("spectra", "Eigen-decay"),
                            ("convergence", "Convergence"), ("bandwidth", "Bandwidths")),
             pages=("classification",), help="What the right-hand figure shows."),
+    Setting("matrix_full", "bool", False, "Every entry", group="view",
+            pages=("classification", "regression"),
+            help="Draw every entry of the matrices (up to 300 training points) instead of "
+                 "block means, and click a row to select its point. Off, a large matrix is "
+                 "drawn as means over blocks of neighbouring rows and columns (in class "
+                 "order): the same pattern, a tenth of the data to send on every change."),
     Setting("reg_view", "choice", "bandwidth", "View", group="view",
             options=("bandwidth", "matrix", "spectra", "convergence"),
             option_labels=(("bandwidth", "Bandwidths"), ("matrix", "Learned matrix"),

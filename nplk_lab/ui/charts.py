@@ -183,34 +183,49 @@ def _view_settings(res: lab.LabResult) -> set[str]:
             if s.methods is not None and res.method in s.methods}
 
 
-def matrix_figure(res: lab.LabResult, data: lab.LabData):
+def matrix_figure(res: lab.LabResult, data: lab.LabData, full: bool = False):
     """K | F | F∘K | F∘K − K for DANK and KNPL, K | G | G − K for ONK, K alone for
-    plain kernels."""
-    key = ("matrix", fit_key(res.params, data, res.method))
+    plain kernels. Drawn as block means beyond :data:`~nplk_lab.figures.VIEW_CELLS`
+    cells unless ``full`` (every entry, up to the figures' own limits)."""
+    key = ("matrix", fit_key(res.params, data, res.method), bool(full))
+    cells = None if full else fg.VIEW_CELLS
 
     def build():
         if res.matrix is not None and res.kernel is not None and \
                 res.matrix.shape == res.kernel.shape:
             return fg.matrix_triptych(res.kernel, res.matrix, res.labels(data.y_train),
                                       name=res.matrix_name, product=res.method != "onk",
-                                      difference=True)
+                                      difference=True, cells=cells)
         if res.matrix is not None:
-            return fg.matrix_heatmap(res.matrix, res.labels(data.y_train), name=res.matrix_name)
+            return fg.matrix_heatmap(res.matrix, res.labels(data.y_train), name=res.matrix_name,
+                                     cells=cells)
         if res.kernel is not None:
             # a Gaussian kernel lies in [0, 1]: one fixed scale, so K at σ = 10 looks
             # flat beside K at σ = 0.05 instead of rescaled to its own 0.86-1
             return fg.matrix_heatmap(res.kernel, res.labels(data.y_train), name="K", center=None,
                                      title="Gaussian kernel K (points ordered by class; "
-                                           "colours 0 to 1)", zrange=(0.0, 1.0))
+                                           "colours 0 to 1)", zrange=(0.0, 1.0), cells=cells)
         return None
     return cached("figs", key, build)
 
 
-def matrix_caption(res: lab.LabResult) -> str:
-    """What the matrix view's colours mean (a multiplier F or G, or ONK's kernel G)."""
+def _pooled(fig: Any, n: int) -> bool:
+    """Whether the matrix figure draws block means (fewer rows than the ``n`` points)."""
+    heat = [t for t in getattr(fig, "_data", ()) if t.get("type") == "heatmap"]
+    return bool(heat) and len(heat[0].get("y", ())) < n
+
+
+def matrix_caption(res: lab.LabResult, pooled: bool = False) -> str:
+    """What the matrix view's colours mean (a multiplier F or G, or ONK's kernel G);
+    ``pooled``: the view draws block means."""
     name = res.matrix_name or "F"
     head = ("Training points ordered by class (or by target), black lines between the "
             "classes; hover for i, j and the value. ")
+    if pooled:
+        head = ("Training points ordered by class (or by target), black lines between the "
+                "classes. Each cell is the mean over a block of neighbouring rows and "
+                "columns (hover for which); turn on “Every entry” to draw each pair and "
+                "click a row to select its point. ")
     if res.method == "onk":
         return head + (f"ONK's {name} = K + a rank-one term is itself a kernel: K and {name} "
                        f"share one colour scale. {name} − K is what was learned, diverging "
@@ -379,12 +394,13 @@ def view_panel(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult, *,
         return
     view = control(setting, options=views)
     if view == "matrix":
-        fig = matrix_figure(res, data)
+        fig = matrix_figure(res, data, full=bool(control("matrix_full")))
         if fig is not None:
+            pooled = _pooled(fig, len(data.y_train))
             # a click on a row selects that point (its row and column framed)
             fig, kw = influence.matrix_clicks(fig, f"{page}_matrix", data, res, page)
             chart(fig, f"{page}_matrix", f"nplk-{res.method}-matrix", **kw)
-            st.caption(matrix_caption(res))
+            st.caption(matrix_caption(res, pooled))
     elif view == "spectra":
         fig = spectra_chart_figure(res, data)
         if fig is not None:  # clicking an eigenvalue draws its eigenfunctions (issue 13.3)
