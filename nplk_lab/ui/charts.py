@@ -18,6 +18,7 @@ from . import influence
 from .ablation import nn_values
 from .downloads import _fmt
 from .eigenmaps import eigen_panel
+from .figure_cache import figure_gz
 from .running import (
     baseline_score,
     baseline_values,
@@ -38,12 +39,13 @@ from .widgets import _BOUNDS, _SEEN, _SURFACE, _add_clicked_points, control
 def chart(fig: Any, key: str, filename: str, **kw: Any) -> Any:
     """A figure with the lab's PNG export settings, updated in place on reruns
     (:func:`nplk_lab.ui.components.chart.live_chart`; ``kw``: its click reporting,
-    ``on_click``, ``ack``,
-    ``mark_color``)."""
+    ``on_click``, ``ack``, ``mark_color``). ``fig`` must not change afterwards: its
+    JSON is kept with it (:mod:`.figure_cache`)."""
     # the raw layout's height, not ``fig.layout.height``: plotly's validator there looks
     # for pandas, which a warming-up server may be importing in another thread
     height = (getattr(fig, "_layout", None) or {}).get("height") or fig.layout.height
-    return live_chart(fg.figure_json(fig), key=key, config=fg.plot_config(filename),
+    # the figure's JSON, gzipped once per cached figure (a repeat move encodes nothing)
+    return live_chart(figure_gz(fig), key=key, config=fg.plot_config(filename),
                       height=height, **kw)
 
 
