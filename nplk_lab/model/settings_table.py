@@ -47,6 +47,7 @@ def clip(text: Any, limit: int = 40) -> str:
 # the settings table
 # ---------------------------------------------------------------------------
 
+@lru_cache(maxsize=256)   # every slider of every run asks (the pages' sliders: a dozen)
 def log_options(lo: float, hi: float, mantissas: Sequence[float] = (1, 1.5, 2, 3, 5, 7)
                 ) -> tuple[float, ...]:
     """Round values from ``lo`` to ``hi`` spaced evenly on a log scale (1-1.5-2-3-5-7)."""
@@ -493,16 +494,22 @@ def _dataset_settings() -> tuple[Setting, ...]:
     return tuple(out)
 
 
-def settings() -> dict[str, Setting]:
-    """Every setting by name: the static table plus one per dataset parameter."""
+@lru_cache(maxsize=1)
+def _table() -> dict[str, Setting]:
     table = {s.name: s for s in _STATIC_SETTINGS}
     for s in _dataset_settings():
         table.setdefault(s.name, s)
     return table
 
 
+def settings() -> dict[str, Setting]:
+    """Every setting by name: the static table plus one per dataset parameter (a copy
+    of the table built once: a page run asks for it about 60 times)."""
+    return dict(_table())
+
+
 def setting(name: str) -> Setting:
-    return settings()[name]
+    return _table()[name]
 
 
 def defaults() -> dict[str, Any]:

@@ -94,10 +94,12 @@ def metrics(res: lab.LabResult, container: Any = None, per_row: int = 5,
                       if res.warm_started else "Solver iterations of this fit."))
     if per_row >= 5:
         per_row = max(5, min(len(tiles), 6))
-    cols: list[Any] = []
-    while len(cols) < len(tiles):
-        cols += list(c.columns(per_row))
-    for col, (lab_, (val, r2), hlp) in zip(cols, tiles, strict=False):
+    # one row of columns, the tiles dealt into them in turn: the same grid as a row of
+    # columns per row of tiles (train beside test), a third of the layout elements to
+    # send on every rerun
+    cols = list(c.columns(min(per_row, len(tiles))))
+    for k, (lab_, (val, r2), hlp) in enumerate(tiles):
+        col = cols[k % len(cols)]
         if r2 is None:
             col.metric(lab_, val, help=hlp)
         else:  # R² in grey under the relative error (no arrow: not a change)

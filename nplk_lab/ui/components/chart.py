@@ -377,12 +377,23 @@ def _register() -> tuple[Any, dict[str, str]]:
     return once_per_runtime("nplk_lab.ui.components.chart", _declare)
 
 
+_PRELOADED = "nplk_plotly_preloaded"
+
+
 def preload() -> None:
     """Start loading Plotly.js in the browser (an invisible element in the sidebar).
-    Pages call it once per run, first, before importing the lab."""
+    Pages call it once per run, first, before importing the lab. Only a session's
+    first run mounts the element (the browser page keeps Plotly.js once loaded, and
+    every chart loads it too); later runs put an empty placeholder in its place, so the
+    sidebar's elements keep their places, instead of sending the component again."""
+    ss = st.session_state
+    if ss.get(_PRELOADED):
+        st.sidebar.empty()
+        return
     live, src = _register()
     with st.sidebar:
         live(data={**src, "figure": None, "height": 0}, key="nplk_plotly_preload", height=0)
+    ss[_PRELOADED] = True
 
 
 def live_chart(fig: Any, *, key: str, config: dict[str, Any] | None = None,
