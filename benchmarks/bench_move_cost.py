@@ -173,10 +173,11 @@ def main() -> int:
                                                       args.repeats))
                 print(f"round {r} {name}: done", file=sys.stderr)
     load = os.getloadavg()[0]
-    print(f"\nClassification at the defaults, σ moves over the protocol client; "
-          f"{args.rounds} rounds (a fresh server each) of {args.moves} new σ values, each followed\n"
-          f"by a move back to σ = 10, then {args.repeats} passes of moves among the values seen; load average "
-          f"{load:.1f} on {os.cpu_count()} cores. Medians (min–max).\n")
+    print(f"\nClassification at the defaults, σ moves over the protocol client: "
+          f"{args.rounds} round(s), a fresh server each, of {args.moves} moves to a new σ, "
+          f"each followed by a move back to σ = 10 (seen before), then {args.repeats} "
+          f"passes of moves among the σ values seen; load average {load:.1f} on "
+          f"{os.cpu_count()} cores. Medians (min–max) unless said.\n")
     print("| tree | move | moves | KB sent | elements sent | page process CPU-s: mean "
           "| median (min–max) | fit workers CPU-s | wall s |")
     print("|---|---|---|---|---|---|---|---|---|")

@@ -120,41 +120,38 @@ def test_the_json_cache_gives_a_fresh_encodings_json_and_encodes_each_figure_onc
     assert ours.to_plotly_json() == go.Figure(fresh).to_plotly_json()
     # a second call (another run, another session) encodes nothing
     calls = []
-    monkeypatch.setattr(fg, "figure_json", lambda f: calls.append(f) or "{}")
+    real = fg.figure_json
+    monkeypatch.setattr(fg, "figure_json", lambda f: calls.append(f) or real(f))
     assert figure_cache.figure_gz(fig) is gz and not calls
-    # another figure is encoded (once)
+    # another figure is encoded, once
     other = _figure()
-    assert figure_cache.figure_gz(other) != gz or calls
-    assert len(calls) == 1
-    assert figure_cache.figure_gz(other) is figure_cache.figure_gz(other) and len(calls) == 1
+    assert figure_cache.figure_gz(other) is figure_cache.figure_gz(other)
+    assert calls == [other]
+
+
+def _kept(fig) -> bool:
+    with figure_cache._LOCK:
+        return id(fig) in figure_cache._GZ
 
 
 def test_the_json_cache_lets_go_with_the_figure_and_keeps_its_byte_bound(monkeypatch):
-    gc.collect()        # figures of earlier tests, in reference cycles, go now
-    gc.disable()        # and no collection drops an entry while this test counts
-    try:
-        _lets_go(monkeypatch)
-    finally:
-        gc.enable()
-
-
-def _lets_go(monkeypatch):
-    n0, b0 = figure_cache.size()
+    # (other tests' servers and stores may drop figures meanwhile: only this test's
+    # own figures are looked at)
     fig = _figure()
     gz = figure_cache.figure_gz(fig)
-    assert figure_cache.size() == (n0 + 1, b0 + len(gz))
+    assert _kept(fig)
+    k = id(fig)
     del fig
     gc.collect()
-    assert figure_cache.size() == (n0, b0)
-    monkeypatch.setattr(figure_cache, "MAX_BYTES", b0 + int(2.5 * len(gz)))
+    with figure_cache._LOCK:
+        assert k not in figure_cache._GZ
+    # room for two and a half of these figures (older entries go first)
+    monkeypatch.setattr(figure_cache, "MAX_BYTES", int(2.5 * len(gz)))
     figs = [_figure() for _ in range(4)]
     for f in figs:
         figure_cache.figure_gz(f)
-    n, b = figure_cache.size()
-    assert b <= figure_cache.MAX_BYTES and n < n0 + 4
-    del figs, f
-    gc.collect()
-    assert figure_cache.size() == (n0, b0)
+    assert figure_cache.size()[1] <= figure_cache.MAX_BYTES
+    assert not _kept(figs[0]) and _kept(figs[-1])     # the oldest went first
 
 
 def test_the_classification_page_draws_block_means_then_every_entry_on_request():
