@@ -306,10 +306,12 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
             pages=("classification",), help="What the right-hand figure shows."),
     Setting("matrix_full", "bool", False, "Every entry", group="view",
             pages=("classification", "regression"),
-            help="Draw every entry of the matrices (up to 300 training points) instead of "
-                 "block means, and click a row to select its point. Off, a large matrix is "
-                 "drawn as means over blocks of neighbouring rows and columns (in class "
-                 "order): the same pattern, a tenth of the data to send on every change."),
+            help="Draw every entry of the matrices instead of block means (up to 259 "
+                 "training points with four panels; beyond, block means on 128 rows), "
+                 "and click a row to select its point. Off, matrices of more than 48 points "
+                 "(four panels) are drawn as means over blocks of neighbouring rows and "
+                 "columns in class order: the class blocks stay visible and far less data "
+                 "is sent on every change."),
     Setting("reg_view", "choice", "bandwidth", "View", group="view",
             options=("bandwidth", "matrix", "spectra", "convergence"),
             option_labels=(("bandwidth", "Bandwidths"), ("matrix", "Learned matrix"),
