@@ -83,10 +83,12 @@ from .influence import (  # noqa: F401
 from .lab_rbf_halves import halves_figure  # noqa: F401
 from .maps import map_figure, map_hover  # noqa: F401
 from .matrices import (  # noqa: F401
+    VIEW_CELLS,
     class_order,
     matrix_heatmap,
     matrix_triptych,
     symmetric_limits,
+    view_side,
 )
 from .regression import (  # noqa: F401
     ELLIPSE_MIN_SCALE,
@@ -155,6 +157,8 @@ __all__ = [
     "map_hover",
     "matrix_heatmap",
     "matrix_triptych",
+    "VIEW_CELLS",
+    "view_side",
     "nn_step",
     "parity_figure",
     "partition_figure",

@@ -47,6 +47,7 @@ def clip(text: Any, limit: int = 40) -> str:
 # the settings table
 # ---------------------------------------------------------------------------
 
+@lru_cache(maxsize=256)   # every slider of every run asks (the pages' sliders: a dozen)
 def log_options(lo: float, hi: float, mantissas: Sequence[float] = (1, 1.5, 2, 3, 5, 7)
                 ) -> tuple[float, ...]:
     """Round values from ``lo`` to ``hi`` spaced evenly on a log scale (1-1.5-2-3-5-7)."""
@@ -303,6 +304,14 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
             option_labels=(("matrix", "Learned matrix"), ("spectra", "Eigen-decay"),
                            ("convergence", "Convergence"), ("bandwidth", "Bandwidths")),
             pages=("classification",), help="What the right-hand figure shows."),
+    Setting("matrix_full", "bool", False, "Every entry", group="view",
+            pages=("classification", "regression"),
+            help="Draw every entry of the matrices instead of block means (up to 259 "
+                 "training points with four panels; beyond, block means on 128 rows), "
+                 "and click a row to select its point. Off, matrices of more than 48 points "
+                 "(four panels) are drawn as means over blocks of neighbouring rows and "
+                 "columns in class order: the class blocks stay visible and far less data "
+                 "is sent on every change."),
     Setting("reg_view", "choice", "bandwidth", "View", group="view",
             options=("bandwidth", "matrix", "spectra", "convergence"),
             option_labels=(("bandwidth", "Bandwidths"), ("matrix", "Learned matrix"),
@@ -487,16 +496,22 @@ def _dataset_settings() -> tuple[Setting, ...]:
     return tuple(out)
 
 
-def settings() -> dict[str, Setting]:
-    """Every setting by name: the static table plus one per dataset parameter."""
+@lru_cache(maxsize=1)
+def _table() -> dict[str, Setting]:
     table = {s.name: s for s in _STATIC_SETTINGS}
     for s in _dataset_settings():
         table.setdefault(s.name, s)
     return table
 
 
+def settings() -> dict[str, Setting]:
+    """Every setting by name: the static table plus one per dataset parameter (a copy
+    of the table built once: a page run asks for it about 60 times)."""
+    return dict(_table())
+
+
 def setting(name: str) -> Setting:
-    return settings()[name]
+    return _table()[name]
 
 
 def defaults() -> dict[str, Any]:

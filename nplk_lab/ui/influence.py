@@ -148,7 +148,9 @@ def matrix_clicks(fig: Any, key: str, data: lab.LabData, res: lab.LabResult,
     pooled = not heat or len(heat[0].get("y", ())) < n   # a block is not a point
     ss.setdefault(_TARGETS, {})[key] = None if pooled else fg.class_order(data.y_train, n)
     i = focus_of(data)
-    out = cached("figs", ("matrix-linked", fit_key(res.params, data, res.method), i),
+    # the drawn side in the key: block means and every entry are two figures of a fit
+    side = len(heat[0].get("y", ())) if heat else 0
+    out = cached("figs", ("matrix-linked", fit_key(res.params, data, res.method), i, side),
                  lambda: fg.linked_matrix(fig, data.y_train, i))
     return out, dict(on_click=lambda: _on_matrix_click(key), ack=ss.get(_SEEN, 0.0),
                      mark_color=fg.FOCUS_COLOR)

@@ -266,7 +266,9 @@ def points_panel(force: bool = False) -> tuple[bool, int]:
     P = params()
     n = len(P.get("points", ()))
     with st.expander(f"Add points by clicking ({n} added)", expanded=force or n > 0):
-        cols = st.columns([1.3, 1, 0.8, 0.8])
+        # the four controls side by side in one row (one layout element, not 4 columns)
+        row = st.container(horizontal=True, vertical_alignment="center")
+        cols = [row] * 4
         if force:  # "your points": always on (shown on, not as a switch left off)
             on = cols[0].toggle("Click to add", value=True, key="add_mode_forced",
                                 disabled=True, help=_ADD_HELP)
