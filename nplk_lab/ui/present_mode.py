@@ -61,7 +61,8 @@ _CSS = f"""
 [data-testid="stMain"] [data-testid="stCaptionContainer"] p {{
   font-size: clamp(0.9rem, min(1.15vw, 2.05vh), 1.7rem) !important; }}
 [data-testid="stMain"] [data-testid="stVerticalBlock"] {{ gap: 0.55rem !important; }}
-[data-testid="stMain"] [data-testid="stAlert"] [role="alert"] {{ padding: 0.4rem 0.8rem !important; }}
+[data-testid="stMain"] [data-testid="stAlert"] [role="alert"] {{
+  padding: 0.4rem 0.8rem !important; }}
 [data-testid="stMain"] [data-testid="stMetricValue"] {{ font-size: 2.2rem !important; }}
 [data-testid="stMain"] [data-testid="stMetricLabel"] p {{ font-size: 1.1rem !important; }}
 /* the page's first chart fills the rest of the window (see _FIT_JS) */
