@@ -6,7 +6,10 @@ data alone, or nothing when the figure is the answer) and the measured answer re
 (:meth:`nplk_lab.model.lessons.Step.reveal`: the numbers, and the option they support). Back
 and Next (also the ← and → keys) step through the lesson; the lesson and the step are
 in the URL (``lesson``, ``step``, or ``my_lesson`` for a teacher's lesson), so a teacher
-can share "lesson 2, step 3". Figures come from the :mod:`nplk_lab.figures` builders; the
+can share "lesson 2, step 3". In presentation mode the figure takes the window's
+height on the left and the words go on the right (a matrix view as a 2×2 grid), so every
+step fits 1280×720 and 1920×1080 without scrolling (``tests/test_browser_present_fit.py``
+measures each). Figures come from the :mod:`nplk_lab.figures` builders; the
 fits from :mod:`nplk_lab.model.lessons` (the same functions the pages use).
 """
 

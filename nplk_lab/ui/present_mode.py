@@ -3,8 +3,12 @@
 :func:`presentation` is the one call every page makes right after :func:`page_setup`.
 With ``present`` on it hides the sidebar, the header and every control of the page (CSS
 injected once per run; the widgets are still drawn, so the state stays intact), removes
-the page padding, enlarges the text and sizes the page's first chart to the window, and
-pins an "Exit presentation" button to a corner. Off, it adds to the sidebar a "Present"
+the page padding, sizes the text to the window and the page's first chart to the
+window's height, and pins an "Exit presentation" button to a corner (on a phone, above
+the page). The charts themselves (``components/chart.py``) grow their text with the
+window while the button is on the page (14 px at 1280×720, 18 px at 1920×1080) and
+drop the modebar; the fitting script here redraws them when the window or the mode
+changes. Off, it adds to the sidebar a "Present"
 button that gives the page's presentation link as copyable plain text, and, on the
 pages a lesson can show, "Add this view to my lesson" (a sentence and the page's state,
 collected in the session and turned into one link on the Lessons page).
@@ -48,8 +52,8 @@ _CSS = f"""
 [data-testid="stMain"] [data-testid="stElementContainer"]:has(:is({_CONTROLS})):not(
   [class*="st-key-{KEEP}"] *):not([class*="st-key-{KEEP}"]),
 [data-testid="stMain"] [data-testid="stExpander"]:not([class*="st-key-{KEEP}"] *),
-[data-testid="stMain"] [data-testid="stLayoutWrapper"]:has(> [data-testid="stExpander"])
-  {{ display: none !important; }}
+[data-testid="stMain"] [data-testid="stLayoutWrapper"]:has(> [data-testid="stExpander"]):not(
+  [class*="st-key-{KEEP}"] *) {{ display: none !important; }}
 [data-testid="stMain"] h1 {{ font-size: 2.1rem !important; padding: 0 0 0.2rem !important; }}
 /* text grows with the window (about 18 px at 1280×720, 27 px at 1920×1080); the
    elements sit closer than on a page with controls */
