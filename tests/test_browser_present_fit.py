@@ -15,7 +15,9 @@ checks:
 - the pinned "Exit presentation" button covers neither "◀ Back", "Next ▶" nor the
   step's heading.
 
-On a 390×844 phone, "Exit presentation" does not cover "◀ Back" either.
+On a 390×844 phone, "Exit presentation" does not cover "◀ Back" either. Any page with
+``present=1`` (the Classification page here) draws its chart text at those sizes and
+shows no modebar on hover.
 
 Pictures (JPEG, so the set stays about 3 MB) go to test-artifacts/pictures/present-fit/:
 every step after a wrong answer at 1280×720 (the tallest state, at the size that binds),
@@ -260,6 +262,44 @@ def test_exit_does_not_cover_back_on_a_phone(app_server, chromium_path):
             named = page.evaluate(MEASURE_JS)["named"]
             assert named["back"]["y"] + named["back"]["h"] < top, (named, top)
             shot(page, "lesson2-step2-phone-390x844")
+            ctx.close()
+        finally:
+            browser.close()
+
+
+@pytest.mark.parametrize("size", [SMALL, LARGE], ids=["1280x720", "1920x1080"])
+def test_any_page_grows_its_chart_text_and_drops_the_modebar(app_server, chromium_path,
+                                                             size):
+    """The Classification page with present=1: its figure's text meets the projector
+    sizes, and hovering the figure shows no modebar (it covered the titles)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = tb.launch_browser(pw, chromium_path)
+        try:
+            ctx = browser.new_context(viewport={"width": size[0], "height": size[1]})
+            page = ctx.new_page()
+            page.set_default_timeout(60_000)
+            page.goto(f"{app_server.url}{tb.CLASSIFICATION_PATH}?present=1",
+                      wait_until="domcontentloaded")
+            tb.wait_surface(page)
+            wait_idle(page, 60_000)
+            page.wait_for_function(f"() => !!({CHART_JS})()")
+            try:   # drawn with the text of this window size (the chart says which)
+                page.wait_for_function(f"(f) => Number(({CHART_JS})().dataset.fontFloor "
+                                       "|| 0) === f", arg=MIN_FONT[size], timeout=10_000)
+            except Exception:  # noqa: BLE001 (Playwright's TimeoutError): the sizes below
+                pass
+            wait_still(page, {"width": size[0], "height": size[1]})
+            m = page.evaluate(MEASURE_JS)
+            small = [f for f in m["fonts"] if f["size"] < MIN_FONT[size] - 0.01]
+            assert m["fonts"] and not small, small[:5]
+            box = page.locator('[data-testid="stMain"] .js-plotly-plot').first.bounding_box()
+            page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            bars = page.evaluate("() => [...document.querySelectorAll('[data-testid=\"stMain\"]"
+                                 " .modebar')].filter((e) => e.getBoundingClientRect().width"
+                                 " > 0).length")
+            assert bars == 0
             ctx.close()
         finally:
             browser.close()
