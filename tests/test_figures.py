@@ -290,6 +290,43 @@ def test_triptych_panels_and_scales():
     assert two.data[1].zmid is None and two.data[0].colorscale == two.data[1].colorscale
 
 
+
+@pytest.mark.parametrize("product", [True, False])
+def test_triptych_grid_two_columns_one_bar_beside_each_scale(product):
+    """Presentation mode's 2×2 grid: the kernels (one shared scale) in the left column
+    with one bar beside both, the changes in the right column each with its own bar;
+    panels as wide as in two columns, bars in the gap between the columns."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(30, 2))
+    y = np.sign(X[:, 0])
+    K = np.exp(-((X[:, None] - X[None]) ** 2).sum(-1) / 2)
+    F = 1.0 + 0.05 * np.outer(y, y) * K
+    row = fg.matrix_triptych(K, F, y, name="F", product=product, difference=True)
+    fig = fg.matrix_triptych(K, F, y, name="F", product=product, difference=True,
+                             grid=True, height=700)
+    assert fig.layout.height == 700
+    # the same panels on the same scales as the row
+    assert sorted(t.name for t in fig.data) == sorted(t.name for t in row.data)
+    by = {t.name: t for t in row.data}
+    for t in fig.data:
+        assert (t.zmin, t.zmax, t.zmid) == (by[t.name].zmin, by[t.name].zmax, by[t.name].zmid)
+    left = [t for t in fig.data if t.name in ("K", "F∘K" if product else "F")]
+    right = [t for t in fig.data if t not in left]
+    axis = lambda t: fig.layout["xaxis" + t.xaxis[1:]]  # noqa: E731
+    assert all(axis(t).domain[1] <= 0.5 for t in left)
+    assert all(axis(t).domain[0] >= 0.5 for t in right)
+    assert all(axis(t).domain[1] - axis(t).domain[0] >= 0.38 for t in fig.data)
+    # one bar for the left column, one beside each panel of the right one
+    shown = [t for t in fig.data if t.showscale]
+    assert len(shown) == 1 + len(right) and left[0] in shown
+    for t in shown:
+        assert axis(t).domain[1] < t.colorbar.x < axis(t).domain[1] + 0.05
+    # the right column's bars apart from each other vertically
+    if len(right) == 2:
+        a, b = (t.colorbar for t in right)
+        assert abs(a.y - b.y) >= (a.len + b.len) / 2
+    assert not fig.layout.title.text     # the panel names say what is drawn
+
 def _diverging_limits_are_the_largest_deviation(trace, centre, M):
     dev = np.abs(np.asarray(M, float) - centre).max()
     assert trace.zmid == centre

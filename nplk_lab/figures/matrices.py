@@ -164,7 +164,8 @@ def matrix_heatmap(M: np.ndarray, y: np.ndarray | None = None, *, name: str = "F
 def matrix_triptych(K: np.ndarray, F: np.ndarray, y: np.ndarray | None = None, *,
                     name: str = "F", product: bool = True, difference: bool = False,
                     max_side: int | None = None, pooled_side: int = 128, title: str = "",
-                    height: int = 360, cells: int | None = None) -> go.Figure:
+                    height: int = 360, cells: int | None = None,
+                    grid: bool = False) -> go.Figure:
     """``K | F | F∘K`` (and ``F∘K − K`` with ``difference``) as a row of square
     heatmaps, points ordered by class.
 
@@ -182,6 +183,13 @@ def matrix_triptych(K: np.ndarray, F: np.ndarray, y: np.ndarray | None = None, *
     300 × 300 panels (300 for three panels, 259 for four). With ``cells`` (the lab's
     view passes :data:`VIEW_CELLS`) the panels share that many drawn cells instead:
     every entry up to :func:`view_side` rows, block means of that many rows beyond.
+
+    ``grid=True`` (presentation mode, where a row of four is too narrow): two columns,
+    the kernels on their shared scale on the left (K above the learned kernel, one
+    colour bar beside both), the changes (F, the difference) on the right, each with its
+    own bar beside it; no figure title (the panel names and the bars say what is drawn;
+    a block-averaged view keeps a short note), so every panel is as large as the height
+    allows.
     """
     K = np.asarray(K, dtype=float)
     F = np.asarray(F, dtype=float)
@@ -215,6 +223,8 @@ def matrix_triptych(K: np.ndarray, F: np.ndarray, y: np.ndarray | None = None, *
         dD = _ordered(learned - K, order, side)
         dlo, dhi = symmetric_limits(dD[0], 0.0)
         panels.append((dname, dD, (f"{dname}<br>± {_pm(dhi)}", DIVERGING, 0.0, dlo, dhi)))
+    if grid:
+        return _triptych_grid(panels, y, order, side, title, height)
     k = len(panels)
     bars = list(dict.fromkeys(p[2][0] for p in panels))      # one bar per scale
     # panels fill [0, right]; the colour bars sit side by side in the rest
@@ -258,4 +268,53 @@ def matrix_triptych(K: np.ndarray, F: np.ndarray, y: np.ndarray | None = None, *
         head += f" — block-averaged to {side}×{side}"
     lay = _layout(head, height, top=70, shapes=shapes, annotations=notes, **layout)
     lay["margin"].update(l=10, r=10, b=16)
+    return _figure(traces, lay)
+
+
+def _triptych_grid(panels: list, y: np.ndarray | None, order: np.ndarray, side: int,
+                   title: str, height: int) -> go.Figure:
+    """:func:`matrix_triptych`'s panels in two columns (see its ``grid``): the panels on
+    the first (shared) scale in the left column, the others in the right one."""
+    n = len(order)
+    shared = panels[0][2][0]
+    cols = ([p for p in panels if p[2][0] == shared], [p for p in panels if p[2][0] != shared])
+    rows = max(len(c) for c in cols)
+    vgap = 0.07                       # room for the lower row's panel names
+    rh = (1.0 - vgap * (rows - 1)) / rows
+    pw, slot = 0.39, 0.11             # panel and colour-bar slot, as parts of the width
+    traces, shapes, notes = [], [], []
+    layout: dict[str, Any] = {}
+    a = 0
+    for c, col in enumerate(cols):
+        x0 = c * (pw + slot)
+        for r, (nm, d, (bar_title, cs, mid, zmin, zmax)) in enumerate(col):
+            a += 1
+            s = _suffix(a)
+            top = 1.0 - r * (rh + vgap)
+            # the left column's one bar stands beside all its panels; the right
+            # column's bars each beside their own panel, short enough that a title
+            # above the lower one stays clear of the upper one
+            blen, bmid = (0.86, 0.46) if c == 0 else (rh * 0.62, top - rh / 2 - 0.03)
+            bar = dict(thickness=14, len=blen, y=bmid, yanchor="middle", xanchor="left",
+                       x=x0 + pw + 0.012, outlinewidth=0,
+                       tickfont=dict(size=12, color=TICK_COLOR),
+                       title=dict(text=bar_title, side="top",
+                                  font=dict(size=13, color=TEXT_COLOR)))
+            tr, starts = _heatmap(d[0], order, name=nm, colorscale=cs, zmid=mid,
+                                  zmin=zmin, zmax=zmax, colorbar=bar, axes=a, drawn=d)
+            tr["showscale"] = c == 1 or r == 0
+            traces.append(tr)
+            shapes += _class_lines(y, starts, axes=a)
+            xa, ya = _matrix_axes(s, domain=[x0, x0 + pw], anchor=f"y{s}")
+            ya["anchor"] = f"x{s}"
+            ya["domain"] = [max(0.0, top - rh), top]
+            layout[f"xaxis{s}"], layout[f"yaxis{s}"] = xa, ya
+            notes.append(dict(text=f"<b>{nm}</b>", xref=f"x{s} domain",
+                              yref=f"y{s} domain", x=0.5, y=1.0, xanchor="center",
+                              yanchor="bottom", yshift=2, showarrow=False,
+                              font=dict(size=15, color=TEXT_COLOR)))
+    head = title or (f"Block-averaged to {side}×{side}" if side < n else "")
+    lay = _layout(head, height, top=56 if head else 30, shapes=shapes, annotations=notes,
+                  **layout)
+    lay["margin"].update(l=6, r=6, b=8)
     return _figure(traces, lay)

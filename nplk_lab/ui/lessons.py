@@ -6,7 +6,10 @@ data alone, or nothing when the figure is the answer) and the measured answer re
 (:meth:`nplk_lab.model.lessons.Step.reveal`: the numbers, and the option they support). Back
 and Next (also the ← and → keys) step through the lesson; the lesson and the step are
 in the URL (``lesson``, ``step``, or ``my_lesson`` for a teacher's lesson), so a teacher
-can share "lesson 2, step 3". Figures come from the :mod:`nplk_lab.figures` builders; the
+can share "lesson 2, step 3". In presentation mode the figure takes the window's
+height on the left and the words go on the right (a matrix view as a 2×2 grid), so every
+step fits 1280×720 and 1920×1080 without scrolling (``tests/test_browser_present_fit.py``
+measures each). Figures come from the :mod:`nplk_lab.figures` builders; the
 fits from :mod:`nplk_lab.model.lessons` (the same functions the pages use).
 """
 
@@ -52,7 +55,7 @@ if (!window.__nplkLessonKeys) {
 </script>
 """
 _HEIGHT = 600
-_HEIGHT_PRESENT = 640
+_HEIGHT_PRESENT = 760
 
 
 # ---------------------------------------------------------------------------
@@ -63,9 +66,11 @@ def _dank_rule(method: str) -> str | None:
     return "nearest" if method == "dank" else None
 
 
-def step_figure(step: L.Step, revealed: bool, height: int = _HEIGHT) -> Any:
+def step_figure(step: L.Step, revealed: bool, height: int = _HEIGHT, *,
+                matrix_grid: bool = False) -> Any:
     """The step's figure: the fitted view once ``revealed``; before, the data alone
-    (surface, curve, clusters) or None (a matrix or bandwidths view is the answer)."""
+    (surface, curve, clusters) or None (a matrix or bandwidths view is the answer).
+    ``matrix_grid``: a matrix view's panels in two columns (presentation mode)."""
     p = step.params
     method = step.method
     if not revealed and step.figure in ("matrix", "bandwidth"):
@@ -130,10 +135,13 @@ def step_figure(step: L.Step, revealed: bool, height: int = _HEIGHT) -> Any:
                 res.matrix.shape == res.kernel.shape:
             return fg.matrix_triptych(res.kernel, res.matrix, data.y_train,
                                       name=res.matrix_name, product=method != "onk",
-                                      difference=True)
+                                      difference=True, height=height, grid=matrix_grid)
+        # one colour scale, 0 to 1, for a Gaussian kernel at any σ: the steps that
+        # compare K at two σ show it on the same scale
         return fg.matrix_heatmap(res.kernel, data.y_train, name="K", center=None,
                                  title=f"Gaussian kernel K, σ = {p['sigma']:g} "
-                                       "(points ordered by class)", height=height)
+                                       "(points ordered by class)", height=height,
+                                 zrange=(0.0, 1.0))
     Z, _ = lab.grid_values(res.estimator, grid, extension=_dank_rule(method))
     base = None
     if p.get("show_baseline") and method != "svm":
@@ -207,70 +215,113 @@ def lessons_page() -> None:
     P["step"] = k
     step = steps[k - 1]
 
-    # navigation: one row, kept in presentation mode (← / → press Back / Next)
+    teacher = lesson_id == "mine"
+    answer_key = f"{KEEP}-answer-{lesson_id}-{k}"
+    if present:
+        # For a projector, nothing below the fold: the figure takes the window's height
+        # on the left, the words go on the right (a matrix step's panels need the wider
+        # share; its words are short)
+        with st.container(key="nplk-lesson-cols"):
+            fig_col, text_col = st.columns([2.2, 1] if step.figure == "matrix"
+                                           else [1.6, 1], gap="small")
+        with text_col:
+            _nav(title, k, n, present)
+            _sentence(step, teacher)
+            revealed = _question(step, answer_key, present)
+        with fig_col:
+            _figure(step, revealed, present, lesson_id, k)
+        return
+    _nav(title, k, n, present)
+    _sentence(step, teacher)
+    left, right = st.columns([1.55, 1], gap="large")
+    with right:
+        revealed = _question(step, answer_key, present)
+        st.page_link(L.step_file(step), label="Try it yourself", icon=":material/science:",
+                     query_params=L.step_query(step),
+                     help="Opens the lab page in this step's state, with every control.")
+    with left:
+        _figure(step, revealed, present, lesson_id, k)
+    _present_button()
+    download_lesson_button(lesson_id, title, steps, step_figure, token=P["my_lesson"] or "",
+                           summary="" if teacher else L.lesson(int(P["lesson"])).summary)
+    _teacher_builder()
+
+
+def _nav(title: str, k: int, n: int, present: bool) -> None:
+    """Back and Next (also ← and →) and where the lesson stands; kept in presentation
+    mode, where the heading goes on its own line (the pinned "Exit presentation" button
+    takes the row's right end)."""
     with st.container(key=f"{KEEP}-nav"):
-        c = st.columns([1.1, 1.1, 6], vertical_alignment="center")
+        c = st.columns([1, 1, 1.15] if present else [1.1, 1.1, 6],
+                       vertical_alignment="center")
         c[0].button("◀ Back", key="lesson_back", on_click=_go, args=(-1, n),
                     disabled=k <= 1, shortcut="ArrowLeft", width="stretch",
                     help="The previous step (left arrow key).")
         c[1].button("Next ▶", key="lesson_next", on_click=_go, args=(1, n),
                     disabled=k >= n, shortcut="ArrowRight", width="stretch",
                     type="primary", help="The next step (right arrow key).")
-        c[2].markdown(f"**{safe_text(f'{title} — step {k} of {n}', 200)}**")
+        (st if present else c[2]).markdown(
+            f"**{safe_text(f'{title} — step {k} of {n}', 200)}**")
 
-    teacher = lesson_id == "mine"
+
+def _sentence(step: L.Step, teacher: bool) -> None:
     if teacher:
         st.text(step.sentence)            # a teacher's words: plain text only
     else:
         st.markdown(step.sentence)        # the lab's own text
 
-    answer_key = f"{KEEP}-answer-{lesson_id}-{k}"
-    left, right = st.columns([1.55, 1], gap="large")
-    revealed = True
-    with right:
-        if step.question:
-            st.html(_KEYS_JS, unsafe_allow_javascript=True)
-            with st.container(key=f"{KEEP}-question"):
-                st.markdown(f"**{step.question}**")
-                pick = st.radio("Your answer", step.options, index=None, key=answer_key,
-                                label_visibility="collapsed",
-                                help="Pick what you predict; the lab then measures it.")
-            revealed = pick is not None
-            if not revealed:
-                st.caption("Pick an answer: the figure and the numbers then show what "
-                           "the lab measures here.")
-            else:
-                rev = cached("figs", ("lesson-reveal",) + _step_key(step) + (step.question,),
-                             step.reveal)
-                chosen = step.options.index(pick)
-                if rev.answer < 0:
-                    st.warning("The numbers here fit none of the options exactly.")
-                elif chosen == rev.answer:
-                    st.success("Right.")
-                else:
-                    st.error(f"Not quite: the numbers say “{step.options[rev.answer]}”.")
-                st.markdown(rev.text)
-        if not present:
-            st.page_link(L.step_file(step), label="Try it yourself", icon=":material/science:",
-                         query_params=L.step_query(step),
-                         help="Opens the lab page in this step's state, with every control.")
-    with left:
-        height = _HEIGHT_PRESENT if present else _HEIGHT
-        try:
-            fig = cached("figs", ("lesson-fig",) + _step_key(step) + (revealed, height),
-                         lambda: step_figure(step, revealed, height))
-        except ValueError as exc:
-            fig = None
-            st.error(safe_text(f"This step's figure could not be made: {exc}"))
-        if fig is None:
-            st.info("The figure appears once you have answered: here it is the answer.")
+
+def _question(step: L.Step, answer_key: str, present: bool) -> bool:
+    """The step's question and, once answered, the verdict and the measured numbers;
+    True when the figure may show its answer (answered, or no question). In
+    presentation mode a draw-by-draw list goes in a collapsed "Draw by draw" (the
+    count over the draws, said first, stays in view)."""
+    if not step.question:
+        return True
+    st.html(_KEYS_JS, unsafe_allow_javascript=True)
+    with st.container(key=f"{KEEP}-question"):
+        st.markdown(f"**{step.question}**")
+        pick = st.radio("Your answer", step.options, index=None, key=answer_key,
+                        label_visibility="collapsed",
+                        help="Pick what you predict; the lab then measures it.")
+    if pick is None:
+        st.caption("Pick an answer: the figure and the numbers then show what "
+                   "the lab measures here.")
+        return False
+    rev = cached("figs", ("lesson-reveal",) + _step_key(step) + (step.question,),
+                 step.reveal)
+    chosen = step.options.index(pick)
+    with st.container(key=f"{KEEP}-reveal"):
+        if rev.answer < 0:
+            st.warning("The numbers here fit none of the options exactly.")
+        elif chosen == rev.answer:
+            st.success("Right.")
         else:
-            chart(fig, _FIG_KEY, f"nplk-lesson-{lesson_id}-{k}")
-    if not present:
-        _present_button()
-        download_lesson_button(lesson_id, title, steps, step_figure, token=P["my_lesson"] or "",
-                               summary="" if teacher else L.lesson(int(P["lesson"])).summary)
-        _teacher_builder()
+            st.error(f"Not quite: the numbers say “{step.options[rev.answer]}”.")
+        if not present:
+            st.markdown(rev.text)
+            return True
+        for part in rev.text.split("\n\n"):
+            if part.lstrip().startswith("- "):
+                with st.expander("Draw by draw", expanded=False):
+                    st.markdown(part)
+            else:
+                st.markdown(part)
+    return True
+
+
+def _figure(step: L.Step, revealed: bool, present: bool, lesson_id: str, k: int) -> None:
+    height = _HEIGHT_PRESENT if present else _HEIGHT
+    try:
+        fig = cached("figs", ("lesson-fig",) + _step_key(step) + (revealed, height, present),
+                     lambda: step_figure(step, revealed, height, matrix_grid=present))
+    except ValueError as exc:
+        fig = None
+        st.error(safe_text(f"This step's figure could not be made: {exc}"))
+    if fig is None:
+        st.info("The figure appears once you have answered: here it is the answer.")
+    else:
+        chart(fig, _FIG_KEY, f"nplk-lesson-{lesson_id}-{k}")
 
 
 def _lesson_choice(current: str) -> None:
