@@ -92,7 +92,7 @@ MEASURE_JS = """
   const named = {};
   for (const [name, sel, text] of [['exit', 'button', 'Exit presentation'],
                                    ['back', 'button', '◀ Back'],
-                                   ['next', 'button', 'Next ▶'],
+                                   ['next', 'button', ' ▶'],  // Next ▶ (Finish ▶ at the end)
                                    ['heading', 'strong', ' — step ']]) {
     const e = find(sel, text);
     if (e) named[name] = box(e);

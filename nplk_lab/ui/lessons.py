@@ -211,11 +211,15 @@ def lessons_page() -> None:
     if not present:
         _lesson_choice(lesson_id)
     n = len(steps)
-    k = int(min(max(int(P["step"]), 1), n))
+    # step n + 1 is the end of the lesson: the student's answers and what comes next
+    k = int(min(max(int(P["step"]), 1), n + 1))
     P["step"] = k
+    teacher = lesson_id == "mine"
+    if k > n:
+        _end_of_lesson(lesson_id, title, steps, present, teacher)
+        return
     step = steps[k - 1]
 
-    teacher = lesson_id == "mine"
     answer_key = f"{KEEP}-answer-{lesson_id}-{k}"
     if present:
         # For a projector, nothing below the fold: the figure takes the window's height
@@ -257,11 +261,74 @@ def _nav(title: str, k: int, n: int, present: bool) -> None:
         c[0].button("◀ Back", key="lesson_back", on_click=_go, args=(-1, n),
                     disabled=k <= 1, shortcut="ArrowLeft", width="stretch",
                     help="The previous step (left arrow key).")
-        c[1].button("Next ▶", key="lesson_next", on_click=_go, args=(1, n),
-                    disabled=k >= n, shortcut="ArrowRight", width="stretch",
-                    type="primary", help="The next step (right arrow key).")
+        last = k >= n
+        c[1].button("Finish ▶" if last else "Next ▶", key="lesson_next", on_click=_go,
+                    args=(1, n + 1), disabled=k > n, shortcut="ArrowRight",
+                    width="stretch", type="primary",
+                    help="Your answers and the next lesson (right arrow key)." if last
+                    else "The next step (right arrow key).")
         (st if present else c[2]).markdown(
-            f"**{safe_text(f'{title} — step {k} of {n}', 200)}**")
+            f"**{safe_text(f'{title} — ' + (f'step {k} of {n}' if k <= n else 'the end'), 200)}**")
+
+
+def _end_of_lesson(lesson_id: str, title: str, steps: Sequence[L.Step], present: bool,
+                   teacher: bool) -> None:
+    """The screen after the last step: each question, the student's answer and the
+    measured one (only for questions answered: the others keep their answer hidden, so
+    the student can still go back and predict), the count right, and the next lesson."""
+    n = len(steps)
+    _nav(title, n + 1, n, present)
+    rows, right, answered = [], 0, 0
+    for i, step in enumerate(steps, 1):
+        if not step.question:
+            continue
+        pick = st.session_state.get(f"{KEEP}-answer-{lesson_id}-{i}")
+        if pick is None or pick not in step.options:
+            rows.append((i, step.question, "(not answered)", "(answer to see it)", ""))
+            continue
+        rev = cached("figs", ("lesson-reveal",) + _step_key(step) + (step.question,),
+                     step.reveal)
+        measured = step.options[rev.answer] if rev.answer >= 0 else "none of the options"
+        ok = rev.answer >= 0 and step.options.index(pick) == rev.answer
+        answered += 1
+        right += ok
+        rows.append((i, step.question, pick, measured, "right" if ok else "not quite"))
+    with st.container(key=f"{KEEP}-end"):
+        st.markdown("**The end of the lesson**")
+        if rows and not answered:
+            st.markdown(f"You have not answered any of its {len(rows)} questions yet: go "
+                        "back and predict before the figure gives the answer away.")
+        elif rows:
+            st.markdown(f"You predicted **{right} of {answered}** answered questions right"
+                        + (f" ({len(rows) - answered} not answered)."
+                           if answered < len(rows) else "."))
+        if rows:
+            st.dataframe(
+                {"step": [r[0] for r in rows], "question": [r[1] for r in rows],
+                 "your answer": [r[2] for r in rows], "the numbers said": [r[3] for r in rows],
+                 "": [r[4] for r in rows]},
+                hide_index=True, width="stretch")
+        else:
+            st.markdown("This lesson asked no questions.")
+        number = None if teacher else int(params()["lesson"])
+        nxt = next((les for les in L.LESSONS if number is not None
+                    and les.number == number + 1), None)
+        c = st.columns(2)
+        if nxt is not None:
+            c[0].button(f"Next lesson: {nxt.title}", key="lesson_after", type="primary",
+                        on_click=_start_lesson, args=(nxt.number,),
+                        icon=":material/arrow_forward:",
+                        help="Open the next lesson at its first step.")
+        elif not teacher:
+            c[0].caption("That was the last lesson.")
+        c[1].button("Start this lesson again", key="lesson_again", on_click=_go,
+                    args=(-n, n + 1), icon=":material/replay:",
+                    help="Back to the first step (your answers stay until you change them).")
+
+
+def _start_lesson(number: int) -> None:
+    P = params()
+    P["lesson"], P["step"], P["my_lesson"] = int(number), 1, ""
 
 
 def _sentence(step: L.Step, teacher: bool) -> None:
