@@ -202,6 +202,8 @@ def lessons_page() -> None:
                    "a sentence, a figure, and a question to answer before the figure and "
                    "the numbers give it away. ← and → step through a lesson.")
     show_messages(msgs)
+    if not present:
+        _teacher_builder()   # a teacher's way in, at the top
     if not steps:
         if msgs:
             st.info("Pick a built-in lesson below instead.")
@@ -248,7 +250,6 @@ def lessons_page() -> None:
     _present_button()
     download_lesson_button(lesson_id, title, steps, step_figure, token=P["my_lesson"] or "",
                            summary="" if teacher else L.lesson(int(P["lesson"])).summary)
-    _teacher_builder()
 
 
 def _nav(title: str, k: int, n: int, present: bool) -> None:
@@ -420,12 +421,15 @@ def _teacher_builder() -> None:
     """The steps a teacher collected on the lab pages: order, remove, make the link."""
     ss = st.session_state
     steps: list[T.TeacherStep] = ss.setdefault(COLLECTED, [])
-    with st.expander(f"Your own lesson ({len(steps)} step{'s' if len(steps) != 1 else ''})",
-                     expanded=bool(steps)):
+    with st.expander(f"Make your own lesson ({len(steps)} step"
+                     f"{'s' if len(steps) != 1 else ''} so far)", expanded=bool(steps),
+                     icon=":material/edit_note:"):
         if not steps:
-            st.caption("On the Classification, Regression or Pairwise constraints page, open "
-                       "“Present · add to a lesson” in the sidebar, write a sentence and "
-                       "add the view. The steps collect here.")
+            st.caption("For a teacher: on the Classification, Regression or Pairwise "
+                       "constraints page, open “Present · add to a lesson” in the sidebar, "
+                       "write a sentence for the class, pick a question if you want one, "
+                       "and add the view. The steps collect here; order them and make one "
+                       "link for the class.")
             return
         for i, s in enumerate(steps):
             c = st.columns([0.5, 6, 0.7, 0.7], vertical_alignment="center")

@@ -261,5 +261,5 @@ def _collector(page: str, P: dict[str, Any]) -> None:
         st.caption(safe_text(f"Your lesson has {len(steps)} step"
                              f"{'s' if len(steps) != 1 else ''}"
                              + (" (the most a lesson holds)." if full else ".")))
-        st.page_link("pages/7_Lessons.py", label="Order them and make the link",
+        st.page_link("pages/7_Lessons.py", label="Make the lesson link",
                      icon=":material/school:")
