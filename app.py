@@ -19,7 +19,7 @@ ui.show_notes()  # notes about the link's parameters, as plain text
 st.markdown(
     "An interactive lab for **non-parametric and locally adaptive kernel learning**. "
     "Instead of one Gaussian kernel with one width σ, these methods *learn* the kernel "
-    "matrix from the data: **DANK** reweights every entry of K by a learned PSD matrix F, "
+    "matrix from the data: **DANK** reweights every entry of K by a learned matrix F, "
     "**KNPL** and **ONK** learn a nearby kernel G, **SimpleNPKL** builds a kernel from "
     "pairwise constraints, and **LAB RBF** gives every support point its own bandwidth. "
     "Every page is live: move a slider and the figures redraw; the URL always holds the "
@@ -73,7 +73,8 @@ with right:
         st.caption(text)
     st.page_link("pages/5_Scaling.py", label="Scaling", icon=":material/grid_view:",
                  query_params={"scale_clusters": "4"})
-    st.caption("More clusters: Q(π) grows and the gap stays under the Theorem 6 bound.")
+    st.caption("More clusters: the kernel mass between clusters grows, and the gap stays "
+               "under its guaranteed bound.")
     st.page_link("pages/7_Lessons.py", label="Lessons", icon=":material/school:")
     st.caption("Five guided lessons for a class: predict, then see the figure and the "
                "numbers; a presentation mode for the projector, and your own lesson link.")

@@ -159,5 +159,8 @@ def embedding_figure(E: np.ndarray, labels: np.ndarray, *, y_true: np.ndarray | 
     E = np.asarray(E, dtype=float)
     if E.ndim == 1 or E.shape[1] == 1:
         E = np.column_stack([np.ravel(E), np.zeros(len(E))])
-    layout = _layout(title, height, xaxis=_axis("√λ₁ v₁"), yaxis=_axis("√λ₂ v₂"))
+    # the coordinates are √λⱼ vⱼ (eigenvalue, eigenvector); named in words on screen and
+    # explained in the page's researchers' note
+    layout = _layout(title, height, xaxis=_axis("1st spectral coordinate"),
+                     yaxis=_axis("2nd spectral coordinate"))
     return _figure(_cluster_traces(E[:, :2], labels, y_true), _grouped_legend(layout))

@@ -27,7 +27,7 @@ from .common import (
 # ---------------------------------------------------------------------------
 
 #: display names of the matrices the estimators key their spectra by
-_MATRIX_NAMES = {"FK": "F∘K", "GK": "G∘K"}
+_MATRIX_NAMES = {"FK": "F × K", "GK": "G × K"}
 
 
 def _log_axis(values: Sequence[float]) -> dict[str, Any]:

@@ -201,7 +201,7 @@ def matrix_triptych(K: np.ndarray, F: np.ndarray, y: np.ndarray | None = None, *
     side = n if n <= max_side else pooled_side
     order = class_order(y, n)
     learned = F * K if product else F           # the kernel the model uses
-    prod = f"{name}∘K"
+    prod = f"{name} × K"
     used = prod if product else name
     drawn = {"K": _ordered(K, order, side), "learned": _ordered(learned, order, side)}
     lo = min(0.0, *(float(np.nanmin(d[0])) for d in drawn.values()))
@@ -258,7 +258,7 @@ def matrix_triptych(K: np.ndarray, F: np.ndarray, y: np.ndarray | None = None, *
         notes.append(dict(text=f"<b>{nm}</b>", xref=f"x{s} domain", yref=f"y{s} domain",
                           x=0.5, y=1.0, xanchor="center", yanchor="bottom", yshift=2,
                           showarrow=False, font=dict(size=15, color=TEXT_COLOR)))
-    what = (f"Kernel K, learned {name} and {prod}" if product
+    what = (f"Kernel K, learned {name} and {prod} entry by entry" if product
             else f"Kernel K and learned kernel {name}")
     if difference:
         what += f", change {used} − K"

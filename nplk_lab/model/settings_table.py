@@ -200,19 +200,22 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
     Setting("C", "float", 10.0, "C (box constraint)", min=0.01, max=1000.0, log=True,
             methods=("dank", "knpl", "onk", "svm", "dank_svr", "svr", "mkl_uniform"),
             pages=PAGES, continuous=True,
-            help="Upper bound on the dual variables α: larger C fits the training data "
-                 "harder."),
+            help="C is the price of a training point on the wrong side of the margin (the upper "
+                 "bound on the dual variables α): larger C fits the training data harder."),
     Setting("sigma", "float", 10.0, "σ (Gaussian kernel width)", min=0.05, max=20.0, log=True,
             methods=_SIGMA, pages=PAGES, continuous=True,
-            help="k(x, x′) = exp(−‖x − x′‖² / (2σ²)). Small σ: wiggly boundary; large σ: "
-                 "nearly linear."),
+            help="σ is the Gaussian kernel's width, how far apart two points can be and still "
+                 "count as alike: k(x, x′) = exp(−‖x − x′‖² / (2σ²)). Small σ: wiggly "
+                 "boundary; large σ: nearly linear."),
     Setting("tau", "float", 0.01, "τ (nuclear-norm weight)", min=1e-4, max=10.0, log=True,
             methods=_DANK, pages=_ALL_FIT_PAGES, continuous=True,
-            help="Weight of τη‖F‖*: larger τ gives a lower-rank F (DANK eq. 4)."),
-    Setting("eta", "float_auto", "auto", "η (closeness of F to 11ᵀ)", min=1e-3, max=1e5,
+            help="τ weighs the nuclear norm of F (the sum of its singular values) in DANK's "
+                 "objective: larger τ gives a lower-rank F."),
+    Setting("eta", "float_auto", "auto", "η (closeness of F to all-ones)", min=1e-3, max=1e5,
             log=True, methods=_DANK, pages=_ALL_FIT_PAGES, continuous=True,
-            help="Weight of η‖F − 11ᵀ‖²: large η keeps F near all-ones (plain SVM); "
-                 "auto = ‖α_SVM‖² as in the paper."),
+            help="η weighs how far F may move from the all-ones matrix (which leaves K "
+                 "unchanged): large η keeps F near all-ones, i.e. the plain SVM; auto = the "
+                 "squared size of the plain SVM's α, as in the DANK paper."),
     Setting("max_iter", "int", 2000, "Max iterations", min=10, max=5000, log=False,
             options=(10, 20, 50, 100, 200, 500, 1000, 2000, 5000),
             methods=_DANK, pages=_ALL_FIT_PAGES,
@@ -232,41 +235,44 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
     Setting("gamma", "float_auto", "auto", "γ (KNPL regulariser)", min=1e-3, max=1e5,
             log=True, methods=("knpl",), pages=("classification", "sensitivity"),
             continuous=True,
-            help="Weight of γ‖G‖²_F in KNPL: large γ keeps G near the all-ones matrix "
-                 "(plain SVM). auto = 5·max αᵢ² of the plain SVM, which keeps G within the "
-                 "paper's 0.95–1.05 (Fig. 2) while the boundary still moves."),
+            help="γ weighs the size of G in KNPL's objective: large γ keeps G near the all-ones "
+                 "matrix (plain SVM). auto = 5·max αᵢ² of the plain SVM, which keeps G "
+                 "within 0.95–1.05, as in the KNPL paper, while the boundary still moves."),
     Setting("knpl_solver", "choice", "apg", "KNPL solver", options=("apg", "alternating"),
-            option_labels=(("apg", "saddle point (accelerated PG)"),
-                           ("alternating", "alternating (Alg. 2, can cycle)")),
+            option_labels=(("apg", "saddle point (accelerated projected gradient)"),
+                           ("alternating", "alternating (the paper's, can cycle)")),
             methods=("knpl",), pages=("classification", "sensitivity"), param="solver",
-            help="The saddle point of eq. (4) by accelerated projected gradient on the "
-                 "concave h(α) (G in closed form), or the paper's Algorithm 2 (ADMM for G, "
-                 "SMO for α), which can cycle."),
+            help="Saddle point: accelerated projected gradient on the dual variables α, with G "
+                 "in closed form at every step. Alternating: the KNPL paper's own algorithm "
+                 "(G by ADMM, then α by SMO, in turn), which can cycle."),
     Setting("admm_rho", "float", 1.1, "ρ (ADMM penalty growth)", min=1.01, max=3.0,
             step=0.01, methods=("knpl",), pages=("classification", "sensitivity"),
             param="rho", when=(("knpl_solver", "alternating"),),
-            help="β ← min(ρβ, 1e8) after every ADMM step (KNPL Alg. 1; used by the "
-                 "alternating solver only). Not ONK's ρ."),
+            help="ρ is the factor by which the ADMM penalty β grows after every step (β ← "
+                 "min(ρβ, 1e8); the alternating solver only). Not ONK's ρ."),
     Setting("n_outer", "int", 10, "Outer rounds T", min=1, max=30, step=1,
             methods=("knpl",), pages=("classification", "sensitivity"),
             when=(("knpl_solver", "alternating"),),
-            help="Rounds of 'G by ADMM, then α by SMO' (KNPL Alg. 2, the alternating "
-                 "solver)."),
+            help="T is the number of rounds of 'G by ADMM, then α by SMO' (the alternating "
+                 "solver only)."),
     Setting("onk_rho", "float", 100.0, "ρ (neighbourhood radius)", min=1e-3, max=1e4,
             log=True, methods=("onk",), pages=("classification", "sensitivity"),
             param="rho", continuous=True,
-            help="How far the learned kernel G may move from K: ρ → ∞ gives the plain SVM."),
+            help="ρ is the price ONK pays for moving the learned kernel G away from K: small ρ "
+                 "lets G move far, ρ → ∞ gives the plain SVM."),
     Setting("onk_solver", "choice", "cgd", "ONK solver", options=("cgd", "level"),
             option_labels=(("cgd", "constrained gradient descent"),
                            ("level", "level method")),
             methods=("onk",), pages=("classification", "sensitivity"), param="solver",
-            help="Constrained gradient descent (ONK Alg. 2) or the level method (Alg. 1)."),
+            help="Two ways to solve ONK's problem: constrained gradient descent or the level "
+                 "method (both from the ONK paper; same answer, different speed)."),
     Setting("n_support", "int", 30, "Support count N", min=2, max=200, step=1,
             methods=_LAB, pages=_ALL_FIT_PAGES,
             help="Number of support points whose bandwidths LAB RBF learns."),
     Setting("lam", "float", 1e-3, "λ (ridge)", min=1e-6, max=10.0, log=True,
             methods=("lab_rbf", "lab_rbf_reg", "krr"), pages=_ALL_FIT_PAGES, continuous=True,
-            help="Ridge regularisation of the kernel solve."),
+            help="λ (ridge) is the penalty on the size of the coefficients in the kernel solve: "
+                 "larger λ gives a smoother fit."),
     # ---- views --------------------------------------------------------------------------
     Setting("show_baseline", "bool", True, "Show the plain SVM / SVR", group="view",
             pages=("classification", "regression"),
@@ -342,7 +348,8 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
                                                                  "square hinge"),
                            ("hinge", "hinge"), ("square", "square")),
             methods=("simple_npkl",), pages=("pairwise",), group="method", param="loss",
-            help="Loss on the pairwise constraints (SimpleNPKL §4–5)."),
+            help="How a violated must-link or cannot-link pair is charged; linear has a "
+                 "closed-form solution, the others are solved iteratively."),
     Setting("npkl_C", "float", 0.1, "C (constraint weight)", min=1e-3, max=1e3, log=True,
             methods=("simple_npkl",), pages=("pairwise",), group="method", param="C",
             continuous=True,
@@ -355,7 +362,9 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
                  "data)."),
     Setting("p", "float", 2.0, "p (capacity power)", min=1.1, max=5.0, step=0.1,
             methods=("simple_npkl",), pages=("pairwise",), group="method", continuous=True,
-            help="The power p > 1 of the capacity term; p = 2 gives K* ∝ A₊."),
+            help="p > 1 is the power in the capacity bound tr(K^p) ≤ B on the learned kernel; "
+                 "p = 2 makes the learned kernel proportional to the positive part of the "
+                 "constraint matrix."),
     Setting("n_neighbors", "int", 5, "k (graph neighbours)", min=2, max=20, step=1,
             methods=("simple_npkl",), pages=("pairwise",), group="method",
             help="Neighbours in the mutual k-NN graph of the Laplacian L (the paper uses 5)."),
@@ -365,7 +374,8 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
                  "(1 − fraction)·n components (the paper uses 0.3)."),
     Setting("active_selection", "int", 0, "Active selection (points)", min=0, max=200,
             step=5, methods=("simple_npkl",), pages=("pairwise",), group="method",
-            help="Keep only the constraints touching this many least-certain points (§5.3); "
+            help="Keep only the constraints touching this many least-certain points (the "
+                 "SimpleNPKL paper's active selection); "
                  "0 = use every constraint."),
     Setting("n_clusters_npkl", "int", 2, "Clusters", min=2, max=8, step=1,
             methods=("simple_npkl",), pages=("pairwise",), group="method",
@@ -410,7 +420,7 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
             options=("tau", "eta", "onk_rho", "C", "sigma", "n_support", "lam", "epsilon",
                      "gamma"),
             option_labels=(("tau", "τ (nuclear-norm weight)"),
-                           ("eta", "η (closeness of F to 11ᵀ)"),
+                           ("eta", "η (closeness of F to all-ones)"),
                            ("onk_rho", "ρ (neighbourhood radius)"),
                            ("C", "C (box constraint)"), ("sigma", "σ (Gaussian kernel width)"),
                            ("n_support", "Support count N"), ("lam", "λ (ridge)"),
@@ -442,11 +452,12 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
     # ---- scaling ---------------------------------------------------------------------------
     Setting("scale_clusters", "int", 4, "Clusters v", min=1, max=16, step=1, group="scaling",
             pages=("scaling",),
-            help="Number of k-means clusters for the decomposition (Data-adaptive Kernels "
-                 "paper, §4)."),
+            help="v is the number of k-means clusters the problem is split into (one "
+                 "independent problem per cluster)."),
     Setting("scale_max_clusters", "int", 10, "Largest v in the sweep", min=2, max=20,
             step=1, group="scaling", pages=("scaling",),
-            help="Q(π) and the Theorem 6 bound are drawn for v = 1 … this value."),
+            help="The kernel mass between clusters and the guaranteed bound on the gap are "
+                 "drawn for v = 1 … this value."),
     Setting("scale_max_n", "choice", 800, "Largest n for timing",
             options=(200, 400, 800, 1600, 3200), group="scaling", pages=("scaling",),
             help="Fit time is measured for n = 100, 200, … up to this value."),

@@ -66,7 +66,13 @@ def ablation_panel(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabR
         return
     st.markdown("**Where the test score comes from**")
     box = st.container()             # the table, above its switch
-    control("ablation_cv")           # drawn first, so this run's table sees it
+    if res.task == lab.CLASSIFICATION:   # drawn first, so this run's table sees it
+        control("ablation_cv")
+    else:
+        control("ablation_cv", label="Score the cross-validated SVR too",
+                help="Adds SVR-CV to the score table: σ and C chosen by 5-fold "
+                     "cross-validation over 121 pairs, about a second or more per data set "
+                     "(kept for every other σ, C and τ on the same data).")
     a = ablation_table(P, data, res, page=page)
     if a is None:
         box.caption("The score table needs test points: raise the test fraction.")

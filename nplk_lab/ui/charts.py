@@ -223,11 +223,12 @@ def matrix_caption(res: lab.LabResult, pooled: bool = False) -> str:
     """What the matrix view's colours mean (a multiplier F or G, or ONK's kernel G);
     ``pooled``: the view draws block means."""
     name = res.matrix_name or "F"
-    head = ("Training points ordered by class (or by target), black lines between the "
-            "classes; hover for i, j and the value. ")
+    order = ("Training points ordered by class, black lines between the classes"
+             if res.task == lab.CLASSIFICATION else
+             "Training points ordered by their target value y")
+    head = f"{order}; hover for i, j and the value. "
     if pooled:
-        head = ("Training points ordered by class (or by target), black lines between the "
-                "classes. Each cell is the mean over a block of neighbouring rows and "
+        head = (f"{order}. Each cell is the mean over a block of neighbouring rows and "
                 "columns (hover for which); turn on “Every entry” to draw each pair and "
                 "click a row to select its point. ")
     if res.method == "onk":
@@ -235,10 +236,13 @@ def matrix_caption(res: lab.LabResult, pooled: bool = False) -> str:
                        f"share one colour scale. {name} − K is what was learned, diverging "
                        "around 0 (red = entries it strengthens, blue = entries it weakens; "
                        "the ends are ± its largest entry).")
-    return head + (f"K and {name}∘K share one colour scale. {name} is diverging around 1 "
+    return head + (f"{name} × K is K multiplied by {name} entry by entry (each kernel entry "
+                   f"times the learned number at the same place): the kernel the model "
+                   f"uses. K and {name} × K share one colour scale. {name} is diverging "
+                   f"around 1 "
                    f"(white = the plain kernel, red = entries it strengthens, blue = entries "
                    f"it weakens; the ends are 1 ± its largest deviation, so even a small "
-                   f"change shows). {name}∘K − K is where the kernel moved, around 0.")
+                   f"change shows). {name} × K − K is where the kernel moved, around 0.")
 
 
 def spectra_chart_figure(res: lab.LabResult, data: lab.LabData):

@@ -24,6 +24,7 @@ import nplk_lab.figures as fg
 import nplk_lab.model as lab
 from nplk_lab.ui.components.chart import clicks, live_chart
 
+from .researchers import for_researchers
 from .running import fit_key, grid_for, grid_geometry
 from .sharing import cached
 from .state import PREFIX, STORE, params
@@ -134,9 +135,9 @@ def maps_figure(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult, j: 
 
 def caption(maps: lab.EigenMaps) -> str:
     learned = [nm for nm in maps.names if nm != "K"]
-    head = ("Each eigenvector uⱼ of a kernel matrix on the training points, extended to "
-            "the plane by Nyström: φⱼ(x) = Σᵢ k(x, xᵢ) uᵢⱼ / λⱼ, which equals uⱼ at the "
-            "training points (rings). Top: the selected j for each kernel; below: the "
+    head = ("Each eigenvector of a kernel matrix on the training points (j = 1 belongs "
+            "to the largest eigenvalue), extended to the whole plane so that it keeps its "
+            "values at the training points (rings). Top: the selected j for each kernel; below: the "
             "leading six, the selected one framed. Each map on its own scale: red > 0, "
             "blue < 0, white 0 (an eigenvector's sign and size are conventions: the "
             "largest entry is made positive). ")
@@ -189,3 +190,6 @@ def eigen_panel(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult, spe
                config=fg.plot_config(f"nplk-{res.method}-eigenfunctions"),
                height=fig.layout.height)
     st.caption(caption(maps))
+    for_researchers("The extension is Nyström's: φⱼ(x) = Σᵢ k(x, xᵢ) uᵢⱼ / λⱼ for the "
+                    "eigenvector uⱼ with eigenvalue λⱼ, which equals uⱼ at the training "
+                    "points.")

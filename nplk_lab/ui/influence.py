@@ -237,7 +237,7 @@ def _caption(inf: lab.Influence, res: lab.LabResult) -> str:
         parts.append(inf.note)
     if res.method in ("dank", "dank_svr", "knpl"):
         parts.append("At a training point xⱼ (nearest rule) the learned map is the entry "
-                     f"({res.matrix_name or 'F'}∘K)ᵢⱼ of the matrix view.")
+                     f"({res.matrix_name or 'F'} × K)ᵢⱼ of the matrix view.")
     return " ".join(parts)
 
 
@@ -249,9 +249,10 @@ def influence_panel(P: Mapping[str, Any], data: lab.LabData | None,
         return
     i = focus_of(data)
     if i < 0:
-        st.caption("Click a training point on the plot (with “Click to add” off) or a row "
-                   "of the learned-matrix heatmap to see its learned influence on the "
-                   "plane.")
+        where = ("Click a training point on the plot (with “Click to add” off)"
+                 if data.task == lab.CLASSIFICATION else "Click a training point on the plot")
+        st.caption(f"{where} or a row of the learned-matrix heatmap to see its learned "
+                   "influence on the plane.")
         return
     head, view, clear = st.columns([2.2, 2.2, 1])
     y = data.y_train[i]
