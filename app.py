@@ -89,4 +89,10 @@ st.markdown(
     "(JMLR 2020); KNPL — Liu et al. (AAAI 2018); SimpleNPKL — Zhuang, Tsang & Hoi "
     "(JMLR 2011); ONK — Liu et al. (IJCAI 2009); LAB RBF — He et al. The solvers live in "
     "the `nplk_core` package and never import Streamlit.")
+ui.for_researchers(
+    "DANK's F and KNPL's G are positive semidefinite (PSD) matrices that multiply K "
+    "entry by entry (the Hadamard product F∘K); both are pulled towards the all-ones "
+    "matrix 11ᵀ, which leaves K unchanged. The equations, section and theorem numbers "
+    "of each method are in the “For researchers” note of its page; Paper results "
+    "lists every reproduced number with its table or figure.")
 ui.page_done("home")
