@@ -33,12 +33,12 @@ st.caption("Learned kernels on 2-D toy data. Filled: the decision function f; so
            "much.")
 ui.for_researchers(
     "**DANK** (“Learning Data-adaptive Non-parametric Kernels”, eq. 4): "
-    "max over α of min over F ⪰ 0 of 1ᵀα − ½ αᵀY(F∘K)Yα + η‖F − 11ᵀ‖²_F + τη‖F‖_*, "
-    "where F∘K is the entrywise (Hadamard) product, 11ᵀ the all-ones matrix and ‖F‖_* "
-    "the nuclear norm; F ⪰ 0 means positive semidefinite (PSD). Its out-of-sample "
-    "rule is §2.3 (the reciprocal-neighbour rule).",
+    "max over α of min over F ⪰ 0 of 1ᵀα − ½ αᵀY(F∘K)Yα + η‖F − 11ᵀ‖² + τη‖F‖∗, "
+    "where F∘K is the entrywise (Hadamard) product, 11ᵀ the all-ones matrix, ‖·‖ the "
+    "Frobenius norm and ‖F‖∗ the nuclear norm; F ⪰ 0 means positive semidefinite "
+    "(PSD). Its out-of-sample rule is §2.3 (the reciprocal-neighbour rule).",
     "**KNPL** (“Nonlinear Pairwise Layer and Its Training for Kernel Learning”): "
-    "max over α of min over G ⪰ 0, G1 = n1 of 1ᵀα − ½ αᵀY(G∘K)Yα + γ‖G‖²_F, solved here "
+    "max over α of min over G ⪰ 0, G1 = n1 of 1ᵀα − ½ αᵀY(G∘K)Yα + γ‖G‖², solved here "
     "as a saddle point (its eq. 4) or by the paper's Algorithm 2 (ADMM, Alg. 1, for G; "
     "SMO for α); its out-of-sample rule is eq. 23 (the nearest-point rule).",
     "**ONK** (“Learning the Optimal Neighborhood Kernel for Classification”): "

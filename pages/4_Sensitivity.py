@@ -55,7 +55,7 @@ st.caption("One parameter varies over the range; the others keep their values (s
            "kernel ridge.")
 ui.for_researchers(
     "The τ sweep is the DANK paper's Table 5 (“Learning Data-adaptive Non-parametric "
-    "Kernels”): τ weighs τη‖F‖_* (the nuclear norm) and η weighs η‖F − 11ᵀ‖²_F in its "
+    "Kernels”): τ weighs τη‖F‖∗ (the nuclear norm) and η weighs η‖F − 11ᵀ‖² in its "
     "eq. 4; rank(F) is the numerical rank. ONK's ρ is the (1/(4ρ))(αᵀα)² term of its "
     "dual, with G* = K + (Yα)(Yα)ᵀ/(2ρ); ρ → ∞ gives the plain SVM (ONK paper, Fig. 3).")
 ui.show_notes()

@@ -40,10 +40,10 @@ ui.for_researchers(
     "DANK paper (“Learning Data-adaptive Non-parametric Kernels”), §4. **Theorem 6**: "
     "h(α*) − h̄(ᾱ) ≤ ½ B C² Q(π), where h is the dual objective of the whole problem at "
     "its optimum α*, h̄ that of the decomposed problem at its optimum ᾱ, and "
-    "Q(π) = Σ_{π(i)≠π(j)} |K_ij| the kernel mass between the clusters of the partition "
-    "π. **Theorem 7**: a training point that is a non-support vector of its cluster's "
-    "problem with enough slack is certified as a non-support vector of the whole "
-    "problem (the screened points, drawn as hollow black diamonds).")
+    "Q(π), the sum of |Kᵢⱼ| over the pairs with π(i) ≠ π(j), is the kernel mass between "
+    "the clusters of the partition π. **Theorem 7** certifies, from the clusters' "
+    "solutions, training points that are non-support vectors of the whole problem (the "
+    "screened points, drawn as hollow black diamonds).")
 ui.show_notes()
 
 data, data_msgs = ui.get_data(lab.CLASSIFICATION)
@@ -65,7 +65,7 @@ if shown:
     v = int(P["scale_clusters"])
     c = st.columns(4)
     c[0].metric("Clusters v", str(v))
-    c[1].metric("Kernel mass between clusters", f"{s.q[min(v, s.vs.size) - 1]:.3g}",
+    c[1].metric("Between-cluster mass", f"{s.q[min(v, s.vs.size) - 1]:.3g}",
                 help="The sum of |kernel entries| over pairs of points in different "
                      "clusters: what the split drops. Zero when the clusters do not touch.")
     c[2].metric("support vectors", str(int(s.support.sum())))

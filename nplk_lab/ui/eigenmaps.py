@@ -137,8 +137,8 @@ def caption(maps: lab.EigenMaps) -> str:
     learned = [nm for nm in maps.names if nm != "K"]
     head = ("Each eigenvector of a kernel matrix on the training points (j = 1 belongs "
             "to the largest eigenvalue), extended to the whole plane so that it keeps its "
-            "values at the training points (rings). Top: the selected j for each kernel; below: the "
-            "leading six, the selected one framed. Each map on its own scale: red > 0, "
+            "values at the training points (rings). Top: the selected j for each kernel; "
+            "below: the leading six, the selected one framed. Each map on its own scale: red > 0, "
             "blue < 0, white 0 (an eigenvector's sign and size are conventions: the "
             "largest entry is made positive). ")
     if not learned:
