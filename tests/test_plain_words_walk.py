@@ -244,3 +244,14 @@ def test_lesson_steps_have_no_paper_reference_or_unexplained_symbol(number):
         for p in screen_problems(at).items():
             bad[f"step {i}, after: {p[0]}"] = p[1]
     assert not bad, bad
+
+
+def test_paper_results_shows_underscore_subscripts_as_subscripts():
+    from nplk_lab.model.verdicts import maths
+    assert maths("n_train = 105") == "nₜᵣₐᵢₙ = 105"
+    assert maths("η = ‖α_SVM‖²") == "η = ‖α(SVM)‖²"
+    assert maths("at 2σ_CV") == "at 2σ(CV)"
+    assert maths("F_ij") == "Fᵢⱼ"
+    # names of code stay as they are
+    assert maths("scikit-learn make_blobs") == "scikit-learn make_blobs"
+    assert maths("python -m nplk_lab.model.reproduce") == "python -m nplk_lab.model.reproduce"
