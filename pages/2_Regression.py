@@ -58,7 +58,12 @@ if s_res is not None:
         ui.control("show_baseline", label="Show the plain SVR",
                    help="Dotted: the plain SVR's curve with the same σ and C, and the "
                         "noiseless function.")
-        ui.control("show_nn")
+        ui.control("show_nn", help="Dash-dot orange: 1-nearest neighbour's prediction (every "
+                                   "point takes the target of its nearest training point), "
+                                   "a step curve on 1-D data. DANK-SVR carries its learned "
+                                   "matrix to a test point through its nearest training "
+                                   "point, so its predictions follow this rule (the score "
+                                   "table beside the figure measures how closely).")
         if s_res.method == "dank_svr":
             ui.control("extension")
     with left:

@@ -58,6 +58,11 @@ GLOSSARY = {
 }
 
 
+#: words of classification that have no place on the Regression page
+CLASSIFICATION_WORDS = re.compile(r"\bSVMs?\b|SVM-CV|[Cc]lick to add|between the classes"
+                                  r"|\bclassif|\bboundar")
+
+
 def unescape(text: str) -> str:
     """Text as the student reads it: safe_text escapes Markdown with a backslash before
     punctuation, which is not TeX."""
@@ -240,6 +245,11 @@ def test_page_has_no_paper_reference_or_unexplained_symbol(page, query):
     at = open_page(page, query)
     bad = screen_problems(at)
     assert not bad, bad
+    if page.endswith("Regression.py"):
+        # written for regression: no classifier's words
+        wrong = {f"{t[:100]!r} (help {h[:60]!r})": m.group(0) for t, h in screen_texts(at)
+                 for m in [CLASSIFICATION_WORDS.search(unescape(t + " " + h))] if m}
+        assert not wrong, wrong
 
 
 # ---------------------------------------------------------------------------

@@ -200,13 +200,14 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
     Setting("C", "float", 10.0, "C (box constraint)", min=0.01, max=1000.0, log=True,
             methods=("dank", "knpl", "onk", "svm", "dank_svr", "svr", "mkl_uniform"),
             pages=PAGES, continuous=True,
-            help="C is the price of a training point on the wrong side of the margin (the upper "
-                 "bound on the dual variables α): larger C fits the training data harder."),
+            help="C is the price of a training error (a point on the wrong side of the margin, "
+                 "or outside the ε-tube in regression; the upper bound on the dual "
+                 "variables α): larger C fits the training data harder."),
     Setting("sigma", "float", 10.0, "σ (Gaussian kernel width)", min=0.05, max=20.0, log=True,
             methods=_SIGMA, pages=PAGES, continuous=True,
             help="σ is the Gaussian kernel's width, how far apart two points can be and still "
-                 "count as alike: k(x, x′) = exp(−‖x − x′‖² / (2σ²)). Small σ: wiggly "
-                 "boundary; large σ: nearly linear."),
+                 "count as alike: k(x, x′) = exp(−‖x − x′‖² / (2σ²)). Small σ: a wiggly "
+                 "fit; large σ: a nearly linear one."),
     Setting("tau", "float", 0.01, "τ (nuclear-norm weight)", min=1e-4, max=10.0, log=True,
             methods=_DANK, pages=_ALL_FIT_PAGES, continuous=True,
             help="τ weighs the nuclear norm of F (the sum of its singular values) in DANK's "
@@ -214,8 +215,8 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
     Setting("eta", "float_auto", "auto", "η (closeness of F to all-ones)", min=1e-3, max=1e5,
             log=True, methods=_DANK, pages=_ALL_FIT_PAGES, continuous=True,
             help="η weighs how far F may move from the all-ones matrix (which leaves K "
-                 "unchanged): large η keeps F near all-ones, i.e. the plain SVM; auto = the "
-                 "squared size of the plain SVM's α, as in the DANK paper."),
+                 "unchanged): large η keeps F near all-ones, i.e. the plain model with kernel "
+                 "K; auto = the squared size of the plain model's α, as in the DANK paper."),
     Setting("max_iter", "int", 2000, "Max iterations", min=10, max=5000, log=False,
             options=(10, 20, 50, 100, 200, 500, 1000, 2000, 5000),
             methods=_DANK, pages=_ALL_FIT_PAGES,
