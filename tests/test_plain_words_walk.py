@@ -102,6 +102,19 @@ def test_the_checker_catches_what_it_should():
     assert not problems("the equation of a line; equal weights; Thermal")
 
 
+def test_every_symbol_a_slider_is_named_by_is_explained_in_its_help():
+    """A control named by a symbol (τ, η, ρ, C, σ, …) says in its help what the symbol
+    does, starting with the symbol itself, so the hover explains it where it appears."""
+    import nplk_lab.model as lab
+
+    bad = {}
+    for name, s in lab.settings().items():
+        first = s.label.split()[0]
+        if len(first) == 1 and not s.help.startswith(first + " "):
+            bad[name] = (s.label, s.help[:80])
+    assert not bad, bad
+
+
 # ---------------------------------------------------------------------------
 # the walker: (text, help) per element, outside the researchers' notes
 # ---------------------------------------------------------------------------

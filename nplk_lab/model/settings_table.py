@@ -232,7 +232,8 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
                  "nearest-point rule does not. Test scores always use the paper's rule."),
     Setting("epsilon", "float", 0.1, "ε (tube width)", min=1e-3, max=2.0, log=True,
             methods=("dank_svr", "svr", "svr_cv"), pages=_R_PAGES, continuous=True,
-            help="Errors smaller than ε cost nothing (ε-insensitive loss)."),
+            help="ε is the half-width of the tube around the fit: errors smaller than ε "
+                 "cost nothing (ε-insensitive loss)."),
     Setting("gamma", "float_auto", "auto", "γ (KNPL regulariser)", min=1e-3, max=1e5,
             log=True, methods=("knpl",), pages=("classification", "sensitivity"),
             continuous=True,
@@ -354,12 +355,13 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
     Setting("npkl_C", "float", 0.1, "C (constraint weight)", min=1e-3, max=1e3, log=True,
             methods=("simple_npkl",), pages=("pairwise",), group="method", param="C",
             continuous=True,
-            help="Weight of the constraint loss against the Laplacian smoothness tr(LK). "
+            help="C weighs the constraint loss against how smoothly the kernel follows the "
+                 "neighbour graph (tr(LK), L the graph's Laplacian). "
                  "Near C = 1 each constrained pair becomes its own eigenvector and k-means "
                  "splits it off; 0.1-0.3 clusters best on the toy data."),
     Setting("B", "float", 1.0, "B (capacity)", min=0.01, max=1e4, log=True,
             methods=("simple_npkl",), pages=("pairwise",), group="method", continuous=True,
-            help="tr(K^p) ≤ B bounds the learned kernel's size (the paper uses 1 on small "
+            help="B caps the learned kernel's size, tr(K^p) ≤ B (the paper uses 1 on small "
                  "data)."),
     Setting("p", "float", 2.0, "p (capacity power)", min=1.1, max=5.0, step=0.1,
             methods=("simple_npkl",), pages=("pairwise",), group="method", continuous=True,
@@ -368,7 +370,8 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
                  "constraint matrix."),
     Setting("n_neighbors", "int", 5, "k (graph neighbours)", min=2, max=20, step=1,
             methods=("simple_npkl",), pages=("pairwise",), group="method",
-            help="Neighbours in the mutual k-NN graph of the Laplacian L (the paper uses 5)."),
+            help="k is the number of neighbours each point links to in the neighbour graph "
+                 "(a mutual k-nearest-neighbour graph; the paper uses 5)."),
     Setting("constraint_fraction", "float", 0.1, "Constraint fraction", min=0.01, max=1.0,
             step=0.01, methods=("simple_npkl",), pages=("pairwise",), group="method",
             help="Random pairs are drawn from the labels until the must-link graph has "
