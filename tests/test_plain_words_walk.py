@@ -258,6 +258,10 @@ def test_page_has_no_paper_reference_or_unexplained_symbol(page, query):
     at = open_page(page, query)
     bad = screen_problems(at)
     assert not bad, bad
+    if not page.endswith("Lessons.py"):
+        # the papers' formulas have a home on every lab page (not on the projector)
+        assert bool(researchers_notes(at)) != bool(query.get("present")), \
+            researchers_notes(at)
     if page.endswith("Regression.py"):
         # written for regression: no classifier's words
         wrong = {f"{t[:100]!r} (help {h[:60]!r})": m.group(0) for t, h in screen_texts(at)

@@ -7,13 +7,18 @@ from __future__ import annotations
 
 import streamlit as st
 
+from .state import params
+
 #: the expander's label; the plain-words walk recognises the notes by it
 LABEL = "For researchers: the papers' formulas"
 
 
 def for_researchers(*paragraphs: str) -> None:
     """A collapsed "For researchers" note with ``paragraphs`` (the lab's own Markdown,
-    never text from a user), one paragraph each."""
+    never text from a user), one paragraph each. Left out in presentation mode: the
+    projector shows the class the figure, and the page must fit the screen."""
+    if params().get("present"):
+        return
     with st.expander(LABEL, icon=":material/menu_book:", expanded=False):
         for text in paragraphs:
             st.markdown(text)
