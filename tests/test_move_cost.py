@@ -59,7 +59,7 @@ def test_the_matrix_view_draws_block_means_of_the_class_ordered_matrices(n):
     side = fg.view_side(4)
     assert side == 48 and sum(len(t.z) ** 2 for t in fig.data) <= fg.VIEW_CELLS
     order = class_order(y, n)
-    expect = {"K": K, "F": F, "F∘K": F * K, "F∘K − K": F * K - K}
+    expect = {"K": K, "F": F, "F × K": F * K, "F × K − K": F * K - K}
     assert [t.name for t in fig.data] == list(expect)
     for t in fig.data:
         M = expect[t.name][np.ix_(order, order)]
@@ -162,7 +162,7 @@ def test_the_classification_page_draws_block_means_then_every_entry_on_request()
     def matrix(at):
         for e in at.get("bidi_component"):
             f = chart_component.figure_of(e)
-            if f and any(t.get("name") == "F∘K" for t in f["data"]):
+            if f and any(t.get("name") == "F × K" for t in f["data"]):
                 return f, chart_component.payload_of(e)
         raise AssertionError("no matrix view")
 
