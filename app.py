@@ -53,7 +53,7 @@ with right:
         ("dank_clowns", "Classification", ":material/scatter_plot:",
          claims.TEXT["home_dank_clowns"]),
         ("dank_solvers", "Classification — convergence", ":material/trending_down:",
-         "Nesterov vs projected gradient on the same problem (DANK paper, Fig. 4)."),
+         "Nesterov vs projected gradient on the same problem, as in the DANK paper."),
         ("dank_svr_step", "Regression", ":material/show_chart:",
          "The step function: DANK-SVR follows the steps that the plain SVR rounds off, "
          "because its test points take their nearest training point's row of F — it "
@@ -64,8 +64,8 @@ with right:
          "Two spirals: a few must-links give clusters that k-means cannot find."),
         ("tau_sweep", "Sensitivity", ":material/tune:",
          "τ from 10⁻⁴ to 10: rank(F) falls; accuracy sits above the SVM while DANK's "
-         "test labels follow 1-nearest neighbour, then drops back to it (DANK paper, "
-         "Table 5)."),
+         "test labels follow 1-nearest neighbour, then drops back to it (the DANK paper "
+         "has the same sweep)."),
     ]
     for name, label, icon, text in links:
         st.page_link(presets.preset_file(name), label=label, icon=icon,

@@ -109,7 +109,7 @@ else:
         ui.chart(fig, "sensitivity", f"nplk-sensitivity-{s_res.method}-{s_res.param}")
         if s.continuous:
             st.caption("Fit times: each value warm-starts from the previous one.")
-        st.subheader("Table (cf. the Data-adaptive Kernels paper, Table 5)")
+        st.subheader("The sweep as a table")
         st.dataframe(lab.sweep_table(s_res), hide_index=True)
         ui.exports(PAGE, s_data)
 ui.sync_url(PAGE)

@@ -41,6 +41,8 @@ FORBIDDEN = [
     ("section sign", re.compile(r"§")),
     ("equation number", re.compile(r"\b[Ee]q\.\s*\(?\d")),
     ("theorem number", re.compile(r"\bTheorem\b|\bThm\b")),
+    ("figure, table or algorithm number",
+     re.compile(r"\b(Fig|Figure|Table|Alg|Algorithm|Lemma)\.?\s*\d")),
     ("specification", re.compile(r"\bSPEC\b")),
     ("PSD", re.compile(r"\bPSD\b")),
     ("11ᵀ", re.compile(r"11ᵀ")),
@@ -86,6 +88,8 @@ def test_the_checker_catches_what_it_should():
     assert problems("DANK §6.3")
     assert problems("Theorem 6: bound vs actual gap")
     assert problems("screened non-SVs (Thm 7)")
+    assert problems("Nesterov (Alg. 1)") and problems("(DANK paper, Fig. 4)")
+    assert problems("(Data-adaptive Kernels paper, Table 5)")
     assert problems("a learned PSD matrix F")
     assert problems("F stays near 11ᵀ")
     assert problems("max_{t≤k} h_t") and problems(r"\max h") and problems("$x^2$")

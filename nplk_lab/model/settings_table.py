@@ -193,10 +193,11 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
     # ---- method parameters ----------------------------------------------------------------
     Setting("solver", "choice", "auto", "Solver", methods=_DANK, pages=_ALL_FIT_PAGES,
             options=("auto", "nesterov", "nesterov-monotone", "pg", "apg"),
-            option_labels=(("auto", "auto (fastest)"), ("nesterov", "Nesterov (Alg. 1)"),
+            option_labels=(("auto", "auto (fastest)"), ("nesterov", "Nesterov (the paper's)"),
                            ("nesterov-monotone", "Nesterov, monotone"),
                            ("pg", "projected gradient"), ("apg", "accelerated PG")),
-            help="DANK's solver for the concave dual h(α); all reach the same optimum."),
+            help="How DANK finds its optimum (the best α for its dual objective h(α)); "
+                 "all solvers reach the same optimum, at different speeds."),
     Setting("C", "float", 10.0, "C (box constraint)", min=0.01, max=1000.0, log=True,
             methods=("dank", "knpl", "onk", "svm", "dank_svr", "svr", "mkl_uniform"),
             pages=PAGES, continuous=True,
@@ -295,8 +296,8 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
     Setting("compare_solvers", "bool", False, "Overlay all solvers", group="view",
             methods=_DANK + ("onk",), pages=("classification", "regression"),
             help="Fit with every solver and overlay their convergence: DANK's Nesterov vs "
-                 "projected gradient (Data-adaptive Kernels paper, Fig. 4), ONK's CGD vs "
-                 "level method."),
+                 "projected gradient (as in the DANK paper), ONK's constrained gradient "
+                 "descent vs level method."),
     Setting("replay", "bool", False, "Training replay", group="view",
             pages=("classification", "regression"),
             help="Replay the training under the surface: the untrained model (the plain "

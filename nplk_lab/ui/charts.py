@@ -271,7 +271,7 @@ def convergence_chart_figure(P: Mapping[str, Any], res: lab.LabResult, data: lab
                 np.asarray(stages["support_size"]),
                 {"training loss (share of var y)": np.asarray(stages["loss"])},
                 x_title="support points N", y_title="loss", log_y=True,
-                title="LAB RBF: loss after each support stage (Alg. 1)"))
+                title="LAB RBF: loss after each stage of adding support points"))
         return figs
     return cached("figs", key, build)
 
