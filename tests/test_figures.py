@@ -310,7 +310,7 @@ def test_triptych_grid_two_columns_one_bar_beside_each_scale(product):
     by = {t.name: t for t in row.data}
     for t in fig.data:
         assert (t.zmin, t.zmax, t.zmid) == (by[t.name].zmin, by[t.name].zmax, by[t.name].zmid)
-    left = [t for t in fig.data if t.name in ("K", "F∘K" if product else "F")]
+    left = [t for t in fig.data if t.name in ("K", "F × K" if product else "F")]
     right = [t for t in fig.data if t not in left]
     axis = lambda t: fig.layout["xaxis" + t.xaxis[1:]]  # noqa: E731
     assert all(axis(t).domain[1] <= 0.5 for t in left)
