@@ -46,6 +46,12 @@ with left:
     else:
         st.info("The toy datasets are not available yet.")
 with right:
+    with st.container(border=True, key="nplk-teacher-entry"):
+        st.page_link("pages/7_Lessons.py", label="Teaching a class? Start with Lessons",
+                     icon=":material/school:")
+        st.caption("Five guided lessons where the class predicts before the figure "
+                   "answers; a presentation mode for the projector; your own lesson from "
+                   "any view, with a question; a class that answers together from phones.")
     st.subheader("Try this")
     # Each link opens a preset (nplk_lab.model.presets): the page's whole state, chosen so
     # the paper's effect is visible on first load (tests/test_presets.py measures it).

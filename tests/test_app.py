@@ -817,6 +817,9 @@ def test_home_links_open_existing_presets():
     used = [n for n in presets.PRESETS if presets.preset_query(n) in queries]
     assert {"dank_clowns", "dank_svr_step", "tau_sweep"} <= set(used)
     assert len(used) >= 6
+    # a teacher is offered Lessons first, before the "try this" links
+    first = at.main.get("page_link")[0].proto
+    assert "Lessons" in first.page and first.label.startswith("Teaching a class?")
 
 
 @pytest.mark.slow
