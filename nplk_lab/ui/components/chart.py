@@ -120,26 +120,15 @@ const isDark = () => {
 const DARK = { text: '#FAFAFA', tick: '#D5D6DC', grid: 'rgba(250,250,250,0.14)',
                line: 'rgba(250,250,250,0.45)' };
 const withColor = (font, color) => Object.assign({}, font || {}, { color });
-// Marks drawn in a near-black ink (the true classes' outline shapes, a black series)
-// vanish on the dark page: on it they are drawn in the light tick colour instead.
-const brightness = (c) => {
-  if (typeof c !== 'string') return null;
-  let m = c.match(/^#([0-9a-f]{6})$/i);
-  const rgb = m ? [0, 2, 4].map((i) => parseInt(m[1].slice(i, i + 2), 16))
-    : (c.match(/^rgba?\(([^)]*)\)$/i) || [null, ''])[1].split(',').slice(0, 3).map(Number);
-  return rgb.length === 3 && rgb.every(Number.isFinite)
-    ? 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2] : null;
-};
-const lightened = (c) => { const b = brightness(c); return b !== null && b < 80 ? DARK.tick : c; };
+// Marks the figure drew in dark ink for a light page (``meta: "nplk-ink"``: the true
+// classes' outline shapes over Pairwise's cluster shading) vanish on the dark page: on it
+// they take the light text colour. Other marks keep their colours (data colours, and
+// black lines over a decision surface, which stays light in both themes).
 const lightInk = (t) => {
-  if (!t || (!t.marker && !t.line)) return t;
+  if (!t || t.meta !== 'nplk-ink') return t;
   const out = Object.assign({}, t);
-  if (t.marker && typeof t.marker.color === 'string') {
-    out.marker = Object.assign({}, t.marker, { color: lightened(t.marker.color) });
-  }
-  if (t.line && typeof t.line.color === 'string') {
-    out.line = Object.assign({}, t.line, { color: lightened(t.line.color) });
-  }
+  if (t.marker) out.marker = Object.assign({}, t.marker, { color: DARK.text });
+  if (t.line) out.line = Object.assign({}, t.line, { color: DARK.text });
   return out;
 };
 const themed = (layout, data) => {
