@@ -121,6 +121,8 @@ def _legend(traces: list[dict]) -> list[str]:
     for t in traces:
         if t.get("showlegend") is False or t.get("visible", True) is False:
             continue
+        if t.get("type") in ("heatmap", "contour") and t.get("showlegend") is not True:
+            continue                          # not in Plotly's legend unless asked
         n = _plain(t.get("name"))
         if n and n not in names:
             names.append(n)
