@@ -302,3 +302,42 @@ def test_no_legend_tells_entries_apart_by_colour_alone_under_deuteranopia(app_se
             ctx.close()
     assert seen >= 20, seen          # the legends were read
     assert problems == {}, problems
+
+
+# --- dark theme: Pairwise's true-class outlines ----------------------------------------
+
+#: the drawn marker colour of every trace named ``names`` on the page's charts
+MARKER_COLOURS_JS = """
+(names) => [...document.querySelectorAll('.nplk-live-chart.js-plotly-plot')].flatMap(
+  (gd) => (gd._fullData || []).filter((t) => names.includes(t.name))
+    .map((t) => [t.name, t.marker && t.marker.color]))
+"""
+
+
+def _brightness(color: str) -> float:
+    from _colour_vision import rgb
+
+    r, g, b = rgb(color)
+    return 0.299 * r + 0.587 * g + 0.114 * b
+
+
+def test_dark_theme_draws_the_true_class_outlines_light(app_server, browser):
+    """On a dark page, Pairwise's true-class outline shapes (dark ink on a light page)
+    are drawn light, so they show on the cluster shading; the class colours of the
+    Classification page's points stay as they are."""
+    for scheme in ("light", "dark"):
+        ctx, page = _open(browser, app_server.url + "/Pairwise_constraints", scheme, 2)
+        try:
+            outlines = page.evaluate(MARKER_COLOURS_JS, ["class −1", "class +1"])
+            assert len(outlines) >= 2, outlines
+            for name, colour in outlines:
+                assert (_brightness(colour) > 160) == (scheme == "dark"), (scheme, name,
+                                                                           colour)
+        finally:
+            ctx.close()
+    ctx, page = _open(browser, app_server.url + "/Classification", "dark", 2)
+    try:
+        points = dict(page.evaluate(MARKER_COLOURS_JS, ["class +1 (train)"]))
+        assert points["class +1 (train)"].upper() == "#B2182B", points
+    finally:
+        ctx.close()
