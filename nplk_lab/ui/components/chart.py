@@ -120,17 +120,11 @@ const isDark = () => {
 const DARK = { text: '#FAFAFA', tick: '#D5D6DC', grid: 'rgba(250,250,250,0.14)',
                line: 'rgba(250,250,250,0.45)' };
 const withColor = (font, color) => Object.assign({}, font || {}, { color });
-// Marks the figure drew in dark ink for a light page (``meta: "nplk-ink"``: the true
-// classes' outline shapes over Pairwise's cluster shading) vanish on the dark page: on it
-// they take the light text colour. Other marks keep their colours (data colours, and
-// black lines over a decision surface, which stays light in both themes).
-const lightInk = (t) => {
-  if (!t || t.meta !== 'nplk-ink') return t;
-  const out = Object.assign({}, t);
-  if (t.marker) out.marker = Object.assign({}, t.marker, { color: DARK.text });
-  if (t.line) out.line = Object.assign({}, t.line, { color: DARK.text });
-  return out;
-};
+// Marks a figure flags as dark ink (meta "nplk-ink": true-class outlines over cluster
+// shading) take the light text colour on a dark page; other marks keep their colours.
+const lightInk = (t) => (!t || t.meta !== 'nplk-ink' ? t : Object.assign({}, t,
+  t.marker ? { marker: Object.assign({}, t.marker, { color: DARK.text }) } : {},
+  t.line ? { line: Object.assign({}, t.line, { color: DARK.text }) } : {}));
 const themed = (layout, data) => {
   if (!isDark()) return [layout, data];
   const L = Object.assign({}, layout, { paper_bgcolor: 'rgba(0,0,0,0)',
@@ -305,16 +299,10 @@ export default function (component) {
     root.addEventListener('click', (ev) => onPlotClick(root, ev));
   }
   root.style.height = (data.height || 0) + 'px';
-  // the chart's text alternative (data.alt: the figure's title, notes, axis ranges and
-  // legend, from nplk_lab.figures.alt_text), read by a screen reader on entering the
-  // chart (a figure, not an image: the chart's mode bar holds buttons)
-  if (data.alt) {
-    root.setAttribute('role', 'figure');
-    root.setAttribute('aria-label', data.alt);
-  } else {
-    root.removeAttribute('role');
-    root.removeAttribute('aria-label');
-  }
+  // text alternative (data.alt, from nplk_lab.figures.alt_text) read on entering the
+  // chart: a figure, not an img (its mode bar holds buttons)
+  if (data.alt) { root.setAttribute('role', 'figure'); root.setAttribute('aria-label', data.alt); }
+  else { root.removeAttribute('role'); root.removeAttribute('aria-label'); }
   root.__nplkData = data;
   root.__nplkSend = component.setTriggerValue;
   const ack = Number(data.ack || 0);
