@@ -25,7 +25,7 @@ ui.state_controls(PAGE)
 
 st.title("Regression")
 st.caption("The fitted curve (or surface) over the data, support points as rings, the plain "
-           "SVR and the noiseless function dotted, 1-nearest neighbour dash-dot (on request). "
+           "SVR dotted, the noiseless function dashed, 1-nearest neighbour dash-dot (on request). "
            "Scores are the relative error: the squared prediction errors on the test points "
            "divided by the squared spread of their targets around the mean (0 = perfect, "
            "1 = no better than predicting the mean; lower is better). DANK-SVR's test "

@@ -2,7 +2,8 @@ r"""NPLK figures: Plotly figure builders for the lab: pure functions from arrays
 
 One module per view: :mod:`.common` (palette, layout, ``figure_json``), :mod:`.surfaces`,
 :mod:`.matrices`, :mod:`.convergence`, :mod:`.regression`, :mod:`.clusters`, :mod:`.sweeps`,
-:mod:`.ablation` (the 1-nearest-neighbour overlay);
+:mod:`.ablation` (the 1-nearest-neighbour overlay), :mod:`.alt` (a figure's text
+alternative);
 this package re-exports every public builder, so ``import nplk_lab.figures as fg`` reaches them
 all. Pure functions with no state; imports nothing of the project but ``nplk_core``.
 
@@ -37,6 +38,7 @@ from .ablation import (  # noqa: F401
     NN_NAME,
     nn_step,
 )
+from .alt import alt_text  # noqa: F401
 from .clusters import (  # noqa: F401
     constraints_figure,
     embedding_figure,
@@ -48,6 +50,7 @@ from .common import (  # noqa: F401
     CLASS_NAMES,
     CLASS_SYMBOLS,
     CLUSTER_COLORS,
+    CLUSTER_SYMBOLS,
     DIVERGING,
     MUST_LINK_COLOR,
     SCATTER,
@@ -60,6 +63,7 @@ from .common import (  # noqa: F401
     banded,
     class_color,
     cluster_color,
+    cluster_symbol,
     f32,
     figure_json,
     figure_nbytes,
@@ -116,6 +120,7 @@ __all__ = [
     "CLASS_NAMES",
     "CLASS_SYMBOLS",
     "CLUSTER_COLORS",
+    "CLUSTER_SYMBOLS",
     "DIVERGING",
     "ELLIPSE_MIN_SCALE",
     "MUST_LINK_COLOR",
@@ -129,12 +134,14 @@ __all__ = [
     "TEXT_COLOR",
     "TICK_COLOR",
     "VALIDATE",
+    "alt_text",
     "banded",
     "bandwidth_figure",
     "class_color",
     "class_order",
     "clip_polyline",
     "cluster_color",
+    "cluster_symbol",
     "coinciding",
     "constraints_figure",
     "convergence_figure",

@@ -46,7 +46,7 @@ def chart(fig: Any, key: str, filename: str, **kw: Any) -> Any:
     height = (getattr(fig, "_layout", None) or {}).get("height") or fig.layout.height
     # the figure's JSON, gzipped once per cached figure (a repeat move encodes nothing)
     return live_chart(figure_gz(fig), key=key, config=fg.plot_config(filename),
-                      height=height, **kw)
+                      height=height, alt=fg.alt_text(fig), **kw)
 
 
 def metrics(res: lab.LabResult, container: Any = None, per_row: int = 5,

@@ -160,7 +160,7 @@ def eigen_panel(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult, spe
     if n == 0:
         live_chart(fg.figure_json(spectra_fig), key=_chart_key(page),
                    config=fg.plot_config(f"nplk-{res.method}-spectra"),
-                   height=spectra_fig.layout.height)
+                   height=spectra_fig.layout.height, alt=fg.alt_text(spectra_fig))
         return
     P_ = params()
     typed = ss.get(_INPUT)  # a value typed in this run's input wins over the store
@@ -172,7 +172,7 @@ def eigen_panel(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult, spe
     live_chart(fg.figure_json(marked), key=_chart_key(page),
                config=fg.plot_config(f"nplk-{res.method}-spectra"),
                height=marked.layout.height, on_click=_on_click(page, n),
-               ack=ss.get(_SEEN + page, 0.0), mark_color="#111")
+               ack=ss.get(_SEEN + page, 0.0), mark_color="#111", alt=fg.alt_text(marked))
     left, right = st.columns([1, 3], vertical_alignment="bottom")
     j = index_input(n, left)
     right.caption("Click an eigenvalue on the plot (or type j) to draw its eigenvector as "
@@ -188,7 +188,7 @@ def eigen_panel(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult, spe
         return
     live_chart(fg.figure_json(fig), key=f"{page}_eigenmaps",
                config=fg.plot_config(f"nplk-{res.method}-eigenfunctions"),
-               height=fig.layout.height)
+               height=fig.layout.height, alt=fg.alt_text(fig))
     st.caption(caption(maps))
     for_researchers("The extension is Nyström's: φⱼ(x) = Σᵢ k(x, xᵢ) uᵢⱼ / λⱼ for the "
                     "eigenvector uⱼ with eigenvalue λⱼ, which equals uⱼ at the training "

@@ -272,5 +272,5 @@ def influence_panel(P: Mapping[str, Any], data: lab.LabData | None,
     fig, inf = influence_figure(P, data, res, i, mode)
     live_chart(fg.figure_json(fig), key=f"{page}_influence",
                config=fg.plot_config(f"nplk-{res.method}-influence-{i}"),
-               height=fig.layout.height)
+               height=fig.layout.height, alt=fg.alt_text(fig))
     st.caption(_caption(inf, res))

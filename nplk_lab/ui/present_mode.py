@@ -78,7 +78,7 @@ _CSS = f"""
   {{ display: none !important; }}
 [data-testid="stLayoutWrapper"]:has(> .st-key-{KEEP}-exit), .st-key-{KEEP}-exit {{
   position: fixed !important; right: 0.8rem; top: 0.5rem; z-index: 1000;
-  width: auto !important; opacity: 0.8; }}
+  width: auto !important; }}
 /* a phone stacks the page's columns: the pinned button gets a strip of its own above
    them, so it covers nothing (a lesson's "◀ Back" came first there) */
 @media (max-width: 640px) {{

@@ -120,6 +120,11 @@ const isDark = () => {
 const DARK = { text: '#FAFAFA', tick: '#D5D6DC', grid: 'rgba(250,250,250,0.14)',
                line: 'rgba(250,250,250,0.45)' };
 const withColor = (font, color) => Object.assign({}, font || {}, { color });
+// Marks a figure flags as dark ink (meta "nplk-ink": true-class outlines over cluster
+// shading) take the light text colour on a dark page; other marks keep their colours.
+const lightInk = (t) => (!t || t.meta !== 'nplk-ink' ? t : Object.assign({}, t,
+  t.marker ? { marker: Object.assign({}, t.marker, { color: DARK.text }) } : {},
+  t.line ? { line: Object.assign({}, t.line, { color: DARK.text }) } : {}));
 const themed = (layout, data) => {
   if (!isDark()) return [layout, data];
   const L = Object.assign({}, layout, { paper_bgcolor: 'rgba(0,0,0,0)',
@@ -148,7 +153,7 @@ const themed = (layout, data) => {
     L.annotations = L.annotations.map((a) => (a && !a.bgcolor
       ? Object.assign({}, a, { font: withColor(a.font, DARK.text) }) : a));
   }
-  const D = (data || []).map((t) => {
+  const D = (data || []).map(lightInk).map((t) => {
     if (!t || !t.colorbar) return t;
     const cb = Object.assign({}, t.colorbar, { tickfont: withColor(t.colorbar.tickfont,
                                                                    DARK.tick) });
@@ -294,6 +299,10 @@ export default function (component) {
     root.addEventListener('click', (ev) => onPlotClick(root, ev));
   }
   root.style.height = (data.height || 0) + 'px';
+  // text alternative (data.alt, from nplk_lab.figures.alt_text) read on entering the
+  // chart: a figure, not an img (its mode bar holds buttons)
+  if (data.alt) { root.setAttribute('role', 'figure'); root.setAttribute('aria-label', data.alt); }
+  else { root.removeAttribute('role'); root.removeAttribute('aria-label'); }
   root.__nplkData = data;
   root.__nplkSend = component.setTriggerValue;
   const ack = Number(data.ack || 0);
@@ -444,7 +453,7 @@ def preload() -> None:
 def live_chart(fig: Any, *, key: str, config: dict[str, Any] | None = None,
                height: int | None = None, on_click: Callable[[], None] | None = None,
                ack: float = 0.0, mark_color: str | None = None,
-               inputs: str | None = None) -> None:
+               inputs: str | None = None, alt: str | None = None) -> None:
     """Draw ``fig`` (a plotly Figure, or its JSON with ``height`` given, or that JSON
     gzipped, as :mod:`nplk_lab.ui.figure_cache` keeps it) and update it in place on
     reruns.
@@ -469,6 +478,9 @@ def live_chart(fig: Any, *, key: str, config: dict[str, Any] | None = None,
     chart meanwhile, the plot's element carries it as ``data-drawn-from``. A test
     compares it with the widgets on screen to know the picture is final (no rerun
     pending, nothing left to draw) without waiting for time to pass.
+
+    ``alt`` is the chart's text alternative (``nplk_lab.figures.alt_text(fig)``): the
+    plot's box becomes a figure (``role="figure"``) with that ``aria-label``.
     """
     live, src = _register()
     gz = None
@@ -489,6 +501,8 @@ def live_chart(fig: Any, *, key: str, config: dict[str, Any] | None = None,
     data: Any = {**src, "figure": text, "config": json.dumps(config), "height": height}
     if inputs is not None:
         data["inputs"] = inputs
+    if alt:
+        data["alt"] = str(alt)
     if on_click is not None:
         data.update(clicks=True, ack=float(ack), markColor=mark_color or "")
     if gz is not None:
