@@ -81,9 +81,6 @@ with right:
                  query_params={"scale_clusters": "4"})
     st.caption("More clusters: the kernel mass between clusters grows, and the gap stays "
                "under its guaranteed bound.")
-    st.page_link("pages/7_Lessons.py", label="Lessons", icon=":material/school:")
-    st.caption("Five guided lessons for a class: predict, then see the figure and the "
-               "numbers; a presentation mode for the projector, and your own lesson link.")
     st.page_link("pages/6_Paper_results.py", label="Paper results",
                  icon=":material/description:")
     st.caption("Every reproducible result of the papers: their number, ours, and a link "

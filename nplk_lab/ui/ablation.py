@@ -65,7 +65,7 @@ def ablation_panel(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabR
     if data is None or res is None or res.method not in ab.ABLATION_METHODS:
         return
     st.markdown("**Where the test score comes from**")
-    box = st.container()             # the table, above its switch
+    box = st.container(key="nplk-score-table")   # the table, above its switch
     if res.task == lab.CLASSIFICATION:   # drawn first, so this run's table sees it
         control("ablation_cv")
     else:

@@ -50,12 +50,15 @@ def chart(fig: Any, key: str, filename: str, **kw: Any) -> Any:
 
 
 def metrics(res: lab.LabResult, container: Any = None, per_row: int = 5,
-            data: lab.LabData | None = None) -> None:
+            data: lab.LabData | None = None, compact: bool = False) -> None:
     """Train/test score, fit time, rank and iterations as ``st.metric`` tiles,
     ``per_row`` to a row (2 in a side column next to a figure). With ``data``, and the
     plain SVM / SVR drawn beside the fit, its train/test scores on the same split stand
-    next to the method's. Regression scores show the relative error and R²."""
+    next to the method's. Regression scores show the relative error and R².
+    ``compact``: smaller values (a side column that also holds the score table)."""
     c = container or st
+    if compact:
+        c = c.container(key="nplk-metrics-compact")
     lower = res.metric == "relative error"
     name = "rel. error" if lower else "accuracy"
     fmt = "{:.3g}" if lower else "{:.3f}"
@@ -92,6 +95,11 @@ def metrics(res: lab.LabResult, container: Any = None, per_row: int = 5,
         tiles.append(("Iterations", (f"{res.n_iter}{conv}", None),
                       "Solver iterations; warm-started from the previous fit."
                       if res.warm_started else "Solver iterations of this fit."))
+    rest: list = []
+    if compact:   # the scores as tiles, two to a row; the rest on one line under them
+        scores = 4 if base is not None else 2
+        tiles, rest = tiles[:scores], tiles[scores:]
+        per_row = 2
     if per_row >= 5:
         per_row = max(5, min(len(tiles), 6))
     # one row of columns, the tiles dealt into them in turn: the same grid as a row of
@@ -104,6 +112,8 @@ def metrics(res: lab.LabResult, container: Any = None, per_row: int = 5,
             col.metric(lab_, val, help=hlp)
         else:  # R² in grey under the relative error (no arrow: not a change)
             col.metric(lab_, val, delta=r2, delta_color="off", delta_arrow="off", help=hlp)
+    if rest:
+        c.caption(" · ".join(f"{lab_}: {val}" for lab_, (val, _), _ in rest))
 
 
 def surface_chart(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabResult | None,
