@@ -19,7 +19,7 @@ ui.show_notes()  # notes about the link's parameters, as plain text
 st.markdown(
     "An interactive lab for **non-parametric and locally adaptive kernel learning**. "
     "Instead of one Gaussian kernel with one width σ, these methods *learn* the kernel "
-    "matrix from the data: **DANK** reweights every entry of K by a learned PSD matrix F, "
+    "matrix from the data: **DANK** reweights every entry of K by a learned matrix F, "
     "**KNPL** and **ONK** learn a nearby kernel G, **SimpleNPKL** builds a kernel from "
     "pairwise constraints, and **LAB RBF** gives every support point its own bandwidth. "
     "Every page is live: move a slider and the figures redraw; the URL always holds the "
@@ -46,6 +46,12 @@ with left:
     else:
         st.info("The toy datasets are not available yet.")
 with right:
+    with st.container(border=True, key="nplk-teacher-entry"):
+        st.page_link("pages/7_Lessons.py", label="Teaching a class? Start with Lessons",
+                     icon=":material/school:")
+        st.caption("Five guided lessons where the class predicts before the figure "
+                   "answers; a presentation mode for the projector; your own lesson from "
+                   "any view, with a question; a class that answers together from phones.")
     st.subheader("Try this")
     # Each link opens a preset (nplk_lab.model.presets): the page's whole state, chosen so
     # the paper's effect is visible on first load (tests/test_presets.py measures it).
@@ -53,7 +59,7 @@ with right:
         ("dank_clowns", "Classification", ":material/scatter_plot:",
          claims.TEXT["home_dank_clowns"]),
         ("dank_solvers", "Classification — convergence", ":material/trending_down:",
-         "Nesterov vs projected gradient on the same problem (DANK paper, Fig. 4)."),
+         "Nesterov vs projected gradient on the same problem, as in the DANK paper."),
         ("dank_svr_step", "Regression", ":material/show_chart:",
          "The step function: DANK-SVR follows the steps that the plain SVR rounds off, "
          "because its test points take their nearest training point's row of F — it "
@@ -64,8 +70,8 @@ with right:
          "Two spirals: a few must-links give clusters that k-means cannot find."),
         ("tau_sweep", "Sensitivity", ":material/tune:",
          "τ from 10⁻⁴ to 10: rank(F) falls; accuracy sits above the SVM while DANK's "
-         "test labels follow 1-nearest neighbour, then drops back to it (DANK paper, "
-         "Table 5)."),
+         "test labels follow 1-nearest neighbour, then drops back to it (the DANK paper "
+         "has the same sweep)."),
     ]
     for name, label, icon, text in links:
         st.page_link(presets.preset_file(name), label=label, icon=icon,
@@ -73,10 +79,8 @@ with right:
         st.caption(text)
     st.page_link("pages/5_Scaling.py", label="Scaling", icon=":material/grid_view:",
                  query_params={"scale_clusters": "4"})
-    st.caption("More clusters: Q(π) grows and the gap stays under the Theorem 6 bound.")
-    st.page_link("pages/7_Lessons.py", label="Lessons", icon=":material/school:")
-    st.caption("Five guided lessons for a class: predict, then see the figure and the "
-               "numbers; a presentation mode for the projector, and your own lesson link.")
+    st.caption("More clusters: the kernel mass between clusters grows, and the gap stays "
+               "under its guaranteed bound.")
     st.page_link("pages/6_Paper_results.py", label="Paper results",
                  icon=":material/description:")
     st.caption("Every reproducible result of the papers: their number, ours, and a link "
@@ -88,4 +92,10 @@ st.markdown(
     "(JMLR 2020); KNPL — Liu et al. (AAAI 2018); SimpleNPKL — Zhuang, Tsang & Hoi "
     "(JMLR 2011); ONK — Liu et al. (IJCAI 2009); LAB RBF — He et al. The solvers live in "
     "the `nplk_core` package and never import Streamlit.")
+ui.for_researchers(
+    "DANK's F and KNPL's G are positive semidefinite (PSD) matrices that multiply K "
+    "entry by entry (the Hadamard product F∘K); both are pulled towards the all-ones "
+    "matrix 11ᵀ, which leaves K unchanged. The equations, section and theorem numbers "
+    "of each method are in the “For researchers” note of its page; Paper results "
+    "lists every reproduced number with its table or figure.")
 ui.page_done("home")

@@ -9,8 +9,14 @@ pages, 1280×720 and 1920×1080 for presentation mode. A test run itself never w
 under ``docs/`` (``tests/test_docs_pictures.py`` checks); this command does, and only
 with the pictures of tests that passed in this run::
 
-    python benchmarks/docs_screenshots.py               # all ten pictures
+    python benchmarks/docs_screenshots.py               # all the pictures
     python benchmarks/docs_screenshots.py influence.png # only the tests taking these
+    python benchmarks/docs_screenshots.py present-fit   # a folder: every lesson step
+
+A folder (:data:`FOLDERS`) holds a set too large to list picture by picture: every step
+of every lesson in presentation mode at 1280×720 and 1920×1080, and on a phone. Its
+test writes them into ``test-artifacts/pictures/<folder>/``; the folder under
+``docs/screenshots/`` is replaced by the pictures of that run.
 
 Needs Playwright and Debian's Chromium, as the browser tests do. The other pictures in
 ``docs/screenshots/`` (dark theme, pairwise clusters, regression, replay, the DANK map)
@@ -50,6 +56,11 @@ TAKEN_BY = {
 }
 
 
+# folder -> the test file that takes every picture in it (all its tests run, the slow
+# ones included)
+FOLDERS = {"present-fit": "tests/test_browser_present_fit.py"}
+
+
 def png_size(path: Path) -> tuple[int, int]:
     """Width and height from a PNG's header."""
     head = path.read_bytes()[:24]
@@ -61,16 +72,20 @@ def png_size(path: Path) -> tuple[int, int]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("names", nargs="*", metavar="PICTURE",
-                    help=f"pictures to make (default: all): {', '.join(TAKEN_BY)}")
+                    help="pictures or folders to make (default: all): "
+                         f"{', '.join([*TAKEN_BY, *FOLDERS])}")
     args = ap.parse_args(argv)
-    unknown = sorted(set(args.names) - set(TAKEN_BY))
+    unknown = sorted(set(args.names) - set(TAKEN_BY) - set(FOLDERS))
     if unknown:
         ap.error(f"no test takes {', '.join(unknown)}")
-    names = args.names or list(TAKEN_BY)
-    tests = sorted({TAKEN_BY[n] for n in names})
+    folders = [n for n in args.names if n in FOLDERS] if args.names else list(FOLDERS)
+    names = [n for n in args.names if n in TAKEN_BY] if args.names else list(TAKEN_BY)
+    tests = sorted({TAKEN_BY[n] for n in names} | {FOLDERS[f] for f in folders})
 
     for name in names:                    # a picture of an earlier run is never copied
         (PICTURES / name).unlink(missing_ok=True)
+    for folder in folders:
+        shutil.rmtree(PICTURES / folder, ignore_errors=True)
     started = time.time()
     passed = set()
     for test in tests:                    # one run each: a failure spoils only its own
@@ -90,6 +105,17 @@ def main(argv: list[str] | None = None) -> int:
         shutil.copyfile(src, DOCS / name)
         w, h = png_size(src)
         print(f"docs/screenshots/{name}: {w}×{h}, {src.stat().st_size / 1024:.0f} KB")
+    for folder in folders:
+        made = sorted((PICTURES / folder).glob("*")) if (PICTURES / folder).is_dir() else []
+        if FOLDERS[folder] not in passed or not made:
+            missing.append(folder + "/")
+            continue
+        shutil.rmtree(DOCS / folder, ignore_errors=True)
+        (DOCS / folder).mkdir(parents=True)
+        for src in made:
+            shutil.copyfile(src, DOCS / folder / src.name)
+        size = sum(p.stat().st_size for p in made) / 1024
+        print(f"docs/screenshots/{folder}/: {len(made)} pictures, {size:.0f} KB")
     if missing:
         print(f"not made (their test failed, was skipped or took no picture): "
               f"{', '.join(missing)}", file=sys.stderr)

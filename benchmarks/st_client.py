@@ -90,6 +90,7 @@ class Run:
     text_times: list[float] = field(default_factory=list)     # when each of texts arrived
     query: str | None = None           # the URL the page wrote
     bytes: int = 0                     # ForwardMsg bytes received in this run
+    deltas: int = 0                    # delta messages (elements, blocks) in this run
     superseded: bool = False           # a newer request of the tab ran in its place
     interrupted: bool = False          # it started, then a newer request cut it short
 
@@ -201,6 +202,7 @@ class Tab:
         run = self.current
         if run is not None:
             run.bytes += size
+            run.deltas += kind == "delta"
         if kind == "new_session":
             ns = msg.new_session
             if ns.HasField("initialize"):
@@ -254,9 +256,12 @@ class Tab:
         elif kind == "markdown" and run is not None and "Fitting" in el.markdown.body:
             self.statuses.append(el.markdown.body)
         elif kind == "bidi_component":
-            key = _user_key(el.bidi_component.id) or ""
-            if run is not None and run.finished is None and el.bidi_component.json and \
-                    '"figure": null' not in el.bidi_component.json[:4000]:
+            b = el.bidi_component
+            key = _user_key(b.id) or ""
+            # a figure as JSON, or gzipped after a line of JSON (nplk_lab's live_chart)
+            drawn = (b.json and '"figure": null' not in b.json[:4000]) or \
+                (b.WhichOneof("data") == "bytes" and b"\n" in b.bytes)
+            if run is not None and run.finished is None and drawn:
                 run.figures.setdefault(key, now)
         elif kind == "plotly_chart" and run is not None and run.finished is None:
             run.figures.setdefault("plotly", now)

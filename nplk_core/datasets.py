@@ -527,12 +527,14 @@ DATASETS: dict[str, DatasetSpec] = {spec.name: spec for spec in [
         "A small circle (+1) inside a large one (-1)."),
     DatasetSpec(
         "chessboard", "Chessboard", "classification", make_chessboard,
-        {"n_cells": ParamSpec(4, 2, 8, 1, help="Cells per side of the board."),
+        {"n_cells": ParamSpec(4, 2, 8, 1, help="Cells per side of the board.",
+                              label="Cells per side"),
          "noise": ParamSpec(0.0, 0.0, 0.2, 0.01, help=_NOISE)},
         "Alternating square cells on [-1, 1]^2 (seed 002 Table 1)."),
     DatasetSpec(
         "spiral", "Spiral", "classification", make_spiral,
-        {"n_turns": ParamSpec(1.5, 0.5, 3.0, 0.25, help="Turns of each spiral arm."),
+        {"n_turns": ParamSpec(1.5, 0.5, 3.0, 0.25, help="Turns of each spiral arm.",
+                              label="Turns per arm"),
          "noise": ParamSpec(0.05, 0.0, 0.3, 0.01, help=_NOISE)},
         "Two interleaved spirals (seed 002 Table 1)."),
     DatasetSpec(

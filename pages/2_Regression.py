@@ -25,11 +25,17 @@ ui.state_controls(PAGE)
 
 st.title("Regression")
 st.caption("The fitted curve (or surface) over the data, support points as rings, the plain "
-           "SVR and the noiseless function dotted, 1-nearest neighbour dash-dot (on request). "
-           "Scores are the relative squared error Σ(ŷ − y)² / Σ(y − ȳ)² (lower is better; "
-           "“Learning Data-adaptive Non-parametric Kernels” §6.3). DANK-SVR's test points "
-           "borrow the row of F of their nearest training point: the table beside the "
-           "figure compares it with 1-nearest neighbour.")
+           "SVR dotted, the noiseless function dashed, 1-nearest neighbour dash-dot (on request). "
+           "Scores are the relative error: the squared prediction errors on the test points "
+           "divided by the squared spread of their targets around the mean (0 = perfect, "
+           "1 = no better than predicting the mean; lower is better). DANK-SVR's test "
+           "points borrow the row of F of their nearest training point: the table beside "
+           "the figure compares it with 1-nearest neighbour.")
+ui.for_researchers(
+    "Relative squared error Σ(ŷ − y)² / Σ(y − ȳ)², as in “Learning Data-adaptive "
+    "Non-parametric Kernels” §6.3 (DANK-SVR on the step function and the 2-D harmonic "
+    "surface); DANK-SVR is that paper's §5. LAB RBF: “Enhancing Kernel Flexibility via "
+    "Learning Asymmetric Locally-Adaptive Kernels”.")
 ui.show_notes()
 
 data, data_msgs = ui.get_data(lab.REGRESSION)
@@ -49,8 +55,15 @@ if s_res is not None:
     left, right = st.columns([1.55, 1], gap="large")
     with right:  # the view switches first, so the figure of this run sees them
         ui.metrics(s_res, per_row=2, data=s_data)
-        ui.control("show_baseline")
-        ui.control("show_nn")
+        ui.control("show_baseline", label="Show the plain SVR",
+                   help="Dotted: the plain SVR's curve with the same σ and C, and the "
+                        "noiseless function.")
+        ui.control("show_nn", help="Dash-dot orange: 1-nearest neighbour's prediction (every "
+                                   "point takes the target of its nearest training point), "
+                                   "a step curve on 1-D data. DANK-SVR carries its learned "
+                                   "matrix to a test point through its nearest training "
+                                   "point, so its predictions follow this rule (the score "
+                                   "table beside the figure measures how closely).")
         if s_res.method == "dank_svr":
             ui.control("extension")
     with left:

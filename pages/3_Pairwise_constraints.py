@@ -53,7 +53,10 @@ if shown:
     cols[0].metric("Rand index (SimpleNPKL)", f"{s_res.rand:.3f}")
     cols[1].metric("Rand index (k-means)", f"{s_res.rand_kmeans:.3f}")
     cols[2].metric("must-link / cannot-link", f"{len(est.must_link_)} / {len(est.cannot_link_)}")
-    cols[3].metric("rank(K*)", str(int(np.size(est.eigenvalues_))))
+    cols[3].metric("rank of the learned kernel", str(int(np.size(est.eigenvalues_))),
+                   help="How many independent directions the learned kernel K* has (its "
+                        "number of non-zero eigenvalues): a small rank means the points "
+                        "are described by few coordinates.")
     cols[4].metric("Fit time", f"{s_res.fit_time * 1000:.0f} ms")
     left, right = st.columns([1.1, 1], gap="medium")
     with left:
@@ -63,12 +66,24 @@ if shown:
         if view == "embedding":
             fig = fg.embedding_figure(est.embedding_, est.labels_, y_true=y)
         elif view == "spectra":
-            fig = fg.spectra_figure({"K*": est.eigenvalues_}, rank=int(np.size(est.eigenvalues_)),
-                                    rank_label="rank(K*)", title="Spectrum of the learned kernel")
+            fig = fg.spectra_figure({"learned kernel": est.eigenvalues_},
+                                    rank=int(np.size(est.eigenvalues_)), rank_label="rank",
+                                    title="Spectrum of the learned kernel")
         else:
             fig = fg.convergence_figure({lab.setting("npkl_loss").format(P["npkl_loss"]):
                                          est.history_}, title="SimpleNPKL objective")
         ui.chart(fig, f"pair_{view}", f"nplk-simplenpkl-{view}")
+        if view == "embedding":
+            st.caption("Each point placed by the two leading eigenvectors of the learned "
+                       "kernel (1st and 2nd spectral coordinate), coloured by cluster: "
+                       "points the kernel treats as alike land close together.")
+    ui.for_researchers(
+        "SimpleNPKL (“A Family of Simple Non-Parametric Kernel Learning Algorithms”, "
+        "§4–5) learns K* from the constraints and the Laplacian L of the mutual k-NN "
+        "graph: minimise tr(LK) plus C times the constraint loss, subject to "
+        "tr(K^p) ≤ B; with the linear loss and p = 2, K* ∝ A₊, the positive part of the "
+        "constraint matrix. Active selection follows §5.3. The embedding's axes are "
+        "√λ₁ v₁ and √λ₂ v₂, with λⱼ, vⱼ the eigenpairs of K*.")
     ui.exports(PAGE, s_data, lab.LabResult("simple_npkl", lab.CLUSTERING, dict(P),
                                            estimator=est, matrix=est.kernel_,
                                            matrix_name="K"))

@@ -33,7 +33,8 @@ with st.sidebar:
         param2 = ui.control("sweep_param2", options=[""] + [c for c in choices if c != param])
         if "sigma" not in choices and "n_support" in choices:
             st.caption("LAB RBF has no single σ: each support point learns its own "
-                       "bandwidths, so its maps pair the support count with λ.")
+                       "bandwidths, so its maps pair the support count with λ (the ridge "
+                       "penalty).")
         if param2:
             lo2, hi2 = ui.range_control("sweep_range2", param2)
             ui.control("sweep_points2")
@@ -52,6 +53,11 @@ st.caption("One parameter varies over the range; the others keep their values (s
            "as the score table on the Classification page shows for any single setting. "
            "Pick a second parameter for maps over both, beside the plain SVM / SVR / "
            "kernel ridge.")
+ui.for_researchers(
+    "The τ sweep is the DANK paper's Table 5 (“Learning Data-adaptive Non-parametric "
+    "Kernels”): τ weighs τη‖F‖∗ (the nuclear norm) and η weighs η‖F − 11ᵀ‖² in its "
+    "eq. 4; rank(F) is the numerical rank. ONK's ρ is the (1/(4ρ))(αᵀα)² term of its "
+    "dual, with G* = K + (Yα)(Yα)ᵀ/(2ρ); ρ → ∞ gives the plain SVM (ONK paper, Fig. 3).")
 ui.show_notes()
 
 ok, why = lab.available(method)
@@ -103,7 +109,7 @@ else:
         ui.chart(fig, "sensitivity", f"nplk-sensitivity-{s_res.method}-{s_res.param}")
         if s.continuous:
             st.caption("Fit times: each value warm-starts from the previous one.")
-        st.subheader("Table (cf. the Data-adaptive Kernels paper, Table 5)")
+        st.subheader("The sweep as a table")
         st.dataframe(lab.sweep_table(s_res), hide_index=True)
         ui.exports(PAGE, s_data)
 ui.sync_url(PAGE)

@@ -1,6 +1,7 @@
 """Scaling: DANK's k-means decomposition (§4 of the DANK paper) — the partition, Q(π)
 against the number of clusters, the Theorem 6 bound against the actual gap, the Theorem 7
-screened points, and fit time against n."""
+screened points, and fit time against n. On screen in plain words ("kernel mass between
+clusters", "the guaranteed bound on the gap"); the theorems in the researchers' note."""
 
 import numpy as np
 import streamlit as st
@@ -30,9 +31,19 @@ ui.state_controls(PAGE)
 
 st.title("Scaling DANK")
 st.caption("Without the nuclear norm (τ = 0) and the bias, DANK splits into independent "
-           "problems on k-means clusters (solved in parallel). The price is bounded by "
-           "Theorem 6: the gap h(α*) − h̄(ᾱ) ≤ ½ B C² Q(π), with Q(π) the kernel mass "
-           "between clusters.")
+           "problems on k-means clusters (solved in parallel). Splitting drops the "
+           "kernel entries between clusters, so the split problem's best objective "
+           "differs from the whole problem's by a gap; the paper proves a guaranteed "
+           "bound on that gap, which grows with the kernel mass between clusters (the "
+           "sum of the kernel entries that join points of different clusters).")
+ui.for_researchers(
+    "DANK paper (“Learning Data-adaptive Non-parametric Kernels”), §4. **Theorem 6**: "
+    "h(α*) − h̄(ᾱ) ≤ ½ B C² Q(π), where h is the dual objective of the whole problem at "
+    "its optimum α*, h̄ that of the decomposed problem at its optimum ᾱ, and "
+    "Q(π), the sum of |Kᵢⱼ| over the pairs with π(i) ≠ π(j), is the kernel mass between "
+    "the clusters of the partition π. **Theorem 7** certifies, from the clusters' "
+    "solutions, training points that are non-support vectors of the whole problem (the "
+    "screened points, drawn as hollow black diamonds).")
 ui.show_notes()
 
 data, data_msgs = ui.get_data(lab.CLASSIFICATION)
@@ -54,9 +65,14 @@ if shown:
     v = int(P["scale_clusters"])
     c = st.columns(4)
     c[0].metric("Clusters v", str(v))
-    c[1].metric("Q(π)", f"{s.q[min(v, s.vs.size) - 1]:.3g}")
+    c[1].metric("Between-cluster mass", f"{s.q[min(v, s.vs.size) - 1]:.3g}",
+                help="The sum of |kernel entries| over pairs of points in different "
+                     "clusters: what the split drops. Zero when the clusters do not touch.")
     c[2].metric("support vectors", str(int(s.support.sum())))
-    c[3].metric("screened non-SVs (Thm 7)", str(int(s.screened.sum())))
+    c[3].metric("points ruled out early", str(int(s.screened.sum())),
+                help="Training points certified, from their cluster's problem alone, not "
+                     "to be support vectors of the whole problem (hollow black diamonds): "
+                     "the whole problem can skip them.")
     left, right = st.columns(2, gap="medium")
     with left:
         X_s, y_s = (s.X, s.y) if s.X is not None else (s_data.X, s_data.y)
@@ -65,20 +81,22 @@ if shown:
                                      title=f"k-means partition, v = {v}"),
                  "partition", "nplk-scaling-partition")
     with right:
-        ui.chart(fg.lines_figure(s.vs, {"Q(π)": s.q}, x_title="clusters v",
-                                 y_title="Q(π) = Σ<sub>π(i)≠π(j)</sub> |K<sub>ij</sub>|",
+        ui.chart(fg.lines_figure(s.vs, {"kernel mass between clusters": s.q},
+                                 x_title="clusters v",
+                                 y_title="sum of |K entries| across clusters",
                                  title="Kernel mass between clusters"),
                  "q_pi", "nplk-scaling-q")
-        ui.chart(fg.lines_figure(s.vs[1:], {"bound ½ B C² Q(π)": s.bound[1:],
+        ui.chart(fg.lines_figure(s.vs[1:], {"guaranteed bound": s.bound[1:],
                                             "|actual gap|": np.abs(s.gap[1:])},
                                  x_title="clusters v", y_title="objective gap", log_y=True,
-                                 title="Theorem 6: bound vs actual gap",
-                                 dashes={"bound ½ B C² Q(π)": "dash"}),
+                                 title="The guaranteed bound on the gap vs the actual gap",
+                                 dashes={"guaranteed bound": "dash"}),
                  "bound", "nplk-scaling-bound")
         if np.any(s.gap[1:] < 0):
-            st.caption("The gap h(α*) − h̄(ᾱ) is negative for some v (dropping the "
-                       "cross-cluster entries also drops positive quartic terms), so the "
-                       "one-sided bound holds trivially there; the plot shows |gap|.")
+            st.caption("The split problem's objective is higher than the whole problem's "
+                       "for some v (dropping the entries between clusters also drops "
+                       "positive terms), so the one-sided bound holds trivially there; "
+                       "the plot shows the size of the gap.")
     ui.exports(PAGE, s_data)
 
 st.subheader("Fit time against n")

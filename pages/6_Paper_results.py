@@ -20,6 +20,12 @@ ui.follow_cell_click()  # a clicked atlas square opens its state on its page
 ui.presentation("paper")  # present=1: no controls, larger text
 PAPER_VALUE = "paper's value"
 
+
+def text(value) -> str:
+    """A report cell as plain text, its underscore subscripts as subscripts."""
+    return vd.maths(pr.as_text(value))
+
+
 st.title("Paper results")
 st.caption("What the five papers claim, what this lab measures, and where to see it. "
            "Each verdict comes from paired differences (method − baseline) over 10 seeds "
@@ -48,23 +54,32 @@ else:
             f"results by construction), {c['does not hold']} do not hold, "
             f"{c['inconclusive']} inconclusive, {c['shown']} shown only.")
     if table:
-        st.dataframe(pd.DataFrame(table, columns=list(vd.COLUMNS)), hide_index=True)
+        # five columns sized to fit the page at 1280 px, the longer cells wrapped in
+        # taller rows; each row's note (often a paragraph) is in full in the list below
+        wide = {"result": 110, "verdict": 120, "judged on: mean [95 % CI]": 230,
+                "paper's value": 160, "ours": 190}
+        st.dataframe(pd.DataFrame(table, columns=list(vd.COLUMNS)), hide_index=True,
+                     column_order=tuple(wide), row_height=100,
+                     column_config={c: st.column_config.TextColumn(c, width=w)
+                                    for c, w in wide.items()})
+        st.caption("Each result's note, with every number behind its verdict, is in the "
+                   "list below the table.")
         st.subheader("Every verdict with its numbers")
         for row in results.get("rows", []):
             if not isinstance(row, dict):
                 continue
             # file text goes through st.text only (an expander label would be markdown)
             with st.container(border=True):
-                st.text(f"{pr.as_text(row.get('item'))}: {vd.row_verdict(row)}")
-                st.text(f"Claim: {pr.as_text(row.get('claim'))}")
-                st.text(f"Paper: {pr.as_text(row.get('paper_value'))}")
-                st.text(f"Ours: {pr.as_text(row.get('ours'))}")
+                st.text(f"{text(row.get('item'))}: {vd.row_verdict(row)}")
+                st.text(f"Claim: {text(row.get('claim'))}")
+                st.text(f"Paper: {text(row.get('paper_value'))}")
+                st.text(f"Ours: {text(row.get('ours'))}")
                 for line in vd.stat_lines(row):
                     st.text(f"• {line}")
                 if row.get("by_construction"):
-                    st.text(f"By construction: {pr.as_text(row.get('by_construction'))}")
+                    st.text(f"By construction: {text(row.get('by_construction'))}")
                 if row.get("note"):
-                    st.text(f"Note: {pr.as_text(row.get('note'))}")
+                    st.text(f"Note: {text(row.get('note'))}")
     else:
         st.text("The results file has no rows.")
 

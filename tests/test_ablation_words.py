@@ -261,7 +261,7 @@ def test_legend_and_rule_in_words():
         "DANK: test points take the row of F of their reciprocal nearest neighbours (the "
         "reciprocal-neighbour rule, the paper's). F off: the same learned α and b with the "
         "plain kernel at test time "
-        "(F = 11ᵀ). 1-nearest neighbour: every test point takes the label of its nearest "
+        "(F = all ones). 1-nearest neighbour: every test point takes the label of its nearest "
         "training point. SVM: the plain SVM with the same σ and C; SVM-CV: σ and C by "
         "5-fold cross-validation.")
     assert ab.legend("dank", Est()).startswith(
@@ -270,7 +270,7 @@ def test_legend_and_rule_in_words():
     assert "takes the target of its nearest" in reg and "SVR: the plain SVR with" in reg
     assert "SVR-CV: σ and C" in reg
     assert ab.legend("knpl").startswith("KNPL: test points take the row of G of their "
-                                        "nearest training point") and "(G = 11ᵀ)" in \
+                                        "nearest training point") and "(G = all ones)" in \
         ab.legend("knpl")
     assert ab.method_rule("dank") == "reciprocal nearest neighbours"
     # one name per rule wherever it is shown: the table's row, the chooser, the figure
@@ -350,7 +350,7 @@ def test_classification_paragraph_exact_at_a_state_of_every_branch():
         f"{ab._signed(a.vs_plain('method').hi, True)}). With F switched off at test time "
         "(its own α and b, the plain kernel) it scores 1.000, above the plain SVM beyond "
         f"its interval ({ab._interval(a.vs_plain('off'), True, 'points')}). So part of the "
-        "gain survives with F switched off: the α and b learned with F∘K keep +60.0 of its "
+        "gain survives with F switched off: the α and b learned with F × K keep +60.0 of its "
         "+60.0 points (100 %), without the nearest-neighbour rule. The rest comes with the "
         "nearest-neighbour rule at test time.")
     # the method below the SVM, its labels not 1-NN's
@@ -413,7 +413,7 @@ def test_regression_paragraph_word_for_word():
     assert b.verdict.endswith(
         "it scores 1.000, above the plain SVR beyond its interval (+0.722 (+0.722 to "
         "+0.722)). So part of the gain survives with F switched off: the α and b learned "
-        "with F∘K keep +0.722 of its +0.722 (100 %), without the nearest-neighbour rule. "
+        "with F × K keep +0.722 of its +0.722 (100 %), without the nearest-neighbour rule. "
         "The rest comes with the nearest-neighbour rule at test time.")
     # the method no closer to 1-NN than the SVR: the data cannot tell
     c = _reg(_wobble, _wobble, _wobble)
@@ -507,7 +507,7 @@ def test_f_off_above_the_svm_in_every_combination():
     a = _cls(method, y, plain, method, y=y)
     assert a.vs_plain("off").lo > 0 and a.vs_plain("method").lo <= 0
     assert a.verdict.endswith(
-        "So part of the gain survives with F switched off: the α and b learned with F∘K "
+        "So part of the gain survives with F switched off: the α and b learned with F × K "
         "beat the plain SVM on their own, without the nearest-neighbour rule.")
     method2 = y.copy()
     method2[:8] = -method2[:8]                        # +20 points, F off +40

@@ -262,8 +262,11 @@ def test_drawn_points_one_class_then_two_then_undo_and_clear():
 def surface_inputs(at: AppTest) -> dict:
     """What the decision surface's figure says it was built from (the chart's
     ``inputs``, which the browser writes on the plot once drawn)."""
-    found = [json.loads(json.loads(e.proto.json)["inputs"]) for e in at.get("bidi_component")
-             if e.proto.json and "inputs" in json.loads(e.proto.json)]
+    import nplk_lab.ui.components.chart as chart_component
+
+    found = [json.loads(d["inputs"]) for d in map(chart_component.payload_of,
+                                                  at.get("bidi_component"))
+             if d and "inputs" in d]
     assert len(found) == 1, found
     return found[0]
 
@@ -814,6 +817,9 @@ def test_home_links_open_existing_presets():
     used = [n for n in presets.PRESETS if presets.preset_query(n) in queries]
     assert {"dank_clowns", "dank_svr_step", "tau_sweep"} <= set(used)
     assert len(used) >= 6
+    # a teacher is offered Lessons first, before the "try this" links
+    first = at.main.get("page_link")[0].proto
+    assert "Lessons" in first.page and first.label.startswith("Teaching a class?")
 
 
 @pytest.mark.slow

@@ -135,8 +135,10 @@ def test_back_and_next_step_through_the_lesson_and_into_the_url():
     assert query(at)["step"] == "2" and "step 2 of 4" in markdown(at)
     at.button(key="lesson_back").click().run()
     assert query(at)["step"] == "1"
-    # a step beyond the lesson's end is clamped to its last step
+    # a step beyond the lesson's end is clamped to the end of the lesson
     at2 = open_lessons(lesson=4, step=9)
+    assert "the end" in markdown(at2) and query(at2)["step"] == "5"
+    at2.button(key="lesson_back").click().run()
     assert "step 4 of 4" in markdown(at2) and query(at2)["step"] == "4"
 
 
@@ -265,3 +267,41 @@ def test_a_question_chosen_on_a_lab_page_is_asked_in_the_teachers_lesson():
     assert "decision function" in trace_names(figure(at))
     assert [e.value for e in at.success] == ["Right."]
     assert any(plain(rev.text) in plain(m.value) for m in at.markdown)
+
+
+def test_the_last_step_leads_to_the_students_answers_and_the_next_lesson():
+    lesson = L.lesson(1)
+    n = len(lesson.steps)
+    at = open_lessons(lesson=1, step=n)
+    nxt = at.button(key="lesson_next")
+    assert nxt.label == "Finish ▶" and not nxt.disabled
+    # answer the last step's question wrong, leave the others unanswered
+    step = lesson.steps[n - 1]
+    rev = step.reveal()
+    wrong = next(o for i, o in enumerate(step.options) if i != rev.answer)
+    at.radio(key=f"nplk-keep-answer-L1-{n}").set_value(wrong).run()
+    at.button(key="lesson_next").click().run()
+    assert_clean(at)
+    assert query(at)["step"] == str(n + 1)
+    assert "the end" in markdown(at)
+    table = at.dataframe[0].value
+    asked = [i for i, s in enumerate(lesson.steps, 1) if s.question]
+    assert list(table["step"]) == asked
+    last = table[table["step"] == n].iloc[0]
+    assert last["your answer"] == wrong and last["the numbers said"] == step.options[rev.answer]
+    assert last[""] == "not quite"
+    # unanswered questions keep their answer hidden
+    assert set(table[table["step"] != n]["the numbers said"]) <= {"(answer to see it)"}
+    assert "0 of 1" in markdown(at)
+    at.button(key="lesson_after").click().run()
+    assert_clean(at)
+    assert query(at)["lesson"] == "2" and query(at)["step"] == "1"
+
+
+def test_the_last_lesson_ends_without_a_next_one():
+    n = len(L.LESSONS[-1].steps)
+    at = open_lessons(lesson=L.LESSONS[-1].number, step=n + 1)
+    assert "the end" in markdown(at)
+    assert not [b for b in at.button if b.key == "lesson_after"]
+    at.button(key="lesson_again").click().run()
+    assert query(at)["step"] == "1"

@@ -66,7 +66,7 @@ def test_clicking_an_eigenvalue_draws_its_eigenfunctions(app_server, page):
               wait_until="domcontentloaded")
     wait_surface(page)
     wait_idle(page)
-    assert wait_title(page, "Eigenfunction j = 1").startswith("Eigenfunction j = 1 of F∘K")
+    assert wait_title(page, "Eigenfunction j = 1").startswith("Eigenfunction j = 1 of F × K")
     page.locator(".js-plotly-plot").filter(has_text="Eigen-decay").first \
         .scroll_into_view_if_needed()
     # the decay plot drawn with j = 1 marked, and nothing moving: its rectangle, read
@@ -84,7 +84,7 @@ def test_clicking_an_eigenvalue_draws_its_eigenfunctions(app_server, page):
                            timeout=RERUN_TIMEOUT_MS, polling=100)
     wait_idle(page)
     maps = graph(page, "Eigenfunction j = 2")
-    assert maps["title"] == "Eigenfunction j = 2 of F∘K, F and K"
+    assert maps["title"] == "Eigenfunction j = 2 of F × K, F and K"
     # each chart draws in its own turn: wait for the decay plot's mark, do not assume
     # it was drawn before the maps
     page.wait_for_function(f"() => ({GRAPH_JS})('Eigen-decay').marked"

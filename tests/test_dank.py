@@ -18,12 +18,14 @@ from nplk_core._dank_core import (
     SOLVERS,
     DankProblem,
     LowRankInner,
+    _shrink_start,
+    _SvrOracle,
     inner_F,
     linear_max,
     penalty_terms,
     quad_grad,
 )
-from nplk_core.dank import _lazy_factor, nearest_index, reciprocal_index
+from nplk_core.dank import _lazy_factor, _plain_svm, nearest_index, reciprocal_index
 from nplk_core.datasets import make_clowns, make_moons, make_step
 from nplk_core.kernels import gaussian_kernel, sigma_to_gamma
 from nplk_core.scalable import (
@@ -504,6 +506,39 @@ def _slsqp_max(problem, starts):
                      options={"maxiter": 1000, "ftol": 1e-15})
         best = max(best, -r.fun)
     return best
+
+
+def test_svr_plain_step_stop_and_shrunk_start_reach_the_optimum():
+    """DANK-SVR at a slider setting of the lab's slow moves (narrow kernel, large C, small
+    eta): the accelerated solver starts from the plain SVR's dual, shrunk towards 0 while
+    h rises, and stops when a plain proximal gradient step from its iterate is shorter
+    than tol. Both shortcuts must leave the optimum where a long solve from 0 and SLSQP
+    find it."""
+    n, C, eps, sigma, eta, tau = 30, 200.0, 0.02, 0.2, 0.3, 0.0015
+    X, y = make_step(n, noise=0.05, random_state=0)
+    K = gaussian_kernel(X, sigma=sigma)
+    problem = DankProblem(K, None, np.r_[y - eps, -y - eps], C, eta, tau)
+    beta0, _ = _plain_svm(C, sigma, X, y, regression=True, epsilon=eps)
+    L = problem.lipschitz(np.linalg.eigvalsh(K)[-1])
+    # the shrunk start: a power of 1/2 times the SVR's dual, with a far higher h
+    oracle = _SvrOracle(problem)
+    u0 = oracle.start(beta0)
+    h0, f0, g0, inner0 = oracle.evaluate(u0)
+    u1, h1 = _shrink_start(oracle, u0, h0, f0, g0, inner0)[:2]
+    c = np.linalg.norm(u1) / np.linalg.norm(u0)
+    assert c < 0.5 and np.log2(c) == pytest.approx(round(np.log2(c)))
+    assert h1 > h0 + 1e6
+    fast = SOLVERS["apg"](problem, beta0, L, max_iter=2000, tol=1e-4)
+    hist = fast.log.as_dict()
+    # it stopped by the plain step: neither the momentum step nor the gap was small
+    assert fast.converged and fast.n_iter < 100
+    assert hist["step_norm"][-1] > 1e-4 and hist["gap"][-1] > 1e-7 * abs(fast.objective)
+    long = SOLVERS["apg"](problem, np.zeros(2 * n), L, max_iter=20000, tol=1e-10)
+    ref = max(long.objective, _slsqp_max(problem, [np.zeros(2 * n), fast.beta]))
+    assert fast.objective == pytest.approx(ref, rel=1e-7)
+    assert fast.objective <= ref + 1e-9 * abs(ref)  # the true h of a feasible point
+    b = fast.beta
+    assert b.min() >= 0 and b.max() <= C and abs(b[:n].sum() - b[n:].sum()) < 1e-8
 
 
 @pytest.mark.parametrize("C, eta, sigma", [(100.0, 0.002, 0.1), (15.0, 0.0015, 0.25),

@@ -97,3 +97,17 @@ def test_every_picture_the_command_copies_is_taken_by_the_test_it_runs():
         # the name itself, or its f-string (classification-present-{w}x{h}.png)
         assert name in source or name.rsplit("-", 1)[0] + "-{" in source, (name, file)
         assert (ROOT / "docs" / "screenshots" / name).exists(), name
+
+
+def test_every_folder_the_command_copies_is_filled_by_the_test_file_it_runs():
+    spec = importlib.util.spec_from_file_location(
+        "docs_screenshots", ROOT / "benchmarks" / "docs_screenshots.py")
+    cmd = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cmd)
+    assert cmd.FOLDERS
+    for folder, file in cmd.FOLDERS.items():
+        source = (ROOT / file).read_text(encoding="utf-8")
+        assert "PICTURES" in source and f'"{folder}"' in source, (folder, file)
+        assert not set(cmd.TAKEN_BY) & {folder}, folder
+        shots = ROOT / "docs" / "screenshots" / folder
+        assert shots.is_dir() and any(shots.iterdir()), shots

@@ -82,10 +82,10 @@ def test_eigenfunctions_at_the_training_points_are_the_eigenvectors(dank, rule):
     n = len(X)
     idx = tuple(range(1, 7))
     maps = em.eigenfunction_maps(dank, X, idx, extension=rule)
-    assert maps.names == ("F∘K", "F", "K") and maps.rule == rule
+    assert maps.names == ("F × K", "F", "K") and maps.rule == rule
     K = _gaussian(X, X, 1.0)
     F = dank.estimator.F_
-    for name, M in (("F∘K", F * K), ("F", F), ("K", K)):
+    for name, M in (("F × K", F * K), ("F", F), ("K", K)):
         w, V = _dense_pairs(M)
         np.testing.assert_allclose(maps.values[name], w[:6], rtol=1e-8, atol=1e-10 * w[0])
         for i in _separated(w, 6):
@@ -110,7 +110,7 @@ def test_extended_functions_are_orthonormal_at_the_training_points(dank):
     assert np.all(maps.maps["F"][maps.null["F"]] == 0.0)
 
 
-@pytest.mark.parametrize("method, names", [("knpl", ("G∘K", "G", "K")),
+@pytest.mark.parametrize("method, names", [("knpl", ("G × K", "G", "K")),
                                            ("onk", ("G", "K")), ("svm", ("K",))])
 @pytest.mark.slow
 def test_other_methods_obey_the_identity(data, method, names):
@@ -141,9 +141,9 @@ def test_all_ones_F_gives_the_plain_eigenfunctions(data):
     for rule in ("nearest", "reciprocal"):
         maps = em.eigenfunction_maps(res, grid.points, range(1, 5), extension=rule)
         for i in range(4):
-            a, b = maps.maps["F∘K"][i], maps.maps["K"][i]
+            a, b = maps.maps["F × K"][i], maps.maps["K"][i]
             assert np.max(np.abs(a - b)) < 1e-3 * np.max(np.abs(b)), (rule, i)
-        np.testing.assert_allclose(maps.values["F∘K"], maps.values["K"], rtol=1e-3)
+        np.testing.assert_allclose(maps.values["F × K"], maps.values["K"], rtol=1e-3)
         # F ≈ 11ᵀ: one eigenvalue n, φ₁ ≈ the constant 1/√n, the rest in the null space
         assert maps.values["F"][0] == pytest.approx(len(data.X_train), rel=1e-3)
         np.testing.assert_allclose(maps.maps["F"][0], 1 / np.sqrt(len(data.X_train)),
@@ -231,7 +231,7 @@ def test_fast_maps_match_a_slow_dense_reference(rule):
     Kx = _gaussian(pts, X, 1.0)
     idx = (1, 2, 3, 5)
     fast = em.eigenfunction_maps(res, pts, idx, extension=rule)
-    for name, M, rows in (("F∘K", F * K, F[cols] * Kx), ("K", K, Kx), ("F", F, F[cols])):
+    for name, M, rows in (("F × K", F * K, F[cols] * Kx), ("K", K, Kx), ("F", F, F[cols])):
         w, V = _dense_pairs(M)
         for r, j in enumerate(idx):
             if w[j - 1] <= 1e-10 * w[0]:
@@ -328,7 +328,7 @@ def test_eigenfunction_figure_numbers(dank, data):
     assert len(heat) == 3 + 18
     big = heat[0]
     z = np.asarray(big.z, dtype=float)
-    np.testing.assert_allclose(z, maps.maps["F∘K"][1].reshape(grid.shape), rtol=1e-6,
+    np.testing.assert_allclose(z, maps.maps["F × K"][1].reshape(grid.shape), rtol=1e-6,
                                atol=1e-6 * np.abs(z).max())
     assert big.zmid == 0 and big.zmin == -big.zmax
     assert big.zmax == pytest.approx(np.abs(z).max(), rel=1e-6)
@@ -336,10 +336,10 @@ def test_eigenfunction_figure_numbers(dank, data):
     small = heat[3]
     zs = np.asarray(small.z)
     assert zs.dtype == np.int8 and np.abs(zs).max() == 127 and zs.shape == (50, 50)
-    ref = maps.maps["F∘K"][0].reshape(grid.shape)[::2, ::2]
+    ref = maps.maps["F × K"][0].reshape(grid.shape)[::2, ::2]
     np.testing.assert_allclose(zs / 127, ref / np.abs(ref).max(), atol=0.5 / 127 + 1e-9)
     texts = [a.text for a in fig.layout.annotations]
-    assert "F∘K: j = 2, λ₂ = " + f"{maps.values['F∘K'][1]:.3g}" in texts
+    assert "F × K: j = 2, eigenvalue λ₂ = " + f"{maps.values['F × K'][1]:.3g}" in texts
     assert any(t.startswith("j = 6") for t in texts)
     assert "Eigenfunction j = 2" in fig.layout.title.text
     # the selected small multiple is framed; the others are not
@@ -362,7 +362,7 @@ def test_eigenfunction_figure_selected_beyond_the_leading_and_on_a_line():
     assert len(lines) == 1 + 3           # the selected (large) and the three leading
     np.testing.assert_allclose(np.asarray(lines[0].y), maps["K"][3], atol=1e-6)
     texts = [a.text for a in fig.layout.annotations]
-    assert "K: j = 9, λ₉ ≈ 0 (null space)" in texts
+    assert "K: j = 9, eigenvalue λ₉ ≈ 0 (null space)" in texts
     with pytest.raises(ValueError, match="not among"):
         fg.eigenfunction_figure(xs, None, maps, vals, idx, 4)
 
@@ -418,12 +418,12 @@ def _url(at, name):
 def test_classification_eigen_view_follows_the_index_and_the_url():
     at = _page("pages/1_Classification.py", view="spectra", eigen_index=3, n_samples=60)
     titles = _titles(at)
-    assert "Eigenfunction j = 3 of F∘K, F and K" in titles
+    assert "Eigenfunction j = 3 of F × K, F and K" in titles
     assert any(t.startswith("Eigen-decay") for t in titles)
     box = at.number_input(key="w_eigen_index")
     assert box.value == 3 and box.max == 42     # 60 points, 30 % held out
     box.set_value(5).run()
-    assert "Eigenfunction j = 5 of F∘K, F and K" in _titles(at)
+    assert "Eigenfunction j = 5 of F × K, F and K" in _titles(at)
     assert _url(at, "eigen_index") == "5"
     # a plain SVM has only K; an index beyond n is clipped to n
     at.selectbox(key="w_method").set_value("svm").run()
@@ -437,7 +437,7 @@ def test_classification_eigen_view_follows_the_index_and_the_url():
 def test_regression_eigen_view_draws_curves_on_the_line():
     at = _page("pages/2_Regression.py", reg_view="spectra", eigen_index=2, n_samples=60)
     titles = _titles(at)
-    assert "Eigenfunction j = 2 of F∘K, F and K" in titles, titles
+    assert "Eigenfunction j = 2 of F × K, F and K" in titles, titles
     import nplk_lab.ui.components.chart as chart_component
     fig = next(f for f in (chart_component.figure_of(e) for e in at.get("bidi_component"))
                if f and f["layout"].get("title", {}).get("text", "").startswith("Eigenfunction"))

@@ -254,7 +254,7 @@ def test_triptych_panels_and_scales():
     F = 1.0 + 0.1 * np.outer(y, y) * K
     fig = fg.matrix_triptych(K, F, y, name="F")
     names = [t.name for t in fig.data]
-    assert names == ["K", "F", "F∘K"]
+    assert names == ["K", "F", "F × K"]
     k, f, fk = fig.data
     # K and F∘K on one shared sequential scale covering both, with one colour bar
     assert k.zmid is None and fk.zmid is None
@@ -278,7 +278,7 @@ def test_triptych_panels_and_scales():
     assert all(a[1] <= b[0] for a, b in zip(doms[:-1], doms[1:], strict=True))
     for s in ("", "2", "3"):
         assert fig.layout[f"yaxis{s}"].scaleanchor == f"x{s}"
-    assert [a.text for a in fig.layout.annotations] == ["<b>K</b>", "<b>F</b>", "<b>F∘K</b>"]
+    assert [a.text for a in fig.layout.annotations] == ["<b>K</b>", "<b>F</b>", "<b>F × K</b>"]
     title = fig.layout.title.text
     assert title.startswith("Kernel K") and "40 training points" in title
     assert "block-averaged" not in title and len(k.z) == 40
@@ -289,6 +289,43 @@ def test_triptych_panels_and_scales():
     assert (two.data[1].zmin, two.data[1].zmax) == (two.data[0].zmin, two.data[0].zmax)
     assert two.data[1].zmid is None and two.data[0].colorscale == two.data[1].colorscale
 
+
+
+@pytest.mark.parametrize("product", [True, False])
+def test_triptych_grid_two_columns_one_bar_beside_each_scale(product):
+    """Presentation mode's 2×2 grid: the kernels (one shared scale) in the left column
+    with one bar beside both, the changes in the right column each with its own bar;
+    panels as wide as in two columns, bars in the gap between the columns."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(30, 2))
+    y = np.sign(X[:, 0])
+    K = np.exp(-((X[:, None] - X[None]) ** 2).sum(-1) / 2)
+    F = 1.0 + 0.05 * np.outer(y, y) * K
+    row = fg.matrix_triptych(K, F, y, name="F", product=product, difference=True)
+    fig = fg.matrix_triptych(K, F, y, name="F", product=product, difference=True,
+                             grid=True, height=700)
+    assert fig.layout.height == 700
+    # the same panels on the same scales as the row
+    assert sorted(t.name for t in fig.data) == sorted(t.name for t in row.data)
+    by = {t.name: t for t in row.data}
+    for t in fig.data:
+        assert (t.zmin, t.zmax, t.zmid) == (by[t.name].zmin, by[t.name].zmax, by[t.name].zmid)
+    left = [t for t in fig.data if t.name in ("K", "F × K" if product else "F")]
+    right = [t for t in fig.data if t not in left]
+    axis = lambda t: fig.layout["xaxis" + t.xaxis[1:]]  # noqa: E731
+    assert all(axis(t).domain[1] <= 0.5 for t in left)
+    assert all(axis(t).domain[0] >= 0.5 for t in right)
+    assert all(axis(t).domain[1] - axis(t).domain[0] >= 0.38 for t in fig.data)
+    # one bar for the left column, one beside each panel of the right one
+    shown = [t for t in fig.data if t.showscale]
+    assert len(shown) == 1 + len(right) and left[0] in shown
+    for t in shown:
+        assert axis(t).domain[1] < t.colorbar.x < axis(t).domain[1] + 0.05
+    # the right column's bars apart from each other vertically
+    if len(right) == 2:
+        a, b = (t.colorbar for t in right)
+        assert abs(a.y - b.y) >= (a.len + b.len) / 2
+    assert not fig.layout.title.text     # the panel names say what is drawn
 
 def _diverging_limits_are_the_largest_deviation(trace, centre, M):
     dev = np.abs(np.asarray(M, float) - centre).max()
@@ -311,7 +348,7 @@ def test_difference_panel_is_f_o_k_minus_k_on_its_largest_deviation(scale):
     A = rng.normal(size=(50, 50))
     F = 1.0 + scale * (A + A.T) / 2          # a small change: F within 1 ± ~3·scale
     fig = fg.matrix_triptych(K, F, y, name="F", difference=True)
-    assert [t.name for t in fig.data] == ["K", "F", "F∘K", "F∘K − K"]
+    assert [t.name for t in fig.data] == ["K", "F", "F × K", "F × K − K"]
     k, f, fk, d = fig.data
     order = np.argsort(y, kind="stable")
     # the difference panel is F∘K − K, entry by entry, in class order
@@ -324,8 +361,8 @@ def test_difference_panel_is_f_o_k_minus_k_on_its_largest_deviation(scale):
     right = max(fig.layout[f"xaxis{s}"].domain[1] for s in ("", "2", "3", "4"))
     assert right < bars[0] < bars[1] < bars[2] < 1.0
     assert "1 ± " in f.colorbar.title.text and "± " in d.colorbar.title.text
-    assert [a.text for a in fig.layout.annotations][-1] == "<b>F∘K − K</b>"
-    assert "F∘K − K" in fig.layout.title.text
+    assert [a.text for a in fig.layout.annotations][-1] == "<b>F × K − K</b>"
+    assert "F × K − K" in fig.layout.title.text
     # ONK: K | G | G − K, the change G − K (here F plays G) on its own scale around 0
     onk = fg.matrix_triptych(K, K + 0.01 * np.outer(y, y), y, name="G", product=False,
                              difference=True)
@@ -385,7 +422,7 @@ def test_spectra_on_log_axis_with_rank():
     assert fig.layout.yaxis.type == "log"
     assert fig.layout.xaxis.title.text and fig.layout.yaxis.title.text
     # the estimators' "FK" key is shown as the Hadamard product
-    assert [t.name for t in fg.spectra_figure({"FK": lam}).data] == ["F∘K"]
+    assert [t.name for t in fg.spectra_figure({"FK": lam}).data] == ["F × K"]
     y = fig.data[0].y
     assert np.isfinite(y[:3]).all() and np.isnan(y[3:]).all()
     assert "rank(F) = 3" in fig.layout.annotations[0].text
@@ -649,7 +686,7 @@ def test_figures_stay_under_half_a_megabyte_at_defaults(toy):
     assert len(fg.figure_json(four).encode()) <= MB
     for fig in (surface, fg.matrix_triptych(K, F, ytr), fg.matrix_heatmap(F, ytr),
                 fg.spectra_figure({"K": np.linalg.eigvalsh(K), "F": np.linalg.eigvalsh(F),
-                                   "F∘K": np.linalg.eigvalsh(F * K)}),
+                                   "F × K": np.linalg.eigvalsh(F * K)}),
                 fg.convergence_figure({s: {"objective": np.arange(2000.0),
                                            "step_norm": np.ones(2000)}
                                        for s in ("a", "b", "c")})):

@@ -331,7 +331,7 @@ def test_influence_figure_pair_and_ratio(fits, toy):
     curve = fg.influence_curve(np.linspace(0, 1, 50), np.ones(50), np.full(50, 2.0),
                                np.full(50, 2.0), X_train=np.linspace(0, 1, 9)[:, None],
                                index=3)
-    assert {t.name for t in curve.data} >= {"F̃∘k", "k", "point 3"}
+    assert {t.name for t in curve.data} >= {"F̃ × k", "k", "point 3"}
 
 
 def test_linked_matrix_frames_the_selection_and_adds_linear_click_axes(fits, toy):

@@ -249,7 +249,7 @@ def test_figure_frames_carry_each_iteration():
     frames = spec["frames"]
     # the untrained start plays first, then every kept iteration
     assert [f["name"] for f in frames] == ["start"] + [str(i) for i in rp.iterations]
-    assert "F = 11ᵀ" in frames[0]["layout"]["annotations"][0]["text"]
+    assert "F = all ones" in frames[0]["layout"]["annotations"][0]["text"]
     frames = frames[1:]
     surf = spec["data"][0]
     assert surf["type"] == "heatmap" and spec["player"]["surface"]["trace"] == 0

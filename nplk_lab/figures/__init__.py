@@ -2,7 +2,8 @@ r"""NPLK figures: Plotly figure builders for the lab: pure functions from arrays
 
 One module per view: :mod:`.common` (palette, layout, ``figure_json``), :mod:`.surfaces`,
 :mod:`.matrices`, :mod:`.convergence`, :mod:`.regression`, :mod:`.clusters`, :mod:`.sweeps`,
-:mod:`.ablation` (the 1-nearest-neighbour overlay);
+:mod:`.ablation` (the 1-nearest-neighbour overlay), :mod:`.alt` (a figure's text
+alternative);
 this package re-exports every public builder, so ``import nplk_lab.figures as fg`` reaches them
 all. Pure functions with no state; imports nothing of the project but ``nplk_core``.
 
@@ -37,6 +38,7 @@ from .ablation import (  # noqa: F401
     NN_NAME,
     nn_step,
 )
+from .alt import alt_text  # noqa: F401
 from .class_counts import answer_counts_figure  # noqa: F401
 from .clusters import (  # noqa: F401
     constraints_figure,
@@ -49,6 +51,7 @@ from .common import (  # noqa: F401
     CLASS_NAMES,
     CLASS_SYMBOLS,
     CLUSTER_COLORS,
+    CLUSTER_SYMBOLS,
     DIVERGING,
     MUST_LINK_COLOR,
     SCATTER,
@@ -61,6 +64,7 @@ from .common import (  # noqa: F401
     banded,
     class_color,
     cluster_color,
+    cluster_symbol,
     f32,
     figure_json,
     figure_nbytes,
@@ -84,10 +88,12 @@ from .influence import (  # noqa: F401
 from .lab_rbf_halves import halves_figure  # noqa: F401
 from .maps import map_figure, map_hover  # noqa: F401
 from .matrices import (  # noqa: F401
+    VIEW_CELLS,
     class_order,
     matrix_heatmap,
     matrix_triptych,
     symmetric_limits,
+    view_side,
 )
 from .regression import (  # noqa: F401
     ELLIPSE_MIN_SCALE,
@@ -116,6 +122,7 @@ __all__ = [
     "CLASS_NAMES",
     "CLASS_SYMBOLS",
     "CLUSTER_COLORS",
+    "CLUSTER_SYMBOLS",
     "DIVERGING",
     "ELLIPSE_MIN_SCALE",
     "MUST_LINK_COLOR",
@@ -129,12 +136,14 @@ __all__ = [
     "TEXT_COLOR",
     "TICK_COLOR",
     "VALIDATE",
+    "alt_text",
     "banded",
     "bandwidth_figure",
     "class_color",
     "class_order",
     "clip_polyline",
     "cluster_color",
+    "cluster_symbol",
     "coinciding",
     "constraints_figure",
     "convergence_figure",
@@ -157,6 +166,8 @@ __all__ = [
     "map_hover",
     "matrix_heatmap",
     "matrix_triptych",
+    "VIEW_CELLS",
+    "view_side",
     "nn_step",
     "parity_figure",
     "partition_figure",

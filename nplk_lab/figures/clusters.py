@@ -18,6 +18,7 @@ from .common import (
     _layout,
     _note_top,
     cluster_color,
+    cluster_symbol,
     f32,
 )
 
@@ -74,7 +75,7 @@ def _cluster_traces(X: np.ndarray, labels: np.ndarray, y_true: np.ndarray | None
         m = labels == k
         tr = dict(type=SCATTER, x=f32(X[m, 0]), y=f32(X[m, 1]), mode="markers",
                   name=f"cluster {int(k)}", legendgroup="clusters",
-                  marker=dict(size=8, color=cluster_color(k), symbol="circle",
+                  marker=dict(size=8, color=cluster_color(k), symbol=cluster_symbol(k),
                               line=dict(width=0.5, color="white")),
                   hovertemplate=f"cluster {int(k)}<br>(%{{x:.2f}}, %{{y:.2f}})"
                                 f"<extra></extra>")
@@ -89,6 +90,8 @@ def _cluster_traces(X: np.ndarray, labels: np.ndarray, y_true: np.ndarray | None
         m = truth == c
         tr = dict(type=SCATTER, x=f32(X[m, 0]), y=f32(X[m, 1]), mode="markers",
                   name=_class_name(c), legendgroup="classes", hoverinfo="skip",
+                  # dark ink, drawn light on a dark page (the live chart reads "nplk-ink")
+                  meta="nplk-ink",
                   marker=dict(size=13, color="#444444", line=dict(width=1.2),
                               symbol=_CLASS_OUTLINES[j % len(_CLASS_OUTLINES)]))
         if j == 0:
@@ -159,5 +162,8 @@ def embedding_figure(E: np.ndarray, labels: np.ndarray, *, y_true: np.ndarray | 
     E = np.asarray(E, dtype=float)
     if E.ndim == 1 or E.shape[1] == 1:
         E = np.column_stack([np.ravel(E), np.zeros(len(E))])
-    layout = _layout(title, height, xaxis=_axis("√λ₁ v₁"), yaxis=_axis("√λ₂ v₂"))
+    # the coordinates are √λⱼ vⱼ (eigenvalue, eigenvector); named in words on screen and
+    # explained in the page's researchers' note
+    layout = _layout(title, height, xaxis=_axis("1st spectral coordinate"),
+                     yaxis=_axis("2nd spectral coordinate"))
     return _figure(_cluster_traces(E[:, :2], labels, y_true), _grouped_legend(layout))

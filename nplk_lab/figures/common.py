@@ -23,8 +23,12 @@ SCATTER = "scatter"
 CLASS_COLORS: dict[int, str] = {-1: "#2166AC", 1: "#B2182B"}
 CLASS_NAMES: dict[int, str] = {-1: "class −1", 1: "class +1"}
 CLASS_SYMBOLS: dict[int, str] = {-1: "circle", 1: "square"}
-CLUSTER_COLORS: tuple[str, ...] = ("#E69F00", "#56B4E9", "#009E73", "#CC79A7", "#0072B2",
+#: Okabe–Ito in two sets of four whose colours stay apart for a viewer with deuteranopia
+#: (ΔE ≥ 24 within a set, simulated: tests/_colour_vision.py); clusters 4–7 are drawn as
+#: triangles (:func:`cluster_symbol`), so no two clusters differ by colour alone
+CLUSTER_COLORS: tuple[str, ...] = ("#E69F00", "#56B4E9", "#009E73", "#0072B2", "#CC79A7",
                                    "#D55E00", "#F0E442", "#000000")
+CLUSTER_SYMBOLS: tuple[str, ...] = ("circle", "triangle-up")
 SERIES_COLORS: tuple[str, ...] = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00",
                                   "#56B4E9", "#000000")
 #: diverging, blue (negative, class −1) → white (0) → red (positive, class +1)
@@ -79,6 +83,12 @@ def class_color(label: float) -> str:
 
 def cluster_color(k: int) -> str:
     return CLUSTER_COLORS[int(k) % len(CLUSTER_COLORS)]
+
+
+def cluster_symbol(k: int) -> str:
+    """The marker of cluster ``k``: a circle for the first four colours, a triangle for
+    the next four (and so on, cycling)."""
+    return CLUSTER_SYMBOLS[(int(k) // 4) % len(CLUSTER_SYMBOLS)]
 
 
 def plot_config(filename: str = "nplk-lab") -> dict[str, Any]:

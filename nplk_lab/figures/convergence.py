@@ -27,7 +27,7 @@ from .common import (
 # ---------------------------------------------------------------------------
 
 #: display names of the matrices the estimators key their spectra by
-_MATRIX_NAMES = {"FK": "F∘K", "GK": "G∘K"}
+_MATRIX_NAMES = {"FK": "F × K", "GK": "G × K"}
 
 
 def _log_axis(values: Sequence[float]) -> dict[str, Any]:
@@ -45,7 +45,8 @@ def _log_axis(values: Sequence[float]) -> dict[str, Any]:
 def spectra_figure(spectra: Mapping[str, np.ndarray], *, rank: int | None = None,
                    rank_label: str = "rank(F)", title: str | None = None,
                    height: int = 420, rel_floor: float = 1e-12) -> go.Figure:
-    """Sorted eigenvalues on a log-scale y axis (one line per matrix); values below
+    """Sorted eigenvalues on a log-scale y axis (one line per matrix, each with its own
+    colour, dash and marker: :data:`SOLVER_STYLES`); values below
     ``rel_floor`` times the largest are left out (they are numerically zero)."""
     traces = []
     tops: list[float] = []
@@ -58,10 +59,13 @@ def spectra_figure(spectra: Mapping[str, np.ndarray], *, rank: int | None = None
         shown = np.where(lam > rel_floor * top, lam, np.nan)
         tops += [float(np.nanmax(shown)), float(np.nanmin(shown))] if np.isfinite(
             shown).any() else []
+        # each matrix its own colour, dash and marker shape (as the solvers): the lines
+        # differ by more than colour
+        dash, symbol = SOLVER_STYLES[i % len(SOLVER_STYLES)]
         traces.append(dict(
             type="scatter", x=f32(np.arange(1, lam.size + 1)), y=f32(shown),
-            mode="lines+markers", marker=dict(size=4),
-            line=dict(color=SERIES_COLORS[i % len(SERIES_COLORS)]), name=name,
+            mode="lines+markers", marker=dict(size=5, symbol=symbol),
+            line=dict(color=SERIES_COLORS[i % len(SERIES_COLORS)], dash=dash), name=name,
             hovertemplate=f"{name}: λ_%{{x}} = %{{y:.3g}}<extra></extra>"))
     if title is None:
         title = "Eigen-decay of " + ", ".join(t["name"] for t in traces)

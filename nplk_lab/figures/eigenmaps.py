@@ -44,7 +44,8 @@ LEADING = 6          # small multiples per row
 
 def _lam_text(j: int, lam: float, null: bool) -> str:
     sj = str(int(j)).translate(_SUB)
-    return f"j = {j}, λ{sj} ≈ 0 (null space)" if null else f"j = {j}, λ{sj} = {lam:.3g}"
+    return (f"j = {j}, eigenvalue λ{sj} ≈ 0 (null space)" if null
+            else f"j = {j}, eigenvalue λ{sj} = {lam:.3g}")
 
 
 def _limit(z: np.ndarray) -> float:

@@ -88,7 +88,7 @@ def influence_figure(xs: np.ndarray, ys: np.ndarray, plain: np.ndarray,
                      learned: np.ndarray | None = None, change: np.ndarray | None = None, *,
                      X_train: np.ndarray, y_train: np.ndarray | None, index: int,
                      mode: str = "pair", change_kind: str = "ratio",
-                     learned_name: str = "F̃∘k", plain_name: str = "k",
+                     learned_name: str = "F̃ × k", plain_name: str = "k",
                      axes: np.ndarray | None = None, plain_axes: np.ndarray | None = None,
                      title: str = "", height: int = 430) -> go.Figure:
     """A training point's influence on the plane.
@@ -166,7 +166,7 @@ def influence_figure(xs: np.ndarray, ys: np.ndarray, plain: np.ndarray,
 def influence_curve(x: np.ndarray, plain: np.ndarray, learned: np.ndarray | None = None,
                     change: np.ndarray | None = None, *, X_train: np.ndarray, index: int,
                     mode: str = "pair", change_kind: str = "ratio",
-                    learned_name: str = "F̃∘k", plain_name: str = "k",
+                    learned_name: str = "F̃ × k", plain_name: str = "k",
                     axes: np.ndarray | None = None, title: str = "",
                     height: int = 380) -> go.Figure:
     """The 1-D version of :func:`influence_figure`: the learned and the plain curve on

@@ -13,6 +13,18 @@ from .common import DIVERGING, SEQUENTIAL, TEXT_COLOR, TICK_COLOR, _figure, _lay
 # matrices
 # ---------------------------------------------------------------------------
 
+#: What the lab's matrix view draws by default, over all its panels: 4 panels of
+#: 48 × 48 cells (about 50 KB of float32 sent on every move that changes the fit, against
+#: 420 KB for the 4 × 140² entries of the Classification page's defaults). A matrix with
+#: more rows than its panel's share is drawn as block means (``cells=`` of
+#: :func:`matrix_triptych` and :func:`matrix_heatmap`); every entry is drawn on request.
+VIEW_CELLS = 4 * 48 ** 2
+
+
+def view_side(panels: int, cells: int = VIEW_CELLS) -> int:
+    """Rows of each of ``panels`` square panels sharing ``cells`` drawn cells."""
+    return max(2, int(np.sqrt(cells / max(panels, 1))))
+
 
 def class_order(y: np.ndarray | None, n: int) -> np.ndarray:
     """Point order for matrix views: grouped by class (stable within a class)."""
@@ -42,9 +54,9 @@ def _ordered(M: np.ndarray, order: np.ndarray, max_side: int
     n = Mo.shape[0]
     if P.shape[0] == n:
         labels = np.array([str(i) for i in order])
-    else:
+    else:   # a block: its rows' positions in the drawn (class) order
         ends = np.append(starts[1:], n) - 1
-        labels = np.array([f"sorted {a}–{b}" for a, b in zip(starts, ends, strict=True)])
+        labels = np.array([f"{a}–{b}" for a, b in zip(starts, ends, strict=True)])
     return P, starts, labels
 
 
@@ -58,10 +70,14 @@ def _heatmap(M: np.ndarray, order: np.ndarray, *, name: str, colorscale: Any,
     shows the original indices i, j and the value."""
     P, starts, labels = drawn if drawn is not None else _ordered(M, order, max_side)
     s = _suffix(axes)
+    if len(starts) == len(order):
+        hover = f"i=%{{y}}<br>j=%{{x}}<br>{name}=%{{z:.4g}}<extra></extra>"
+    else:   # block means: say so, and which rows and columns (in the drawn order)
+        hover = (f"rows %{{y}}, columns %{{x}} (in class order)<br>mean of {name} over "
+                 f"the block = %{{z:.4g}}<extra></extra>")
     tr = dict(type="heatmap", z=f32(P), x=labels, y=labels, colorscale=colorscale,
               name=name, colorbar=colorbar or dict(thickness=12), xaxis=f"x{s}",
-              yaxis=f"y{s}",
-              hovertemplate=f"i=%{{y}}<br>j=%{{x}}<br>{name}=%{{z:.4g}}<extra></extra>")
+              yaxis=f"y{s}", hovertemplate=hover)
     for k, v in (("zmid", zmid), ("zmin", zmin), ("zmax", zmax)):
         if v is not None:
             tr[k] = v
@@ -113,14 +129,19 @@ def _pm(v: float) -> str:
 
 def matrix_heatmap(M: np.ndarray, y: np.ndarray | None = None, *, name: str = "F",
                    center: float | None = 1.0, max_side: int = 180, title: str = "",
-                   height: int = 480, zrange: tuple[float, float] | None = None
-                   ) -> go.Figure:
+                   height: int = 480, zrange: tuple[float, float] | None = None,
+                   cells: int | None = None) -> go.Figure:
     """Heatmap of one matrix, points ordered by class; diverging palette spanning
     ``center ± max|M − center|`` (1 for F and G), or sequential with ``center=None``
     (a kernel K) over ``zrange`` (e.g. (0, 1) for a Gaussian kernel, so that kernels of
-    different σ share one colour scale; default: the matrix's own range)."""
+    different σ share one colour scale; default: the matrix's own range). Block-averaged
+    beyond ``max_side`` rows, or, with ``cells`` (e.g. :data:`VIEW_CELLS`), beyond
+    ``sqrt(cells)`` rows (the title then says so)."""
     M = np.asarray(M, dtype=float)
-    order = class_order(y, M.shape[0])
+    n = M.shape[0]
+    order = class_order(y, n)
+    if cells is not None:
+        max_side = view_side(1, cells)
     drawn = _ordered(M, order, max_side)
     if center is not None:
         lo, hi = symmetric_limits(drawn[0], center)
@@ -133,15 +154,18 @@ def matrix_heatmap(M: np.ndarray, y: np.ndarray | None = None, *, name: str = "F
         tr, starts = _heatmap(M, order, name=name, colorscale=SEQUENTIAL, zmid=None,
                               zmin=lo, zmax=hi, drawn=drawn)
     xa, ya = _matrix_axes("")
-    layout = _layout(title or f"{name} (points ordered by class)", height, xaxis=xa,
-                     yaxis=ya, shapes=_class_lines(y, starts))
+    head = title or f"{name} (points ordered by class)"
+    if len(starts) < n:
+        head += f" — block-averaged to {len(starts)}×{len(starts)}"
+    layout = _layout(head, height, xaxis=xa, yaxis=ya, shapes=_class_lines(y, starts))
     return _figure([tr], layout)
 
 
 def matrix_triptych(K: np.ndarray, F: np.ndarray, y: np.ndarray | None = None, *,
                     name: str = "F", product: bool = True, difference: bool = False,
                     max_side: int | None = None, pooled_side: int = 128, title: str = "",
-                    height: int = 360) -> go.Figure:
+                    height: int = 360, cells: int | None = None,
+                    grid: bool = False) -> go.Figure:
     """``K | F | F∘K`` (and ``F∘K − K`` with ``difference``) as a row of square
     heatmaps, points ordered by class.
 
@@ -156,17 +180,28 @@ def matrix_triptych(K: np.ndarray, F: np.ndarray, y: np.ndarray | None = None, *
     ``max_side`` rows are block-averaged to ``pooled_side`` blocks so the figure stays
     small (the scales then span the block averages that are drawn); below that every
     entry is drawn. The default ``max_side`` keeps the cells drawn within those of three
-    300 × 300 panels (300 for three panels, 259 for four).
+    300 × 300 panels (300 for three panels, 259 for four). With ``cells`` (the lab's
+    view passes :data:`VIEW_CELLS`) the panels share that many drawn cells instead:
+    every entry up to :func:`view_side` rows, block means of that many rows beyond.
+
+    ``grid=True`` (presentation mode, where a row of four is too narrow): two columns,
+    the kernels on their shared scale on the left (K above the learned kernel, one
+    colour bar beside both), the changes (F, the difference) on the right, each with its
+    own bar beside it; no figure title (the panel names and the bars say what is drawn;
+    a block-averaged view keeps a short note), so every panel is as large as the height
+    allows.
     """
     K = np.asarray(K, dtype=float)
     F = np.asarray(F, dtype=float)
     n = K.shape[0]
-    if max_side is None:
+    if cells is not None:
+        max_side = pooled_side = view_side(2 + product + difference, cells)
+    elif max_side is None:
         max_side = int(300 * np.sqrt(3 / (1 + product + 1 + difference)))
     side = n if n <= max_side else pooled_side
     order = class_order(y, n)
     learned = F * K if product else F           # the kernel the model uses
-    prod = f"{name}∘K"
+    prod = f"{name} × K"
     used = prod if product else name
     drawn = {"K": _ordered(K, order, side), "learned": _ordered(learned, order, side)}
     lo = min(0.0, *(float(np.nanmin(d[0])) for d in drawn.values()))
@@ -188,6 +223,8 @@ def matrix_triptych(K: np.ndarray, F: np.ndarray, y: np.ndarray | None = None, *
         dD = _ordered(learned - K, order, side)
         dlo, dhi = symmetric_limits(dD[0], 0.0)
         panels.append((dname, dD, (f"{dname}<br>± {_pm(dhi)}", DIVERGING, 0.0, dlo, dhi)))
+    if grid:
+        return _triptych_grid(panels, y, order, side, title, height)
     k = len(panels)
     bars = list(dict.fromkeys(p[2][0] for p in panels))      # one bar per scale
     # panels fill [0, right]; the colour bars sit side by side in the rest
@@ -221,7 +258,7 @@ def matrix_triptych(K: np.ndarray, F: np.ndarray, y: np.ndarray | None = None, *
         notes.append(dict(text=f"<b>{nm}</b>", xref=f"x{s} domain", yref=f"y{s} domain",
                           x=0.5, y=1.0, xanchor="center", yanchor="bottom", yshift=2,
                           showarrow=False, font=dict(size=15, color=TEXT_COLOR)))
-    what = (f"Kernel K, learned {name} and {prod}" if product
+    what = (f"Kernel K, learned {name} and {prod} entry by entry" if product
             else f"Kernel K and learned kernel {name}")
     if difference:
         what += f", change {used} − K"
@@ -231,4 +268,53 @@ def matrix_triptych(K: np.ndarray, F: np.ndarray, y: np.ndarray | None = None, *
         head += f" — block-averaged to {side}×{side}"
     lay = _layout(head, height, top=70, shapes=shapes, annotations=notes, **layout)
     lay["margin"].update(l=10, r=10, b=16)
+    return _figure(traces, lay)
+
+
+def _triptych_grid(panels: list, y: np.ndarray | None, order: np.ndarray, side: int,
+                   title: str, height: int) -> go.Figure:
+    """:func:`matrix_triptych`'s panels in two columns (see its ``grid``): the panels on
+    the first (shared) scale in the left column, the others in the right one."""
+    n = len(order)
+    shared = panels[0][2][0]
+    cols = ([p for p in panels if p[2][0] == shared], [p for p in panels if p[2][0] != shared])
+    rows = max(len(c) for c in cols)
+    vgap = 0.07                       # room for the lower row's panel names
+    rh = (1.0 - vgap * (rows - 1)) / rows
+    pw, slot = 0.39, 0.11             # panel and colour-bar slot, as parts of the width
+    traces, shapes, notes = [], [], []
+    layout: dict[str, Any] = {}
+    a = 0
+    for c, col in enumerate(cols):
+        x0 = c * (pw + slot)
+        for r, (nm, d, (bar_title, cs, mid, zmin, zmax)) in enumerate(col):
+            a += 1
+            s = _suffix(a)
+            top = 1.0 - r * (rh + vgap)
+            # the left column's one bar stands beside all its panels; the right
+            # column's bars each beside their own panel, short enough that a title
+            # above the lower one stays clear of the upper one
+            blen, bmid = (0.86, 0.46) if c == 0 else (rh * 0.62, top - rh / 2 - 0.03)
+            bar = dict(thickness=14, len=blen, y=bmid, yanchor="middle", xanchor="left",
+                       x=x0 + pw + 0.012, outlinewidth=0,
+                       tickfont=dict(size=12, color=TICK_COLOR),
+                       title=dict(text=bar_title, side="top",
+                                  font=dict(size=13, color=TEXT_COLOR)))
+            tr, starts = _heatmap(d[0], order, name=nm, colorscale=cs, zmid=mid,
+                                  zmin=zmin, zmax=zmax, colorbar=bar, axes=a, drawn=d)
+            tr["showscale"] = c == 1 or r == 0
+            traces.append(tr)
+            shapes += _class_lines(y, starts, axes=a)
+            xa, ya = _matrix_axes(s, domain=[x0, x0 + pw], anchor=f"y{s}")
+            ya["anchor"] = f"x{s}"
+            ya["domain"] = [max(0.0, top - rh), top]
+            layout[f"xaxis{s}"], layout[f"yaxis{s}"] = xa, ya
+            notes.append(dict(text=f"<b>{nm}</b>", xref=f"x{s} domain",
+                              yref=f"y{s} domain", x=0.5, y=1.0, xanchor="center",
+                              yanchor="bottom", yshift=2, showarrow=False,
+                              font=dict(size=15, color=TEXT_COLOR)))
+    head = title or (f"Block-averaged to {side}×{side}" if side < n else "")
+    lay = _layout(head, height, top=56 if head else 30, shapes=shapes, annotations=notes,
+                  **layout)
+    lay["margin"].update(l=6, r=6, b=8)
     return _figure(traces, lay)

@@ -27,6 +27,11 @@ from .surfaces import _class_traces, _ring_trace
 # ---------------------------------------------------------------------------
 
 
+#: dashes of the other curves on a 1-D regression plot, in order (the noiseless function,
+#: then the plain SVR): none solid (the fit) or dash-dot (1-nearest neighbour)
+_OTHER_DASHES = ("dash", "dot", "longdash", "longdashdot")
+
+
 def regression_curve(X_train: np.ndarray, y_train: np.ndarray, x_line: np.ndarray,
                      y_line: np.ndarray, *, X_test: np.ndarray | None = None,
                      y_test: np.ndarray | None = None, support: np.ndarray | None = None,
@@ -37,7 +42,8 @@ def regression_curve(X_train: np.ndarray, y_train: np.ndarray, x_line: np.ndarra
                      nn_curve: tuple[np.ndarray, np.ndarray] | None = None,
                      height: int = 520) -> go.Figure:
     """1-D regression: data, the fitted curve, support points (hollow), and other
-    curves on the same ``x_line`` (e.g. a baseline or the noiseless function);
+    curves on the same ``x_line`` (e.g. the noiseless function, dashed, then a baseline,
+    dotted: each other curve has its own dash);
     ``nn_curve``: 1-nearest neighbour's step curve ``(x, y)`` (:func:`.ablation.nn_step`),
     drawn dash-dot orange."""
     traces = [dict(type=SCATTER, x=f32(np.ravel(X_train)), y=f32(y_train),
@@ -47,9 +53,10 @@ def regression_curve(X_train: np.ndarray, y_train: np.ndarray, x_line: np.ndarra
                            mode="markers", name="test",
                            marker=dict(size=7, symbol="circle-open", color="#555555")))
     for i, (nm, yy) in enumerate((others or {}).items(), start=1):
+        # each its own dash (not only its own colour): the fit is solid, 1-NN dash-dot
         traces.append(dict(type="scatter", x=f32(x_line), y=f32(yy), mode="lines", name=nm,
                            line=dict(color=SERIES_COLORS[i % len(SERIES_COLORS)], width=1.5,
-                                     dash="dot")))
+                                     dash=_OTHER_DASHES[(i - 1) % len(_OTHER_DASHES)])))
     if nn_curve is not None:
         traces.append(nn_curve_trace(*nn_curve))
     traces.append(dict(type="scatter", x=f32(x_line), y=f32(y_line), mode="lines",

@@ -103,10 +103,16 @@ def partition_figure(X: np.ndarray, labels: np.ndarray, centers: np.ndarray | No
     return _figure(traces, _grouped_legend(layout))
 
 
+#: marker shapes of :func:`lines_figure`'s series, in order
+_SERIES_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "star", "cross")
+
+
 def lines_figure(x: np.ndarray, series: Mapping[str, np.ndarray], *, x_title: str,
                  y_title: str, title: str = "", log_x: bool = False, log_y: bool = False,
                  height: int = 380, dashes: Mapping[str, str] | None = None) -> go.Figure:
-    """Several named series against a common x (Q(π) vs v, bound vs gap, time vs n)."""
+    """Several named series against a common x (Q(π) vs v, bound vs gap, time vs n),
+    each with its own colour and marker shape (and ``dashes[name]``, default solid), so
+    no two differ by colour alone."""
     traces = []
     for i, (name, v) in enumerate(series.items()):
         v = np.asarray(v, dtype=float)
@@ -116,6 +122,7 @@ def lines_figure(x: np.ndarray, series: Mapping[str, np.ndarray], *, x_title: st
             type="scatter", x=f32(x), y=f32(v), mode="lines+markers", name=name,
             line=dict(color=SERIES_COLORS[i % len(SERIES_COLORS)], width=2,
                       dash=(dashes or {}).get(name, "solid")),
+            marker=dict(symbol=_SERIES_SYMBOLS[i % len(_SERIES_SYMBOLS)], size=7),
             hovertemplate=f"{name}<br>{x_title}=%{{x:.4g}}<br>%{{y:.4g}}<extra></extra>"))
     ya = _axis(y_title, type="log" if log_y else "linear")
     if log_y:

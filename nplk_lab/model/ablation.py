@@ -66,7 +66,7 @@ def legend(method: str, estimator: Any = None) -> str:
     return (f"{name}: test points take the row of {sym} of their "
             f"{method_rule(method, estimator)} (the "
             f"{rule_name(rule_key(method, estimator))}, the paper's). {sym} off: the same "
-            f"learned α and b with the plain kernel at test time ({sym} = 11ᵀ). 1-nearest "
+            f"learned α and b with the plain kernel at test time ({sym} = all ones). 1-nearest "
             f"neighbour: every test point takes the {'label' if base == 'SVM' else 'target'}"
             f" of its nearest training point. {base}: the plain {base} with the same σ and "
             f"C; {base}-CV: σ and C by 5-fold cross-validation.")
@@ -508,12 +508,12 @@ def verdict(method: str, task: str, rows: Sequence[Row], n_test: int, follows_nn
         if g_side == "above" and gain.mean > 0:
             share = min(off_gain.mean / gain.mean, 1.0)
             parts.append(f"So part of the gain survives with {sym} switched off: the α and "
-                         f"b learned with {sym}∘K keep {_signed(off_gain.mean, cls)} of its "
+                         f"b learned with {sym} × K keep {_signed(off_gain.mean, cls)} of its "
                          f"{_signed(gain.mean, cls)}{' ' + unit if unit else ''} "
                          f"({100 * share:.0f} %), without the nearest-neighbour rule.")
         else:
             parts.append(f"So part of the gain survives with {sym} switched off: the α "
-                         f"and b learned with {sym}∘K beat the plain {base} on their own, "
+                         f"and b learned with {sym} × K beat the plain {base} on their own, "
                          f"without the nearest-neighbour rule.")
         if e_side == "above" and follows:
             parts.append("The rest comes with the nearest-neighbour rule at test time.")

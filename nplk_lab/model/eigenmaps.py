@@ -195,7 +195,7 @@ def learned_names(res: LabResult) -> tuple[str | None, str | None]:
     if form is None or M is None or K is None or np.shape(M) != np.shape(K):
         return None, None
     name = res.matrix_name or "F"
-    return (f"{name}∘K", name) if form == "multiplier" else (name, None)
+    return (f"{name} × K", name) if form == "multiplier" else (name, None)
 
 
 def eigen_bases(res: LabResult, count: int) -> dict[str, Eigenpairs]:
@@ -358,8 +358,8 @@ def describe(maps: EigenMaps, j: int) -> str:
     parts = []
     for name in maps.names:
         _, lam, is_null = maps.at(name, j)
-        parts.append(f"{name}: λ{_sub(j)} ≈ 0 (null space, not extended)" if is_null
-                     else f"{name}: λ{_sub(j)} = {lam:.3g}")
+        parts.append(f"{name}: eigenvalue λ{_sub(j)} ≈ 0 (null space, not extended)"
+                     if is_null else f"{name}: eigenvalue λ{_sub(j)} = {lam:.3g}")
     return " · ".join(parts)
 
 

@@ -121,7 +121,7 @@ class InfluenceBasis:
         if self.kind == "multiplier":
             factor = self.matrix[i, self.cols]
             return Influence(i, point, k, factor * k, factor, "ratio",
-                             f"{self.name}̃∘k ({self.rule} rule)", "k", self.note)
+                             f"{self.name}̃ × k ({self.rule} rule)", "k", self.note)
         if self.kind == "additive":
             delta = self.matrix[i, self.cols]
             return Influence(i, point, k, k + delta, delta, "difference",

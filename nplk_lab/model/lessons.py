@@ -364,10 +364,11 @@ LESSON_DANK = Lesson(2, "What DANK learns, and where its gain comes from",
     "DANK (“Learning Data-adaptive Non-parametric Kernels”) learns a matrix F that "
     "multiplies the kernel entry by entry. On the clowns with a too-wide kernel it beats "
     "the plain SVM on test points — and this lesson measures why.", (
-    Step("DANK trains an SVM on F∘K instead of K: every kernel entry k(xᵢ, xⱼ) is "
-         "multiplied by a learned Fᵢⱼ, with F pulled towards the all-ones matrix (which "
-         "would leave K unchanged). Both models here use σ = 10 and C = 10; the plain "
-         "SVM's boundary is dotted.", "classification", _DANK_STATE, "surface",
+    Step("DANK trains an SVM on F × K instead of K, multiplied entry by entry: every "
+         "kernel entry k(xᵢ, xⱼ) is multiplied by a learned Fᵢⱼ, with F pulled towards "
+         "the all-ones matrix (which would leave K unchanged). Both models here use "
+         "σ = 10 and C = 10; the plain SVM's boundary is dotted.", "classification",
+         _DANK_STATE, "surface",
          "Which scores higher on the test points?",
          ("DANK", "About the same (within one test point)", "The plain SVM"), 0,
          _dank_vs_svm, draws=10, labels=("DANK higher", "about the same",

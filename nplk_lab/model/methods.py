@@ -35,18 +35,19 @@ METHODS: dict[str, MethodSpec] = {m.name: m for m in (
     MethodSpec("dank", "DANK", CLASSIFICATION, "nplk_core.dank:DANKClassifier",
                ("C", "sigma", "tau", "eta", "solver", "max_iter"),
                _SV + ("matrix", "spectra", "convergence"), "F_",
-               "Learns a PSD matrix F that reweights the Gaussian kernel entry by entry "
+               "Learns a matrix F that reweights the Gaussian kernel entry by entry (F is "
+               "positive semidefinite: no negative eigenvalues) "
                "(“Learning Data-adaptive Non-parametric Kernels”). F is learned on the "
                "training points; a test point borrows the row of F of its (reciprocal) "
                "nearest training point."),
     MethodSpec("knpl", "KNPL", CLASSIFICATION, "nplk_core.knpl:KNPLClassifier",
                ("C", "sigma", "gamma", "knpl_solver", "admm_rho", "n_outer"),
                _SV + ("matrix", "spectra", "convergence"), "G_",
-               "Nonlinear pairwise layer: G ⪰ 0 with rows summing to n; the saddle point "
-               "of the paper's min-max problem by accelerated projected gradient, or its "
-               "second algorithm (“Nonlinear Pairwise Layer and Its Training for Kernel "
-               "Learning”). A test point borrows the row of G of its nearest training "
-               "point."),
+               "Nonlinear pairwise layer: learns a matrix G that multiplies the Gaussian "
+               "kernel entry by entry (G has no negative eigenvalues and its rows sum to "
+               "n), solved as a min-max problem (“Nonlinear Pairwise Layer and Its "
+               "Training for Kernel Learning”). A test point borrows the row of G of its "
+               "nearest training point."),
     MethodSpec("onk", "ONK", CLASSIFICATION, "nplk_core.onk:ONKClassifier",
                ("C", "sigma", "onk_rho", "onk_solver"),
                _SV + ("matrix", "spectra", "convergence"), "G_",
@@ -66,8 +67,9 @@ METHODS: dict[str, MethodSpec] = {m.name: m for m in (
     MethodSpec("dank_svr", "DANK-SVR", REGRESSION, "nplk_core.dank:DANKRegressor",
                ("C", "epsilon", "sigma", "tau", "eta", "solver", "max_iter"),
                ("curve", "matrix", "spectra", "convergence"), "F_",
-               "DANK in ε-SVR (“Learning Data-adaptive Non-parametric Kernels” §5); a "
-               "test point borrows the row of F of its nearest training point."),
+               "DANK for regression: an ε-SVR whose kernel is reweighted entry by entry by a "
+               "learned matrix F (“Learning Data-adaptive Non-parametric Kernels”); a test "
+               "point borrows the row of F of its nearest training point."),
     MethodSpec("lab_rbf_reg", "LAB RBF", REGRESSION, "nplk_core.lab_rbf:LABRBFRegressor",
                ("n_support", "lam"), ("curve", "bandwidth", "convergence"), None,
                "Locally adaptive bandwidths per support point (Asymmetric Locally-Adaptive "
@@ -77,7 +79,8 @@ METHODS: dict[str, MethodSpec] = {m.name: m for m in (
     MethodSpec("svr_cv", "SVR-CV", REGRESSION, "nplk_core.baselines:SVRCVRegressor",
                ("epsilon",), ("curve",), None, "SVR with σ and C chosen by 5-fold CV."),
     MethodSpec("krr", "Kernel ridge", REGRESSION, "nplk_core.baselines:KernelRidgeBaseline",
-               ("sigma", "lam"), ("curve",), None, "Kernel ridge regression (λ = ridge α).",
+               ("sigma", "lam"), ("curve",), None,
+               "Kernel ridge regression (λ: the ridge penalty).",
                rename=(("lam", "alpha"),)),
     MethodSpec("simple_npkl", "SimpleNPKL", CLUSTERING, "nplk_core.simple_npkl:SimpleNPKL",
                ("npkl_loss", "npkl_C", "B", "p", "n_neighbors", "constraint_fraction",

@@ -393,7 +393,7 @@ def _start_frame(res: Any, data: Any, grid: Any, surface: bool, ev: _Evaluator
     snap = est.snapshots_[0]
     vals, support, M = ev.start(snap)
     classes = getattr(est, "classes_", None)
-    name = {"dank": "F = 11ᵀ", "dank_svr": "F = 11ᵀ", "knpl": "G = 11ᵀ",
+    name = {"dank": "F = all ones", "dank_svr": "F = all ones", "knpl": "G = all ones",
             "onk": "G = K"}[res.method]
     a0 = np.asarray(snap["alpha"], dtype=float)
     alpha = "α = 0: f is the bias alone" if not np.any(a0) else \

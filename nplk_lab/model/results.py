@@ -204,5 +204,5 @@ def _spectra_of(est: Any, spec: MethodSpec, K: np.ndarray | None) -> dict[str, n
         name = spec.matrix.rstrip("_")
         out[name] = spectrum(G)
         if spec.name == "knpl":
-            out[f"{name}∘K"] = spectrum(G * K)
+            out[f"{name} × K"] = spectrum(G * K)
     return out

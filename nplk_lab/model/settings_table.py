@@ -47,6 +47,7 @@ def clip(text: Any, limit: int = 40) -> str:
 # the settings table
 # ---------------------------------------------------------------------------
 
+@lru_cache(maxsize=256)   # every slider of every run asks (the pages' sliders: a dozen)
 def log_options(lo: float, hi: float, mantissas: Sequence[float] = (1, 1.5, 2, 3, 5, 7)
                 ) -> tuple[float, ...]:
     """Round values from ``lo`` to ``hi`` spaced evenly on a log scale (1-1.5-2-3-5-7)."""
@@ -192,26 +193,31 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
     # ---- method parameters ----------------------------------------------------------------
     Setting("solver", "choice", "auto", "Solver", methods=_DANK, pages=_ALL_FIT_PAGES,
             options=("auto", "nesterov", "nesterov-monotone", "pg", "apg"),
-            option_labels=(("auto", "auto (fastest)"), ("nesterov", "Nesterov (Alg. 1)"),
+            option_labels=(("auto", "auto (fastest)"), ("nesterov", "Nesterov (the paper's)"),
                            ("nesterov-monotone", "Nesterov, monotone"),
                            ("pg", "projected gradient"), ("apg", "accelerated PG")),
-            help="DANK's solver for the concave dual h(α); all reach the same optimum."),
+            help="How DANK finds its optimum (the best α for its dual objective h(α)); "
+                 "all solvers reach the same optimum, at different speeds."),
     Setting("C", "float", 10.0, "C (box constraint)", min=0.01, max=1000.0, log=True,
             methods=("dank", "knpl", "onk", "svm", "dank_svr", "svr", "mkl_uniform"),
             pages=PAGES, continuous=True,
-            help="Upper bound on the dual variables α: larger C fits the training data "
-                 "harder."),
+            help="C is the price of a training error (a point on the wrong side of the margin, "
+                 "or outside the ε-tube in regression; the upper bound on the dual "
+                 "variables α): larger C fits the training data harder."),
     Setting("sigma", "float", 10.0, "σ (Gaussian kernel width)", min=0.05, max=20.0, log=True,
             methods=_SIGMA, pages=PAGES, continuous=True,
-            help="k(x, x′) = exp(−‖x − x′‖² / (2σ²)). Small σ: wiggly boundary; large σ: "
-                 "nearly linear."),
+            help="σ is the Gaussian kernel's width, how far apart two points can be and still "
+                 "count as alike: k(x, x′) = exp(−‖x − x′‖² / (2σ²)). Small σ: a wiggly "
+                 "fit; large σ: a nearly linear one."),
     Setting("tau", "float", 0.01, "τ (nuclear-norm weight)", min=1e-4, max=10.0, log=True,
             methods=_DANK, pages=_ALL_FIT_PAGES, continuous=True,
-            help="Weight of τη‖F‖*: larger τ gives a lower-rank F (DANK eq. 4)."),
-    Setting("eta", "float_auto", "auto", "η (closeness of F to 11ᵀ)", min=1e-3, max=1e5,
+            help="τ weighs the nuclear norm of F (the sum of its singular values) in DANK's "
+                 "objective: larger τ gives a lower-rank F."),
+    Setting("eta", "float_auto", "auto", "η (closeness of F to all-ones)", min=1e-3, max=1e5,
             log=True, methods=_DANK, pages=_ALL_FIT_PAGES, continuous=True,
-            help="Weight of η‖F − 11ᵀ‖²: large η keeps F near all-ones (plain SVM); "
-                 "auto = ‖α_SVM‖² as in the paper."),
+            help="η weighs how far F may move from the all-ones matrix (which leaves K "
+                 "unchanged): large η keeps F near all-ones, i.e. the plain model with kernel "
+                 "K; auto = the squared size of the plain model's α, as in the DANK paper."),
     Setting("max_iter", "int", 2000, "Max iterations", min=10, max=5000, log=False,
             options=(10, 20, 50, 100, 200, 500, 1000, 2000, 5000),
             methods=_DANK, pages=_ALL_FIT_PAGES,
@@ -227,45 +233,49 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
                  "nearest-point rule does not. Test scores always use the paper's rule."),
     Setting("epsilon", "float", 0.1, "ε (tube width)", min=1e-3, max=2.0, log=True,
             methods=("dank_svr", "svr", "svr_cv"), pages=_R_PAGES, continuous=True,
-            help="Errors smaller than ε cost nothing (ε-insensitive loss)."),
+            help="ε is the half-width of the tube around the fit: errors smaller than ε "
+                 "cost nothing (ε-insensitive loss)."),
     Setting("gamma", "float_auto", "auto", "γ (KNPL regulariser)", min=1e-3, max=1e5,
             log=True, methods=("knpl",), pages=("classification", "sensitivity"),
             continuous=True,
-            help="Weight of γ‖G‖²_F in KNPL: large γ keeps G near the all-ones matrix "
-                 "(plain SVM). auto = 5·max αᵢ² of the plain SVM, which keeps G within the "
-                 "paper's 0.95–1.05 (Fig. 2) while the boundary still moves."),
+            help="γ weighs the size of G in KNPL's objective: large γ keeps G near the all-ones "
+                 "matrix (plain SVM). auto = 5·max αᵢ² of the plain SVM, which keeps G "
+                 "within 0.95–1.05, as in the KNPL paper, while the boundary still moves."),
     Setting("knpl_solver", "choice", "apg", "KNPL solver", options=("apg", "alternating"),
-            option_labels=(("apg", "saddle point (accelerated PG)"),
-                           ("alternating", "alternating (Alg. 2, can cycle)")),
+            option_labels=(("apg", "saddle point (accelerated projected gradient)"),
+                           ("alternating", "alternating (the paper's, can cycle)")),
             methods=("knpl",), pages=("classification", "sensitivity"), param="solver",
-            help="The saddle point of eq. (4) by accelerated projected gradient on the "
-                 "concave h(α) (G in closed form), or the paper's Algorithm 2 (ADMM for G, "
-                 "SMO for α), which can cycle."),
+            help="Saddle point: accelerated projected gradient on the dual variables α, with G "
+                 "in closed form at every step. Alternating: the KNPL paper's own algorithm "
+                 "(G by ADMM, then α by SMO, in turn), which can cycle."),
     Setting("admm_rho", "float", 1.1, "ρ (ADMM penalty growth)", min=1.01, max=3.0,
             step=0.01, methods=("knpl",), pages=("classification", "sensitivity"),
             param="rho", when=(("knpl_solver", "alternating"),),
-            help="β ← min(ρβ, 1e8) after every ADMM step (KNPL Alg. 1; used by the "
-                 "alternating solver only). Not ONK's ρ."),
+            help="ρ is the factor by which the ADMM penalty β grows after every step (β ← "
+                 "min(ρβ, 1e8); the alternating solver only). Not ONK's ρ."),
     Setting("n_outer", "int", 10, "Outer rounds T", min=1, max=30, step=1,
             methods=("knpl",), pages=("classification", "sensitivity"),
             when=(("knpl_solver", "alternating"),),
-            help="Rounds of 'G by ADMM, then α by SMO' (KNPL Alg. 2, the alternating "
-                 "solver)."),
+            help="T is the number of rounds of 'G by ADMM, then α by SMO' (the alternating "
+                 "solver only)."),
     Setting("onk_rho", "float", 100.0, "ρ (neighbourhood radius)", min=1e-3, max=1e4,
             log=True, methods=("onk",), pages=("classification", "sensitivity"),
             param="rho", continuous=True,
-            help="How far the learned kernel G may move from K: ρ → ∞ gives the plain SVM."),
+            help="ρ is the price ONK pays for moving the learned kernel G away from K: small ρ "
+                 "lets G move far, ρ → ∞ gives the plain SVM."),
     Setting("onk_solver", "choice", "cgd", "ONK solver", options=("cgd", "level"),
             option_labels=(("cgd", "constrained gradient descent"),
                            ("level", "level method")),
             methods=("onk",), pages=("classification", "sensitivity"), param="solver",
-            help="Constrained gradient descent (ONK Alg. 2) or the level method (Alg. 1)."),
+            help="Two ways to solve ONK's problem: constrained gradient descent or the level "
+                 "method (both from the ONK paper; same answer, different speed)."),
     Setting("n_support", "int", 30, "Support count N", min=2, max=200, step=1,
             methods=_LAB, pages=_ALL_FIT_PAGES,
             help="Number of support points whose bandwidths LAB RBF learns."),
     Setting("lam", "float", 1e-3, "λ (ridge)", min=1e-6, max=10.0, log=True,
             methods=("lab_rbf", "lab_rbf_reg", "krr"), pages=_ALL_FIT_PAGES, continuous=True,
-            help="Ridge regularisation of the kernel solve."),
+            help="λ (ridge) is the penalty on the size of the coefficients in the kernel solve: "
+                 "larger λ gives a smoother fit."),
     # ---- views --------------------------------------------------------------------------
     Setting("show_baseline", "bool", True, "Show the plain SVM / SVR", group="view",
             pages=("classification", "regression"),
@@ -286,8 +296,8 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
     Setting("compare_solvers", "bool", False, "Overlay all solvers", group="view",
             methods=_DANK + ("onk",), pages=("classification", "regression"),
             help="Fit with every solver and overlay their convergence: DANK's Nesterov vs "
-                 "projected gradient (Data-adaptive Kernels paper, Fig. 4), ONK's CGD vs "
-                 "level method."),
+                 "projected gradient (as in the DANK paper), ONK's constrained gradient "
+                 "descent vs level method."),
     Setting("replay", "bool", False, "Training replay", group="view",
             pages=("classification", "regression"),
             help="Replay the training under the surface: the untrained model (the plain "
@@ -303,6 +313,14 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
             option_labels=(("matrix", "Learned matrix"), ("spectra", "Eigen-decay"),
                            ("convergence", "Convergence"), ("bandwidth", "Bandwidths")),
             pages=("classification",), help="What the right-hand figure shows."),
+    Setting("matrix_full", "bool", False, "Every entry", group="view",
+            pages=("classification", "regression"),
+            help="Draw every entry of the matrices instead of block means (up to 259 "
+                 "training points with four panels; beyond, block means on 128 rows), "
+                 "and click a row to select its point. Off, matrices of more than 48 points "
+                 "(four panels) are drawn as means over blocks of neighbouring rows and "
+                 "columns in class order: the class blocks stay visible and far less data "
+                 "is sent on every change."),
     Setting("reg_view", "choice", "bandwidth", "View", group="view",
             options=("bandwidth", "matrix", "spectra", "convergence"),
             option_labels=(("bandwidth", "Bandwidths"), ("matrix", "Learned matrix"),
@@ -333,30 +351,36 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
                                                                  "square hinge"),
                            ("hinge", "hinge"), ("square", "square")),
             methods=("simple_npkl",), pages=("pairwise",), group="method", param="loss",
-            help="Loss on the pairwise constraints (SimpleNPKL §4–5)."),
+            help="How a violated must-link or cannot-link pair is charged; linear has a "
+                 "closed-form solution, the others are solved iteratively."),
     Setting("npkl_C", "float", 0.1, "C (constraint weight)", min=1e-3, max=1e3, log=True,
             methods=("simple_npkl",), pages=("pairwise",), group="method", param="C",
             continuous=True,
-            help="Weight of the constraint loss against the Laplacian smoothness tr(LK). "
+            help="C weighs the constraint loss against how smoothly the kernel follows the "
+                 "neighbour graph (tr(LK), L the graph's Laplacian). "
                  "Near C = 1 each constrained pair becomes its own eigenvector and k-means "
                  "splits it off; 0.1-0.3 clusters best on the toy data."),
     Setting("B", "float", 1.0, "B (capacity)", min=0.01, max=1e4, log=True,
             methods=("simple_npkl",), pages=("pairwise",), group="method", continuous=True,
-            help="tr(K^p) ≤ B bounds the learned kernel's size (the paper uses 1 on small "
+            help="B caps the learned kernel's size, tr(K^p) ≤ B (the paper uses 1 on small "
                  "data)."),
     Setting("p", "float", 2.0, "p (capacity power)", min=1.1, max=5.0, step=0.1,
             methods=("simple_npkl",), pages=("pairwise",), group="method", continuous=True,
-            help="The power p > 1 of the capacity term; p = 2 gives K* ∝ A₊."),
+            help="p > 1 is the power in the capacity bound tr(K^p) ≤ B on the learned kernel; "
+                 "p = 2 makes the learned kernel proportional to the positive part of the "
+                 "constraint matrix."),
     Setting("n_neighbors", "int", 5, "k (graph neighbours)", min=2, max=20, step=1,
             methods=("simple_npkl",), pages=("pairwise",), group="method",
-            help="Neighbours in the mutual k-NN graph of the Laplacian L (the paper uses 5)."),
+            help="k is the number of neighbours each point links to in the neighbour graph "
+                 "(a mutual k-nearest-neighbour graph; the paper uses 5)."),
     Setting("constraint_fraction", "float", 0.1, "Constraint fraction", min=0.01, max=1.0,
             step=0.01, methods=("simple_npkl",), pages=("pairwise",), group="method",
             help="Random pairs are drawn from the labels until the must-link graph has "
                  "(1 − fraction)·n components (the paper uses 0.3)."),
     Setting("active_selection", "int", 0, "Active selection (points)", min=0, max=200,
             step=5, methods=("simple_npkl",), pages=("pairwise",), group="method",
-            help="Keep only the constraints touching this many least-certain points (§5.3); "
+            help="Keep only the constraints touching this many least-certain points (the "
+                 "SimpleNPKL paper's active selection); "
                  "0 = use every constraint."),
     Setting("n_clusters_npkl", "int", 2, "Clusters", min=2, max=8, step=1,
             methods=("simple_npkl",), pages=("pairwise",), group="method",
@@ -382,8 +406,9 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
                  "larger text (for a projector)."),
     Setting("lesson", "int", 1, "Lesson", group="lesson", min=1, max=5, step=1,
             pages=("lessons",), help="The built-in lesson shown on the Lessons page."),
-    Setting("step", "int", 1, "Step", group="lesson", min=1, max=12, step=1,
-            pages=("lessons",), help="The lesson's step (1 = the first)."),
+    Setting("step", "int", 1, "Step", group="lesson", min=1, max=13, step=1,
+            pages=("lessons",),
+            help="The lesson's step (1 = the first; one past the last: the lesson's end)."),
     Setting("my_lesson", "token", "", "A teacher's lesson", group="lesson", max=6000,
             pages=("lessons",),
             help="A lesson made of lab states and sentences, packed into the link."),
@@ -408,7 +433,7 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
             options=("tau", "eta", "onk_rho", "C", "sigma", "n_support", "lam", "epsilon",
                      "gamma"),
             option_labels=(("tau", "τ (nuclear-norm weight)"),
-                           ("eta", "η (closeness of F to 11ᵀ)"),
+                           ("eta", "η (closeness of F to all-ones)"),
                            ("onk_rho", "ρ (neighbourhood radius)"),
                            ("C", "C (box constraint)"), ("sigma", "σ (Gaussian kernel width)"),
                            ("n_support", "Support count N"), ("lam", "λ (ridge)"),
@@ -440,11 +465,12 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
     # ---- scaling ---------------------------------------------------------------------------
     Setting("scale_clusters", "int", 4, "Clusters v", min=1, max=16, step=1, group="scaling",
             pages=("scaling",),
-            help="Number of k-means clusters for the decomposition (Data-adaptive Kernels "
-                 "paper, §4)."),
+            help="v is the number of k-means clusters the problem is split into (one "
+                 "independent problem per cluster)."),
     Setting("scale_max_clusters", "int", 10, "Largest v in the sweep", min=2, max=20,
             step=1, group="scaling", pages=("scaling",),
-            help="Q(π) and the Theorem 6 bound are drawn for v = 1 … this value."),
+            help="The kernel mass between clusters and the guaranteed bound on the gap are "
+                 "drawn for v = 1 … this value."),
     Setting("scale_max_n", "choice", 800, "Largest n for timing",
             options=(200, 400, 800, 1600, 3200), group="scaling", pages=("scaling",),
             help="Fit time is measured for n = 100, 200, … up to this value."),
@@ -495,16 +521,22 @@ def _dataset_settings() -> tuple[Setting, ...]:
     return tuple(out)
 
 
-def settings() -> dict[str, Setting]:
-    """Every setting by name: the static table plus one per dataset parameter."""
+@lru_cache(maxsize=1)
+def _table() -> dict[str, Setting]:
     table = {s.name: s for s in _STATIC_SETTINGS}
     for s in _dataset_settings():
         table.setdefault(s.name, s)
     return table
 
 
+def settings() -> dict[str, Setting]:
+    """Every setting by name: the static table plus one per dataset parameter (a copy
+    of the table built once: a page run asks for it about 60 times)."""
+    return dict(_table())
+
+
 def setting(name: str) -> Setting:
-    return settings()[name]
+    return _table()[name]
 
 
 def defaults() -> dict[str, Any]:

@@ -10,16 +10,40 @@ ties, losses, verdict, judged). Files written before verdicts existed have only
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from . import paired as P
 
 _MAX_TEXT = 600
 
+_SUBSCRIPT = dict(zip("aehijklmnoprstuvx0123456789", "ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ₀₁₂₃₄₅₆₇₈₉",
+                      strict=True))
+#: an underscore subscript of the report's notes ("n_train", "α_SVM", "σ_CV", "h_{t}")
+_SUB = re.compile(r"(?<=[^\s_])_\{?([A-Za-z0-9]+)\}?")
+
+
+def maths(text: str) -> str:
+    """The report's plain-text maths as it reads on screen: a subscript written with an
+    underscore becomes a Unicode subscript when every character has one ("n_train" →
+    "nₜᵣₐᵢₙ"), else a bracketed one ("α_SVM" → "α(SVM)", "σ_CV" → "σ(CV)"). Names of
+    code (``make_blobs``: a lower-case word before the underscore) are left alone."""
+    def sub(m: re.Match) -> str:
+        before = text[:m.start()].split()[-1] if text[:m.start()].split() else ""
+        word = re.sub(r"\W", "", before)
+        if len(word) > 1 and word.isascii() and word.islower():    # make_blobs, fit_s
+            return m.group(0)
+        s = m.group(1)
+        if all(c in _SUBSCRIPT for c in s):
+            return "".join(_SUBSCRIPT[c] for c in s)
+        return f"({s})"
+    return _SUB.sub(sub, text)
+
 
 def _text(value: Any) -> str:
-    """File-supplied text, cut to a sane length (shown as plain text by the callers)."""
-    return "—" if value is None else str(value)[:_MAX_TEXT]
+    """File-supplied text, cut to a sane length (shown as plain text by the callers),
+    its underscore subscripts shown as subscripts (:func:`maths`)."""
+    return "—" if value is None else maths(str(value)[:_MAX_TEXT])
 
 
 def _num(value: Any) -> float:

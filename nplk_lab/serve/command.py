@@ -42,6 +42,9 @@ PROXY_SEARCH = ("/usr/sbin", "/usr/local/sbin")  # Debian installs it outside a 
 INSTALL_HINT = "sudo apt-get install haproxy"
 WORKER_COOKIE = "NPLK_WORKER"
 HEALTH = "/_stcore/health"
+# every worker's health-check settings in the HAProxy configuration (why: its comments)
+DEFAULT_SERVER = ("check inter 2s fastinter 500ms downinter 1s fall 2 rise 1 observe layer4 "
+                  "error-limit 1 on-error fastinter")
 
 # Serving settings for a class (issue 4): no file watching, a short life for a session
 # whose browser went away, the lab's caches bounded per worker.
@@ -208,7 +211,7 @@ backend nplk_workers
     http-check send meth GET uri {HEALTH}
     http-check expect status 200
     timeout check 5s
-    default-server check inter 2s fastinter 500ms downinter 1s fall 2 rise 1 observe layer4 error-limit 1 on-error fastinter
+    default-server {DEFAULT_SERVER}
 {servers}
 """
 

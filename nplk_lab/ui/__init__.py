@@ -58,6 +58,7 @@ _NAMES = {
     'exports': ('downloads', 'exports'),
     'fit': ('running', 'fit'),
     'fit_key': ('running', 'fit_key'),
+    'for_researchers': ('researchers', 'for_researchers'),
     'follow_cell_click': ('maps', 'follow_cell_click'),
     'get_data': ('widgets', 'get_data'),
     'grid_for': ('running', 'grid_for'),

@@ -65,8 +65,14 @@ def ablation_panel(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabR
     if data is None or res is None or res.method not in ab.ABLATION_METHODS:
         return
     st.markdown("**Where the test score comes from**")
-    box = st.container()             # the table, above its switch
-    control("ablation_cv")           # drawn first, so this run's table sees it
+    box = st.container(key="nplk-score-table")   # the table, above its switch
+    if res.task == lab.CLASSIFICATION:   # drawn first, so this run's table sees it
+        control("ablation_cv")
+    else:
+        control("ablation_cv", label="Score the cross-validated SVR too",
+                help="Adds SVR-CV to the score table: σ and C chosen by 5-fold "
+                     "cross-validation over 121 pairs, about a second or more per data set "
+                     "(kept for every other σ, C and τ on the same data).")
     a = ablation_table(P, data, res, page=page)
     if a is None:
         box.caption("The score table needs test points: raise the test fraction.")

@@ -18,6 +18,7 @@ from . import influence
 from .ablation import nn_values
 from .downloads import _fmt
 from .eigenmaps import eigen_panel
+from .figure_cache import figure_gz
 from .running import (
     baseline_score,
     baseline_values,
@@ -38,22 +39,26 @@ from .widgets import _BOUNDS, _SEEN, _SURFACE, _add_clicked_points, control
 def chart(fig: Any, key: str, filename: str, **kw: Any) -> Any:
     """A figure with the lab's PNG export settings, updated in place on reruns
     (:func:`nplk_lab.ui.components.chart.live_chart`; ``kw``: its click reporting,
-    ``on_click``, ``ack``,
-    ``mark_color``)."""
+    ``on_click``, ``ack``, ``mark_color``). ``fig`` must not change afterwards: its
+    JSON is kept with it (:mod:`.figure_cache`)."""
     # the raw layout's height, not ``fig.layout.height``: plotly's validator there looks
     # for pandas, which a warming-up server may be importing in another thread
     height = (getattr(fig, "_layout", None) or {}).get("height") or fig.layout.height
-    return live_chart(fg.figure_json(fig), key=key, config=fg.plot_config(filename),
-                      height=height, **kw)
+    # the figure's JSON, gzipped once per cached figure (a repeat move encodes nothing)
+    return live_chart(figure_gz(fig), key=key, config=fg.plot_config(filename),
+                      height=height, alt=fg.alt_text(fig), **kw)
 
 
 def metrics(res: lab.LabResult, container: Any = None, per_row: int = 5,
-            data: lab.LabData | None = None) -> None:
+            data: lab.LabData | None = None, compact: bool = False) -> None:
     """Train/test score, fit time, rank and iterations as ``st.metric`` tiles,
     ``per_row`` to a row (2 in a side column next to a figure). With ``data``, and the
     plain SVM / SVR drawn beside the fit, its train/test scores on the same split stand
-    next to the method's. Regression scores show the relative error and R²."""
+    next to the method's. Regression scores show the relative error and R².
+    ``compact``: smaller values (a side column that also holds the score table)."""
     c = container or st
+    if compact:
+        c = c.container(key="nplk-metrics-compact")
     lower = res.metric == "relative error"
     name = "rel. error" if lower else "accuracy"
     fmt = "{:.3g}" if lower else "{:.3f}"
@@ -90,16 +95,25 @@ def metrics(res: lab.LabResult, container: Any = None, per_row: int = 5,
         tiles.append(("Iterations", (f"{res.n_iter}{conv}", None),
                       "Solver iterations; warm-started from the previous fit."
                       if res.warm_started else "Solver iterations of this fit."))
+    rest: list = []
+    if compact:   # the scores as tiles, two to a row; the rest on one line under them
+        scores = 4 if base is not None else 2
+        tiles, rest = tiles[:scores], tiles[scores:]
+        per_row = 2
     if per_row >= 5:
         per_row = max(5, min(len(tiles), 6))
-    cols: list[Any] = []
-    while len(cols) < len(tiles):
-        cols += list(c.columns(per_row))
-    for col, (lab_, (val, r2), hlp) in zip(cols, tiles, strict=False):
+    # one row of columns, the tiles dealt into them in turn: the same grid as a row of
+    # columns per row of tiles (train beside test), a third of the layout elements to
+    # send on every rerun
+    cols = list(c.columns(min(per_row, len(tiles))))
+    for k, (lab_, (val, r2), hlp) in enumerate(tiles):
+        col = cols[k % len(cols)]
         if r2 is None:
             col.metric(lab_, val, help=hlp)
         else:  # R² in grey under the relative error (no arrow: not a change)
             col.metric(lab_, val, delta=r2, delta_color="off", delta_arrow="off", help=hlp)
+    if rest:
+        c.caption(" · ".join(f"{lab_}: {val}" for lab_, (val, _), _ in rest))
 
 
 def surface_chart(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabResult | None,
@@ -183,43 +197,62 @@ def _view_settings(res: lab.LabResult) -> set[str]:
             if s.methods is not None and res.method in s.methods}
 
 
-def matrix_figure(res: lab.LabResult, data: lab.LabData):
+def matrix_figure(res: lab.LabResult, data: lab.LabData, full: bool = False):
     """K | F | F∘K | F∘K − K for DANK and KNPL, K | G | G − K for ONK, K alone for
-    plain kernels."""
-    key = ("matrix", fit_key(res.params, data, res.method))
+    plain kernels. Drawn as block means beyond :data:`~nplk_lab.figures.VIEW_CELLS`
+    cells unless ``full`` (every entry, up to the figures' own limits)."""
+    key = ("matrix", fit_key(res.params, data, res.method), bool(full))
+    cells = None if full else fg.VIEW_CELLS
 
     def build():
         if res.matrix is not None and res.kernel is not None and \
                 res.matrix.shape == res.kernel.shape:
             return fg.matrix_triptych(res.kernel, res.matrix, res.labels(data.y_train),
                                       name=res.matrix_name, product=res.method != "onk",
-                                      difference=True)
+                                      difference=True, cells=cells)
         if res.matrix is not None:
-            return fg.matrix_heatmap(res.matrix, res.labels(data.y_train), name=res.matrix_name)
+            return fg.matrix_heatmap(res.matrix, res.labels(data.y_train), name=res.matrix_name,
+                                     cells=cells)
         if res.kernel is not None:
             # a Gaussian kernel lies in [0, 1]: one fixed scale, so K at σ = 10 looks
             # flat beside K at σ = 0.05 instead of rescaled to its own 0.86-1
             return fg.matrix_heatmap(res.kernel, res.labels(data.y_train), name="K", center=None,
                                      title="Gaussian kernel K (points ordered by class; "
-                                           "colours 0 to 1)", zrange=(0.0, 1.0))
+                                           "colours 0 to 1)", zrange=(0.0, 1.0), cells=cells)
         return None
     return cached("figs", key, build)
 
 
-def matrix_caption(res: lab.LabResult) -> str:
-    """What the matrix view's colours mean (a multiplier F or G, or ONK's kernel G)."""
+def _pooled(fig: Any, n: int) -> bool:
+    """Whether the matrix figure draws block means (fewer rows than the ``n`` points)."""
+    heat = [t for t in getattr(fig, "_data", ()) if t.get("type") == "heatmap"]
+    return bool(heat) and len(heat[0].get("y", ())) < n
+
+
+def matrix_caption(res: lab.LabResult, pooled: bool = False) -> str:
+    """What the matrix view's colours mean (a multiplier F or G, or ONK's kernel G);
+    ``pooled``: the view draws block means."""
     name = res.matrix_name or "F"
-    head = ("Training points ordered by class (or by target), black lines between the "
-            "classes; hover for i, j and the value. ")
+    order = ("Training points ordered by class, black lines between the classes"
+             if res.task == lab.CLASSIFICATION else
+             "Training points ordered by their target value y")
+    head = f"{order}; hover for i, j and the value. "
+    if pooled:
+        head = (f"{order}. Each cell is the mean over a block of neighbouring rows and "
+                "columns (hover for which); turn on “Every entry” to draw each pair and "
+                "click a row to select its point. ")
     if res.method == "onk":
         return head + (f"ONK's {name} = K + a rank-one term is itself a kernel: K and {name} "
                        f"share one colour scale. {name} − K is what was learned, diverging "
                        "around 0 (red = entries it strengthens, blue = entries it weakens; "
                        "the ends are ± its largest entry).")
-    return head + (f"K and {name}∘K share one colour scale. {name} is diverging around 1 "
+    return head + (f"{name} × K is K multiplied by {name} entry by entry (each kernel entry "
+                   f"times the learned number at the same place): the kernel the model "
+                   f"uses. K and {name} × K share one colour scale. {name} is diverging "
+                   f"around 1 "
                    f"(white = the plain kernel, red = entries it strengthens, blue = entries "
                    f"it weakens; the ends are 1 ± its largest deviation, so even a small "
-                   f"change shows). {name}∘K − K is where the kernel moved, around 0.")
+                   f"change shows). {name} × K − K is where the kernel moved, around 0.")
 
 
 def spectra_chart_figure(res: lab.LabResult, data: lab.LabData):
@@ -248,7 +281,7 @@ def convergence_chart_figure(P: Mapping[str, Any], res: lab.LabResult, data: lab
                 np.asarray(stages["support_size"]),
                 {"training loss (share of var y)": np.asarray(stages["loss"])},
                 x_title="support points N", y_title="loss", log_y=True,
-                title="LAB RBF: loss after each support stage (Alg. 1)"))
+                title="LAB RBF: loss after each stage of adding support points"))
         return figs
     return cached("figs", key, build)
 
@@ -379,12 +412,13 @@ def view_panel(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult, *,
         return
     view = control(setting, options=views)
     if view == "matrix":
-        fig = matrix_figure(res, data)
+        fig = matrix_figure(res, data, full=bool(control("matrix_full")))
         if fig is not None:
+            pooled = _pooled(fig, len(data.y_train))
             # a click on a row selects that point (its row and column framed)
             fig, kw = influence.matrix_clicks(fig, f"{page}_matrix", data, res, page)
             chart(fig, f"{page}_matrix", f"nplk-{res.method}-matrix", **kw)
-            st.caption(matrix_caption(res))
+            st.caption(matrix_caption(res, pooled))
     elif view == "spectra":
         fig = spectra_chart_figure(res, data)
         if fig is not None:  # clicking an eigenvalue draws its eigenfunctions (issue 13.3)

@@ -28,7 +28,9 @@ def exports(page: str, data: lab.LabData | None, res: lab.LabResult | None = Non
     """Download buttons: data CSV, configuration JSON, learned matrix .npy."""
     c = container or st
     P = params()
-    cols = c.columns(4)
+    # the buttons side by side in one row (one layout element, not a row of 4 columns)
+    row = c.container(horizontal=True)
+    cols = [row] * 4
     if data is not None:
         def csv_text() -> str:
             from nplk_core.datasets import dataset_to_csv

@@ -24,6 +24,7 @@ import nplk_lab.figures as fg
 import nplk_lab.model as lab
 from nplk_lab.ui.components.chart import clicks, live_chart
 
+from .researchers import for_researchers
 from .running import fit_key, grid_for, grid_geometry
 from .sharing import cached
 from .state import PREFIX, STORE, params
@@ -134,10 +135,10 @@ def maps_figure(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult, j: 
 
 def caption(maps: lab.EigenMaps) -> str:
     learned = [nm for nm in maps.names if nm != "K"]
-    head = ("Each eigenvector uⱼ of a kernel matrix on the training points, extended to "
-            "the plane by Nyström: φⱼ(x) = Σᵢ k(x, xᵢ) uᵢⱼ / λⱼ, which equals uⱼ at the "
-            "training points (rings). Top: the selected j for each kernel; below: the "
-            "leading six, the selected one framed. Each map on its own scale: red > 0, "
+    head = ("Each eigenvector of a kernel matrix on the training points (j = 1 belongs "
+            "to the largest eigenvalue), extended to the whole plane so that it keeps its "
+            "values at the training points (rings). Top: the selected j for each kernel; "
+            "below: the leading six, the selected one framed. Each map on its own scale: red > 0, "
             "blue < 0, white 0 (an eigenvector's sign and size are conventions: the "
             "largest entry is made positive). ")
     if not learned:
@@ -159,7 +160,7 @@ def eigen_panel(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult, spe
     if n == 0:
         live_chart(fg.figure_json(spectra_fig), key=_chart_key(page),
                    config=fg.plot_config(f"nplk-{res.method}-spectra"),
-                   height=spectra_fig.layout.height)
+                   height=spectra_fig.layout.height, alt=fg.alt_text(spectra_fig))
         return
     P_ = params()
     typed = ss.get(_INPUT)  # a value typed in this run's input wins over the store
@@ -171,7 +172,7 @@ def eigen_panel(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult, spe
     live_chart(fg.figure_json(marked), key=_chart_key(page),
                config=fg.plot_config(f"nplk-{res.method}-spectra"),
                height=marked.layout.height, on_click=_on_click(page, n),
-               ack=ss.get(_SEEN + page, 0.0), mark_color="#111")
+               ack=ss.get(_SEEN + page, 0.0), mark_color="#111", alt=fg.alt_text(marked))
     left, right = st.columns([1, 3], vertical_alignment="bottom")
     j = index_input(n, left)
     right.caption("Click an eigenvalue on the plot (or type j) to draw its eigenvector as "
@@ -187,5 +188,8 @@ def eigen_panel(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult, spe
         return
     live_chart(fg.figure_json(fig), key=f"{page}_eigenmaps",
                config=fg.plot_config(f"nplk-{res.method}-eigenfunctions"),
-               height=fig.layout.height)
+               height=fig.layout.height, alt=fg.alt_text(fig))
     st.caption(caption(maps))
+    for_researchers("The extension is Nyström's: φⱼ(x) = Σᵢ k(x, xᵢ) uᵢⱼ / λⱼ for the "
+                    "eigenvector uⱼ with eigenvalue λⱼ, which equals uⱼ at the training "
+                    "points.")

@@ -148,7 +148,9 @@ def matrix_clicks(fig: Any, key: str, data: lab.LabData, res: lab.LabResult,
     pooled = not heat or len(heat[0].get("y", ())) < n   # a block is not a point
     ss.setdefault(_TARGETS, {})[key] = None if pooled else fg.class_order(data.y_train, n)
     i = focus_of(data)
-    out = cached("figs", ("matrix-linked", fit_key(res.params, data, res.method), i),
+    # the drawn side in the key: block means and every entry are two figures of a fit
+    side = len(heat[0].get("y", ())) if heat else 0
+    out = cached("figs", ("matrix-linked", fit_key(res.params, data, res.method), i, side),
                  lambda: fg.linked_matrix(fig, data.y_train, i))
     return out, dict(on_click=lambda: _on_matrix_click(key), ack=ss.get(_SEEN, 0.0),
                      mark_color=fg.FOCUS_COLOR)
@@ -235,7 +237,7 @@ def _caption(inf: lab.Influence, res: lab.LabResult) -> str:
         parts.append(inf.note)
     if res.method in ("dank", "dank_svr", "knpl"):
         parts.append("At a training point xⱼ (nearest rule) the learned map is the entry "
-                     f"({res.matrix_name or 'F'}∘K)ᵢⱼ of the matrix view.")
+                     f"({res.matrix_name or 'F'} × K)ᵢⱼ of the matrix view.")
     return " ".join(parts)
 
 
@@ -247,9 +249,10 @@ def influence_panel(P: Mapping[str, Any], data: lab.LabData | None,
         return
     i = focus_of(data)
     if i < 0:
-        st.caption("Click a training point on the plot (with “Click to add” off) or a row "
-                   "of the learned-matrix heatmap to see its learned influence on the "
-                   "plane.")
+        where = ("Click a training point on the plot (with “Click to add” off)"
+                 if data.task == lab.CLASSIFICATION else "Click a training point on the plot")
+        st.caption(f"{where} or a row of the learned-matrix heatmap to see its learned "
+                   "influence on the plane.")
         return
     head, view, clear = st.columns([2.2, 2.2, 1])
     y = data.y_train[i]
@@ -269,5 +272,5 @@ def influence_panel(P: Mapping[str, Any], data: lab.LabData | None,
     fig, inf = influence_figure(P, data, res, i, mode)
     live_chart(fg.figure_json(fig), key=f"{page}_influence",
                config=fg.plot_config(f"nplk-{res.method}-influence-{i}"),
-               height=fig.layout.height)
+               height=fig.layout.height, alt=fg.alt_text(fig))
     st.caption(_caption(inf, res))

@@ -6,7 +6,10 @@ data alone, or nothing when the figure is the answer) and the measured answer re
 (:meth:`nplk_lab.model.lessons.Step.reveal`: the numbers, and the option they support). Back
 and Next (also the ← and → keys) step through the lesson; the lesson and the step are
 in the URL (``lesson``, ``step``, or ``my_lesson`` for a teacher's lesson), so a teacher
-can share "lesson 2, step 3". Figures come from the :mod:`nplk_lab.figures` builders; the
+can share "lesson 2, step 3". In presentation mode the figure takes the window's
+height on the left and the words go on the right (a matrix view as a 2×2 grid), so every
+step fits 1280×720 and 1920×1080 without scrolling (``tests/test_browser_present_fit.py``
+measures each). Figures come from the :mod:`nplk_lab.figures` builders; the
 fits from :mod:`nplk_lab.model.lessons` (the same functions the pages use).
 """
 
@@ -53,7 +56,7 @@ if (!window.__nplkLessonKeys) {
 </script>
 """
 _HEIGHT = 600
-_HEIGHT_PRESENT = 640
+_HEIGHT_PRESENT = 760
 
 
 # ---------------------------------------------------------------------------
@@ -64,9 +67,11 @@ def _dank_rule(method: str) -> str | None:
     return "nearest" if method == "dank" else None
 
 
-def step_figure(step: L.Step, revealed: bool, height: int = _HEIGHT) -> Any:
+def step_figure(step: L.Step, revealed: bool, height: int = _HEIGHT, *,
+                matrix_grid: bool = False) -> Any:
     """The step's figure: the fitted view once ``revealed``; before, the data alone
-    (surface, curve, clusters) or None (a matrix or bandwidths view is the answer)."""
+    (surface, curve, clusters) or None (a matrix or bandwidths view is the answer).
+    ``matrix_grid``: a matrix view's panels in two columns (presentation mode)."""
     p = step.params
     method = step.method
     if not revealed and step.figure in ("matrix", "bandwidth"):
@@ -131,10 +136,13 @@ def step_figure(step: L.Step, revealed: bool, height: int = _HEIGHT) -> Any:
                 res.matrix.shape == res.kernel.shape:
             return fg.matrix_triptych(res.kernel, res.matrix, data.y_train,
                                       name=res.matrix_name, product=method != "onk",
-                                      difference=True)
+                                      difference=True, height=height, grid=matrix_grid)
+        # one colour scale, 0 to 1, for a Gaussian kernel at any σ: the steps that
+        # compare K at two σ show it on the same scale
         return fg.matrix_heatmap(res.kernel, data.y_train, name="K", center=None,
                                  title=f"Gaussian kernel K, σ = {p['sigma']:g} "
-                                       "(points ordered by class)", height=height)
+                                       "(points ordered by class)", height=height,
+                                 zrange=(0.0, 1.0))
     Z, _ = lab.grid_values(res.estimator, grid, extension=_dank_rule(method))
     base = None
     if p.get("show_baseline") and method != "svm":
@@ -197,6 +205,8 @@ def lessons_page() -> None:
                    "the numbers give it away. ← and → step through a lesson.")
     class_session.bar(klass, present)
     show_messages(msgs)
+    if not present:
+        _teacher_builder()   # a teacher's way in, at the top
     if not steps:
         if msgs:
             st.info("Pick a built-in lesson below instead.")
@@ -206,78 +216,194 @@ def lessons_page() -> None:
     if not present and klass is None:        # a class keeps the lesson it started with
         _lesson_choice(lesson_id)
     n = len(steps)
-    k = int(min(max(int(P["step"]), 1), n))
+    # step n + 1 is the end of the lesson: the student's answers and what comes next
+    k = int(min(max(int(P["step"]), 1), n + 1))
     P["step"] = k
+    teacher = lesson_id == "mine"
+    if k > n:
+        _end_of_lesson(lesson_id, title, steps, present, teacher)
+        return
     step = steps[k - 1]
 
-    # navigation: one row, kept in presentation mode (← / → press Back / Next)
+    answer_key = f"{KEEP}-answer-{lesson_id}-{k}"
+    if present:
+        # For a projector, nothing below the fold: the figure takes the window's height
+        # on the left, the words go on the right (a matrix step's panels need the wider
+        # share; its words are short)
+        with st.container(key="nplk-lesson-cols"):
+            fig_col, text_col = st.columns([2.2, 1] if step.figure == "matrix"
+                                           else [1.6, 1], gap="small")
+        with text_col:
+            _nav(title, k, n, present)
+            _sentence(step, teacher)
+            revealed = _ask(klass, step, answer_key, present, k)
+        with fig_col:
+            _figure(step, revealed, present, lesson_id, k)
+        return
+    _nav(title, k, n, present)
+    _sentence(step, teacher)
+    left, right = st.columns([1.55, 1], gap="large")
+    with right:
+        revealed = _ask(klass, step, answer_key, present, k)
+        st.page_link(L.step_file(step), label="Try it yourself", icon=":material/science:",
+                     query_params=L.step_query(step),
+                     help="Opens the lab page in this step's state, with every control.")
+    with left:
+        _figure(step, revealed, present, lesson_id, k)
+    if klass is None:
+        class_session.start_or_join(lesson_id)
+    _present_button()
+    download_lesson_button(lesson_id, title, steps, step_figure, token=P["my_lesson"] or "",
+                           summary="" if teacher else L.lesson(int(P["lesson"])).summary)
+
+
+def _nav(title: str, k: int, n: int, present: bool) -> None:
+    """Back and Next (also ← and →) and where the lesson stands; kept in presentation
+    mode, where the heading goes on its own line (the pinned "Exit presentation" button
+    takes the row's right end)."""
     with st.container(key=f"{KEEP}-nav"):
-        c = st.columns([1.1, 1.1, 6], vertical_alignment="center")
+        c = st.columns([1, 1, 1.15] if present else [1.1, 1.1, 6],
+                       vertical_alignment="center")
         c[0].button("◀ Back", key="lesson_back", on_click=_go, args=(-1, n),
                     disabled=k <= 1, shortcut="ArrowLeft", width="stretch",
                     help="The previous step (left arrow key).")
-        c[1].button("Next ▶", key="lesson_next", on_click=_go, args=(1, n),
-                    disabled=k >= n, shortcut="ArrowRight", width="stretch",
-                    type="primary", help="The next step (right arrow key).")
-        c[2].markdown(f"**{safe_text(f'{title} — step {k} of {n}', 200)}**")
+        last = k >= n
+        c[1].button("Finish ▶" if last else "Next ▶", key="lesson_next", on_click=_go,
+                    args=(1, n + 1), disabled=k > n, shortcut="ArrowRight",
+                    width="stretch", type="primary",
+                    help="Your answers and the next lesson (right arrow key)." if last
+                    else "The next step (right arrow key).")
+        (st if present else c[2]).markdown(
+            f"**{safe_text(f'{title} — ' + (f'step {k} of {n}' if k <= n else 'the end'), 200)}**")
 
-    teacher = lesson_id == "mine"
+
+def _end_of_lesson(lesson_id: str, title: str, steps: Sequence[L.Step], present: bool,
+                   teacher: bool) -> None:
+    """The screen after the last step: each question, the student's answer and the
+    measured one (only for questions answered: the others keep their answer hidden, so
+    the student can still go back and predict), the count right, and the next lesson."""
+    n = len(steps)
+    _nav(title, n + 1, n, present)
+    rows, right, answered = [], 0, 0
+    for i, step in enumerate(steps, 1):
+        if not step.question:
+            continue
+        pick = st.session_state.get(f"{KEEP}-answer-{lesson_id}-{i}")
+        if pick is None or pick not in step.options:
+            rows.append((i, step.question, "(not answered)", "(answer to see it)", ""))
+            continue
+        rev = cached("figs", ("lesson-reveal",) + _step_key(step) + (step.question,),
+                     step.reveal)
+        measured = step.options[rev.answer] if rev.answer >= 0 else "none of the options"
+        ok = rev.answer >= 0 and step.options.index(pick) == rev.answer
+        answered += 1
+        right += ok
+        rows.append((i, step.question, pick, measured, "right" if ok else "not quite"))
+    with st.container(key=f"{KEEP}-end"):
+        st.markdown("**The end of the lesson**")
+        if rows and not answered:
+            st.markdown(f"You have not answered any of its {len(rows)} questions yet: go "
+                        "back and predict before the figure gives the answer away.")
+        elif rows:
+            st.markdown(f"You predicted **{right} of {answered}** answered questions right"
+                        + (f" ({len(rows) - answered} not answered)."
+                           if answered < len(rows) else "."))
+        if rows:
+            st.dataframe(
+                {"step": [r[0] for r in rows], "question": [r[1] for r in rows],
+                 "your answer": [r[2] for r in rows], "the numbers said": [r[3] for r in rows],
+                 "": [r[4] for r in rows]},
+                hide_index=True, width="stretch")
+        else:
+            st.markdown("This lesson asked no questions.")
+        number = None if teacher else int(params()["lesson"])
+        nxt = next((les for les in L.LESSONS if number is not None
+                    and les.number == number + 1), None)
+        c = st.columns(2)
+        if nxt is not None:
+            c[0].button(f"Next lesson: {nxt.title}", key="lesson_after", type="primary",
+                        on_click=_start_lesson, args=(nxt.number,),
+                        icon=":material/arrow_forward:",
+                        help="Open the next lesson at its first step.")
+        elif not teacher:
+            c[0].caption("That was the last lesson.")
+        c[1].button("Start this lesson again", key="lesson_again", on_click=_go,
+                    args=(-n, n + 1), icon=":material/replay:",
+                    help="Back to the first step (your answers stay until you change them).")
+
+
+def _start_lesson(number: int) -> None:
+    P = params()
+    P["lesson"], P["step"], P["my_lesson"] = int(number), 1, ""
+
+
+def _sentence(step: L.Step, teacher: bool) -> None:
     if teacher:
         st.text(step.sentence)            # a teacher's words: plain text only
     else:
         st.markdown(step.sentence)        # the lab's own text
 
-    answer_key = f"{KEEP}-answer-{lesson_id}-{k}"
-    left, right = st.columns([1.55, 1], gap="large")
-    revealed = True
-    with right:
-        if step.question and klass is not None:
-            revealed = class_session.question(klass, step, k - 1)
-        elif step.question:
-            st.html(_KEYS_JS, unsafe_allow_javascript=True)
-            with st.container(key=f"{KEEP}-question"):
-                st.markdown(f"**{step.question}**")
-                pick = st.radio("Your answer", step.options, index=None, key=answer_key,
-                                label_visibility="collapsed",
-                                help="Pick what you predict; the lab then measures it.")
-            revealed = pick is not None
-            if not revealed:
-                st.caption("Pick an answer: the figure and the numbers then show what "
-                           "the lab measures here.")
-            else:
-                rev = cached("figs", ("lesson-reveal",) + _step_key(step) + (step.question,),
-                             step.reveal)
-                chosen = step.options.index(pick)
-                if rev.answer < 0:
-                    st.warning("The numbers here fit none of the options exactly.")
-                elif chosen == rev.answer:
-                    st.success("Right.")
-                else:
-                    st.error(f"Not quite: the numbers say “{step.options[rev.answer]}”.")
-                st.markdown(rev.text)
-        if not present:
-            st.page_link(L.step_file(step), label="Try it yourself", icon=":material/science:",
-                         query_params=L.step_query(step),
-                         help="Opens the lab page in this step's state, with every control.")
-    with left:
-        height = _HEIGHT_PRESENT if present else _HEIGHT
-        try:
-            fig = cached("figs", ("lesson-fig",) + _step_key(step) + (revealed, height),
-                         lambda: step_figure(step, revealed, height))
-        except ValueError as exc:
-            fig = None
-            st.error(safe_text(f"This step's figure could not be made: {exc}"))
-        if fig is None:
-            st.info("The figure appears once you have answered: here it is the answer.")
+
+def _ask(klass: class_session.Klass | None, step: L.Step, answer_key: str, present: bool,
+         k: int) -> bool:
+    """The question alone (:func:`_question`) or in a class (its store, the teacher's
+    count and reveal: :mod:`.class_session`)."""
+    if klass is not None and step.question:
+        return class_session.question(klass, step, k - 1)
+    return _question(step, answer_key, present)
+
+
+def _question(step: L.Step, answer_key: str, present: bool) -> bool:
+    """The step's question and, once answered, the verdict and the measured numbers;
+    True when the figure may show its answer (answered, or no question). In
+    presentation mode a draw-by-draw list goes in a collapsed "Draw by draw" (the
+    count over the draws, said first, stays in view)."""
+    if not step.question:
+        return True
+    st.html(_KEYS_JS, unsafe_allow_javascript=True)
+    with st.container(key=f"{KEEP}-question"):
+        st.markdown(f"**{step.question}**")
+        pick = st.radio("Your answer", step.options, index=None, key=answer_key,
+                        label_visibility="collapsed",
+                        help="Pick what you predict; the lab then measures it.")
+    if pick is None:
+        st.caption("Pick an answer: the figure and the numbers then show what "
+                   "the lab measures here.")
+        return False
+    rev = cached("figs", ("lesson-reveal",) + _step_key(step) + (step.question,),
+                 step.reveal)
+    chosen = step.options.index(pick)
+    with st.container(key=f"{KEEP}-reveal"):
+        if rev.answer < 0:
+            st.warning("The numbers here fit none of the options exactly.")
+        elif chosen == rev.answer:
+            st.success("Right.")
         else:
-            chart(fig, _FIG_KEY, f"nplk-lesson-{lesson_id}-{k}")
-    if not present and klass is None:
-        class_session.start_or_join(lesson_id)
-    if not present:
-        _present_button()
-        download_lesson_button(lesson_id, title, steps, step_figure, token=P["my_lesson"] or "",
-                               summary="" if teacher else L.lesson(int(P["lesson"])).summary)
-        _teacher_builder()
+            st.error(f"Not quite: the numbers say “{step.options[rev.answer]}”.")
+        if not present:
+            st.markdown(rev.text)
+            return True
+        for part in rev.text.split("\n\n"):
+            if part.lstrip().startswith("- "):
+                with st.expander("Draw by draw", expanded=False):
+                    st.markdown(part)
+            else:
+                st.markdown(part)
+    return True
+
+
+def _figure(step: L.Step, revealed: bool, present: bool, lesson_id: str, k: int) -> None:
+    height = _HEIGHT_PRESENT if present else _HEIGHT
+    try:
+        fig = cached("figs", ("lesson-fig",) + _step_key(step) + (revealed, height, present),
+                     lambda: step_figure(step, revealed, height, matrix_grid=present))
+    except ValueError as exc:
+        fig = None
+        st.error(safe_text(f"This step's figure could not be made: {exc}"))
+    if fig is None:
+        st.info("The figure appears once you have answered: here it is the answer.")
+    else:
+        chart(fig, _FIG_KEY, f"nplk-lesson-{lesson_id}-{k}")
 
 
 def _lesson_choice(current: str) -> None:
@@ -309,12 +435,15 @@ def _teacher_builder() -> None:
     """The steps a teacher collected on the lab pages: order, remove, make the link."""
     ss = st.session_state
     steps: list[T.TeacherStep] = ss.setdefault(COLLECTED, [])
-    with st.expander(f"Your own lesson ({len(steps)} step{'s' if len(steps) != 1 else ''})",
-                     expanded=bool(steps)):
+    with st.expander(f"Make your own lesson ({len(steps)} step"
+                     f"{'s' if len(steps) != 1 else ''} so far)", expanded=bool(steps),
+                     icon=":material/edit_note:"):
         if not steps:
-            st.caption("On the Classification, Regression or Pairwise constraints page, open "
-                       "“Present · add to a lesson” in the sidebar, write a sentence and "
-                       "add the view. The steps collect here.")
+            st.caption("For a teacher: on the Classification, Regression or Pairwise "
+                       "constraints page, open “Present · add to a lesson” in the sidebar, "
+                       "write a sentence for the class, pick a question if you want one, "
+                       "and add the view. The steps collect here; order them and make one "
+                       "link for the class.")
             return
         for i, s in enumerate(steps):
             c = st.columns([0.5, 6, 0.7, 0.7], vertical_alignment="center")

@@ -119,7 +119,8 @@ def sweep_map(P: Mapping[str, Any], method: str, param1: str, values1, param2: s
                                           f"({partial.done} of {partial.total} fits)")
         with slot.container():
             live_chart(fg.figure_json(fig), key=f"map_live_{ss[_LIVE]}",
-                       config=fg.plot_config("nplk-map-partial"), height=fig.layout.height)
+                       config=fg.plot_config("nplk-map-partial"), height=fig.layout.height,
+                       alt=fg.alt_text(fig))
 
     def make_progress(where: str | None):
         progress = Progress(label + (f" on {where}" if where else ""), delay=0.0)
@@ -355,7 +356,7 @@ def maps_panel(P: Mapping[str, Any], m: lab_maps.MapResult, *, page: str) -> Non
                 live_chart(fg.figure_json(fig), key=key,
                            config=fg.plot_config(f"nplk-map-{m.method}-{name}"),
                            height=fig.layout.height, on_click=_on_click(key, m), ack=ack,
-                           mark_color="#111")
+                           mark_color="#111", alt=fg.alt_text(fig))
                 st.caption(caption)
     page_name = "Classification" if lab.METHODS[m.method].task == lab.CLASSIFICATION \
         else "Regression"

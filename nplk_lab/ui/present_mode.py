@@ -3,8 +3,12 @@
 :func:`presentation` is the one call every page makes right after :func:`page_setup`.
 With ``present`` on it hides the sidebar, the header and every control of the page (CSS
 injected once per run; the widgets are still drawn, so the state stays intact), removes
-the page padding, enlarges the text and sizes the page's first chart to the window, and
-pins an "Exit presentation" button to a corner. Off, it adds to the sidebar a "Present"
+the page padding, sizes the text to the window and the page's first chart to the
+window's height, and pins an "Exit presentation" button to a corner (on a phone, above
+the page). The charts themselves (``components/chart.py``) grow their text with the
+window while the button is on the page (14 px at 1280×720, 18 px at 1920×1080) and
+drop the modebar; the fitting script here redraws them when the window or the mode
+changes. Off, it adds to the sidebar a "Present"
 button that gives the page's presentation link as copyable plain text, and, on the
 pages a lesson can show, "Add this view to my lesson" (a sentence and the page's state,
 collected in the session and turned into one link on the Lessons page).
@@ -48,14 +52,21 @@ _CSS = f"""
 [data-testid="stMain"] [data-testid="stElementContainer"]:has(:is({_CONTROLS})):not(
   [class*="st-key-{KEEP}"] *):not([class*="st-key-{KEEP}"]),
 [data-testid="stMain"] [data-testid="stExpander"]:not([class*="st-key-{KEEP}"] *),
-[data-testid="stMain"] [data-testid="stLayoutWrapper"]:has(> [data-testid="stExpander"])
-  {{ display: none !important; }}
+[data-testid="stMain"] [data-testid="stLayoutWrapper"]:has(> [data-testid="stExpander"]):not(
+  [class*="st-key-{KEEP}"] *) {{ display: none !important; }}
 [data-testid="stMain"] h1 {{ font-size: 2.1rem !important; padding: 0 0 0.2rem !important; }}
-[data-testid="stMain"] [data-testid="stMarkdownContainer"] p,
+/* text grows with the window (about 18 px at 1280×720, 27 px at 1920×1080); the
+   elements sit closer than on a page with controls */
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] :is(p, li),
 [data-testid="stMain"] [data-testid="stText"],
-[data-testid="stMain"] [data-testid="stRadio"] label p {{ font-size: 1.3rem !important;
-  line-height: 1.45 !important; }}
-[data-testid="stMain"] [data-testid="stCaptionContainer"] p {{ font-size: 1.05rem !important; }}
+[data-testid="stMain"] [data-testid="stExpander"] summary p,
+[data-testid="stMain"] [data-testid="stRadio"] label p {{
+  font-size: clamp(1rem, min(1.4vw, 2.5vh), 2rem) !important; line-height: 1.4 !important; }}
+[data-testid="stMain"] [data-testid="stCaptionContainer"] p {{
+  font-size: clamp(0.9rem, min(1.15vw, 2.05vh), 1.7rem) !important; }}
+[data-testid="stMain"] [data-testid="stVerticalBlock"] {{ gap: 0.55rem !important; }}
+[data-testid="stMain"] [data-testid="stAlert"] [role="alert"] {{
+  padding: 0.4rem 0.8rem !important; }}
 [data-testid="stMain"] [data-testid="stMetricValue"] {{ font-size: 2.2rem !important; }}
 [data-testid="stMain"] [data-testid="stMetricLabel"] p {{ font-size: 1.1rem !important; }}
 /* the page's first chart fills the rest of the window (see _FIT_JS) */
@@ -67,7 +78,16 @@ _CSS = f"""
   {{ display: none !important; }}
 [data-testid="stLayoutWrapper"]:has(> .st-key-{KEEP}-exit), .st-key-{KEEP}-exit {{
   position: fixed !important; right: 0.8rem; top: 0.5rem; z-index: 1000;
-  width: auto !important; opacity: 0.8; }}
+  width: auto !important; }}
+/* a phone stacks the page's columns: the pinned button gets a strip of its own above
+   them, so it covers nothing (a lesson's "◀ Back" came first there) */
+@media (max-width: 640px) {{
+  [data-testid="stMainBlockContainer"] {{ padding-top: 3.4rem !important; }}
+  /* a lesson's words (Back, Next, the question) before its figure */
+  .st-key-nplk-lesson-cols > [data-testid="stLayoutWrapper"]
+    > [data-testid="stHorizontalBlock"] {{
+    flex-direction: column-reverse !important; }}
+}}
 </style>
 """
 
@@ -90,6 +110,12 @@ _FIT_JS = """
       const main = document.querySelector('[data-testid="stMain"]');
       const on = document.querySelector('[class*="st-key-nplk-keep-exit"]');
       const charts = main ? [...main.querySelectorAll('.nplk-live-chart')] : [];
+      // chart text follows the window in presentation mode (components/chart.py):
+      // a chart drawn for another window size or mode is drawn again
+      const floor = window.__nplkPresentFloor ? window.__nplkPresentFloor() : 0;
+      charts.forEach((c) => {
+        if (c.__nplkRedraw && (c.__nplkFloor || 0) !== floor) c.__nplkRedraw();
+      });
       const el = on ? charts.find((c) => c.getBoundingClientRect().width > 0) : null;
       charts.forEach((c) => {
         if (c === el || !c.classList.contains('nplk-fit')) return;
@@ -235,5 +261,5 @@ def _collector(page: str, P: dict[str, Any]) -> None:
         st.caption(safe_text(f"Your lesson has {len(steps)} step"
                              f"{'s' if len(steps) != 1 else ''}"
                              + (" (the most a lesson holds)." if full else ".")))
-        st.page_link("pages/7_Lessons.py", label="Order them and make the link",
+        st.page_link("pages/7_Lessons.py", label="Make the lesson link",
                      icon=":material/school:")

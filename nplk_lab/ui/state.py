@@ -56,6 +56,8 @@ def page_setup(page: str, title: str, icon: str = ":material/science:") -> dict[
     _read_url(ss)
     ss["lab_page"] = page
     sidebar_nav()
+    from . import a11y  # captions and slider values readable in both themes (axe-core)
+    a11y.style()
     # a new server draws a page's default state from a disk snapshot, without
     # importing scikit-learn (see firstpaint); this run's store accesses are recorded
     from nplk_lab.serve import firstpaint, reaper

@@ -100,7 +100,8 @@ def atlas_panel() -> None:
                      title=f"{METHOD_NAMES[method]} on {SETS[dataset].title}")
     live_chart(fg.figure_json(fig), key=_KEY, config=fg.plot_config(
         f"nplk-atlas-{method}-{dataset}"), height=fig.layout.height,
-        on_click=_on_click(grid), ack=st.session_state.get(_SEEN, 0.0), mark_color="#111")
+        on_click=_on_click(grid), ack=st.session_state.get(_SEEN, 0.0), mark_color="#111",
+        alt=fg.alt_text(fig))
     note = st.session_state.pop(_NOTE, None)
     if note:
         st.info(note)
@@ -156,7 +157,8 @@ def npkl_panel() -> None:
                      x_label="pairs from this % of the labels", y_label="C",
                      colors=NPKL_COLORS, height=320)
     live_chart(fg.figure_json(fig), key="paper_atlas_npkl",
-               config=fg.plot_config(f"nplk-atlas-npkl-{name}"), height=fig.layout.height)
+               config=fg.plot_config(f"nplk-atlas-npkl-{name}"), height=fig.layout.height,
+               alt=fg.alt_text(fig))
     n = {k: int(np.sum(grid.regions == i)) for i, k in enumerate(labels)}
     st.text(f"SimpleNPKL on {SETS[name].title}: of {int(np.sum(grid.regions >= 0))} "
             f"settings, the learned kernel's clusters are better than k-means' in "

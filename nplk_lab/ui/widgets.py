@@ -33,9 +33,11 @@ _Unset = object()   # the widget keeps the value the browser sent
 
 
 def control(name: str, container: Any = None, *, options: Sequence | None = None,
-            label: str | None = None, disabled: bool = False) -> Any:
+            label: str | None = None, disabled: bool = False, help: str | None = None
+            ) -> Any:
     """Draw the widget of setting ``name`` (kind, range, log scale from the table),
-    seeded from and written back to the store. Returns the value."""
+    seeded from and written back to the store. Returns the value. ``label`` and ``help``
+    replace the table's words where a page needs its own (Regression's "plain SVR")."""
     s = lab.setting(name)
     ss = st.session_state
     P = params()
@@ -45,7 +47,7 @@ def control(name: str, container: Any = None, *, options: Sequence | None = None
     label = label or s.label
     # the store takes a changed value before the rerun starts, so what is drawn above
     # this widget (the surface above "Show the plain SVM") sees the new value at once
-    kw = dict(key=key, help=s.help or None, disabled=disabled, on_change=_to_store,
+    kw = dict(key=key, help=help or s.help or None, disabled=disabled, on_change=_to_store,
               args=(name, key))
     if from_browser(key):        # a reconnected tab's value (see state.from_browser)
         value = _Unset
@@ -266,7 +268,9 @@ def points_panel(force: bool = False) -> tuple[bool, int]:
     P = params()
     n = len(P.get("points", ()))
     with st.expander(f"Add points by clicking ({n} added)", expanded=force or n > 0):
-        cols = st.columns([1.3, 1, 0.8, 0.8])
+        # the four controls side by side in one row (one layout element, not 4 columns)
+        row = st.container(horizontal=True, vertical_alignment="center")
+        cols = [row] * 4
         if force:  # "your points": always on (shown on, not as a switch left off)
             on = cols[0].toggle("Click to add", value=True, key="add_mode_forced",
                                 disabled=True, help=_ADD_HELP)

@@ -120,6 +120,11 @@ const isDark = () => {
 const DARK = { text: '#FAFAFA', tick: '#D5D6DC', grid: 'rgba(250,250,250,0.14)',
                line: 'rgba(250,250,250,0.45)' };
 const withColor = (font, color) => Object.assign({}, font || {}, { color });
+// Marks a figure flags as dark ink (meta "nplk-ink": true-class outlines over cluster
+// shading) take the light text colour on a dark page; other marks keep their colours.
+const lightInk = (t) => (!t || t.meta !== 'nplk-ink' ? t : Object.assign({}, t,
+  t.marker ? { marker: Object.assign({}, t.marker, { color: DARK.text }) } : {},
+  t.line ? { line: Object.assign({}, t.line, { color: DARK.text }) } : {}));
 const themed = (layout, data) => {
   if (!isDark()) return [layout, data];
   const L = Object.assign({}, layout, { paper_bgcolor: 'rgba(0,0,0,0)',
@@ -148,7 +153,7 @@ const themed = (layout, data) => {
     L.annotations = L.annotations.map((a) => (a && !a.bgcolor
       ? Object.assign({}, a, { font: withColor(a.font, DARK.text) }) : a));
   }
-  const D = (data || []).map((t) => {
+  const D = (data || []).map(lightInk).map((t) => {
     if (!t || !t.colorbar) return t;
     const cb = Object.assign({}, t.colorbar, { tickfont: withColor(t.colorbar.tickfont,
                                                                    DARK.tick) });
@@ -159,6 +164,45 @@ const themed = (layout, data) => {
   });
   return [L, D];
 };
+// Presentation mode (the page shows its pinned "Exit presentation" button): chart text
+// grows with the window for a projector. Every font of the figure (ticks, legend, colour
+// bars, annotations, titles, trace text) is at least `floor` px: 14 at 1280×720, 18 at
+// 1920×1080 (linear in the smaller of the two ratios, 14-24 px), and the modebar is
+// off (on hover it covered the titles; a projected chart is not zoomed). Off: 0.
+const presentFloor = () => {
+  if (!document.querySelector('[class*="st-key-nplk-keep-exit"]')) return 0;
+  const s = Math.min(innerWidth / 1280, innerHeight / 720);
+  return Math.round(Math.min(24, Math.max(14, 14 + 8 * (s - 1))));
+};
+const FONT_KEY = /font$/i;
+const floored = (value, floor, depth) => {
+  if (depth > 6 || !value || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {   // annotations, shapes; not the data arrays
+    return value.length && value.length < 400 && typeof value[0] === 'object'
+      ? value.map((v) => floored(v, floor, depth + 1)) : value;
+  }
+  if (ArrayBuffer.isView(value) || typeof value.bdata === 'string') return value;
+  const out = Object.assign({}, value);
+  for (const k of Object.keys(out)) {
+    const v = out[k];
+    if (FONT_KEY.test(k) && v && typeof v === 'object' && !Array.isArray(v)) {
+      const f = out[k] = Object.assign({}, v);
+      if (Array.isArray(f.size)) f.size = f.size.map((x) => Math.max(+x || 0, floor));
+      else if (f.size !== undefined) f.size = Math.max(+f.size || 0, floor);
+    } else if (v && typeof v === 'object') {
+      out[k] = floored(v, floor, depth + 1);
+    }
+  }
+  return out;
+};
+const presented = (layout, data, floor) => {
+  if (!floor) return [layout, data];
+  const L = floored(layout, floor, 0);
+  L.font = Object.assign({}, L.font || {});
+  L.font.size = Math.max(+L.font.size || 12, floor);
+  return [L, (data || []).map((t) => floored(t, floor, 0))];
+};
+window.__nplkPresentFloor = presentFloor;   // the presentation script redraws on a change
 // a change of the browser's colour scheme redraws every chart in the new colours
 const onSchemeChange = (fn) => {
   const hooks = (window.__nplkThemeHooks = window.__nplkThemeHooks || new Set());
@@ -211,8 +255,39 @@ const onPlotClick = (root, ev) => {
   if (root.__nplkSend) root.__nplkSend('click', root.__nplkPending);
 };
 
+// A chart's data comes as JSON, or (the lab's cached figures, :func:`live_chart` with
+// bytes) as bytes: one line of JSON with everything but the figure, a newline, then
+// the figure's JSON gzipped (about 0.6 of its size on the wire), unzipped here.
+const unpack = (raw) => {
+  if (raw instanceof ArrayBuffer) raw = new Uint8Array(raw);
+  if (!ArrayBuffer.isView(raw)) return raw;
+  const bytes = new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength);
+  const cut = bytes.indexOf(10);
+  const head = JSON.parse(new TextDecoder().decode(cut < 0 ? bytes : bytes.subarray(0, cut)));
+  if (cut >= 0) head.figure = { gz: bytes.slice(cut + 1) };
+  return head;
+};
+const gunzipJson = (gz) => {
+  if (!window.DecompressionStream) {
+    return Promise.reject(new Error('this browser cannot unzip the chart (it needs Chrome 80, ' +
+                                    'Firefox 113, Safari 16.4 or newer)'));
+  }
+  return new Response(new Blob([gz]).stream().pipeThrough(new DecompressionStream('gzip')))
+    .text().then(JSON.parse);
+};
+// The figures are read in the order they arrive (one queue for the page), so the charts
+// still draw in the order the page sends them (see inTurn).
+const readFigure = (figure) => {
+  const read = () => (figure && figure.gz ? gunzipJson(figure.gz)
+    : (typeof figure === 'string' ? JSON.parse(figure) : figure));
+  const out = (window.__nplkRead || Promise.resolve()).then(read);
+  window.__nplkRead = out.catch(() => {});
+  return out;
+};
+
 export default function (component) {
-  const { data, parentElement } = component;
+  const { parentElement } = component;
+  const data = unpack(component.data);
   if (!data) return;
   let root = parentElement.querySelector(':scope > .nplk-live-chart');
   if (!root) {
@@ -224,6 +299,10 @@ export default function (component) {
     root.addEventListener('click', (ev) => onPlotClick(root, ev));
   }
   root.style.height = (data.height || 0) + 'px';
+  // text alternative (data.alt, from nplk_lab.figures.alt_text) read on entering the
+  // chart: a figure, not an img (its mode bar holds buttons)
+  if (data.alt) { root.setAttribute('role', 'figure'); root.setAttribute('aria-label', data.alt); }
+  else { root.removeAttribute('role'); root.removeAttribute('aria-label'); }
   root.__nplkData = data;
   root.__nplkSend = component.setTriggerValue;
   const ack = Number(data.ack || 0);
@@ -244,9 +323,9 @@ export default function (component) {
     if (data.inputs) root.dataset.drawnFrom = data.inputs;
     else delete root.dataset.drawnFrom;
   };
-  ready.then((Plotly) => inTurn(() => {
+  const figure = readFigure(data.figure);
+  Promise.all([ready, figure]).then(([Plotly, fig]) => inTurn(() => {
     if (seq !== root.__nplkSeq) return false;  // a newer figure arrived meanwhile
-    const fig = typeof data.figure === 'string' ? JSON.parse(data.figure) : data.figure;
     const layout = Object.assign({}, fig.layout || {}, { autosize: true });
     delete layout.width;
     if (!layout.font) layout.font = {};
@@ -254,9 +333,15 @@ export default function (component) {
     const config = Object.assign({ responsive: true }, typeof data.config === 'string'
       ? JSON.parse(data.config) : (data.config || {}));
     const draw = () => {
-      const [L, D] = themed(layout, fig.data || []);
+      const floor = presentFloor();
+      const [L0, D0] = presented(layout, fig.data || [], floor);
+      const [L, D] = themed(L0, D0);
       root.dataset.theme = isDark() ? 'dark' : 'light';
-      return Plotly.react(root, D, L, config);
+      root.__nplkFloor = floor;
+      if (floor) root.dataset.fontFloor = String(floor);
+      else delete root.dataset.fontFloor;
+      return Plotly.react(root, D, L,
+                          floor ? Object.assign({}, config, { displayModeBar: false }) : config);
     };
     root.__nplkRedraw = draw;
     if (!root.__nplkThemed) {
@@ -346,20 +431,37 @@ def _register() -> tuple[Any, dict[str, str]]:
     return once_per_runtime("nplk_lab.ui.components.chart", _declare)
 
 
+_PRELOADED = "nplk_plotly_preloaded"
+
+
 def preload() -> None:
     """Start loading Plotly.js in the browser (an invisible element in the sidebar).
-    Pages call it once per run, first, before importing the lab."""
+    Pages call it once per run, first, before importing the lab. Only a session's
+    first run mounts the element (the browser page keeps Plotly.js once loaded, and
+    every chart loads it too); later runs put an empty placeholder in its place, so the
+    sidebar's elements keep their places, instead of sending the component again."""
+    ss = st.session_state
+    if ss.get(_PRELOADED):
+        st.sidebar.empty()
+        return
     live, src = _register()
     with st.sidebar:
         live(data={**src, "figure": None, "height": 0}, key="nplk_plotly_preload", height=0)
+    ss[_PRELOADED] = True
 
 
 def live_chart(fig: Any, *, key: str, config: dict[str, Any] | None = None,
                height: int | None = None, on_click: Callable[[], None] | None = None,
                ack: float = 0.0, mark_color: str | None = None,
-               inputs: str | None = None) -> None:
-    """Draw ``fig`` (a plotly Figure, or its JSON with ``height`` given) and update it
-    in place on reruns.
+               inputs: str | None = None, alt: str | None = None) -> None:
+    """Draw ``fig`` (a plotly Figure, or its JSON with ``height`` given, or that JSON
+    gzipped, as :mod:`nplk_lab.ui.figure_cache` keeps it) and update it in place on
+    reruns.
+
+    A gzipped figure goes to the browser as bytes (the other data as one line of JSON
+    before it): about 0.6 of the JSON's size, and Streamlit hashes the bytes instead of
+    encoding a long JSON text twice more on every run (:func:`payload_of` reads both
+    forms back).
 
     ``key`` must stay the same across reruns for the in-place update; ``config`` is
     Plotly's config (modebar, PNG export). ``height`` defaults to the figure's own.
@@ -376,9 +478,15 @@ def live_chart(fig: Any, *, key: str, config: dict[str, Any] | None = None,
     chart meanwhile, the plot's element carries it as ``data-drawn-from``. A test
     compares it with the widgets on screen to know the picture is final (no rerun
     pending, nothing left to draw) without waiting for time to pass.
+
+    ``alt`` is the chart's text alternative (``nplk_lab.figures.alt_text(fig)``): the
+    plot's box becomes a figure (``role="figure"``) with that ``aria-label``.
     """
     live, src = _register()
-    if isinstance(fig, str):
+    gz = None
+    if isinstance(fig, bytes):
+        text, gz = None, fig
+    elif isinstance(fig, str):
         text = fig
     else:
         text = fig.to_json()
@@ -390,13 +498,19 @@ def live_chart(fig: Any, *, key: str, config: dict[str, Any] | None = None,
     config = dict(config or {})
     if on_click is not None:
         config["doubleClick"] = False
-    data = {**src, "figure": text, "config": json.dumps(config), "height": height}
+    data: Any = {**src, "figure": text, "config": json.dumps(config), "height": height}
     if inputs is not None:
         data["inputs"] = inputs
+    if alt:
+        data["alt"] = str(alt)
+    if on_click is not None:
+        data.update(clicks=True, ack=float(ack), markColor=mark_color or "")
+    if gz is not None:
+        del data["figure"]
+        data = json.dumps(data, separators=(",", ":")).encode() + b"\n" + gz
     if on_click is None:
         live(data=data, key=key, height=height)
         return
-    data.update(clicks=True, ack=float(ack), markColor=mark_color or "")
     live(data=data, key=key, height=height, on_click_change=on_click)
 
 
@@ -453,11 +567,25 @@ def clicks(key: str) -> Any:
         return None
 
 
-def figure_of(element: Any) -> dict[str, Any] | None:
-    """The figure dict a live chart element carries (for AppTest-based tests)."""
+def payload_of(element: Any) -> dict[str, Any] | None:
+    """The data a live chart element carries, its figure as JSON text (or None), from
+    either form :func:`live_chart` sends (for tests and benchmarks); None for another
+    element."""
     proto = getattr(element, "proto", element)
     if getattr(proto, "component_name", "") != "nplk_live_chart":
         return None
-    data = json.loads(proto.json) if proto.json else {}
+    if proto.WhichOneof("data") == "bytes":
+        head, _, gz = proto.bytes.partition(b"\n")
+        data = json.loads(head)
+        data["figure"] = gzip.decompress(gz).decode() if gz else None
+        return data
+    return json.loads(proto.json) if proto.json else {}
+
+
+def figure_of(element: Any) -> dict[str, Any] | None:
+    """The figure dict a live chart element carries (for AppTest-based tests)."""
+    data = payload_of(element)
+    if data is None:
+        return None
     fig = data.get("figure")
     return json.loads(fig) if isinstance(fig, str) else fig

@@ -1,0 +1,71 @@
+"""The gzipped JSON of the lab's cached figures, made once per figure and shared by the
+sessions of this server.
+
+The stores keep figures (``cached("figs", key, build)``, keyed by what each is drawn
+from) and hand every run the same figure object for the same inputs; the JSON the
+browser needs was still encoded again on every run (about 3 ms for the Classification
+page's surface and matrix view, and Streamlit then encoded and hashed the long text
+twice more). :func:`figure_gz` keeps that JSON, gzipped, beside the figure: keyed by
+the figure object, so by the store key it was built for, and dropped when the store
+lets the figure go. A figure must therefore not change after its first
+:func:`figure_gz` -- the stores' figures never do (they are shared by every session);
+a figure made fresh in a run (a selection ring drawn over a cached one) is encoded for
+that run and dropped with it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import threading
+import weakref
+from collections import OrderedDict
+from typing import Any
+
+import nplk_lab.figures as fg
+
+#: bound on the bytes kept (the oldest entries go first); the stores' own bounds on
+#: their figures normally drop entries long before
+MAX_BYTES = 64 * 2 ** 20
+#: gzip level: 6 is zlib's default; levels 1-3 save no time on these figures
+LEVEL = 6
+
+_LOCK = threading.Lock()
+_GZ: OrderedDict[int, bytes] = OrderedDict()   # id(figure) -> its gzipped JSON
+_USED = [0]                                     # bytes in _GZ
+
+
+def figure_gz(fig: Any) -> bytes:
+    """``fg.figure_json(fig)`` gzipped, encoded once per figure object."""
+    k = id(fig)
+    with _LOCK:
+        hit = _GZ.get(k)
+        if hit is not None:
+            _GZ.move_to_end(k)
+            return hit
+    gz = gzip.compress(fg.figure_json(fig).encode(), compresslevel=LEVEL, mtime=0)
+    with _LOCK:
+        if k in _GZ:            # another session encoded it meanwhile
+            return _GZ[k]
+        try:                    # the entry goes with the figure (its id may be reused)
+            weakref.finalize(fig, _drop, k)
+        except TypeError:       # not weakly referenceable: not kept
+            return gz
+        _GZ[k] = gz
+        _USED[0] += len(gz)
+        while _USED[0] > MAX_BYTES and len(_GZ) > 1:
+            _, old = _GZ.popitem(last=False)
+            _USED[0] -= len(old)
+    return gz
+
+
+def _drop(k: int) -> None:
+    with _LOCK:
+        old = _GZ.pop(k, None)
+        if old is not None:
+            _USED[0] -= len(old)
+
+
+def size() -> tuple[int, int]:
+    """(entries, bytes) kept."""
+    with _LOCK:
+        return len(_GZ), _USED[0]

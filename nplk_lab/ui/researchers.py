@@ -1,0 +1,24 @@
+"""The "For researchers" note: a collapsed expander that holds what a student does not
+need to read a page — the papers' equation, section and theorem numbers and the
+formulas behind a figure. Everything outside it is written in plain words
+(``tests/test_plain_words_walk.py`` walks every page and leaves only these notes out)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from .state import params
+
+#: the expander's label; the plain-words walk recognises the notes by it
+LABEL = "For researchers: the papers' formulas"
+
+
+def for_researchers(*paragraphs: str) -> None:
+    """A collapsed "For researchers" note with ``paragraphs`` (the lab's own Markdown,
+    never text from a user), one paragraph each. Left out in presentation mode: the
+    projector shows the class the figure, and the page must fit the screen."""
+    if params().get("present"):
+        return
+    with st.expander(LABEL, icon=":material/menu_book:", expanded=False):
+        for text in paragraphs:
+            st.markdown(text)
