@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -58,8 +59,13 @@ def start_class(lesson: int = 1) -> tuple[AppTest, str, str]:
     t = open_lessons(lesson=lesson, step=1)
     clean(button(t, "class_start").click().run())
     query = q(t)
-    assert query.get("class") and query.get("teacher"), query
-    return t, query["class"], query["teacher"]
+    # the token is in the teacher's link on the panel, never in the address bar (a
+    # projector shows it to the room)
+    assert query.get("class") and not query.get("teacher"), query
+    links = [c.value for c in t.code if "teacher=" in c.value]
+    assert len(links) == 1, [c.value for c in t.code]
+    token = parse_qs(urlsplit(links[0]).query)["teacher"][-1]
+    return t, query["class"], token
 
 
 def join(code: str, name: str | None = None) -> AppTest:

@@ -10,8 +10,8 @@ to the last student's verdict is measured and bounded); the teacher's Next moves
 students; a student steps away with Next and returns with "Back to the class"; the
 teacher ends the class and downloads the per-step CSV. Pictures of the teacher's count
 and a student's phone go to test-artifacts/pictures/ (``class-teacher-join.png``,
-``class-teacher-count.png``, ``class-student-phone.png``); ``python benchmarks/docs_screenshots.py`` copies them
-into docs/screenshots/.
+``class-teacher-count.png``, ``class-student-phone.png``);
+``python benchmarks/docs_screenshots.py`` copies them into docs/screenshots/.
 
 Every wait is on a condition in the page; its timeout only bounds a hang.
 """
@@ -103,9 +103,16 @@ def test_a_class_answers_together(class_server, chromium_path):
             wait_step(teacher, 1, n)
             teacher.get_by_text("A class that answers together").click()
             click_button(teacher, "Start a class")
-            teacher.wait_for_url(re.compile(r"teacher=[\w-]+"), timeout=60_000)
+            teacher.wait_for_url(re.compile(r"class=\w+"), timeout=60_000)
             query = parse_qs(urlparse(teacher.url).query)
-            code, token = query["class"][0], query["teacher"][0]
+            code = query["class"][0]
+            # the secret token is on the teacher's panel (its link), not in the address
+            # bar, which a projector shows to the room
+            link = teacher.locator('[data-testid="stCode"]').filter(has_text="teacher=")
+            link.first.wait_for(state="attached")
+            token = parse_qs(urlparse(link.first.text_content().strip()).query)["teacher"][0]
+            wait_idle(teacher)
+            assert not parse_qs(urlparse(teacher.url).query).get("teacher")
             has_text(teacher, format_code(code))
             has_text(teacher, "0 answered")
             panel = teacher.locator('[class*="st-key-nplk-keep-class"]').first

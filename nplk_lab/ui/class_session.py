@@ -132,6 +132,12 @@ def enter() -> Klass | None:
         except WrongToken:
             st.error("This teacher link is not this class's: you join as a student.")
             P["teacher"] = token = ""
+    if not token:   # checked earlier in this session: the session knows its teacher
+        token = next((t for c, t in ss.get(_TEACHERS, ()) if c == code), "")
+    # The token leaves the address bar once this session has checked it: a projector
+    # shows the URL to the whole room. The teacher link (in the teacher's panel, hidden
+    # while presenting) brings a new tab or a reload back as the teacher.
+    P["teacher"] = ""
     # the class's lesson
     lesson = state.lesson
     if lesson.startswith("L") and lesson[1:].isdigit():
