@@ -40,9 +40,10 @@ def _random_value(s: lab.Setting, rng: np.random.Generator):
     if s.kind == "points":
         return tuple((float(np.round(rng.normal(), 3)), float(np.round(rng.normal(), 3)),
                       int(rng.choice([-1, 1]))) for _ in range(rng.integers(0, 5)))
-    if s.kind == "token":  # opaque URL-safe text (a teacher's lesson)
+    if s.kind == "token":  # opaque URL-safe text (a teacher's lesson, a class code)
         chars = "abcXYZ019-_"
-        return "".join(rng.choice(list(chars)) for _ in range(rng.integers(0, 40)))
+        n = rng.integers(0, min(40, int(s.max)) + 1)
+        return "".join(rng.choice(list(chars)) for _ in range(n))
     raise AssertionError(s.kind)
 
 
