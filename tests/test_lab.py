@@ -42,8 +42,8 @@ def _random_value(s: lab.Setting, rng: np.random.Generator):
                       int(rng.choice([-1, 1]))) for _ in range(rng.integers(0, 5)))
     if s.kind == "token":  # opaque URL-safe text (a teacher's lesson, a class code)
         chars = "abcXYZ019-_"
-        n = rng.integers(0, min(40, int(s.max)) + 1)
-        return "".join(rng.choice(list(chars)) for _ in range(n))
+        return "".join(rng.choice(list(chars))
+                       for _ in range(rng.integers(0, min(40, int(s.max)) + 1)))
     raise AssertionError(s.kind)
 
 
