@@ -41,8 +41,7 @@ def _random_value(s: lab.Setting, rng: np.random.Generator):
         return tuple((float(np.round(rng.normal(), 3)), float(np.round(rng.normal(), 3)),
                       int(rng.choice([-1, 1]))) for _ in range(rng.integers(0, 5)))
     if s.kind == "token":  # opaque URL-safe text (a teacher's lesson, a class code)
-        chars = "abcXYZ019-_"
-        return "".join(rng.choice(list(chars))
+        return "".join(rng.choice(list("abcXYZ019-_"))
                        for _ in range(rng.integers(0, min(40, int(s.max)) + 1)))
     raise AssertionError(s.kind)
 
