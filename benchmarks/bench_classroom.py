@@ -279,6 +279,18 @@ def pct(xs, q) -> float:
     return float(np.percentile(np.asarray(xs, dtype=float), q)) if xs else float("nan")
 
 
+def move_stats(students: list[Student]) -> dict:
+    """The moves' numbers of the table: count, latency p50/p90/max, errors (each move's
+    and each failed student's), lost and superseded moves."""
+    moves = [m for s in students for m in s.moves]
+    lat = [m.latency for m in moves if m.latency is not None]
+    errors = [m.error for m in moves if m.error] + [s.error for s in students if s.error]
+    return dict(moves=len(moves), p50=pct(lat, 50), p90=pct(lat, 90),
+                max=max(lat) if lat else float("nan"), errors=errors,
+                lost=sum(m.lost for m in moves),
+                superseded=sum(m.superseded for m in moves))
+
+
 def one_class(n: int, args, tmp: Path) -> dict:
     floor_dir = tmp / "floor"
     floor_dir.mkdir(exist_ok=True)
@@ -351,12 +363,7 @@ def one_class(n: int, args, tmp: Path) -> dict:
                   f"{'—' if m.latency is None else f'{m.latency:6.2f}'} s"
                   f"{' superseded' if m.superseded else ''}{' LOST' if m.lost else ''}"
                   f"{' ' + m.error[:80] if m.error else ''}", file=sys.stderr)
-    lat = [m.latency for m in moves if m.latency is not None]
-    errors = [m.error for m in moves if m.error] + [s.error for s in students if s.error]
-    return dict(n=n, moves=len(moves), p50=pct(lat, 50), p90=pct(lat, 90),
-                max=max(lat) if lat else float("nan"), errors=errors,
-                lost=sum(m.lost for m in moves),
-                superseded=sum(m.superseded for m in moves),
+    return dict(n=n, **move_stats(students),
                 cpu=(cpu1 - cpu0) / (w1 - w0), peak=peak, idle=idle, after=after,
                 floor=statistics.median(floor) if floor else float("nan"),
                 load=(load0, os.getloadavg()[0]), teacher=teacher,
