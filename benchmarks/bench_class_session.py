@@ -22,11 +22,23 @@ URL); with ``--kill`` (``--processes`` ≥ 2), the first worker is killed (SIGKI
 the last question: its students open the page again (their seat in the URL) once a
 worker answers, and the store's counts of the earlier questions are compared before and
 after: share within
-2 s, p50, p90, max; exceptions on any page; the load average before and after. Not here:
-slider moves under this load (``bench_classroom.py``).
+2 s, p50, p90, max; exceptions on any page; the load average before and after.
+
+With ``--movers M``: the slider moves under this load. While the class is connected and
+polling, M further tabs open Classification and move its sliders exactly as the students
+of ``bench_classroom.py`` do (its ``klass``: ``--moves`` moves ``--gap`` s apart; most
+follow the teacher's sequence, some explore, switch page or upload a CSV); they start once
+every student of the class has the page open, and the class keeps polling until the last
+mover is done (the class's steps are over before that: its answers and reveals overlap
+the movers' first moves, its polling all of them). Reported next to the class's numbers:
+the movers' moves, per-move latency p50/p90/max (``bench_classroom.move_stats``), errors
+and lost moves. The baseline, in the same run: the same M movers on a fresh server with
+no class connected (the row "0, movers alone"). Each server with movers has had
+Classification opened once on each process first (``bench_classroom``'s teacher tab), so
+neither side pays the first fit's imports.
 
     python benchmarks/bench_class_session.py --students 10,30 [--processes 2] [--port 8660]
-        [--kill]
+        [--kill] [--movers M [--moves 10] [--gap 3]]
 """
 
 from __future__ import annotations
@@ -45,6 +57,7 @@ for _p in (ROOT / "benchmarks", ROOT / "tests", ROOT):
     if str(_p) not in sys.path:
         sys.path.insert(0, str(_p))
 
+import bench_classroom  # noqa: E402
 from deployment import BehindProxy, OneProcess  # noqa: E402
 from st_client import Tab, query_value  # noqa: E402
 
@@ -147,7 +160,10 @@ async def reconnect(s: Student, url: str, cookies: dict[str, str], step_of: dict
 
 
 async def run_class(url: str, server, n: int, store: ClassStore, seed: int,
-                    kill: bool = False) -> dict:
+                    kill: bool = False, during=None) -> dict:
+    """The class; ``during()`` (a coroutine function), when given, runs once every
+    student has the page open and is polling, and the students poll until it is done;
+    its result is the returned dict's ``during``."""
     rng = random.Random(seed)
     steps = L.lesson(LESSON).steps
     right = [steps[s].reveal().answer for s in range(QUESTIONS)]
@@ -162,6 +178,7 @@ async def run_class(url: str, server, n: int, store: ClassStore, seed: int,
     step_of: dict = {}
     for s in students:
         s.poller = asyncio.create_task(s.poll(step_of))
+    side = asyncio.create_task(during()) if during is not None else None
     sent, stored, reveal, follow = [], [], [], []
     killed: dict = {}
     for step in range(STEPS):
@@ -208,6 +225,7 @@ async def run_class(url: str, server, n: int, store: ClassStore, seed: int,
                 await asyncio.sleep(0.05)
             follow += [reached(s) if reached(s) is not None else float("inf")
                        for s in students]
+    side_result = await side if side is not None else None   # the class still polling
     for s in students:
         s.polling = False
     await asyncio.gather(*(s.poller for s in students), return_exceptions=True)
@@ -215,8 +233,55 @@ async def run_class(url: str, server, n: int, store: ClassStore, seed: int,
     final = [store.counts(code, k).answered for k in range(QUESTIONS)]
     store.end(code, token)
     return dict(final=final, sent=sent, stored=stored, reveal=reveal, follow=follow, killed=killed,
+                during=side_result,
                 exceptions=sum(len(s.exceptions) for s in students),
                 first_exception=next((e for s in students for e in s.exceptions), ""))
+
+
+async def movers(url: str, args) -> dict:
+    """``args.movers`` tabs moving Classification's sliders as ``bench_classroom.py``'s
+    students do; its table numbers for them."""
+    students, _ = await bench_classroom.klass(url, args.movers, moves=args.moves,
+                                              gap=args.gap, seed=args.seed,
+                                              timeout=args.timeout)
+    return bench_classroom.move_stats(students)
+
+
+def warm(server) -> None:
+    """Classification opened once on each process (``bench_classroom``'s teacher tab)."""
+    for i in range(len(server.streamlit)):
+        asyncio.run(bench_classroom._open_once(server.url, server.cookies(i)))
+
+
+def moves_cells(m: dict | None) -> str:
+    if m is None:
+        return ""
+    return (f" {m['moves']} | {m['p50']:.2f} | {m['p90']:.2f} | {m['max']:.2f} | "
+            f"{len(m['errors'])} | {m['lost']} |")
+
+
+def alone(args, tmp: Path) -> str:
+    """The baseline row: the movers on a fresh server, no class connected."""
+    os.environ[class_room.ENV] = str(tmp / "store-alone")
+    server = (BehindProxy(ROOT, args.processes, args.port, args.port + 2, tmp / "alone.log")
+              if args.processes > 1 else OneProcess(ROOT, args.port, tmp / "alone.log"))
+    server.start()
+    try:
+        warm(server)
+        load0 = os.getloadavg()[0]
+        m = asyncio.run(movers(server.url, args))
+    finally:
+        server.stop()
+    report_errors("0", m)
+    return ("| 0 (movers alone) | — | — | — | — | — | — | — | — | — | — | "
+            f"{load0:.1f} → {os.getloadavg()[0]:.1f} |"
+            + moves_cells(m))
+
+
+def report_errors(n: str, m: dict | None) -> None:
+    if m and m["errors"]:
+        print(f"movers' errors at {n}: " + " | ".join(sorted(set(m["errors"])))[:600],
+              flush=True)
 
 
 def row(n: int, r: dict, load: tuple[float, float]) -> str:
@@ -228,7 +293,8 @@ def row(n: int, r: dict, load: tuple[float, float]) -> str:
     lost = sum(r["sent"]) - sum(r["final"])
     return (f"| {n} | {sum(r['sent'])} / {sum(r['stored'])} / {sum(r['final'])} / {lost} "
             f"| {reach(r['reveal'])} "
-            f"| {reach(r['follow'])} | {r['exceptions']} | {load[0]:.1f} → {load[1]:.1f} |")
+            f"| {reach(r['follow'])} | {r['exceptions']} | {load[0]:.1f} → {load[1]:.1f} |"
+            + moves_cells(r.get("during")))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -239,9 +305,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--kill", action="store_true",
                     help="kill the first worker (SIGKILL) before the last question")
+    ap.add_argument("--movers", type=int, default=0,
+                    help="M tabs moving Classification's sliders (as bench_classroom.py's "
+                         "students) while the class polls, and alone as a baseline")
+    ap.add_argument("--moves", type=int, default=10, help="moves per mover")
+    ap.add_argument("--gap", type=float, default=3.0, help="seconds between a mover's moves")
+    ap.add_argument("--timeout", type=float, default=300.0,
+                    help="seconds a mover waits for a move's run")
     args = ap.parse_args(argv)
     tmp = Path(tempfile.mkdtemp(prefix="nplk-bench-class-"))
     rows = []
+    if args.movers:
+        rows.append(alone(args, tmp))
+        print(rows[-1], flush=True)
     for n in [int(x) for x in args.students.split(",")]:
         folder = tmp / f"store-{n}"
         os.environ[class_room.ENV] = str(folder)
@@ -250,14 +326,18 @@ def main(argv: list[str] | None = None) -> int:
                   if args.processes > 1 else OneProcess(ROOT, args.port, tmp / f"class-{n}.log"))
         server.start()
         try:
+            if args.movers:
+                warm(server)
             load0 = os.getloadavg()[0]
+            during = ((lambda url=server.url: movers(url, args)) if args.movers else None)
             with ClassStore(folder) as store:
                 r = asyncio.run(run_class(server.url, server, n, store, args.seed,
-                                          kill=args.kill))
+                                          kill=args.kill, during=during))
             rows.append(row(n, r, (load0, os.getloadavg()[0])))
             print(rows[-1], flush=True)
             if r["killed"]:
                 print("worker killed:", r["killed"], flush=True)
+            report_errors(str(n), r["during"])
             if r["first_exception"]:
                 print("first exception:", r["first_exception"][:300], flush=True)
         finally:
@@ -266,8 +346,10 @@ def main(argv: list[str] | None = None) -> int:
           "p90 | max)\n")
     print("| students | answers sent / stored before the reveal / at the end / lost | "
           "reveal within 2 s | p50 | p90 | max | step within 2 s | p50 | p90 | max "
-          "| exceptions | load average |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| exceptions | load average |" + (
+              f" movers' moves ({args.movers} tabs) | p50 (s) | p90 (s) | max (s) | errors "
+              "| lost |" if args.movers else ""))
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|" + "---|" * 6 * bool(args.movers))
     print("\n".join(rows))
     return 0
 
