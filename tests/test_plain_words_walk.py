@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Block, Expander
+from test_plain_words import _figure_texts
 
 from nplk_lab.model import lessons as L
 
@@ -123,25 +124,8 @@ def test_every_symbol_a_slider_is_named_by_is_explained_in_its_help():
 # the walker: (text, help) per element, outside the researchers' notes
 # ---------------------------------------------------------------------------
 
-def _title(t) -> str:
-    return t.get("text", "") if isinstance(t, dict) else (t or "")
-
-
-def figure_texts(fig: dict) -> list[str]:
-    out = []
-    lay = fig.get("layout", {})
-    out.append(_title(lay.get("title")))
-    for k, v in lay.items():
-        if k.startswith(("xaxis", "yaxis")) and isinstance(v, dict):
-            out.append(_title(v.get("title")))
-        if k.startswith("coloraxis") and isinstance(v, dict):
-            out.append(_title(v.get("colorbar", {}).get("title")))
-    out += [a.get("text", "") for a in lay.get("annotations", [])]
-    for tr in fig.get("data", []):
-        if tr.get("showlegend", True) is not False:
-            out.append(tr.get("name") or "")
-        out.append(_title((tr.get("colorbar") or {}).get("title")))
-    return [t for t in out if t]
+# every text a figure shows: the same reader as the plain-words test's
+figure_texts = _figure_texts
 
 
 def element_texts(node) -> list[tuple[str, str]]:
