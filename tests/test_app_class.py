@@ -104,6 +104,10 @@ def test_class_start_join_answer_reveal_follow_end(store_dir):
         assert "Ada" not in texts(s) or s is students[0]
         assert not [b for b in s.button if b.key in ("class_reveal", "class_end")]
         assert q(s).get("teacher", "") == ""
+        # nor the teacher's tools: presenting, the lesson file, a lesson of their own
+        assert not [b for b in s.button if b.key in ("lesson_present", "my_make")]
+        assert not [e for e in s.expander if e.label.startswith("Make your own lesson")]
+    assert [b for b in teacher.button if b.key == "lesson_present"]
     # answers: two right, one wrong
     for s, pick in zip(students, (right, right, wrong), strict=True):
         clean(answer_radio(s, code, 0).set_value(steps[0].options[pick]).run())

@@ -205,7 +205,10 @@ def lessons_page() -> None:
                    "the numbers give it away. ← and → step through a lesson.")
     class_session.bar(klass, present)
     show_messages(msgs)
-    if not present:
+    # a student in a class sees the class's lesson only: no presenting, no file, no
+    # lesson of their own
+    student = klass is not None and not klass.teacher
+    if not present and not student:
         _teacher_builder()   # a teacher's way in, at the top
     if not steps:
         if msgs:
@@ -252,6 +255,8 @@ def lessons_page() -> None:
         _figure(step, revealed, present, lesson_id, k)
     if klass is None:
         class_session.start_or_join(lesson_id)
+    if student:
+        return
     _present_button()
     download_lesson_button(lesson_id, title, steps, step_figure, token=P["my_lesson"] or "",
                            summary="" if teacher else L.lesson(int(P["lesson"])).summary)
