@@ -769,3 +769,19 @@ def test_a_kernel_heatmap_can_keep_one_colour_scale_for_every_sigma():
     assert (fixed.data[0].zmin, fixed.data[0].zmax) == (0.0, 1.0)
     own = fg.matrix_heatmap(wide, y, name="K", center=None)
     assert own.data[0].zmin is None and own.data[0].zmax is None
+
+
+def test_shaded_clusters_fill_their_axes():
+    """With the plane shaded by cluster, the axes span exactly the shaded grid and keep
+    x and y on one scale by shrinking the plot area: widening an axis's range instead
+    leaves white bands beside the shading (seen on Pairwise's clusters)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2)) * [3.0, 1.0]          # wide: x would be widened
+    xs, ys = np.linspace(-9, 9, 40), np.linspace(-3, 3, 20)
+    Z = (xs[None, :] > 0).astype(float) + 0 * ys[:, None]
+    fig = fg.constraints_figure(X, (X[:, 0] > 0).astype(int), np.empty((0, 2), int),
+                                np.empty((0, 2), int), regions=(xs, ys, Z))
+    lay = fig.layout
+    assert tuple(lay.xaxis.range) == (-9.0, 9.0) and tuple(lay.yaxis.range) == (-3.0, 3.0)
+    assert lay.xaxis.constrain == "domain" and lay.yaxis.constrain == "domain"
+    assert lay.yaxis.scaleanchor == "x"

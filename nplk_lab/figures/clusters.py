@@ -150,8 +150,16 @@ def constraints_figure(X: np.ndarray, labels: np.ndarray, must_link: np.ndarray,
                            hoverinfo="skip", legendgroup="pairs"))
     traces[first]["legendgrouptitle"] = dict(text="constraints")
     traces += _cluster_traces(X, labels, y_true)
-    layout = _layout(title, height, top=_note_top(title, score_text), xaxis=_axis("x1"),
-                     yaxis=_axis("x2", scaleanchor="x"), annotations=_corner_note(score_text))
+    xaxis, yaxis = _axis("x1"), _axis("x2", scaleanchor="x")
+    if regions is not None:
+        # the axes span the shaded grid exactly and the plot area shrinks to keep x and y
+        # on one scale ("domain"): widening the range instead left white bands beside
+        # the shading
+        gx, gy = np.asarray(regions[0], dtype=float), np.asarray(regions[1], dtype=float)
+        xaxis.update(range=[float(gx[0]), float(gx[-1])], constrain="domain")
+        yaxis.update(range=[float(gy[0]), float(gy[-1])], scaleratio=1, constrain="domain")
+    layout = _layout(title, height, top=_note_top(title, score_text), xaxis=xaxis,
+                     yaxis=yaxis, annotations=_corner_note(score_text))
     return _figure(traces, _grouped_legend(layout))
 
 
