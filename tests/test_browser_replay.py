@@ -95,7 +95,11 @@ def test_replay_plays_in_the_browser_without_reruns(app_server, page):
     # looping, the player never stops by itself: the Pause button is there whenever the
     # test gets to it (without, a slow test process could find the play over and Pause
     # gone after the last few frames)
+    # ... and Loop is reported to the page too (the replay's HTML export keeps it): one
+    # rerun, waited for like the slider's, so it cannot overlap the play
+    tb.count_runs(page)
     page.locator(f"{PLAYER} input.nplk-replay-loop").check()
+    tb.wait_counted_run(page)
     before = len(sent)
     page.evaluate(WATCH_FRAMES_JS)
     page.locator(f"{PLAYER} button[aria-label=Play]").click()
