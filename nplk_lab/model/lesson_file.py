@@ -103,7 +103,11 @@ def lesson_file_data(title: str, steps: Sequence[Step],
                          reveal="" if rev is None else rev.text)
         out.append(item)
     return {"title": title, "summary": summary, "steps": out,
-            "config": plot_config("nplk-lesson"), "noFigure": NO_FIGURE_YET}
+            # no mode bar, as in the lab's presentation mode: a lesson's figure is read,
+            # not explored (dragging still zooms, a double click resets), and the bar's
+            # buttons covered a long title's end on hover
+            "config": {**plot_config("nplk-lesson"), "displayModeBar": False},
+            "noFigure": NO_FIGURE_YET}
 
 
 def lesson_html(title: str, steps: Sequence[Step], draw: Callable[[Step, bool], Any],

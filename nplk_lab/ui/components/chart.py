@@ -38,6 +38,8 @@ from typing import Any
 import streamlit as st
 import streamlit.components.v1 as components_v1
 
+from .titles import TITLE_FIT_JS
+
 # Runs in the app page (no iframe) on every rerun that renders the element; the
 # element -- and so ``root`` with the plot in it -- survives reruns while its key
 # stays the same.
@@ -216,6 +218,7 @@ const onSchemeChange = (fn) => {
   }
 };
 
+""" + TITLE_FIT_JS + r"""
 // Clicks on the plot area (data.clicks): Plotly reports a click only on a trace's
 // point, so the chart listens to the click its drag layer dispatches after a
 // press-release without a drag (a drag still zooms), converts the pixel to data
@@ -340,8 +343,8 @@ export default function (component) {
       root.__nplkFloor = floor;
       if (floor) root.dataset.fontFloor = String(floor);
       else delete root.dataset.fontFloor;
-      return Plotly.react(root, D, L,
-                          floor ? Object.assign({}, config, { displayModeBar: false }) : config);
+      return reactFitted(Plotly, root, D, L,
+                         floor ? Object.assign({}, config, { displayModeBar: false }) : config);
     };
     root.__nplkRedraw = draw;
     if (!root.__nplkThemed) {

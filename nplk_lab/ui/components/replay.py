@@ -379,8 +379,8 @@ const drawBase = (root) => {
     root.__themeHooked = true;
     onSchemeChange(() => { if (root.isConnected && root.__fig) drawBase(root); });
   }
-  return root.__Plotly.react(root.__plot, themedData, layout,
-                             Object.assign({ responsive: true }, root.__config || {}))
+  return reactFitted(root.__Plotly, root.__plot, themedData, layout,
+                     Object.assign({ responsive: true }, root.__config || {}))
     .then(() => {
       if (!root.__hooked && root.__plot.on) {
         root.__hooked = true;

@@ -1,0 +1,144 @@
+"""Figure titles in Chromium (issue 31): on every page's charts, at 1280 × 720, on a
+phone and after the window shrinks, a title stays inside its chart (a long one wraps onto
+more lines), the mode bar that appears on hover never covers it, and it overlaps none of
+the chart's other words (subplot titles, the score note, colour-bar titles, the legend).
+
+Before: the mode bar's eight buttons (216 px) sat on the right end of the title of 8 of
+the 13 charts the seven pages show at their defaults at 1280 × 720, and the matrix
+view's title ran 76 px past its chart's edge.
+
+Drives Debian's Chromium through Playwright against ``streamlit run app.py`` (helpers
+from ``test_browser.py``); skips when either is missing. Screenshots of a hovered chart
+go to ``test-artifacts/titles-*.png``."""
+
+from __future__ import annotations
+
+import pytest
+import test_browser as tb
+from test_browser import ARTIFACTS, FIRST_CHART_TIMEOUT_MS, exception_texts, wait_idle
+
+chromium_path, app_server, page = tb.chromium_path, tb.app_server, tb.page
+
+pytestmark = pytest.mark.browser
+
+# Every drawn chart's title against its chart's box, its mode bar and its other words;
+# a list of what is wrong (empty when all is well) and the number of titled charts.
+# A chart whose title is still being fitted (a relayout in flight) counts as not ready.
+PROBLEMS_JS = """
+() => {
+  const box = (e) => { const r = e.getBoundingClientRect();
+                       return {l: r.left, r: r.right, t: r.top, b: r.bottom, w: r.width}; };
+  const meet = (a, b) => a.l < b.r - 1 && b.l < a.r - 1 && a.t < b.b - 1 && b.t < a.b - 1;
+  const out = [];
+  let titled = 0;
+  for (const gd of document.querySelectorAll('.js-plotly-plot')) {
+    const g = box(gd);
+    if (!gd._fullLayout || g.w === 0) continue;
+    const title = gd.querySelector('.gtitle');
+    if (!title || !title.textContent) continue;
+    titled += 1;
+    const name = title.textContent.slice(0, 40);
+    if (gd.dataset.titleFit === undefined || gd.__nplkFitting) {
+      out.push(name + ': not fitted yet');
+      continue;
+    }
+    const t = box(title);
+    if (t.r > g.r + 1 || t.l < g.l - 1 || t.t < g.t - 1) out.push(name + ': outside its chart');
+    const bar = gd.querySelector('.modebar');
+    if (bar && box(bar).w > 0 && meet(box(bar), t)) out.push(name + ': under the mode bar');
+    for (const w of gd.querySelectorAll('.annotation, .cbtitle, .legend .traces, .g-xtitle, '
+                                         + '.g-ytitle, .xtick, .ytick')) {
+      const b = box(w);
+      if (b.w > 0 && meet(b, t)) out.push(name + ': over "' + w.textContent.slice(0, 30) + '"');
+    }
+  }
+  return {out, titled};
+}
+"""
+
+
+def _open(page, url: str, size: tuple[int, int]) -> None:
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    page.goto(url, wait_until="domcontentloaded")
+    page.wait_for_selector(".js-plotly-plot", timeout=FIRST_CHART_TIMEOUT_MS)
+    wait_idle(page)
+
+
+def _check(page, where: str) -> int:
+    """Wait until every titled chart is fitted and nothing is wrong; on a timeout, fail
+    with the list of what is wrong. Returns the number of titled charts."""
+    from playwright.sync_api import TimeoutError
+
+    try:
+        page.wait_for_function(f"() => {{ const p = ({PROBLEMS_JS})(); "
+                               "return p.titled > 0 && p.out.length === 0; }",
+                               timeout=20_000, polling=100)
+    except TimeoutError:
+        found = page.evaluate(PROBLEMS_JS)
+        pytest.fail(f"{where}: {found['titled']} titled charts; wrong: {found['out']}")
+    assert not exception_texts(page), where
+    return page.evaluate(PROBLEMS_JS)["titled"]
+
+
+def _hovered_shot(page, name: str) -> None:
+    """Hover the page's first titled chart (its mode bar shows) and keep a picture."""
+    gd = page.locator(".js-plotly-plot:has(.gtitle)").first
+    gd.scroll_into_view_if_needed()
+    gd.hover()
+    page.wait_for_function(
+        "() => { const b = document.querySelector('.js-plotly-plot:has(.gtitle) .modebar');"
+        " return b && getComputedStyle(b).opacity === '1'; }", timeout=10_000, polling=50)
+    ARTIFACTS.mkdir(exist_ok=True)
+    gd.screenshot(path=str(ARTIFACTS / f"titles-{name}.png"))
+
+
+PAGES = ["/Classification", "/Regression", "/Pairwise_constraints", "/Sensitivity",
+         "/Scaling", "/Paper_results", "/Lessons"]
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_titles_are_clear_of_the_mode_bar_at_1280(app_server, page, path):
+    _open(page, app_server.url + path, (1280, 720))
+    assert _check(page, path + " at 1280x720") >= 1
+    _hovered_shot(page, path.strip("/").lower() + "-1280")
+
+
+@pytest.mark.parametrize("path", ["/Classification", "/Pairwise_constraints", "/Scaling"])
+def test_titles_wrap_and_stay_clear_on_a_phone(app_server, page, path):
+    _open(page, app_server.url + path, (390, 844))
+    assert _check(page, path + " at 390x844") >= 1
+    _hovered_shot(page, path.strip("/").lower() + "-phone")
+
+
+def test_titles_refit_when_the_window_shrinks(app_server, page):
+    """Plotly redraws a responsive chart when the window changes; the titles follow
+    without a new run of the page: the matrix view's long title takes more lines."""
+    _open(page, app_server.url + "/Classification", (1920, 1080))
+    _check(page, "Classification at 1920x1080")
+    lines = "() => Array.from(document.querySelectorAll('.js-plotly-plot .gtitle')).map(" \
+            "(t) => t.querySelectorAll('tspan.line').length || 1)"
+    wide = page.evaluate(lines)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.wait_for_function(f"() => ({lines})().reduce((a, b) => a + b, 0) > "
+                           f"{sum(wide)}", timeout=20_000, polling=100)
+    _check(page, "Classification after shrinking to 390x844")
+
+
+def test_a_slider_move_draws_the_fitted_title_once(app_server, page):
+    """A new figure with the same title is drawn already fitted, from the last draw's
+    geometry: a σ move redraws the surface without a second, title-only relayout."""
+    _open(page, app_server.url + tb.CLASSIFICATION_PATH, (1280, 720))
+    tb.wait_surface(page)
+    before = tb.settled_surface(page)
+    _check(page, "Classification at 1280x720")
+    refits = "() => [...document.querySelectorAll('.js-plotly-plot')].find((g) => " \
+             "g.data.some((t) => t.name === 'decision function')).dataset.titleRefits || '0'"
+    count0 = page.evaluate(refits)
+    sigma = tb.slider(page, "σ")
+    sigma.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(f"(fp0) => ({tb.IDLE_JS})() && ({tb.SURFACE_FINGERPRINT_JS})() "
+                           "!== fp0", arg=before, timeout=tb.RERUN_TIMEOUT_MS, polling=50)
+    assert tb.settled_surface(page) != before
+    _check(page, "Classification after a σ move")
+    assert page.evaluate(refits) == count0
