@@ -57,10 +57,10 @@ PROBLEMS_JS = """
 """
 
 
-def _open(page, url: str, size: tuple[int, int]) -> None:
+def _open(page, url: str, size: tuple[int, int], wait_for: str = ".js-plotly-plot") -> None:
     page.set_viewport_size({"width": size[0], "height": size[1]})
     page.goto(url, wait_until="domcontentloaded")
-    page.wait_for_selector(".js-plotly-plot", timeout=FIRST_CHART_TIMEOUT_MS)
+    page.wait_for_selector(wait_for, timeout=FIRST_CHART_TIMEOUT_MS)
     wait_idle(page)
 
 
@@ -142,3 +142,63 @@ def test_a_slider_move_draws_the_fitted_title_once(app_server, page):
     assert tb.settled_surface(page) != before
     _check(page, "Classification after a σ move")
     assert page.evaluate(refits) == count0
+
+
+# Every heatmap's plot area and every colour bar's words (title, tick labels) of the
+# page's first chart: what overlaps what.
+BARS_JS = """
+() => {
+  const gd = document.querySelector('[data-testid="stMain"] .js-plotly-plot');
+  if (!gd || !gd._fullLayout) return null;
+  const fl = gd._fullLayout, g = gd.getBoundingClientRect();
+  const areas = (gd._fullData || []).filter((t) => t.type === 'heatmap').map((t) => {
+    const xa = fl[t.xaxis.replace('x', 'xaxis')], ya = fl[t.yaxis.replace('y', 'yaxis')];
+    return {name: t.name, l: g.left + xa._offset, r: g.left + xa._offset + xa._length,
+            t: g.top + ya._offset, b: g.top + ya._offset + ya._length};
+  });
+  const words = [];
+  gd.querySelectorAll('.colorbar').forEach((bar, i) => bar.querySelectorAll('text')
+    .forEach((e) => { const r = e.getBoundingClientRect();
+      if (r.width > 0 && e.textContent.trim()) words.push(
+        {bar: i, text: e.textContent, l: r.left, r: r.right, t: r.top, b: r.bottom}); }));
+  const meet = (a, b) => a.l < b.r - 1 && b.l < a.r - 1 && a.t < b.b - 1 && b.t < a.b - 1;
+  const out = [];
+  for (const w of words) {
+    const at = (b) => [b.l, b.r, b.t, b.b].map((v) => Math.round(v - g.left)).join(',');
+    for (const a of areas) {
+      if (meet(w, a)) out.push(`"${w.text}" (${at(w)}) on heatmap ${a.name} (${at(a)})`);
+    }
+    for (const v of words) {
+      if (v.bar > w.bar && meet(w, v)) out.push(`"${w.text}" on "${v.text}"`);
+    }
+  }
+  return {out, areas: areas.length, words: words.length};
+}
+"""
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (390, 844)], ids=["1280x720", "phone"])
+def test_a_lessons_matrix_step_keeps_its_colour_bars_clear(app_server, page, size):
+    """Lesson 2 step 2 outside presentation mode (a lesson beside its words, or a
+    student's phone in a class): the four panels in two columns, and no colour bar's
+    title or tick label on a heatmap or on another bar's words. A row of four was about
+    80 px a panel there, its bar titles running into each other."""
+    _open(page, app_server.url + "/Lessons?lesson=2&step=2", size, '[data-testid="stRadio"]')
+    page.locator('[data-testid="stRadio"] label:has(input[type=radio])').first.click()
+    page.wait_for_function(f"() => {{ const m = ({BARS_JS})(); return !!m && m.areas === 4 "
+                           "&& m.words > 6; }", timeout=tb.RERUN_TIMEOUT_MS, polling=100)
+    wait_idle(page)
+    from playwright.sync_api import TimeoutError
+
+    try:  # the chart settles at its box's size (a first draw can be at another width)
+        page.wait_for_function(f"() => ({BARS_JS})().out.length === 0", timeout=20_000,
+                               polling=100)
+    except TimeoutError:
+        pass  # the assertion below says what overlaps
+    m = page.evaluate(BARS_JS)
+    gd = page.locator('[data-testid="stMain"] .js-plotly-plot').first
+    gd.scroll_into_view_if_needed()
+    ARTIFACTS.mkdir(exist_ok=True)
+    gd.screenshot(path=str(ARTIFACTS / f"titles-lesson2-step2-{size[0]}.png"))
+    assert m["out"] == [], m["out"]
+    assert not exception_texts(page)

@@ -165,7 +165,7 @@ def matrix_triptych(K: np.ndarray, F: np.ndarray, y: np.ndarray | None = None, *
                     name: str = "F", product: bool = True, difference: bool = False,
                     max_side: int | None = None, pooled_side: int = 128, title: str = "",
                     height: int = 360, cells: int | None = None,
-                    grid: bool = False) -> go.Figure:
+                    grid: bool = False, bar_room: float = 0.11) -> go.Figure:
     """``K | F | F∘K`` (and ``F∘K − K`` with ``difference``) as a row of square
     heatmaps, points ordered by class.
 
@@ -189,7 +189,10 @@ def matrix_triptych(K: np.ndarray, F: np.ndarray, y: np.ndarray | None = None, *
     colour bar beside both), the changes (F, the difference) on the right, each with its
     own bar beside it; no figure title (the panel names and the bars say what is drawn;
     a block-averaged view keeps a short note), so every panel is as large as the height
-    allows.
+    allows. ``bar_room`` is the part of the width between the two columns, where the
+    left column's colour bar and its tick labels stand: 0.11 at a projector's widths,
+    more in a narrow figure (0.15 leaves them clear of the right column down to a
+    350 px phone).
     """
     K = np.asarray(K, dtype=float)
     F = np.asarray(F, dtype=float)
@@ -224,7 +227,7 @@ def matrix_triptych(K: np.ndarray, F: np.ndarray, y: np.ndarray | None = None, *
         dlo, dhi = symmetric_limits(dD[0], 0.0)
         panels.append((dname, dD, (f"{dname}<br>± {_pm(dhi)}", DIVERGING, 0.0, dlo, dhi)))
     if grid:
-        return _triptych_grid(panels, y, order, side, title, height)
+        return _triptych_grid(panels, y, order, side, title, height, bar_room)
     k = len(panels)
     bars = list(dict.fromkeys(p[2][0] for p in panels))      # one bar per scale
     # panels fill [0, right]; the colour bars sit side by side in the rest
@@ -272,7 +275,7 @@ def matrix_triptych(K: np.ndarray, F: np.ndarray, y: np.ndarray | None = None, *
 
 
 def _triptych_grid(panels: list, y: np.ndarray | None, order: np.ndarray, side: int,
-                   title: str, height: int) -> go.Figure:
+                   title: str, height: int, bar_room: float) -> go.Figure:
     """:func:`matrix_triptych`'s panels in two columns (see its ``grid``): the panels on
     the first (shared) scale in the left column, the others in the right one."""
     n = len(order)
@@ -281,7 +284,8 @@ def _triptych_grid(panels: list, y: np.ndarray | None, order: np.ndarray, side: 
     rows = max(len(c) for c in cols)
     vgap = 0.07                       # room for the lower row's panel names
     rh = (1.0 - vgap * (rows - 1)) / rows
-    pw, slot = 0.39, 0.11             # panel and colour-bar slot, as parts of the width
+    slot = min(max(float(bar_room), 0.05), 0.3)
+    pw = 0.5 - slot                   # panel and colour-bar slot, as parts of the width
     traces, shapes, notes = [], [], []
     layout: dict[str, Any] = {}
     a = 0
@@ -298,7 +302,10 @@ def _triptych_grid(panels: list, y: np.ndarray | None, order: np.ndarray, side: 
             bar = dict(thickness=14, len=blen, y=bmid, yanchor="middle", xanchor="left",
                        x=x0 + pw + 0.012, outlinewidth=0,
                        tickfont=dict(size=12, color=TICK_COLOR),
-                       title=dict(text=bar_title, side="top",
+                       # the left bar's title on one line per matrix: it stands in
+                       # the gap between the columns
+                       title=dict(text=bar_title.replace(", ", ",<br>") if c == 0
+                                  else bar_title, side="top",
                                   font=dict(size=13, color=TEXT_COLOR)))
             tr, starts = _heatmap(d[0], order, name=nm, colorscale=cs, zmid=mid,
                                   zmin=zmin, zmax=zmax, colorbar=bar, axes=a, drawn=d)

@@ -68,10 +68,13 @@ def _dank_rule(method: str) -> str | None:
 
 
 def step_figure(step: L.Step, revealed: bool, height: int = _HEIGHT, *,
-                matrix_grid: bool = False) -> Any:
+                matrix_grid: bool = True, present: bool = False) -> Any:
     """The step's figure: the fitted view once ``revealed``; before, the data alone
     (surface, curve, clusters) or None (a matrix or bandwidths view is the answer).
-    ``matrix_grid``: a matrix view's panels in two columns (presentation mode)."""
+    ``matrix_grid``: a matrix view's panels in two columns. A lesson's figure has
+    half the page's width at most (and a phone's in a class): a row of four heatmaps
+    there was about 80 px each, with colour-bar titles running into each other.
+    ``present``: the grid's colour bar gets a projector's room, not a narrow page's."""
     p = step.params
     method = step.method
     if not revealed and step.figure in ("matrix", "bandwidth"):
@@ -136,7 +139,8 @@ def step_figure(step: L.Step, revealed: bool, height: int = _HEIGHT, *,
                 res.matrix.shape == res.kernel.shape:
             return fg.matrix_triptych(res.kernel, res.matrix, data.y_train,
                                       name=res.matrix_name, product=method != "onk",
-                                      difference=True, height=height, grid=matrix_grid)
+                                      difference=True, height=height, grid=matrix_grid,
+                                      bar_room=0.11 if present else 0.15)
         # one colour scale, 0 to 1, for a Gaussian kernel at any σ: the steps that
         # compare K at two σ show it on the same scale
         return fg.matrix_heatmap(res.kernel, data.y_train, name="K", center=None,
@@ -401,7 +405,7 @@ def _figure(step: L.Step, revealed: bool, present: bool, lesson_id: str, k: int)
     height = _HEIGHT_PRESENT if present else _HEIGHT
     try:
         fig = cached("figs", ("lesson-fig",) + _step_key(step) + (revealed, height, present),
-                     lambda: step_figure(step, revealed, height, matrix_grid=present))
+                     lambda: step_figure(step, revealed, height, present=present))
     except ValueError as exc:
         fig = None
         st.error(safe_text(f"This step's figure could not be made: {exc}"))
