@@ -31,6 +31,9 @@ PROBLEMS_JS = """
   const meet = (a, b) => a.l < b.r - 1 && b.l < a.r - 1 && a.t < b.b - 1 && b.t < a.b - 1;
   const out = [];
   let titled = 0;
+  for (const root of document.querySelectorAll('.nplk-live-chart')) {
+    if (root.clientHeight > 0 && !root._fullLayout) out.push('a chart not drawn yet');
+  }
   for (const gd of document.querySelectorAll('.js-plotly-plot')) {
     const g = box(gd);
     if (!gd._fullLayout || g.w === 0) continue;
@@ -44,8 +47,14 @@ PROBLEMS_JS = """
     }
     const t = box(title);
     if (t.r > g.r + 1 || t.l < g.l - 1 || t.t < g.t - 1) out.push(name + ': outside its chart');
+    // line by line: a title's first line wraps short of the bar, the next run below it
     const bar = gd.querySelector('.modebar');
-    if (bar && box(bar).w > 0 && meet(box(bar), t)) out.push(name + ': under the mode bar');
+    const lines = [...title.querySelectorAll('tspan.line')];
+    for (const line of lines.length ? lines : [title]) {
+      if (bar && box(bar).w > 0 && meet(box(bar), box(line))) {
+        out.push(name + ': under the mode bar');
+      }
+    }
     for (const w of gd.querySelectorAll('.annotation, .cbtitle, .legend .traces, .g-xtitle, '
                                          + '.g-ytitle, .xtick, .ytick')) {
       const b = box(w);
@@ -202,3 +211,27 @@ def test_a_lessons_matrix_step_keeps_its_colour_bars_clear(app_server, page, siz
     gd.screenshot(path=str(ARTIFACTS / f"titles-lesson2-step2-{size[0]}.png"))
     assert m["out"] == [], m["out"]
     assert not exception_texts(page)
+
+
+def test_charts_follow_their_column_when_the_sidebar_folds(app_server, page):
+    """Folding the sidebar widens the page's columns without resizing the window, which
+    is all Plotly follows: the charts redraw at their columns' widths, titles refitted."""
+    _open(page, app_server.url + tb.CLASSIFICATION_PATH, (1280, 720))
+    _check(page, "Classification at 1280x720")
+    widths = "() => [...document.querySelectorAll('.nplk-live-chart')].filter((r) => " \
+             "r._fullLayout && r.clientWidth > 0).map((r) => [Math.round(r._fullLayout.width)" \
+             ", r.clientWidth])"
+    before = page.evaluate(widths)
+    page.locator('[data-testid="stSidebar"]').hover()   # its fold button shows on hover
+    page.get_by_role("button", name="Collapse sidebar").click()
+    from playwright.sync_api import TimeoutError
+
+    try:
+        page.wait_for_function(f"(w0) => {{ const w = ({widths})(); return w.length === "
+                               "w0.length && w.every(([drawn, col], i) => col > w0[i][1] + 50 "
+                               "&& Math.abs(drawn - col) <= 1); }", arg=before,
+                               timeout=20_000, polling=100)
+    except TimeoutError:
+        pytest.fail(f"chart widths [drawn, column]: before {before}, "
+                    f"after {page.evaluate(widths)}")
+    _check(page, "Classification with the sidebar folded")

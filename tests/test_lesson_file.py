@@ -35,16 +35,19 @@ def _scripts(page: str) -> int:
 @pytest.fixture(scope="module")
 def teacher_page():
     step = T.TeacherStep("classification", {"n_samples": 80}, HOSTILE).as_step()
-    return LF.lesson_html(f"Lesson {HOSTILE}", [step], step_figure), step
+    from nplk_lab.ui.components.titles import TITLE_FIT_JS
+
+    return LF.lesson_html(f"Lesson {HOSTILE}", [step], step_figure,
+                          fit_js=TITLE_FIT_JS), step
 
 
 def test_a_teachers_text_stays_text(teacher_page):
     page, step = teacher_page
-    # the page has only its own three scripts (Plotly.js, the data, the player) and the
-    # sentence comes back from the data exactly as typed
-    assert _scripts(page) == 3
+    # the page has only its own four scripts (Plotly.js, the data, the title fitting,
+    # the player) and the sentence comes back from the data exactly as typed
+    assert _scripts(page) == 4
     assert "<img" not in page
-    assert page.count("</script>") == 3
+    assert page.count("</script>") == 4
     data = _embedded(page)
     assert data["steps"][0]["sentence"] == HOSTILE == step.sentence
     assert data["title"] == f"Lesson {HOSTILE}"

@@ -96,21 +96,14 @@ def plot_config(filename: str = "nplk-lab") -> dict[str, Any]:
     or link that sends the data off the machine (Chart Studio's "Edit in Chart Studio"
     and "Send data to cloud", the Plotly logo link).
 
-    The mode bar keeps what a student uses: PNG, zoom, pan and reset (a box or a
-    selection only where a figure asks for it, :data:`MODEBAR_REMOVE`). Each button is
-    27 px of the bar that floats over the figure's top-right corner on hover; the
+    The mode bar keeps what a student uses: PNG, zoom, pan and reset. Each button is
+    about 27 px of the bar that floats over the figure's top-right corner on hover; the
     eight of Plotly's default bar covered half the title of a 370 px chart."""
     return {"displaylogo": False, "showLink": False, "showSendToCloud": False,
             "showEditInChartStudio": False, "plotlyServerURL": "",
             "toImageButtonOptions": {"format": "png", "filename": filename, "scale": 2},
-            "modeBarButtonsToRemove": ["lasso2d", "sendDataToCloud", "zoomIn2d",
+            "modeBarButtonsToRemove": ["lasso2d", "select2d", "sendDataToCloud", "zoomIn2d",
                                        "zoomOut2d", "autoScale2d"]}
-
-
-#: the mode-bar buttons a figure's layout drops unless it selects points (the
-#: Classification surface's click-to-add keeps its box-select button, the drag mode it
-#: starts in)
-MODEBAR_REMOVE = ("select2d",)
 
 
 TEXT_COLOR = "#262730"
@@ -129,8 +122,7 @@ def _layout(title: str = "", height: int = 480, *, top: int | None = None,
                     pad=0),
         legend=dict(orientation="h", yref="container", y=0.0, yanchor="bottom", x=0.0,
                     xanchor="left", font=dict(size=13, color=TEXT_COLOR)),
-        font=dict(size=13, color=TEXT_COLOR), plot_bgcolor="white", hovermode="closest",
-        modebar=dict(remove=list(MODEBAR_REMOVE)))
+        font=dict(size=13, color=TEXT_COLOR), plot_bgcolor="white", hovermode="closest")
     if title:
         lay["title"] = dict(text=title, x=0.0, xanchor="left", xref="paper",
                             yref="container", y=1.0, yanchor="top", pad=dict(t=10),

@@ -260,6 +260,5 @@ def decision_surface(xs: np.ndarray, ys: np.ndarray, Z: np.ndarray | None,
         annotations=_corner_note(score))
     if click_targets is not None:
         layout["dragmode"] = "select"
-        layout["modebar"] = dict(remove=[])  # keep the button of the mode it starts in
         layout["clickmode"] = "event+select"
     return _figure(traces, layout)

@@ -111,15 +111,18 @@ def lesson_file_data(title: str, steps: Sequence[Step],
 
 
 def lesson_html(title: str, steps: Sequence[Step], draw: Callable[[Step, bool], Any],
-                *, summary: str = "") -> str:
+                *, summary: str = "", fit_js: str = "") -> str:
     """The lesson as one HTML page (see the module docstring). ``draw(step, revealed)``
     is the Lessons page's figure function; ValueError when the page would be larger than
-    :data:`MAX_BYTES`."""
+    :data:`MAX_BYTES`. ``fit_js`` is the lab's script that fits a figure's title to the
+    width it has in the browser (the live chart's ``reactFitted``); the page draws with
+    it when given."""
     if not steps:
         raise ValueError("A lesson file needs at least one step.")
     data = lesson_file_data(title, steps, draw, summary=summary)
     page = _PAGE.format(title=html.escape(title), plotly=inline_script(plotly_js()),
-                        data=_json_for_script(data), player=inline_script(_PLAYER))
+                        data=_json_for_script(data), player=inline_script(_PLAYER),
+                        fit=inline_script(fit_js))
     size = len(page.encode("utf-8"))
     if size > MAX_BYTES:
         raise ValueError(f"The lesson file would be {size / 1e6:.1f} MB; a lesson file may "
@@ -207,6 +210,9 @@ by the lab when the file was made; it runs in the browser with no server.</p>
 </main>
 <script type="application/json" id="nplk-lesson">{data}</script>
 <script>
+{fit}
+</script>
+<script>
 {player}
 </script>
 </body>
@@ -246,8 +252,13 @@ _PLAYER = r"""
     const room = window.innerHeight - host.getBoundingClientRect().top - 16;
     layout.height = Math.max(320, Math.min(layout.height || 600, room));
     host.dataset.drawn = 'pending';
-    Plotly.newPlot(host, fig.data, layout, Object.assign({ responsive: true }, L.config))
-      .then(() => { host.dataset.drawn = 'yes'; });
+    const config = Object.assign({ responsive: true }, L.config);
+    // the title fitted to the figure's width, with the lab's script when it is inside
+    const drawn = typeof reactFitted === 'function'
+      ? reactFitted(Plotly, host, fig.data, layout, config)
+      : Plotly.newPlot(host, fig.data, layout, config);
+    if (typeof followColumn === 'function') followColumn(host);
+    drawn.then(() => { host.dataset.drawn = 'yes'; });
   };
 
   const verdict = (s, chosen) => {

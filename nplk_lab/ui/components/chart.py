@@ -300,6 +300,7 @@ export default function (component) {
     root.style.position = 'relative';
     parentElement.appendChild(root);
     root.addEventListener('click', (ev) => onPlotClick(root, ev));
+    followColumn(root);
   }
   root.style.height = (data.height || 0) + 'px';
   // text alternative (data.alt, from nplk_lab.figures.alt_text) read on entering the

@@ -379,6 +379,7 @@ const drawBase = (root) => {
     root.__themeHooked = true;
     onSchemeChange(() => { if (root.isConnected && root.__fig) drawBase(root); });
   }
+  followColumn(root.__plot);
   return reactFitted(root.__Plotly, root.__plot, themedData, layout,
                      Object.assign({ responsive: true }, root.__config || {}))
     .then(() => {
