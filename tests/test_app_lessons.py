@@ -289,7 +289,7 @@ def test_the_last_step_leads_to_the_students_answers_and_the_next_lesson():
     assert list(table["step"]) == asked
     last = table[table["step"] == n].iloc[0]
     assert last["your answer"] == wrong and last["the numbers said"] == step.options[rev.answer]
-    assert last[""] == "not quite"
+    assert last["verdict"] == "not quite"
     # unanswered questions keep their answer hidden
     assert set(table[table["step"] != n]["the numbers said"]) <= {"(answer to see it)"}
     assert "0 of 1" in markdown(at)

@@ -203,6 +203,13 @@ def test_the_last_step_finishes_on_the_students_answers(app_server, chromium_pat
             last = next(r for r in rows if r[0] == str(n))
             assert last[2:] == [wrong, step.options[rev.answer], "not quite"], last
             assert all(r[3] == "(answer to see it)" for r in rows if r[0] != str(n)), rows
+            # the way on is on the first screen (scrolled to the top), above the table
+            # (measured once the table is drawn: it is taller than its first frame)
+            page.evaluate("() => { window.scrollTo(0, 0); document.querySelectorAll("
+                          "'[data-testid=\"stMain\"], [data-testid=\"stAppViewContainer\"]')"
+                          ".forEach((e) => e.scrollTo(0, 0)); }")
+            nxt = button(page, "lesson_after").bounding_box()
+            assert nxt and nxt["y"] + nxt["height"] <= 720, nxt
             tb.ARTIFACTS.mkdir(exist_ok=True)
             page.screenshot(path=str(tb.ARTIFACTS / "lesson-end-1280.png"))
             assert exception_texts(page) == []

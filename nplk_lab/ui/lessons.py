@@ -317,14 +317,6 @@ def _end_of_lesson(lesson_id: str, title: str, steps: Sequence[L.Step], present:
             st.markdown(f"You predicted **{right} of {answered}** answered questions right"
                         + (f" ({len(rows) - answered} not answered)."
                            if answered < len(rows) else "."))
-        if rows:
-            st.dataframe(
-                {"step": [r[0] for r in rows], "question": [r[1] for r in rows],
-                 "your answer": [r[2] for r in rows], "the numbers said": [r[3] for r in rows],
-                 "": [r[4] for r in rows]},
-                hide_index=True, width="stretch")
-        else:
-            st.markdown("This lesson asked no questions.")
         number = None if teacher else int(params()["lesson"])
         nxt = next((les for les in L.LESSONS if number is not None
                     and les.number == number + 1), None)
@@ -339,6 +331,15 @@ def _end_of_lesson(lesson_id: str, title: str, steps: Sequence[L.Step], present:
         c[1].button("Start this lesson again", key="lesson_again", on_click=_go,
                     args=(-n, n + 1), icon=":material/replay:",
                     help="Back to the first step (your answers stay until you change them).")
+        # the table last: the next lesson's button stays on a 720 px screen
+        if rows:
+            st.dataframe(
+                {"step": [r[0] for r in rows], "question": [r[1] for r in rows],
+                 "your answer": [r[2] for r in rows], "the numbers said": [r[3] for r in rows],
+                 "verdict": [r[4] for r in rows]},
+                hide_index=True, width="stretch")
+        else:
+            st.markdown("This lesson asked no questions.")
 
 
 def _start_lesson(number: int) -> None:
