@@ -320,7 +320,7 @@ def _end_of_lesson(lesson_id: str, title: str, steps: Sequence[L.Step], present:
         number = None if teacher else int(params()["lesson"])
         nxt = next((les for les in L.LESSONS if number is not None
                     and les.number == number + 1), None)
-        c = st.columns(2)
+        c = st.columns([2.2, 1])   # the next lesson's whole title on its button
         if nxt is not None:
             c[0].button(f"Next lesson: {nxt.title}", key="lesson_after", type="primary",
                         on_click=_start_lesson, args=(nxt.number,),
