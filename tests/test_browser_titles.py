@@ -154,10 +154,10 @@ def test_a_slider_move_draws_the_fitted_title_once(app_server, page):
 
 
 # Every heatmap's plot area and every colour bar's words (title, tick labels) of the
-# page's first chart: what overlaps what.
+# page's i-th chart: what overlaps what.
 BARS_JS = """
-() => {
-  const gd = document.querySelector('[data-testid="stMain"] .js-plotly-plot');
+(i) => {
+  const gd = document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')[i || 0];
   if (!gd || !gd._fullLayout) return null;
   const fl = gd._fullLayout, g = gd.getBoundingClientRect();
   const areas = (gd._fullData || []).filter((t) => t.type === 'heatmap').map((t) => {
@@ -235,3 +235,16 @@ def test_charts_follow_their_column_when_the_sidebar_folds(app_server, page):
         pytest.fail(f"chart widths [drawn, column]: before {before}, "
                     f"after {page.evaluate(widths)}")
     _check(page, "Classification with the sidebar folded")
+
+
+@pytest.mark.parametrize("width", [1280, 1100])
+def test_the_matrix_views_colour_bars_keep_apart(app_server, page, width):
+    """Classification's matrix view (a row of four panels, three colour bars side by
+    side in slots of 7 % of its width, 57 px at 1280 × 720): every other bar's title
+    sits below its bar, so no two titles run into each other ("1 ± 0.0014" touched
+    "± 0.0014" at 1280 and overlapped it in a 1100 px window)."""
+    _open(page, app_server.url + tb.CLASSIFICATION_PATH, (width, 720))
+    _check(page, f"Classification at {width}x720")
+    m = page.evaluate(BARS_JS, 1)
+    assert m["areas"] == 4 and m["words"] > 6, m
+    assert m["out"] == [], m["out"]
