@@ -19,6 +19,7 @@ import test_browser as tb
 from nplk_lab.model import lessons as L
 from nplk_lab.model import teacher_lessons as T
 from nplk_lab.model.lesson_file import lesson_file_data, lesson_html
+from nplk_lab.ui.components.titles import TITLE_FIT_JS
 from nplk_lab.ui.lessons import step_figure
 
 chromium_path, page = tb.chromium_path, tb.page
@@ -32,8 +33,8 @@ HOSTILE = ('<img src="x.png" onerror="window.__pwned = 1">'
 def lesson_file(tmp_path_factory):
     les = L.lesson(LESSON)
     path = tmp_path_factory.mktemp("lesson") / "lesson.html"
-    path.write_text(lesson_html(les.title, les.steps, step_figure, summary=les.summary),
-                    encoding="utf-8")
+    path.write_text(lesson_html(les.title, les.steps, step_figure, summary=les.summary,
+                                fit_js=TITLE_FIT_JS), encoding="utf-8")
     data = lesson_file_data(les.title, les.steps, step_figure)
     answers = [s["answer"] for s in data["steps"]]
     return path, les, answers
@@ -168,3 +169,21 @@ def test_the_lessons_page_button_downloads_the_file_that_plays_offline(app_serve
     finally:
         page.context.unroute("**/*")
     assert not attempted, attempted
+
+
+def test_on_a_phone_the_figure_fits_the_window(offline, lesson_file):
+    """At 390 × 844 the words go under the figure and the figure takes the window's
+    width (it stayed at Plotly's default 700 px, cut at the right), its title fitted to
+    that width by the lab's script."""
+    page, attempted = offline
+    path, les, _ = lesson_file
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(path.as_uri(), wait_until="load")
+    _drawn(page)
+    got = page.evaluate("() => { const g = document.getElementById('figure');"
+                        " return {figure: g.getBoundingClientRect().right, fitted: "
+                        "g.dataset.titleFit !== undefined, page: "
+                        "document.documentElement.scrollWidth}; }")
+    assert got["figure"] <= 390 and got["page"] <= 390, got
+    assert got["fitted"], got
+    assert attempted == []

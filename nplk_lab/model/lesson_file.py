@@ -170,7 +170,10 @@ _PAGE = """<!DOCTYPE html>
   table {{ border-collapse: collapse; width: 100%; margin-top: 0.6rem; }}
   th, td {{ text-align: left; border-bottom: 1px solid #DDD; padding: 0.35rem 0.5rem;
            vertical-align: top; }}
-  @media (max-width: 800px) {{ .row {{ flex-direction: column; }} aside {{ min-width: 0; }} }}
+  /* a narrow window stacks the figure above the words, each the window's width (the
+     row's flex-start would leave the figure at Plotly's default 700 px) */
+  @media (max-width: 800px) {{ .row {{ flex-direction: column; }}
+    aside {{ min-width: 0; }} #figure, aside {{ width: 100%; }} }}
 </style>
 <script>{plotly}</script>
 </head>

@@ -140,7 +140,7 @@ def step_figure(step: L.Step, revealed: bool, height: int = _HEIGHT, *,
             return fg.matrix_triptych(res.kernel, res.matrix, data.y_train,
                                       name=res.matrix_name, product=method != "onk",
                                       difference=True, height=height, grid=matrix_grid,
-                                      bar_room=0.11 if present else 0.15)
+                                      bar_room=0.11 if present else 0.17)
         # one colour scale, 0 to 1, for a Gaussian kernel at any σ: the steps that
         # compare K at two σ show it on the same scale
         return fg.matrix_heatmap(res.kernel, data.y_train, name="K", center=None,
