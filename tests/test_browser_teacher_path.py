@@ -88,136 +88,135 @@ def query(page) -> dict[str, str]:
     return {k: v[-1] for k, v in parse_qs(urlparse(page.url).query).items()}
 
 
-def test_a_teachers_question_is_asked_in_the_students_browser(app_server, chromium_path):
+@pytest.fixture()
+def browser(chromium_path):
+    """A new Chromium for the test (each starts without the lab's state), always closed."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        browser = tb.launch_browser(pw, chromium_path)
+        b = tb.launch_browser(pw, chromium_path)
         try:
-            ctx, page = new_page(browser, SIZE)
-            page.goto(f"{app_server.url}/Classification?n_samples=60&method=knpl",
-                      wait_until="domcontentloaded")
-            tb.wait_surface(page, LOAD_MS)
-            wait_idle(page, 60_000)
-            # the teacher: the sidebar's collector, a sentence and a question
-            page.locator('[data-testid="stSidebar"] [data-testid="stExpander"] summary',
-                         has_text="add to a lesson").click()
-            tb.wait_still(page)   # the expander's opening animation is over
-            text = page.locator(f'{key("collect_text_classification")} input')
-            text.fill(SENTENCE)
-            text.press("Enter")
-            wait_applied(page, "collect_text_classification", SENTENCE)
-            wording = T.QUESTIONS["vs_svm"].wording({"method": "knpl"})
-            assert "KNPL" in wording
-            open_select(page, "collect_ask_classification")
-            option = page.locator('[role="listbox"] [role="option"]').filter(has_text=wording)
-            option.first.click()
-            wait_applied(page, "collect_ask_classification", wording)
-            page.get_by_role("button", name="Add this view to my lesson").click()
-            page.get_by_text("Your lesson has 1 step.", exact=True).wait_for(timeout=60_000)
-            page.get_by_role("link", name="Make the lesson link").click()
-            page.wait_for_url("**/Lessons*", timeout=60_000)
-            listed = page.get_by_text("asks: " + wording, exact=False)
-            listed.wait_for(timeout=60_000)
-            assert SENTENCE in listed.inner_text()
-            wait_idle(page, 60_000)
-            button(page, "my_make").click()
-            code = page.locator('[data-testid="stExpander"] [data-testid="stCode"] code')
-            code.wait_for(timeout=60_000)
-            link = "".join(code.inner_text().split())
-            assert link.startswith(f"{app_server.url}/Lessons?my_lesson="), link
-            assert exception_texts(page) == []
-            ctx.close()
-
-            # the student: the link in a browser of their own
-            ctx, page = new_page(browser, SIZE)
-            page.goto(link, wait_until="domcontentloaded")
-            page.wait_for_function(
-                "(t) => [...document.querySelectorAll('strong')].some((e) => "
-                "e.textContent.includes(t))", arg="Your teacher's lesson — step 1 of 1",
-                timeout=LOAD_MS)
-            wait_idle(page, 60_000)
-            page.get_by_text(SENTENCE, exact=True).wait_for()
-            taught = T.decode_teacher_lesson(query(page)["my_lesson"])
-            assert taught[1] == [] and len(taught[0]) == 1
-            assert {k: taught[0][0].state.get(k) for k in ("n_samples", "method")} == \
-                {"n_samples": 60, "method": "knpl"}, taught[0][0].state
-            step = taught[0][0].as_step()
-            assert step.question == wording
-            radio = page.locator(f'{key("nplk-keep-question")} [role="radiogroup"] label')
-            radio.nth(len(step.options) - 1).wait_for()
-            wait_idle(page, 60_000)
-            shown = radio.all_inner_texts()
-            assert [s.strip() for s in shown] == list(T.QUESTIONS["vs_svm"].options)
-            # before an answer: the data, not the fitted surface (that is the answer)
-            chart_box(page, fitted=False)
-            rev = step.measure(step.params)
-            assert answer(page, step).answer == rev.answer    # clicks the measured option
-            chart_box(page, fitted=True)
-            assert page.get_by_text(rev.text.split(";")[0], exact=False).count() >= 1
-            assert exception_texts(page) == []
-            ctx.close()
+            yield b
         finally:
-            browser.close()
+            b.close()
 
 
-def test_the_last_step_finishes_on_the_students_answers(app_server, chromium_path):
-    from playwright.sync_api import sync_playwright
+def test_a_teachers_question_is_asked_in_the_students_browser(app_server, browser):
+    ctx, page = new_page(browser, SIZE)
+    page.goto(f"{app_server.url}/Classification?n_samples=60&method=knpl",
+              wait_until="domcontentloaded")
+    tb.wait_surface(page, LOAD_MS)
+    wait_idle(page, 60_000)
+    # the teacher: the sidebar's collector, a sentence and a question
+    page.locator('[data-testid="stSidebar"] [data-testid="stExpander"] summary',
+                 has_text="add to a lesson").click()
+    tb.wait_still(page)   # the expander's opening animation is over
+    text = page.locator(f'{key("collect_text_classification")} input')
+    text.fill(SENTENCE)
+    text.press("Enter")
+    wait_applied(page, "collect_text_classification", SENTENCE)
+    wording = T.QUESTIONS["vs_svm"].wording({"method": "knpl"})
+    assert "KNPL" in wording
+    open_select(page, "collect_ask_classification")
+    option = page.locator('[role="listbox"] [role="option"]').filter(has_text=wording)
+    option.first.click()
+    wait_applied(page, "collect_ask_classification", wording)
+    page.get_by_role("button", name="Add this view to my lesson").click()
+    page.get_by_text("Your lesson has 1 step.", exact=True).wait_for(timeout=60_000)
+    page.get_by_role("link", name="Make the lesson link").click()
+    page.wait_for_url("**/Lessons*", timeout=60_000)
+    listed = page.get_by_text("asks: " + wording, exact=False)
+    listed.wait_for(timeout=60_000)
+    assert SENTENCE in listed.inner_text()
+    wait_idle(page, 60_000)
+    button(page, "my_make").click()
+    code = page.locator('[data-testid="stExpander"] [data-testid="stCode"] code')
+    code.wait_for(timeout=60_000)
+    link = "".join(code.inner_text().split())
+    assert link.startswith(f"{app_server.url}/Lessons?my_lesson="), link
+    assert exception_texts(page) == []
+    ctx.close()
 
+    # the student: the link in a browser of their own
+    ctx, page = new_page(browser, SIZE)
+    page.goto(link, wait_until="domcontentloaded")
+    page.wait_for_function(
+        "(t) => [...document.querySelectorAll('strong')].some((e) => "
+        "e.textContent.includes(t))", arg="Your teacher's lesson — step 1 of 1",
+        timeout=LOAD_MS)
+    wait_idle(page, 60_000)
+    page.get_by_text(SENTENCE, exact=True).wait_for()
+    taught = T.decode_teacher_lesson(query(page)["my_lesson"])
+    assert taught[1] == [] and len(taught[0]) == 1
+    assert {k: taught[0][0].state.get(k) for k in ("n_samples", "method")} == \
+        {"n_samples": 60, "method": "knpl"}, taught[0][0].state
+    step = taught[0][0].as_step()
+    assert step.question == wording
+    radio = page.locator(f'{key("nplk-keep-question")} [role="radiogroup"] label')
+    radio.nth(len(step.options) - 1).wait_for()
+    wait_idle(page, 60_000)
+    shown = radio.all_inner_texts()
+    assert [s.strip() for s in shown] == list(T.QUESTIONS["vs_svm"].options)
+    # before an answer: the data, not the fitted surface (that is the answer)
+    chart_box(page, fitted=False)
+    rev = step.measure(step.params)
+    assert answer(page, step).answer == rev.answer    # clicks the measured option
+    chart_box(page, fitted=True)
+    assert page.get_by_text(rev.text.split(";")[0], exact=False).count() >= 1
+    assert exception_texts(page) == []
+    ctx.close()
+
+
+def test_the_last_step_finishes_on_the_students_answers(app_server, browser):
     lesson = L.lesson(1)
     n = len(lesson.steps)
     step = lesson.steps[n - 1]
     rev = step.reveal()
     assert rev.answer >= 0, rev.text
     wrong = next(o for i, o in enumerate(step.options) if i != rev.answer)
-    with sync_playwright() as pw:
-        browser = tb.launch_browser(pw, chromium_path)
-        try:
-            ctx, page = new_page(browser, SIZE)
-            page.goto(f"{app_server.url}/Lessons?lesson=1&step={n}",
-                      wait_until="domcontentloaded")
-            wait_step(page, n, n)
-            finish = button(page, "lesson_next")
-            assert finish.inner_text().splitlines()[0].strip() == "Finish ▶"
-            page.locator('[role="radiogroup"] label').filter(has_text=wrong).first.click()
-            page.get_by_text("Not quite", exact=False).first.wait_for(timeout=60_000)
-            wait_idle(page, 60_000)
-            finish.click()
-            tb.wait_url(page, "step", n + 1, 60_000)
-            page.get_by_text(f"{lesson.title} — the end", exact=True).wait_for()
-            page.get_by_text("The end of the lesson", exact=True).wait_for()
-            score = page.locator('[data-testid="stMarkdownContainer"]').filter(
-                has_text="You predicted")
-            assert "0 of 1" in score.inner_text(), score.inner_text()
-            grid = page.locator('[data-testid="stDataFrame"]')
-            grid.wait_for()
-            grid.scroll_into_view_if_needed()
-            tb.wait_still(page)
-            # the grid writes its text table a moment after it draws (debounced)
-            page.wait_for_function(f"(k) => ({TABLE_TEXT_JS})().some((r) => r[0] === k)",
-                                   arg=str(n))
-            table = page.evaluate(TABLE_TEXT_JS)
-            asked = [i for i, s in enumerate(lesson.steps, 1) if s.question]
-            rows = [r for r in table if r and r[0].isdigit()]
-            assert [int(r[0]) for r in rows] == asked, table
-            last = next(r for r in rows if r[0] == str(n))
-            assert last[2:] == [wrong, step.options[rev.answer], "not quite"], last
-            assert all(r[3] == "(answer to see it)" for r in rows if r[0] != str(n)), rows
-            # the way on is on the first screen (scrolled to the top), above the table
-            # (measured once the table is drawn: it is taller than its first frame)
-            page.evaluate("() => { window.scrollTo(0, 0); document.querySelectorAll("
-                          "'[data-testid=\"stMain\"], [data-testid=\"stAppViewContainer\"]')"
-                          ".forEach((e) => e.scrollTo(0, 0)); }")
-            nxt = button(page, "lesson_after").bounding_box()
-            assert nxt and nxt["y"] + nxt["height"] <= 720, nxt
-            tb.ARTIFACTS.mkdir(exist_ok=True)
-            page.screenshot(path=str(tb.ARTIFACTS / "lesson-end-1280.png"))
-            assert exception_texts(page) == []
-            button(page, "lesson_after").click()
-            tb.wait_url(page, "lesson", 2, 60_000)
-            assert query(page)["step"] == "1"
-            wait_step(page, 1, len(L.lesson(2).steps))
-            assert exception_texts(page) == []
-            ctx.close()
-        finally:
-            browser.close()
+    ctx, page = new_page(browser, SIZE)
+    page.goto(f"{app_server.url}/Lessons?lesson=1&step={n}",
+              wait_until="domcontentloaded")
+    wait_step(page, n, n)
+    finish = button(page, "lesson_next")
+    assert finish.inner_text().splitlines()[0].strip() == "Finish ▶"
+    page.locator('[role="radiogroup"] label').filter(has_text=wrong).first.click()
+    page.get_by_text("Not quite", exact=False).first.wait_for(timeout=60_000)
+    wait_idle(page, 60_000)
+    finish.click()
+    tb.wait_url(page, "step", n + 1, 60_000)
+    page.get_by_text(f"{lesson.title} — the end", exact=True).wait_for()
+    page.get_by_text("The end of the lesson", exact=True).wait_for()
+    score = page.locator('[data-testid="stMarkdownContainer"]').filter(
+        has_text="You predicted")
+    assert "0 of 1" in score.inner_text(), score.inner_text()
+    grid = page.locator('[data-testid="stDataFrame"]')
+    grid.wait_for()
+    grid.scroll_into_view_if_needed()
+    tb.wait_still(page)
+    # the grid writes its text table a moment after it draws (debounced)
+    page.wait_for_function(f"(k) => ({TABLE_TEXT_JS})().some((r) => r[0] === k)",
+                           arg=str(n))
+    table = page.evaluate(TABLE_TEXT_JS)
+    asked = [i for i, s in enumerate(lesson.steps, 1) if s.question]
+    rows = [r for r in table if r and r[0].isdigit()]
+    assert [int(r[0]) for r in rows] == asked, table
+    last = next(r for r in rows if r[0] == str(n))
+    assert last[2:] == [wrong, step.options[rev.answer], "not quite"], last
+    assert all(r[3] == "(answer to see it)" for r in rows if r[0] != str(n)), rows
+    # the way on is on the first screen (scrolled to the top), above the table
+    # (measured once the table is drawn: it is taller than its first frame)
+    page.evaluate("() => { window.scrollTo(0, 0); document.querySelectorAll("
+                  "'[data-testid=\"stMain\"], [data-testid=\"stAppViewContainer\"]')"
+                  ".forEach((e) => e.scrollTo(0, 0)); }")
+    nxt = button(page, "lesson_after").bounding_box()
+    assert nxt and nxt["y"] + nxt["height"] <= 720, nxt
+    tb.ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(tb.ARTIFACTS / "lesson-end-1280.png"))
+    assert exception_texts(page) == []
+    button(page, "lesson_after").click()
+    tb.wait_url(page, "lesson", 2, 60_000)
+    assert query(page)["step"] == "1"
+    wait_step(page, 1, len(L.lesson(2).steps))
+    assert exception_texts(page) == []
+    ctx.close()
