@@ -27,12 +27,21 @@ TITLE_FIT_JS = r"""
 const STRIP = 30;
 const LINE = 1.3;
 const EDGE = 8;
+// text widths, kept: a slider move fits the same title again (before and after its draw)
 const measure = (() => {
   let ctx = null;
+  const known = new Map();
   return (text, font) => {
-    ctx = ctx || document.createElement('canvas').getContext('2d');
-    ctx.font = font;
-    return ctx.measureText(String(text).replace(/<[^>]*>/g, '')).width;
+    const key = font + '\n' + text;
+    let w = known.get(key);
+    if (w === undefined) {
+      ctx = ctx || document.createElement('canvas').getContext('2d');
+      ctx.font = font;
+      w = ctx.measureText(String(text).replace(/<[^>]*>/g, '')).width;
+      if (known.size > 2000) known.clear();
+      known.set(key, w);
+    }
+    return w;
   };
 })();
 // the words of `text` greedily in lines, the first at most `first` wide, the others
@@ -43,11 +52,11 @@ const wrapText = (text, font, first, rest) => {
   let line = '';
   for (const w of text.split(' ')) {
     const room = lines.length ? rest : first;
-    const next = line ? line + ' ' + w : w;
-    if (measure(next, font) <= room || !line) {
-      if (!line && !lines.length && measure(w, font) > room) return null;
-      line = next;
-    } else { lines.push(line); line = w; }
+    if (!line) {
+      if (!lines.length && measure(w, font) > room) return null;
+      line = w;
+    } else if (measure(line + ' ' + w, font) <= room) line += ' ' + w;
+    else { lines.push(line); line = w; }
   }
   if (line) lines.push(line);
   return lines;
@@ -101,8 +110,9 @@ const geometryOf = (gd, config, drawn) => {
   const width = drawn && fl && fl.width ? fl.width : gd.getBoundingClientRect().width;
   const bar = gd.querySelector('.modebar');
   const off = config && config.displayModeBar === false;
-  const barWidth = off ? 0 : (bar && bar.getBoundingClientRect().width) || gd.__nplkBar || 130;
-  if (!off && bar && bar.getBoundingClientRect().width) gd.__nplkBar = barWidth;
+  const seen = !off && bar ? bar.getBoundingClientRect().width : 0;
+  if (seen) gd.__nplkBar = seen;   // the last bar seen: the estimate before the next draw
+  const barWidth = off ? 0 : seen || gd.__nplkBar || 130;
   return { width, bar: barWidth,
            left: fl && fl._size ? fl._size.l : (gd.__nplkTop && gd.__nplkTop.margin
              && gd.__nplkTop.margin.l) || 80 };
@@ -134,9 +144,9 @@ const reactFitted = (Plotly, gd, data, layout, config) => {
   gd.__nplkFit = fit.key;
   gd.dataset.titleFit = fit.key;
   return Plotly.react(gd, data, fit.layout, config).then(() => {
-    // (Plotly gives the element its events on the first draw)
-    if (!gd.__nplkFitWatched && gd.on) {
-      gd.__nplkFitWatched = true;
+    // (Plotly gives the element its events on its first draw, new ones after a purge)
+    if (gd.on && gd.__nplkFitEvents !== gd._ev) {
+      gd.__nplkFitEvents = gd._ev;
       gd.on('plotly_afterplot', () => { Promise.resolve().then(() => refit(Plotly, gd)); });
     }
     return refit(Plotly, gd);
