@@ -377,12 +377,18 @@ def question(k: Klass, step: L.Step, index: int) -> bool:
     return _student_question(k, step, index, revealed)
 
 
-def _reveal_of(step: L.Step) -> Any:
-    """The step's measured answer, under the key the Lessons page caches it (so a
-    student who answers alone and the class share one measurement)."""
-    key = (step.page, step.figure, tuple(sorted((k, repr(v)) for k, v in
-                                                step.params.items())))
-    return cached("figs", ("lesson-reveal",) + key + (step.question,), step.reveal)
+def step_key(step: L.Step) -> tuple:
+    """What a lesson step's figure and measured answer depend on: the shared caches'
+    key for them."""
+    return (step.page, step.figure, tuple(sorted((k, repr(v)) for k, v in
+                                                 step.params.items())))
+
+
+def reveal_of(step: L.Step) -> Any:
+    """The step's measured answer, measured once for every session (a student who
+    answers alone, the Lessons page's end screen and a class share it)."""
+    return cached("figs", ("lesson-reveal",) + step_key(step) + (step.question,),
+                  step.reveal)
 
 
 def _teacher_question(k: Klass, step: L.Step, index: int, revealed: bool) -> bool:
@@ -396,12 +402,12 @@ def _teacher_question(k: Klass, step: L.Step, index: int, revealed: bool) -> boo
                        "they were right.")
         # measured now, while the class answers, so the click reveals at once (the
         # reveal needs the step's right option; a first measurement is a fit)
-        _reveal_of(step)
+        reveal_of(step)
         return False
     counts = _store().counts(k.code, index)
     chart(fg.answer_counts_figure(step.options, counts.by_choice, counts.answered,
                                   k.state.students), "class_count", "nplk-class-count")
-    rev = _reveal_of(step)
+    rev = reveal_of(step)
     if rev.answer >= 0:
         st.success(f"The numbers say “{step.options[rev.answer]}”.")
     else:
@@ -412,7 +418,7 @@ def _teacher_question(k: Klass, step: L.Step, index: int, revealed: bool) -> boo
 
 def _reveal(code: str, token: str, index: int, step: L.Step) -> None:
     try:
-        rev = _reveal_of(step)
+        rev = reveal_of(step)
         _store().reveal(code, token, index, correct=int(rev.answer))
     except (ClassError, WrongToken) as exc:
         _fail(exc)
@@ -457,7 +463,7 @@ def _student_question(k: Klass, step: L.Step, index: int, revealed: bool) -> boo
                    "Pick an answer: your teacher reveals the figure and the numbers.")
         return False
     correct = k.state.correct if index == k.state.step else None
-    rev = _reveal_of(step)
+    rev = reveal_of(step)
     right = rev.answer if correct is None else correct
     if mine is None:
         st.info("You did not answer this one.")

@@ -160,11 +160,6 @@ def step_figure(step: L.Step, revealed: bool, height: int = _HEIGHT, *,
         title=f"{label} (σ = {p['sigma']:g}, C = {p['C']:g})", height=height)
 
 
-def _step_key(step: L.Step) -> tuple:
-    return (step.page, step.figure, tuple(sorted((k, repr(v)) for k, v in
-                                                 step.params.items())))
-
-
 # ---------------------------------------------------------------------------
 # the page
 # ---------------------------------------------------------------------------
@@ -301,8 +296,7 @@ def _end_of_lesson(lesson_id: str, title: str, steps: Sequence[L.Step], present:
         if pick is None or pick not in step.options:
             rows.append((i, step.question, "(not answered)", "(answer to see it)", ""))
             continue
-        rev = cached("figs", ("lesson-reveal",) + _step_key(step) + (step.question,),
-                     step.reveal)
+        rev = class_session.reveal_of(step)
         measured = step.options[rev.answer] if rev.answer >= 0 else "none of the options"
         ok = rev.answer >= 0 and step.options.index(pick) == rev.answer
         answered += 1
@@ -380,8 +374,7 @@ def _question(step: L.Step, answer_key: str, present: bool) -> bool:
         st.caption("Pick an answer: the figure and the numbers then show what "
                    "the lab measures here.")
         return False
-    rev = cached("figs", ("lesson-reveal",) + _step_key(step) + (step.question,),
-                 step.reveal)
+    rev = class_session.reveal_of(step)
     chosen = step.options.index(pick)
     with st.container(key=f"{KEEP}-reveal"):
         if rev.answer < 0:
@@ -405,7 +398,8 @@ def _question(step: L.Step, answer_key: str, present: bool) -> bool:
 def _figure(step: L.Step, revealed: bool, present: bool, lesson_id: str, k: int) -> None:
     height = _HEIGHT_PRESENT if present else _HEIGHT
     try:
-        fig = cached("figs", ("lesson-fig",) + _step_key(step) + (revealed, height, present),
+        key = ("lesson-fig",) + class_session.step_key(step) + (revealed, height, present)
+        fig = cached("figs", key,
                      lambda: step_figure(step, revealed, height, present=present))
     except ValueError as exc:
         fig = None
