@@ -19,12 +19,14 @@ from typing import Any
 
 import numpy as np
 
+from .common import _TYPED
+
 #: at most this many characters (a screen reader reads the whole label at once)
 MAX_CHARS = 700
 _TAG = re.compile(r"<[^>]*>")
 _BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
-_DTYPES = {"f4": np.float32, "f8": np.float64, "i1": np.int8, "u1": np.uint8,
-           "i2": np.int16, "u2": np.uint16, "i4": np.int32, "u4": np.uint32}
+#: Plotly's typed-array codes back to NumPy types (the lab writes them: common._TYPED)
+_DTYPES = {code: np.dtype(name).type for name, code in _TYPED.items()}
 
 
 def _plain(text: Any) -> str:
