@@ -20,6 +20,7 @@ benchmark measures exactly what the test drives.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -190,6 +191,20 @@ class StreamlitServer:
 def launch_browser(pw, executable: str):
     """Headless Chromium with a fresh (temporary) profile."""
     return pw.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
+
+
+@contextlib.contextmanager
+def open_browser(executable: str):
+    """Playwright and a headless Chromium (:func:`launch_browser`), both closed at the
+    end, also when the test fails."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = launch_browser(pw, executable)
+        try:
+            yield browser
+        finally:
+            browser.close()
 
 
 def exception_texts(page) -> list[str]:

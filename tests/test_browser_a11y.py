@@ -21,7 +21,6 @@ either is missing. Pictures go to ``test-artifacts/a11y/``. Run alone with::
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import re
 from pathlib import Path
@@ -86,18 +85,6 @@ ALTS_JS = """
 """
 
 
-@contextlib.contextmanager
-def _browser(chromium_path):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = tb.launch_browser(pw, chromium_path)
-        try:
-            yield browser
-        finally:
-            browser.close()
-
-
 def _open(browser, url: str, scheme: str = "light", charts: int = 0):
     """A fresh tab at ``url`` in ``scheme``, once the page and its ``charts`` are drawn."""
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -126,7 +113,7 @@ def _serious(page) -> list[dict]:
 def browser(chromium_path):
     if not AXE.is_file():
         pytest.skip(f"axe-core is not vendored at {AXE}")
-    with _browser(chromium_path) as b:
+    with tb.open_browser(chromium_path) as b:
         yield b
 
 

@@ -91,14 +91,8 @@ def query(page) -> dict[str, str]:
 @pytest.fixture()
 def browser(chromium_path):
     """A new Chromium for the test (each starts without the lab's state), always closed."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = tb.launch_browser(pw, chromium_path)
-        try:
-            yield b
-        finally:
-            b.close()
+    with tb.open_browser(chromium_path) as b:
+        yield b
 
 
 def test_a_teachers_question_is_asked_in_the_students_browser(app_server, browser):
