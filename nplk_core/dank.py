@@ -37,12 +37,20 @@ from ._base import (
     warn_not_converged,
 )
 from ._dank_core import SOLVERS, DankProblem, InnerSolution, LowRankInner
+from ._dank_newton import solve_newton
 from .kernels import gaussian_kernel, sigma_to_gamma, squared_distances
 from .spectral import pivoted_cholesky
 
 #: the solver ``solver="auto"`` resolves to (fastest that reaches Algorithm 1's optimum;
 #: see benchmarks/bench_dank.py)
 AUTO_SOLVER = "apg"
+#: the regression form's solvers: the shared ones and Newton's method
+#: (:mod:`nplk_core._dank_newton`), which needs the regression form's structure
+SVR_SOLVERS = {**SOLVERS, "newton": solve_newton}
+#: ``solver="auto"`` of the regression form is Newton's method up to this many training
+#: points (its Hessian costs O(n^2 k r) per iteration, k the rank of F) and the
+#: accelerated solver beyond (see benchmarks/bench_dank.py --svr-newton)
+AUTO_SVR_NEWTON_MAX_N = 400
 
 
 # ---------------------------------------------------------------------------
@@ -136,7 +144,7 @@ class _DANKBase(BaseEstimator):
         beta0 = np.zeros(linear.size)
         warm = self.warm_start and previous is not None and previous.shape == beta0.shape
         beta_svm = None
-        if self.eta == "auto" or (not warm and self.solver in ("auto", "apg")):
+        if self.eta == "auto" or (not warm and self.solver in ("auto", "apg", "newton")):
             beta_svm, eta_svm = _plain_svm(self.C, self.sigma, X, target,
                                            regression=labels is None,
                                            epsilon=getattr(self, "epsilon", 0.1))
@@ -152,12 +160,13 @@ class _DANKBase(BaseEstimator):
         """Run the chosen solver. Algorithm 1 and PG start from 0 (the paper's choice)
         unless warm-started; the accelerated solver starts from the plain SVM's dual
         vector, which ``eta="auto"`` has computed anyway and which is already close."""
-        solver_name = AUTO_SOLVER if self.solver == "auto" else self.solver
-        if solver_name == "apg" and beta_svm is not None and not np.any(beta0):
+        solver_name = self._auto_solver(problem) if self.solver == "auto" else self.solver
+        fast = solver_name in ("apg", "newton")
+        if fast and beta_svm is not None and not np.any(beta0):
             beta0 = beta_svm
-        L = problem.lipschitz(_lambda_max(problem.K, exact=solver_name != "apg"))
-        result = SOLVERS[solver_name](problem, beta0, L, max_iter=self.max_iter,
-                                      tol=self.tol, callback=self.callback)
+        L = problem.lipschitz(_lambda_max(problem.K, exact=not fast))
+        result = SVR_SOLVERS[solver_name](problem, beta0, L, max_iter=self.max_iter,
+                                          tol=self.tol, callback=self.callback)
         if not np.isfinite(result.objective):
             raise ValueError(
                 "DANK's objective became non-finite; the data or parameters are degenerate "
@@ -175,6 +184,14 @@ class _DANKBase(BaseEstimator):
         self.snapshots_ = result.log.snapshots.finish(
             len(result.log) - 1, problem.snapshot(result.beta, result.inner))
         return result
+
+    @staticmethod
+    def _auto_solver(problem: DankProblem) -> str:
+        """``"auto"``: Newton's method for the regression form up to
+        :data:`AUTO_SVR_NEWTON_MAX_N` points, else the accelerated solver."""
+        if problem.svr and problem.n <= AUTO_SVR_NEWTON_MAX_N:
+            return "newton"
+        return AUTO_SOLVER
 
     def _snapshot_bias(self, target, labels):
         """``bias_of(beta, Qu)`` for :meth:`DankProblem.snapshot` (the SVM's or the SVR's
@@ -401,14 +418,19 @@ class DANKRegressor(RegressorMixin, _DANKBase):
     Parameters and attributes as :class:`DANKClassifier`; ``alpha_`` is
     ``a_hat - a_check``; ``eta="auto"`` uses ``||a_hat - a_check||^2`` of a plain SVR.
     Out-of-sample: the nearest-training-point column of ``F`` (``extension``). The
-    scalable decomposition (``n_clusters``) is defined for the SVM form only. The
-    accelerated solver (``"apg"``, the default) works in ``u = a_hat - a_check`` with the
-    exact proximal step of ``eps ||u||_1`` (see :class:`nplk_core._dank_core._SvrOracle`):
-    the same optimum as Algorithm 1 on the stacked variable.
+    scalable decomposition (``n_clusters``) is defined for the SVM form only. Besides
+    the classifier's solvers, ``solver="newton"`` is Newton's method with the exact
+    Hessian of h and a box-constrained quadratic step (:mod:`nplk_core._dank_newton`);
+    ``"auto"`` is Newton's method up to :data:`AUTO_SVR_NEWTON_MAX_N` training points,
+    the accelerated solver (``"apg"``) beyond. Both work in ``u = a_hat - a_check`` with
+    the exact proximal step of ``eps ||u||_1`` (see
+    :class:`nplk_core._dank_core._SvrOracle`): the same optimum as Algorithm 1 on the
+    stacked variable.
     """
 
     _param_rules = {**{k: v for k, v in _DANKBase._param_rules.items()
                        if k not in ("n_clusters", "n_jobs")},
+                    "solver": rules.one_of("auto", *SVR_SOLVERS),
                     "epsilon": rules.nonnegative,
                     "extension": rules.one_of("reciprocal", "nearest")}
 
@@ -547,4 +569,4 @@ def _power_lambda_max(K: np.ndarray, iters: int = 100, rtol: float = 1e-6) -> fl
 
 
 __all__ = ["DANKClassifier", "DANKRegressor", "nearest_index", "reciprocal_index",
-           "AUTO_SOLVER"]
+           "AUTO_SOLVER", "SVR_SOLVERS"]
