@@ -51,13 +51,17 @@ import scipy.linalg
 from scipy.linalg.blas import dsyrk as _syrk
 
 from ._base import IterationLog
-from ._dank_core import APG_GAP_RTOL, DankProblem, SolveResult, _shrink_start, _SvrOracle
+from ._dank_core import DankProblem, SolveResult, _shrink_start, _SvrOracle
 from .spectral import eigh_full
 
 #: the solve stops when the model's largest increase of ``h`` is below this share of
 #: ``|h|``: the quadratic model is exact to second order, so ``h`` is then final to
 #: about this accuracy (the first-order solvers stop within ~1e-7 of it)
 NEWTON_RTOL = 1e-11
+#: the solve also stops when the Frank-Wolfe gap, an upper bound on ``h* - h``, is below
+#: this share of ``|h|`` (the accelerated solver's bound, 1e-7, would stop a Newton
+#: iteration short of the accuracy the next one reaches)
+NEWTON_GAP_RTOL = 1e-10
 #: a step is taken when ``h`` rises by at least this share of the model's prediction
 NEWTON_ACCEPT = 0.1
 #: the damping ``rho`` never falls below this share of the mean diagonal of ``H``
@@ -232,12 +236,14 @@ def box_qp(G: np.ndarray, c: np.ndarray, eps: np.ndarray, C: float, labels: np.n
     bound it crossed, and a fixed one whose reduced gradient ``r = c - G v - nu 1``
     points inward frees itself. When no place changes, ``v`` satisfies every KKT
     condition of the program (feasible, stationary on the free set, the right signs on
-    the fixed ones) to round-off (:data:`BOX_QP_SLACK`): it is the maximiser. Returns
-    ``(v, nu, labels, passes)``, or None when the places cycle, a system is singular or
-    ``max_iter`` passes pass.
+    the fixed ones) to round-off (:data:`BOX_QP_SLACK`): it is the maximiser. When the
+    places come back to an earlier set (the update cycles), each further pass moves only
+    the variable that violates its conditions most. Returns ``(v, nu, labels, passes)``,
+    or None when that cycles too, a system is singular or ``max_iter`` passes pass.
     """
     n = c.size
     seen = {labels.tobytes()}
+    one_at_a_time = False
     # a place changes only on a violation beyond round-off (ties at a threshold would
     # otherwise make the places cycle)
     tv = BOX_QP_SLACK * C
@@ -286,27 +292,50 @@ def box_qp(G: np.ndarray, c: np.ndarray, eps: np.ndarray, C: float, labels: np.n
             r0 = c - G @ v
             nu = _free_multiplier(r0, labels, eps)
             r = r0 - nu
-        new = labels.copy()
-        pos, neg = labels == FREE_POS, labels == FREE_NEG
-        new[pos & (v > C + tv)] = AT_UPPER
-        new[pos & (v < -tv)] = AT_ZERO
-        new[neg & (v < -C - tv)] = AT_LOWER
-        new[neg & (v > tv)] = AT_ZERO
-        zero = labels == AT_ZERO
-        new[zero & (r > eps + tr)] = FREE_POS
-        new[zero & (r < -eps - tr)] = FREE_NEG
-        new[(labels == AT_UPPER) & (r < eps - tr)] = FREE_POS
-        new[(labels == AT_LOWER) & (r > -eps + tr)] = FREE_NEG
-        if np.array_equal(new, labels):
+        new, violation = _moves(labels, v, r, eps, C, tv, tr)
+        if violation is None:
             free = np.abs(labels) == 1
             v[free] = np.clip(v[free], -C, C)  # within round-off of the box already
             return v, nu, labels, it
-        key = new.tobytes()
-        if key in seen:
-            return None
-        seen.add(key)
+        if new.tobytes() in seen or one_at_a_time:
+            # the places came back (the full update cycles, as it can on an
+            # ill-conditioned program): from now on move only the worst violator,
+            # the classical active-set rule
+            one_at_a_time = True
+            worst = int(np.argmax(violation))
+            new = labels.copy()
+            new[worst] = _moves(labels, v, r, eps, C, tv, tr)[0][worst]
+            if new.tobytes() in seen:
+                return None
+        seen.add(new.tobytes())
         labels = new
     return None
+
+
+def _moves(labels, v, r, eps, C, tv, tr):
+    """The places after one active-set update, and each variable's violation (in units
+    of ``C`` for a free variable out of its interval, of ``eps``'s scale for a fixed one
+    whose reduced gradient points inward; None when nothing moves)."""
+    new = labels.copy()
+    viol = np.zeros(labels.size)
+    pos, neg = labels == FREE_POS, labels == FREE_NEG
+    for mask, cond, to, amount in (
+            (pos, v > C + tv, AT_UPPER, (v - C) / C), (pos, v < -tv, AT_ZERO, -v / C),
+            (neg, v < -C - tv, AT_LOWER, (-v - C) / C), (neg, v > tv, AT_ZERO, v / C)):
+        hit = mask & cond
+        new[hit] = to
+        viol[hit] = amount[hit]
+    rs = max(float(np.abs(r).max()), float(eps.max()), 1e-300)
+    zero, up, lo = labels == AT_ZERO, labels == AT_UPPER, labels == AT_LOWER
+    for mask, cond, to, amount in (
+            (zero, r > eps + tr, FREE_POS, (r - eps) / rs),
+            (zero, r < -eps - tr, FREE_NEG, (-r - eps) / rs),
+            (up, r < eps - tr, FREE_POS, (eps - r) / rs),
+            (lo, r > -eps + tr, FREE_NEG, (r + eps) / rs)):
+        hit = mask & cond
+        new[hit] = to
+        viol[hit] = amount[hit]
+    return new, (viol if np.any(new != labels) else None)
 
 
 def _free_multiplier(r0: np.ndarray, labels: np.ndarray, eps: np.ndarray) -> float:
@@ -339,7 +368,7 @@ def solve_newton(problem: DankProblem, beta0: np.ndarray, L: float, *, max_iter:
     stacked ``[a_hat; a_check]``. Every iteration records ``h``, the step length, the
     rank of ``F``, the Frank-Wolfe gap (an upper bound on ``h* - h``) and the damping
     ``rho``; ``h`` never decreases. Stops when the Frank-Wolfe gap is below
-    :data:`~nplk_core._dank_core.APG_GAP_RTOL` ``|h|``, or, with a damping of at most
+    :data:`NEWTON_GAP_RTOL` ``|h|``, or, with a damping of at most
     :data:`NEWTON_RHO_TRUST` of ``H``'s scale, when the step is shorter than ``tol``
     (Algorithm 1's rule) or the model can raise ``h`` by at most :data:`NEWTON_RTOL`
     ``|h|``. A step damped to round-off that still cannot raise ``h`` ends the solve
@@ -394,10 +423,16 @@ def solve_newton(problem: DankProblem, beta0: np.ndarray, L: float, *, max_iter:
             lin = float(g @ d) - float(eps @ (np.abs(v) - np.abs(u)))
             quad = float(d @ (H @ d))
             predicted = lin - 0.5 * (quad + rho * dd)
-            if dd == 0.0 or predicted <= NEWTON_RTOL * max(abs(h), 1.0):
+            if dd == 0.0:
                 final = True
                 break
             hn, _, gn, inn = oracle.evaluate(v)
+            if predicted <= NEWTON_RTOL * max(abs(h), 1.0):
+                # h is final to round-off; the step still sharpens the point (its KKT
+                # residual falls as Newton's does) unless round-off makes h lower there
+                final = True
+                step = math.sqrt(dd) if np.isfinite(hn) and hn >= h else 0.0
+                break
             if np.isfinite(hn) and hn - h >= NEWTON_ACCEPT * predicted:
                 step = math.sqrt(dd)
                 break
@@ -407,7 +442,7 @@ def solve_newton(problem: DankProblem, beta0: np.ndarray, L: float, *, max_iter:
             rho = max(4.0 * rho, 1.5 * need) if np.isfinite(need) else 1e3 * max(rho, scale)
         trusted = rho <= NEWTON_RHO_TRUST * scale
         if step > 0.0:
-            good = hn - h >= 0.75 * predicted
+            good = hn - h >= 0.75 * predicted and not final
             u, h, g, inner, labels, H = v, hn, gn, inn, new_labels, None
             if good:  # the model held: trust it further
                 rho /= 10.0
@@ -415,7 +450,7 @@ def solve_newton(problem: DankProblem, beta0: np.ndarray, L: float, *, max_iter:
             rho /= 100.0  # the damped model is too timid to judge: loosen it, same H
         gap = oracle.gap(u, g)
         stopped = record(u, h, step, inner, gap, rho)
-        converged = (trusted and (final or step <= tol)) or gap <= APG_GAP_RTOL * abs(h)
+        converged = (trusted and (final or step <= tol)) or gap <= NEWTON_GAP_RTOL * abs(h)
         if converged or stopped or stuck or not np.isfinite(h):
             break
     return SolveResult(oracle.beta(u), h, inner, k + 1, converged, stopped, log)
