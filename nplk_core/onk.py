@@ -43,8 +43,8 @@ from ._base import (
     single_thread_blas,
     warn_not_converged,
 )
+from ._ovr import _OneVsRestMixin
 from .kernels import gaussian_kernel
-from .knpl import _OneVsRestMixin
 from .projection import project_dual
 
 _GAMMA_MAX = 1e300  # the Armijo search gives up beyond this (non-finite objective)
