@@ -129,8 +129,7 @@ def surface_chart(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabRe
         return
     grid = grid_for(data) if data is not None else lab.make_grid(np.zeros((0, 2)))
     Z = base = None
-    ext = P.get("extension") if res is not None and "extension" in _view_settings(res) \
-        else None
+    ext = None if res is None else lab.drawn_rule(res.method, P.get("extension"))
     if res is not None:
         Z, msgs = grid_values(res, data, P, ext)
         show_messages(msgs)
@@ -317,7 +316,7 @@ def regression_chart(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult
     """Curve (1-D), surface (2-D) or predicted-vs-true (more features) with the plain
     SVR and the noiseless function for comparison."""
     spec = lab.METHODS[res.method]
-    ext = P.get("extension") if res.method == "dank_svr" else None
+    ext = lab.drawn_rule(res.method, P.get("extension"))
     fkey = fit_key(res.params, data, res.method)
     d = data.n_features
     base_on = bool(P.get("show_baseline")) and res.method != "svr"

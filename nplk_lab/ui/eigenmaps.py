@@ -73,9 +73,8 @@ def index_input(n: int, container: Any = None) -> int:
 
 
 def _rule(P: Mapping[str, Any], res: lab.LabResult) -> str | None:
-    if res.method in lab.eigenmaps.RULE_SETTING:
-        return P.get("extension") or "nearest"
-    return None
+    rule = lab.drawn_rule(res.method, P.get("extension"))
+    return (rule or "nearest") if res.method in lab.eigenmaps.RULE_SETTING else rule
 
 
 def _points(data: lab.LabData) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
@@ -107,7 +106,8 @@ def eigen_maps(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult, j: i
             sqdist = geom.sqdist
             # the rule's columns depend only on the grid and the data: kept on the
             # geometry, shared with the surface and the influence map
-            columns = geom.columns(rule)
+            columns = geom.columns(rule, sigma=float(res.params["sigma"]),
+                                   width=getattr(res.estimator, "extension_width", "sigma"))
         return lab.eigenfunction_maps(res, pts, idx, extension=rule, sqdist=sqdist,
                                       columns=columns)
     return cached("grids", ("eigenmaps", fkey, rule, idx, data.n_features), compute)
