@@ -19,6 +19,19 @@ METHOD_NAMES = {"dank": "DANK", "knpl": "KNPL", "onk": "ONK", "dank_svr": "DANK-
 REGION_SHORT = {"matrix_alone": "matrix alone", "nn_rule": "1-NN rule",
                 "gain_other": "gain, other", "tuned_best": "tuned best", "worse": "worse",
                 "none": "no difference"}
+#: the smooth rule's regions (:func:`nplk_lab.model.atlas.smooth_region`): short names
+#: and what each means
+SMOOTH_REGION_SHORT = {"no_copy": "helps without copying", "tuned_better": "tuned better",
+                       "worse": "worse", "none": "no difference"}
+SMOOTH_REGION_WORDS = {
+    "no_copy": "the learned kernel helps without copying: with the smooth rule the method "
+               "beats the same baseline, and the tuned baseline is not better",
+    "tuned_better": "with the smooth rule the method beats the same baseline, but the "
+                    "tuned baseline is better still",
+    "worse": "with the smooth rule the method scores below the same baseline",
+    "none": "with the smooth rule, no difference from the same baseline that the draws "
+            "can tell",
+}
 
 
 def _pm(row: dict, c: str) -> str:
