@@ -134,3 +134,26 @@ def test_the_surface_can_be_drawn_with_the_smooth_rule(method):
     np.testing.assert_allclose(z[inside], want[inside], rtol=1e-5, atol=1e-5)
     assert np.abs(want - res.estimator.decision_function(grid.points,
                                                          extension="nearest")).max() > 0.1
+
+
+def test_the_lesson_step_draws_dank_with_the_smooth_rule_and_its_scores():
+    """Lesson 2's step on the smooth rule: its revealed surface is DANK's decision
+    function under that rule, its title names the rule, and the corner's test score is
+    that rule's (the question is about it), not the paper's rule's."""
+    from nplk_lab.model import lessons as L
+    from nplk_lab.ui.lessons import step_figure
+
+    step = next(s for s in L.lesson(2).steps if "smooth rule" in s.question)
+    assert step.params["extension"] == "smooth" and step.expect == 1
+    fig = step_figure(step, True)
+    assert "with the smooth rule" in fig.layout.title.text
+    data, res = L.lesson_fit(step.params, "dank")
+    grid = lab.make_grid(data.X)
+    want = res.estimator.decision_function(grid.points, extension="smooth")
+    z = np.asarray(next(t for t in fig.data if t.name == "decision function").z,
+                   dtype=float).ravel()
+    inside = np.abs(want) < 1.25                     # the figure clips beyond ±1.25 at least
+    np.testing.assert_allclose(z[inside], want[inside], rtol=1e-5, atol=1e-5)
+    test = np.mean(res.estimator.predict(data.X_test, extension="smooth") == data.y_test)
+    assert test != res.test_score
+    assert any(f"test {test:.3f}" in (a.text or "") for a in fig.layout.annotations)
