@@ -1,9 +1,5 @@
 r"""KNPL: a kernel with a nonlinear pairwise layer (Liu et al., AAAI 2018; SPEC §4).
 
-This file is long because it holds (in about 800 lines) both of KNPL's solvers and the
-one-vs-rest plumbing ONK shares: Algorithm 1/2 (ADMM and the alternation) and the
-saddle-point solver, each with its derivation in the docstrings.
-
 .. math::
 
     \max_{\alpha\in A}\ \min_{G\succeq 0,\ G1 = n1}\
