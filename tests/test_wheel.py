@@ -45,7 +45,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.browser]
 ROOT = Path(__file__).resolve().parents[1]
 IGNORE = shutil.ignore_patterns(".git", ".venv", "venv", "build", "dist", "*.egg-info",
                                 "__pycache__", ".pytest_cache", ".ruff_cache",
-                                "test-artifacts", "reports", "tests", "benchmarks")
+                                "test-artifacts", "reports", "tests", "benchmarks",
+                                "tools")
 LAB_MODULES = ["nplk_core", "nplk_lab.figures", "nplk_lab.model", "nplk_lab.ui",
                "nplk_lab.serve.command", "nplk_lab.ui.components.chart",
                "nplk_lab.ui.components.replay"]
