@@ -55,8 +55,8 @@ def _shell() -> Template:
                     .read_text(encoding="utf-8"))
 
 
-def offline_page(title: str, body: str, *, style: str = "", data: Mapping[str, str] = {},
-                 scripts: Sequence[str] = ()) -> str:
+def offline_page(title: str, body: str, *, style: str = "",
+                 data: Mapping[str, str] | None = None, scripts: Sequence[str] = ()) -> str:
     """One self-contained HTML page.
 
     Parameters
@@ -68,6 +68,7 @@ def offline_page(title: str, body: str, *, style: str = "", data: Mapping[str, s
         element after the body (the page's scripts read it with ``textContent``).
     scripts : code run after the body, in order, as classic scripts (one global scope).
     """
+    data = data or {}
     bad = [k for k in data if not _ID.match(k)]
     if bad:
         raise ValueError(f"data element ids must be letters, digits, '-' or '_': {bad}")
