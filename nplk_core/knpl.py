@@ -1,10 +1,5 @@
 r"""KNPL: a kernel with a nonlinear pairwise layer (Liu et al., AAAI 2018; SPEC §4).
 
-This file is long because it holds (in about 750 lines) both of KNPL's solvers,
-Algorithm 1/2 (ADMM and the alternation) and the saddle-point solver, each with its
-derivation in the docstrings (the one-vs-rest plumbing ONK shares is
-:mod:`nplk_core._ovr`).
-
 .. math::
 
     \max_{\alpha\in A}\ \min_{G\succeq 0,\ G1 = n1}\
@@ -55,6 +50,7 @@ from sklearn.svm import SVC
 
 from ._base import (
     IterationLog,
+    _OneVsRestMixin,
     any_value,
     bias_from_residual,
     callable_or_none,
@@ -67,7 +63,6 @@ from ._base import (
     warn_not_converged,
 )
 from ._dank_core import solve_apg
-from ._ovr import _OneVsRestMixin
 from .extension import WIDTH_OF_SIGMA, borrowing, extended_decision
 from .kernels import sigma_to_gamma, squared_distances
 from .projection import project_dual_from
@@ -415,7 +410,7 @@ class _KNPLSaddle:
 
 
 # ---------------------------------------------------------------------------
-# one-vs-rest plumbing shared with ONK
+# helpers of the estimator
 # ---------------------------------------------------------------------------
 
 def _rule_admm_growth(name: str, value: Any) -> None:

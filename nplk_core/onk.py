@@ -33,6 +33,7 @@ from ._base import (
     Callback,
     IterationLog,
     Snapshots,
+    _OneVsRestMixin,
     any_value,
     bias_from_residual,
     callable_or_none,
@@ -43,7 +44,6 @@ from ._base import (
     single_thread_blas,
     warn_not_converged,
 )
-from ._ovr import _OneVsRestMixin
 from .kernels import gaussian_kernel
 from .projection import project_dual
 
