@@ -52,6 +52,13 @@ def test_the_filled_column_is_what_a_full_measurement_gives(measured, tmp_path):
             assert r["agree_smooth"] == pytest.approx(want["agree_smooth"], abs=1e-6)
     assert AF.missing(back) == {}
     cells = {r["method"]: r for r in A.read_csv(tmp_path / "atlas.csv")}
+    # the summary is the table's as written (a filled score at full precision beside
+    # columns read at six digits would make equal scores differ by 1e-7)
+    again = {r["method"]: r for r in A.summarize(back)}
+    for m in ("dank", "knpl"):
+        for c in A.SMOOTH_COMPARISONS:
+            assert cells[m][f"{c}_verdict"] == again[m][f"{c}_verdict"]
+            assert cells[m][f"{c}_mean"] == pytest.approx(again[m][f"{c}_mean"], rel=1e-5)
     assert cells["dank"]["smooth_region"] in A.SMOOTH_REGIONS
     assert not cells["onk"]["smooth_region"]
     readme = (tmp_path / "README.md").read_text()
@@ -66,8 +73,8 @@ def test_a_refit_that_scores_otherwise_is_reported_and_left_empty(measured, tmp_
     dank0 = next(r for r in rows if r["method"] == "dank" and r["seed"] == 0)
     dank0["score_method"] = float(dank0["score_method"]) - 0.5
     filled = AF.fill_set("clowns", 0, [("dank", 10.0, 10.0)])
-    problems = AF.merge(rows, filled)
-    assert len(problems) == 1 and "not filled" in problems[0]
+    problems, largest = AF.merge(rows, filled)
+    assert len(problems) == 1 and "not filled" in problems[0] and largest == 0.0
     assert math.isnan(float(dank0.get("score_smooth", np.nan)))
     assert len(old) == len(rows)
 

@@ -11,9 +11,11 @@ else: the baselines, 1-NN, ONK and LAB RBF stay as measured. For every data set 
 of ``seeds.csv.gz`` in ``--out``, each cell of those methods is fitted again exactly as
 :func:`nplk_lab.model.atlas.measure_set` fits it (the lab's registry, the page's
 defaults), its test score by the paper's rule is checked against the committed one (so
-the new column belongs to the fit the table holds; a cell whose score differs is
-counted and reported, not filled), and ``score_smooth`` and ``agree_smooth`` are added.
-Then ``atlas.csv`` and ``README.md`` are written again from the filled table.
+the new column belongs to the fit the table holds; a cell whose score differs by more
+than :data:`SAME_SCORE` is reported, not filled), and ``score_smooth`` and
+``agree_smooth`` are added. Then ``atlas.csv`` and ``README.md`` are written again from
+the filled table as written (at the CSV's six digits, like every other column), the
+report saying the largest difference it let through.
 
 Never imports streamlit.
 """
@@ -32,10 +34,14 @@ import numpy as np
 from . import atlas as A
 from .atlas_data import SETS, load
 from .atlas_report import smooth_markdown, write_report
+from .settings_table import CLASSIFICATION, REGRESSION
 
-#: a refit's score by the paper's rule may differ from the committed one by rounding
-#: of the CSV (six significant digits) and nothing more
-SAME_SCORE = 1e-5
+#: how far a refit's score by the paper's rule may lie from the committed one. A test
+#: accuracy is a count of test points: a refit of the same fit gives it to the CSV's six
+#: digits. DANK-SVR's R² moves with where its solver stops: its stopping rule changed
+#: after the committed atlas was measured, and refits of the 1,920 cells and seeds at
+#: seeds 0-9 differ from the table by up to 0.0027 in R² (median 3e-5).
+SAME_SCORE = {CLASSIFICATION: 1e-5, REGRESSION: 5e-3}
 
 
 def fill_set(name: str, seed: int, cells: Sequence[tuple[str, float, float]]) -> list[dict]:
@@ -76,24 +82,26 @@ def missing(seed_rows: Sequence[dict]) -> dict[tuple[str, int], list[tuple[str, 
     return dict(todo)
 
 
-def merge(seed_rows: list[dict], filled: Sequence[dict]) -> list[str]:
-    """Write the filled columns into ``seed_rows`` (in place); return one line for each
+def merge(seed_rows: list[dict], filled: Sequence[dict]) -> tuple[list[str], float]:
+    """Write the filled columns into ``seed_rows`` (in place). Returns one line for each
     cell that could not be filled (its refit failed, or scored otherwise than the
-    committed fit)."""
+    committed fit beyond :data:`SAME_SCORE`) and the largest difference let through."""
     index = {(r["method"], r["dataset"], float(r["sigma"]), float(r["C"]), int(r["seed"])): r
              for r in seed_rows}
-    problems = []
+    problems, largest = [], 0.0
     for f in filled:
         key = (f["method"], f["dataset"], f["sigma"], f["C"], f["seed"])
         row = index[key]
+        diff = abs(f.get("refit_method", np.nan) - float(row["score_method"]))
         if f["error"]:
             problems.append(f"{key}: the refit failed ({f['error']})")
-        elif abs(f["refit_method"] - float(row["score_method"])) > SAME_SCORE:
+        elif not diff <= SAME_SCORE[SETS[f["dataset"]].task]:
             problems.append(f"{key}: the refit scores {f['refit_method']:.6g}, the table "
                             f"{float(row['score_method']):.6g}; not filled")
         else:
             row["score_smooth"], row["agree_smooth"] = f["score_smooth"], f["agree_smooth"]
-    return problems
+            largest = max(largest, diff)
+    return problems, largest
 
 
 def made_by(readme: Path) -> str:
@@ -125,16 +133,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\r{i}/{len(tasks)} jobs", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     seconds = time.perf_counter() - t0
-    problems = merge(rows, filled)
+    problems, largest = merge(rows, filled)
     seeds = sorted({int(r["seed"]) for r in rows})
     before = made_by(a.out / "README.md")
     A.write_csv(rows, A.SEED_COLUMNS, seeds_path)
-    cells = A.summarize(rows)
+    # the summary from the table as written: its other columns were read at the CSV's six
+    # digits, and a filled score kept at full precision would differ from an equal
+    # score by 1e-7, which the paired intervals would count as a difference
+    cells = A.summarize(A.read_csv(seeds_path))
     A.write_csv(cells, A.summary_columns(), a.out / "atlas.csv")
     note = (f"The smooth rule's columns were added by `python -m nplk_lab.model.atlas_fill "
             f"{' '.join(argv if argv is not None else sys.argv[1:])}` in {seconds:.0f} s "
             f"({len(filled)} fits of DANK, KNPL and DANK-SVR again, each checked against "
-            f"its committed score; {len(problems)} not filled).")
+            f"its committed score: the largest difference let through is {largest:.2g}; "
+            f"{len(problems)} not filled).")
     info = {"seconds": float("nan"), "backend": "", "workers": "", "fits": len(rows)}
     write_report(cells, info, a.out / "README.md", command="", seeds=seeds,
                  made_by=(before + " " + note) if before else note)
