@@ -157,3 +157,22 @@ def test_the_lesson_step_draws_dank_with_the_smooth_rule_and_its_scores():
     test = np.mean(res.estimator.predict(data.X_test, extension="smooth") == data.y_test)
     assert test != res.test_score
     assert any(f"test {test:.3f}" in (a.text or "") for a in fig.layout.annotations)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["dank", "knpl"])
+def test_every_view_of_the_page_takes_the_smooth_rule(method):
+    """With the smooth rule chosen, the eigenfunction maps and a selected point's
+    influence are drawn with it too (their learned rows are the rule's averages), and
+    the maps' caption says what that rule does instead of the papers' row rule."""
+    q = {"n_samples": 60, "method": method, "extension": "smooth", "view": "spectra",
+         "focus_point": 3}
+    at = open_page("pages/1_Classification.py", **q)
+    assert not at.exception, [e.value for e in at.exception]
+    captions = " ".join(c.value for c in at.caption)
+    assert "an average of all the rows of the learned matrix weighted by the kernel (the " \
+           "smooth rule)" in captions
+    assert "the row of the training point that the" not in captions
+    titles = [f["layout"].get("title", {}).get("text", "") for f in _figures(at)]
+    assert any(t.startswith("Eigenfunction j = 1") for t in titles)
+    assert any("influence of training point 3" in t for t in titles)

@@ -143,6 +143,15 @@ def caption(maps: lab.EigenMaps) -> str:
             "largest entry is made positive). ")
     if not learned:
         return head + "This method learns no kernel matrix: only K is drawn."
+    if maps.rule == "smooth":
+        text = head + (f"The learned kernel {learned[0]} uses, for a new point x, an average "
+                       "of all the rows of the learned matrix weighted by the kernel (the "
+                       "smooth rule), so its maps need not keep the eigenvector's values at "
+                       "the training points, as they do under the papers' rules. ")
+        if len(learned) > 1:
+            text += (f"{learned[1]} alone, averaged the same way, gives its eigenvector "
+                     "averaged over the nearby training points. ")
+        return text + "An eigenvalue ≈ 0 is in the null space: its map is left empty."
     text = head + (f"The learned kernel {learned[0]} uses, for a new point x, the row of the "
                    f"training point that the {maps.rule} rule picks. ")
     if len(learned) > 1:
