@@ -124,11 +124,8 @@ def test_the_surface_can_be_drawn_with_the_smooth_rule(method):
                          method=method)
     grid = lab.make_grid(data.X, 100)
     want = res.estimator.decision_function(grid.points, extension="smooth")
-    z = next(t for t in fig["data"] if t.get("name") == "decision function")["z"]
-    if isinstance(z, dict):                 # a typed array: base64 bytes of its dtype
-        import base64
-        z = np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"])
-    z = np.asarray(z, dtype=float).ravel()
+    z = _values(next(t for t in fig["data"] if t.get("name") == "decision function")["z"])
+    z = z.ravel()
     inside = np.abs(want) < 1.25            # the figure clips beyond (at least) ±1.25
     assert inside.mean() > 0.2
     np.testing.assert_allclose(z[inside], want[inside], rtol=1e-5, atol=1e-5)
@@ -176,3 +173,30 @@ def test_every_view_of_the_page_takes_the_smooth_rule(method):
     titles = [f["layout"].get("title", {}).get("text", "") for f in _figures(at)]
     assert any(t.startswith("Eigenfunction j = 1") for t in titles)
     assert any("influence of training point 3" in t for t in titles)
+
+
+@pytest.mark.slow
+def test_the_regression_fit_can_be_drawn_with_the_smooth_rule():
+    """DANK-SVR on the step function: with the smooth rule chosen, the drawn fit is the
+    estimator's predictions under that rule, and the figure names it."""
+    q = {"n_samples": 60, "reg_dataset": "step", "extension": "smooth"}
+    at = open_page("pages/2_Regression.py", **q)
+    assert not at.exception, [e.value for e in at.exception]
+    fig = next(f for f in _figures(at) if any(t.get("name") == "DANK-SVR" for t in f["data"]))
+    assert fig["layout"]["title"]["text"] == "DANK-SVR fit — smooth rule"
+    P = {**lab.defaults(), **{k: lab.coerce(k, v) for k, v in q.items()}}
+    data, _ = lab.prepare_data(P, lab.REGRESSION)
+    res = lab.fit_method(P, data.X_train, data.y_train, data.X_test, data.y_test,
+                         method="dank_svr")
+    trace = next(t for t in fig["data"] if t.get("name") == "DANK-SVR")
+    x, y = (_values(trace[k]) for k in ("x", "y"))
+    np.testing.assert_allclose(y, res.estimator.predict(x[:, None], extension="smooth"),
+                               rtol=1e-5, atol=1e-5)
+
+
+def _values(a):
+    """A figure's array as sent to the browser: a list, or a base64 typed array."""
+    if isinstance(a, dict):
+        import base64
+        return np.frombuffer(base64.b64decode(a["bdata"]), dtype=a["dtype"]).astype(float)
+    return np.asarray(a, dtype=float)

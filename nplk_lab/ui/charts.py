@@ -317,6 +317,8 @@ def regression_chart(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult
     SVR and the noiseless function for comparison."""
     spec = lab.METHODS[res.method]
     ext = lab.drawn_rule(res.method, P.get("extension"))
+    # the papers' rules are the fit's own; the smooth rule is named on the figure
+    named = f" — {rule_name(ext)}" if ext == "smooth" else ""
     fkey = fit_key(res.params, data, res.method)
     d = data.n_features
     base_on = bool(P.get("show_baseline")) and res.method != "svr"
@@ -352,7 +354,7 @@ def regression_chart(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult
                 data.X_train, data.y_train, xl[:, 0], yl, X_test=data.X_test,
                 y_test=data.y_test, support=sup, support_y=sup_y, others=others,
                 name=spec.label, train_score=res.train_score, test_score=res.test_score,
-                title=f"{spec.label} fit", nn_curve=nn_curve)
+                title=f"{spec.label} fit{named}", nn_curve=nn_curve)
             return fig, msgs
         if d == 2:
             grid = grid_for(data)
@@ -371,14 +373,14 @@ def regression_chart(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult
                 X_test=data.X_test, y_test=data.y_test, support=res.support_points,
                 train_score=res.train_score, test_score=res.test_score,
                 baseline=zb, baseline_name=_svr_name(P, data),
-                title=f"{spec.label} fit")
+                title=f"{spec.label} fit{named}")
             return fig, msgs
         yp, m = lab.predict_values(res.estimator, data.X_test if len(data.y_test)
                                    else data.X_train, extension=ext)
         if yp is None:
             return None, m
         yt = data.y_test if len(data.y_test) else data.y_train
-        return fg.parity_figure(yt, yp, title=f"{spec.label}: predicted vs true (test)"), m
+        return fg.parity_figure(yt, yp, title=f"{spec.label}{named}: predicted vs true (test)"), m
 
     fig, msgs = cached("figs", key, build)
     show_messages(msgs)
