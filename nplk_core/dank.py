@@ -56,8 +56,11 @@ AUTO_SOLVER = "apg"
 #: (:mod:`nplk_core._dank_newton`), which needs the regression form's structure
 SVR_SOLVERS = {**SOLVERS, "newton": solve_newton}
 #: ``solver="auto"`` of the regression form is Newton's method up to this many training
-#: points (its Hessian costs O(n^2 k r) per iteration, k the rank of F) and the
-#: accelerated solver beyond (see benchmarks/bench_dank.py --svr-newton)
+#: points and the accelerated solver beyond: Newton's Hessian costs O(n^2 k r) per
+#: iteration (k the rank of F), so its median fit grows faster with n, while its p90 and
+#: max stay below the accelerated solver's up to 700 points (`benchmarks/bench_sliders.py
+#: --methods dank_svr --solver apg newton --n 200 400 600 1000`,
+#: docs/slider-latency-on-every-page.md)
 AUTO_SVR_NEWTON_MAX_N = 400
 
 
