@@ -271,16 +271,21 @@ class Halves:
 
 def halves(m, X: NDArray, y: NDArray, X_test: NDArray, y_test: NDArray) -> Halves:
     """The four fits of :data:`FITS` on the training data ``(X, y)`` that ``m`` (a fitted
-    ``LABRBFRegressor``) was fitted to, scored on ``(X_test, y_test)``."""
+    ``LABRBFRegressor``) was fitted to, scored on ``(X_test, y_test)``. Runs BLAS on one
+    thread: its many small factorisations only lose to threads (on the shared 2-core
+    machine under load, 6-9 s a page run threaded against 0.1-0.2 s)."""
+    from nplk_core._base import single_thread_blas
+
     X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
-    f_shared, t = shared_bandwidth(m, X, y)
-    f_ridge, (t_r, mu_r) = one_bandwidth_ridge(m, X, y)
-    f_ext, mu_e = learned_ridge(m, X, y)
-    with np.errstate(all="ignore"):
-        errors = {"learned": _rel_error(y_test, m.predict(X_test)),
-                  "shared": _rel_error(y_test, f_shared(X_test)),
-                  "ridge": _rel_error(y_test, f_ridge(X_test)),
-                  "extension": _rel_error(y_test, f_ext(X_test))}
+    with single_thread_blas():
+        f_shared, t = shared_bandwidth(m, X, y)
+        f_ridge, (t_r, mu_r) = one_bandwidth_ridge(m, X, y)
+        f_ext, mu_e = learned_ridge(m, X, y)
+        with np.errstate(all="ignore"):
+            errors = {"learned": _rel_error(y_test, m.predict(X_test)),
+                      "shared": _rel_error(y_test, f_shared(X_test)),
+                      "ridge": _rel_error(y_test, f_ridge(X_test)),
+                      "extension": _rel_error(y_test, f_ext(X_test))}
     return Halves(errors, {"learned": f"λ = {m.lam:g}",
                            "shared": f"θ = {t:.3g}, λ = {m.lam:g}",
                            "ridge": f"θ = {t_r:.3g}, μ = {mu_r:.0e}",
