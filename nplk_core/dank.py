@@ -57,11 +57,11 @@ AUTO_SOLVER = "apg"
 SVR_SOLVERS = {**SOLVERS, "newton": solve_newton}
 #: ``solver="auto"`` of the regression form is Newton's method up to this many training
 #: points and the accelerated solver beyond: Newton's Hessian costs O(n^2 k r) per
-#: iteration (k the rank of F), so its median fit grows faster with n, while its p90 and
-#: max stay below the accelerated solver's up to 700 points (`benchmarks/bench_sliders.py
-#: --methods dank_svr --solver apg newton --n 200 400 600 1000`,
-#: docs/slider-latency-on-every-page.md)
-AUTO_SVR_NEWTON_MAX_N = 400
+#: iteration (k the rank of F), so its fits grow faster with n. Over random slider
+#: points its p90 was a quarter of the accelerated solver's at 140 points and 0.7 of it
+#: at 280, but 1.5 times it at 420 (`benchmarks/bench_sliders.py --methods dank_svr
+#: --solver apg newton --n 200 400 600 1000`, docs/slider-latency-on-every-page.md)
+AUTO_SVR_NEWTON_MAX_N = 300
 
 
 def _plain_svm(C, sigma, X, target, *, regression=False, epsilon=0.1):
