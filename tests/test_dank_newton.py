@@ -385,3 +385,23 @@ def test_auto_is_newton_up_to_its_size_and_accelerated_beyond():
     assert _DANKBase._auto_solver(small) == "newton"
     assert _DANKBase._auto_solver(big) == "apg"
     assert _DANKBase._auto_solver(svm) == "apg"
+
+
+def test_a_capped_svr_start_reaches_the_same_optimum():
+    """With eta given, Newton's method starts from the plain SVR stopped after
+    START_SMO_STEPS_PER_POINT libsvm steps per point (a feasible point: SMO keeps the
+    box and the equality): at an ill-conditioned setting where the SVR needs many more
+    steps, the optimum is the one reached from the SVR's own dual vector."""
+    from nplk_core.dank import START_SMO_STEPS_PER_POINT
+
+    X, y = make_step(80, noise=0.05, random_state=0)
+    kw = dict(C=700.0, sigma=0.5, epsilon=0.0015, tau=0.15, eta=0.005)
+    full = SVR(C=700.0, gamma=sigma_to_gamma(0.5), epsilon=0.0015).fit(X, y)
+    assert full.n_iter_ > START_SMO_STEPS_PER_POINT * 80  # the cap binds here
+    m = DANKRegressor(**kw).fit(X, y)
+    assert m.solver_ == "newton" and m.converged_
+    problem = DankProblem(gaussian_kernel(X, sigma=0.5), None,
+                          np.r_[y - 0.0015, -y - 0.0015], 700.0, 0.005, 0.15)
+    beta0, _ = _plain_svm(700.0, 0.5, X, y, regression=True, epsilon=0.0015)
+    ref = solve_newton(problem, beta0, 1.0, max_iter=100, tol=1e-4)
+    assert m.objective_ == pytest.approx(ref.objective, rel=1e-9)
