@@ -340,8 +340,7 @@ def regression_chart(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult
             if truth is not None:
                 others["noiseless function"] = truth(xl)
             if base_on:
-                svr = lab.fit_baseline_svr(data.X_train, data.y_train, C=P["C"],
-                                           sigma=P["sigma"], epsilon=P["epsilon"])
+                svr = _plain_svr(P, data)
                 if svr is not None:
                     others[_svr_name(P, data)] = svr.predict(xl)
             sup = res.support_points
@@ -364,8 +363,7 @@ def regression_chart(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult
                 return None, msgs
             zb = None
             if base_on:  # the plain SVR's level curves over the learned surface
-                svr = lab.fit_baseline_svr(data.X_train, data.y_train, C=P["C"],
-                                           sigma=P["sigma"], epsilon=P["epsilon"])
+                svr = _plain_svr(P, data)
                 if svr is not None:
                     zb = svr.predict(grid.points).reshape(grid.shape)
             fig = fg.regression_surface(
@@ -390,6 +388,13 @@ def regression_chart(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult
     if fig is not None:
         fig, kw = influence.regression_clicks(fig, "regression_fit", data, res, page)
         chart(fig, "regression_fit", f"nplk-{res.method}-fit", **kw)
+
+
+def _plain_svr(P: Mapping[str, Any], data: lab.LabData) -> Any:
+    """The plain SVR with the page's σ, C and ε: the one the score beside the figure was
+    fitted with (cached), not a second fit (an ill-conditioned SVR takes 0.3-0.4 s)."""
+    bs = baseline_score(P, data, lab.REGRESSION)
+    return None if bs is None else bs.estimator
 
 
 def _svr_name(P: Mapping[str, Any], data: lab.LabData) -> str:
