@@ -69,22 +69,35 @@ def markdown(at: AppTest) -> str:
     return "\n".join(m.value for m in at.markdown)
 
 
+def lock_in(at: AppTest, key: str, option: str) -> None:
+    """Choose ``option`` in the radio ``key`` (nothing is revealed yet), then lock it in."""
+    at.radio(key=key).set_value(option).run()
+    assert_clean(at)
+    assert not at.success and not at.error, "a choice alone revealed the answer"
+    at.button(key="lesson_lock").click().run()
+    assert_clean(at)
+
+
 def test_lesson_2_step_3_from_a_link_hides_the_answer_until_one_is_picked():
     at = open_lessons(lesson=2, step=3)
     step = L.lesson(2).steps[2]
     assert "step 3 of 5" in markdown(at)
     assert step.sentence in markdown(at)
-    radio = at.radio(key="nplk-keep-answer-L2-3")
+    radio = at.radio(key="lesson_pick-L2-3")
     assert radio.value is None and list(radio.options) == list(step.options)
     # nothing revealed yet: no verdict, no numbers, the data without the fitted model
     assert not at.success and not at.error
     assert "1-NN" not in markdown(at)
     assert "decision function" not in trace_names(figure(at))
+    # "Lock in" with nothing chosen reveals nothing and says what to do
+    at.button(key="lesson_lock").click().run()
+    assert not at.success and not at.error
+    assert any("Choose an option first" in c.value for c in at.caption)
 
     rev = step.reveal()                       # measured at the step's state
-    radio.set_value(step.options[rev.answer]).run()
-    assert_clean(at)
-    assert [s.value for s in at.success] == ["Right."]
+    lock_in(at, "lesson_pick-L2-3", step.options[rev.answer])
+    assert [s.value for s in at.success] == [f"Right: “{step.options[rev.answer]}”."]
+    assert query(at)["answers"] == "--" + str(rev.answer)
     assert rev.text in markdown(at)
     assert "1-NN" in rev.text and "F switched off" in rev.text
     assert "decision function" in trace_names(figure(at))
@@ -100,10 +113,10 @@ def test_a_wrong_answer_names_the_measured_one():
     step = L.lesson(1).steps[3]
     rev = step.reveal()
     wrong = next(o for i, o in enumerate(step.options) if i != rev.answer)
-    at.radio(key="nplk-keep-answer-L1-4").set_value(wrong).run()
-    assert_clean(at)
+    lock_in(at, "lesson_pick-L1-4", wrong)
     assert not at.success
     assert at.error and step.options[rev.answer] in at.error[0].value
+    assert wrong in at.error[0].value
 
 
 def test_a_step_whose_answer_varies_shows_the_count_over_ten_draws():
@@ -114,9 +127,8 @@ def test_a_step_whose_answer_varies_shows_the_count_over_ten_draws():
     assert step.draws == 10
     assert "At 10 draws" not in markdown(at)
     rev = step.reveal()
-    at.radio(key="nplk-keep-answer-L3-3").set_value(step.options[rev.answer]).run()
-    assert_clean(at)
-    assert [s.value for s in at.success] == ["Right."]
+    lock_in(at, "lesson_pick-L3-3", step.options[rev.answer])
+    assert [s.value for s in at.success] == [f"Right: “{step.options[rev.answer]}”."]
     shown = markdown(at)
     assert rev.text in shown and "At 10 draws of the data (this one and the next nine)" \
         in shown
@@ -174,7 +186,7 @@ def test_present_hides_the_controls_on_the_lessons_page_and_any_page():
     assert "stSidebar" in html and "display: none" in html
     assert at.button(key="present_exit")
     assert not at.selectbox                                   # the lesson picker is not drawn
-    assert at.radio(key="nplk-keep-answer-L2-1")              # the question stays
+    assert at.radio(key="lesson_pick-L2-1")                   # the question stays
     assert query(at)["present"] == "1"
     at.button(key="present_exit").click().run()
     assert query(at)["present"] == "0" and at.selectbox
@@ -256,16 +268,16 @@ def test_a_question_chosen_on_a_lab_page_is_asked_in_the_teachers_lesson():
     assert_clean(at)
     radio = at.radio[0]
     assert radio.options == list(T.QUESTIONS["vs_svm"].options)
+    key = radio.key
     import nplk_lab.ui.components.chart as chart_component
     drawn = [chart_component.figure_of(e) for e in at.get("bidi_component")]
     assert not [f for f in drawn if f and "decision function" in trace_names(f)], \
         "the fitted surface is the answer: hidden until the class has answered"
     step = T.decode_teacher_lesson(query(at)["my_lesson"])[0][0].as_step()
     rev = step.measure(step.params)
-    radio.set_value(step.options[rev.answer]).run()
-    assert_clean(at)
+    lock_in(at, key, step.options[rev.answer])
     assert "decision function" in trace_names(figure(at))
-    assert [e.value for e in at.success] == ["Right."]
+    assert [e.value for e in at.success] == [f"Right: “{step.options[rev.answer]}”."]
     assert any(plain(rev.text) in plain(m.value) for m in at.markdown)
 
 
@@ -279,7 +291,7 @@ def test_the_last_step_leads_to_the_students_answers_and_the_next_lesson():
     step = lesson.steps[n - 1]
     rev = step.reveal()
     wrong = next(o for i, o in enumerate(step.options) if i != rev.answer)
-    at.radio(key=f"nplk-keep-answer-L1-{n}").set_value(wrong).run()
+    lock_in(at, f"lesson_pick-L1-{n}", wrong)
     at.button(key="lesson_next").click().run()
     assert_clean(at)
     assert query(at)["step"] == str(n + 1)
@@ -300,8 +312,36 @@ def test_the_last_step_leads_to_the_students_answers_and_the_next_lesson():
 
 def test_the_last_lesson_ends_without_a_next_one():
     n = len(L.LESSONS[-1].steps)
-    at = open_lessons(lesson=L.LESSONS[-1].number, step=n + 1)
+    at = open_lessons(lesson=L.LESSONS[-1].number, step=n + 1, answers="1")
     assert "the end" in markdown(at)
     assert not [b for b in at.button if b.key == "lesson_after"]
     at.button(key="lesson_again").click().run()
-    assert query(at)["step"] == "1"
+    assert query(at)["step"] == "1" and "answers" not in query(at)   # cleared
+
+
+def test_answers_stay_with_the_lesson_through_back_next_and_a_new_session():
+    """Answers locked in are kept when the step changes and come back from the link in
+    a new session (a refresh); a damaged answer in the link is dropped with a note;
+    another lesson starts with none."""
+    lesson = L.lesson(1)
+    at = open_lessons(lesson=1, step=1)
+    picks = {}
+    for k in (1, 2):
+        step = lesson.steps[k - 1]
+        picks[k] = (step.reveal().answer + 1) % len(step.options)
+        lock_in(at, f"lesson_pick-L1-{k}", step.options[picks[k]])
+        at.button(key="lesson_next").click().run()
+    at.button(key="lesson_back").click().run()
+    at.button(key="lesson_back").click().run()
+    assert "step 1 of 5" in markdown(at) and at.error          # still answered
+    assert not [r for r in at.radio if r.key == "lesson_pick-L1-1"]
+    q = query(at)
+    assert q["answers"] == f"{picks[1]}{picks[2]}"
+    again = open_lessons(**q)                                  # a refresh: a new session
+    assert at.error and again.error[0].value == at.error[0].value
+    damaged = open_lessons(lesson=1, step=1, answers=f"9{picks[2]}")
+    assert any("Step 1's answer" in w.value for w in damaged.warning)
+    assert query(damaged)["answers"] == f"-{picks[2]}"
+    assert damaged.radio(key="lesson_pick-L1-1")               # step 1 asks again
+    damaged.selectbox(key="lesson_pick").set_value(2).run()
+    assert "answers" not in query(damaged)

@@ -2,9 +2,10 @@
 
 Opens /Lessons?lesson=2&step=1&present=1 in Chromium at 1280×720, checks that the
 sidebar and every control are hidden, then walks the whole lesson with the → key: at
-each step the answer is hidden until an option is clicked, the option clicked is the one
-the lab measures at that step's state (``Step.reveal``, computed in this process), and
-the page then says "Right." and shows the numbers; the figure (with its scores) and the
+each step the answer is hidden until an option is locked in (choosing it reveals
+nothing), the option locked in is the one the lab measures at that step's state
+(``Step.reveal``, computed in this process), and the page then says "Right:" and shows
+the numbers; the figure (with its scores) and the
 verdict are above the fold. ← steps back. The same step at 1920×1080, and the
 Classification page with present=1 at both sizes, are checked for the fold too. The
 pictures go to test-artifacts/pictures/; the README and docs/teaching-with-the-lab.md
@@ -82,15 +83,37 @@ def chart_box(page, fitted: bool | None = None) -> dict:
     return page.evaluate(CHART_BOX_JS)
 
 
+#: the verdict shown once an answer is locked in: 'wrong', 'right', 'none' or ''
+VERDICT_JS = """() => { const t = [...document.querySelectorAll('[data-testid=stAlert]')]
+  .map((e) => e.innerText.trim());
+  return t.some((s) => s.startsWith('Not quite')) ? 'wrong'
+       : t.some((s) => s.startsWith('Right:')) ? 'right'
+       : t.some((s) => s.startsWith('You predicted')) ? 'none' : ''; }"""
+
+
+def lock_in(page, option: str, verdict: str | None = None) -> None:
+    """Choose ``option`` with a click (nothing is revealed: the page reruns and no
+    verdict appears), press "Lock in", and wait for the ``verdict`` ('right' or
+    'wrong'; None: any) and for the page to be idle."""
+    label = page.locator('[data-testid="stRadio"] label').filter(has_text=option).first
+    label.click()
+    page.wait_for_function("(o) => [...document.querySelectorAll('[data-testid=stRadio] "
+                           "label')].some((l) => l.textContent.includes(o) && "
+                           "l.querySelector('input').checked)", arg=option, timeout=60_000)
+    wait_idle(page, 60_000)
+    assert page.evaluate(VERDICT_JS) == "", "choosing alone revealed the answer"
+    page.locator('.st-key-lesson_lock').get_by_role("button", name="Lock in").click()
+    page.wait_for_function(f"(v) => v ? ({VERDICT_JS})() === v : ({VERDICT_JS})() !== ''",
+                           arg=verdict, timeout=60_000)
+    wait_idle(page, 60_000)
+
+
 def answer(page, step: L.Step) -> L.Reveal:
-    """Click the option the lab measures at the step's state; wait for the verdict."""
+    """Lock in the option the lab measures at the step's state; wait for the verdict."""
     rev = step.reveal()
     assert rev.answer >= 0, rev.text
-    assert page.get_by_text("Right.", exact=True).count() == 0   # nothing revealed yet
-    option = step.options[rev.answer]
-    page.locator('[data-testid="stRadio"] label').filter(has_text=option).first.click()
-    page.get_by_text("Right.", exact=True).wait_for(timeout=60_000)
-    wait_idle(page, 60_000)
+    assert page.evaluate(VERDICT_JS) == ""                 # nothing revealed yet
+    lock_in(page, step.options[rev.answer], "right")
     return rev
 
 
@@ -140,7 +163,8 @@ def test_walk_a_lesson_in_presentation_mode(app_server, chromium_path):
                 rev = answer(page, step)
                 box = chart_box(page, fitted=True if surface else None)
                 assert_above_fold(page, f"step {k}")
-                verdict = page.get_by_text("Right.", exact=True).bounding_box()
+                verdict = page.locator('[data-testid=stAlert]').filter(
+                    has_text="Right:").first.bounding_box()
                 assert verdict["y"] + verdict["height"] <= box["inner"]
                 # the numbers of the reveal are on the page
                 first = rev.text.split(";")[0].split(".")[0]

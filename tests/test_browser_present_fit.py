@@ -34,6 +34,7 @@ from __future__ import annotations
 import pytest
 import test_browser as tb
 from test_browser import exception_texts, wait_idle, wait_still
+from test_browser_lessons import lock_in
 
 from nplk_lab.model import lessons as L
 
@@ -173,9 +174,14 @@ def shot(page, name: str) -> None:
     page.screenshot(path=str(SHOTS / f"{name}.jpg"), type="jpeg", quality=55)
 
 
-def pick(page, option: str, verdict: str) -> None:
-    page.locator('[data-testid="stRadio"] label').filter(has_text=option).first.click()
-    page.get_by_text(verdict, exact=False).first.wait_for(timeout=60_000)
+
+
+def open_folds(page) -> None:
+    """Open every fold ("Draw by draw") of the page, as a teacher may."""
+    for summary in page.locator('[data-testid="stMain"] [data-testid="stExpander"] '
+                                'details:not([open]) > summary').all():
+        if summary.is_visible():
+            summary.click()
     wait_idle(page, 60_000)
 
 
@@ -196,20 +202,22 @@ def walk(app_server, chromium_path, number: int, scheme: str = "light",
                                       color_scheme=scheme)
             page = ctx.new_page()
             page.set_default_timeout(60_000)
-            page.goto(f"{app_server.url}/Lessons?lesson={number}&step={steps[0]}"
-                      "&present=1", wait_until="domcontentloaded")
-            for k in steps:
-                step = lesson.steps[k - 1]
-                wait_step(page, k, n)
-                rev = step.reveal()
-                assert rev is not None and rev.answer >= 0, (number, k)
-                wrong = next(i for i in range(len(step.options)) if i != rev.answer)
-                states = (("wrong", step.options[wrong], "Not quite"),
-                          ("right", step.options[rev.answer], "Right."))
-                for state, option, verdict in states:
-                    pick(page, option, verdict)
-                    if "\n- " in rev.text:   # a draw-by-draw list: collapsed, in view
+            # every step answered wrong, then (the lesson opened again, with no
+            # answers) every step answered right: an answer is locked in once
+            for state in ("wrong", "right"):
+                page.goto(f"{app_server.url}/Lessons?lesson={number}&step={steps[0]}"
+                          "&present=1", wait_until="domcontentloaded")
+                for k in steps:
+                    step = lesson.steps[k - 1]
+                    wait_step(page, k, n)
+                    rev = step.reveal()
+                    assert rev is not None and rev.answer >= 0, (number, k)
+                    wrong = next(i for i in range(len(step.options)) if i != rev.answer)
+                    option = step.options[wrong if state == "wrong" else rev.answer]
+                    lock_in(page, option, state)
+                    if rev.draws is not None:   # each draw's numbers: folded, in view
                         assert page.get_by_text("Draw by draw", exact=True).is_visible()
+                    open_folds(page)
                     for size in (SMALL, LARGE) if state == "wrong" else (LARGE, SMALL):
                         page.set_viewport_size({"width": size[0], "height": size[1]})
                         wait_drawn(page, step, size)
@@ -220,8 +228,8 @@ def walk(app_server, chromium_path, number: int, scheme: str = "light",
                             dark = "-dark" if scheme == "dark" else ""
                             shot(page, f"lesson{number}-step{k}-{state}-"
                                        f"{size[0]}x{size[1]}{dark}")
-                if k < steps[-1]:
-                    page.keyboard.press("ArrowRight")
+                    if k < steps[-1]:
+                        page.keyboard.press("ArrowRight")
             ctx.close()
         finally:
             browser.close()
@@ -256,7 +264,7 @@ def test_exit_does_not_cover_back_on_a_phone(app_server, chromium_path):
                 assert not overlap(named["exit"], named[other]), (other, named)
             # the words come first on a phone: Back and the question above the figure
             step = L.lesson(2).steps[1]
-            pick(page, step.options[step.reveal().answer], "Right.")
+            lock_in(page, step.options[step.reveal().answer], "right")
             page.wait_for_function(f"() => ({CHART_TOP_JS})() !== null")
             top = page.evaluate(CHART_TOP_JS)
             named = page.evaluate(MEASURE_JS)["named"]

@@ -22,7 +22,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 import test_browser as tb
 from test_browser import exception_texts, wait_idle
-from test_browser_lessons import answer, chart_box, new_page, wait_step
+from test_browser_lessons import answer, chart_box, lock_in, new_page, wait_step
 
 from nplk_lab.model import lessons as L
 from nplk_lab.model import teacher_lessons as T
@@ -174,9 +174,7 @@ def test_the_last_step_finishes_on_the_students_answers(app_server, browser):
     wait_step(page, n, n)
     finish = button(page, "lesson_next")
     assert finish.inner_text().splitlines()[0].strip() == "Finish ▶"
-    page.locator('[role="radiogroup"] label').filter(has_text=wrong).first.click()
-    page.get_by_text("Not quite", exact=False).first.wait_for(timeout=60_000)
-    wait_idle(page, 60_000)
+    lock_in(page, wrong, "wrong")
     finish.click()
     tb.wait_url(page, "step", n + 1, 60_000)
     page.get_by_text(f"{lesson.title} — the end", exact=True).wait_for()

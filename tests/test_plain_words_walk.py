@@ -264,7 +264,8 @@ def test_lesson_steps_have_no_paper_reference_or_unexplained_symbol(number):
             continue
         rev = step.reveal()
         pick = step.options[rev.answer if rev.answer >= 0 else 0]
-        at.radio(key=f"nplk-keep-answer-L{number}-{i}").set_value(pick).run()
+        at.radio(key=f"lesson_pick-L{number}-{i}").set_value(pick).run()
+        at.button(key="lesson_lock").click().run()
         assert at.success or at.error, "the answer was not revealed"
         for p in screen_problems(at).items():
             bad[f"step {i}, after: {p[0]}"] = p[1]

@@ -15,7 +15,9 @@ fits from :mod:`nplk_lab.model.lessons` (the same functions the pages use).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
+from importlib import resources
 from typing import Any
 
 import numpy as np
@@ -23,6 +25,7 @@ import streamlit as st
 
 import nplk_lab.figures as fg
 import nplk_lab.model as lab
+from nplk_lab.model import lesson_answers as A
 from nplk_lab.model import lessons as L
 from nplk_lab.model import teacher_lessons as T
 from nplk_lab.model.presets import PAGE_PATHS
@@ -35,26 +38,16 @@ from .sharing import cached
 from .state import params, safe_text, show_messages
 
 _FIG_KEY = "lesson_figure"
-# An answer picked with the mouse leaves its radio focused, and the arrow keys would then
-# move the answer instead of the step: ← and → pressed there go to Back and Next.
-_KEYS_JS = """
-<script>
-if (!window.__nplkLessonKeys) {
-  window.__nplkLessonKeys = true;
-  document.addEventListener('keydown', (e) => {
-    const key = { ArrowLeft: 'lesson_back', ArrowRight: 'lesson_next' }[e.key];
-    const t = e.target;
-    if (!key || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey || !t || !t.closest ||
-        !t.closest('[class*="st-key-nplk-keep-q"]')) return;
-    e.preventDefault();
-    e.stopPropagation();
-    t.blur();
-    const b = document.querySelector('.st-key-' + key + ' button');
-    if (b && !b.disabled) b.click();
-  }, true);
-}
-</script>
-"""
+_LOCK = "lesson_lock"
+_NO_PICK = "lab_lesson_no_pick"   # the step where "Lock in" was pressed with no option
+
+
+@functools.lru_cache(maxsize=None)
+def _browser_file(name: str) -> str:
+    """A browser file beside this module (package data), read by name."""
+    return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+
+
 _HEIGHT = 600
 _HEIGHT_PRESENT = 760
 
@@ -188,7 +181,36 @@ def _pick_lesson() -> None:
     P = params()
     P["lesson"] = int(st.session_state["lesson_pick"])
     P["step"] = 1
-    P["my_lesson"] = ""
+    P["my_lesson"], P["answers"] = "", ""
+
+
+def _options(steps: Sequence[L.Step]) -> list[tuple[str, ...]]:
+    """Each step's options (none for a step without a question)."""
+    return [tuple(s.options) if s.question else () for s in steps]
+
+
+def _answers(steps: Sequence[L.Step]) -> list[int | None]:
+    """The options locked in at each step of the lesson shown (the link's ``answers``);
+    what names no option is dropped, with a note, and the link made whole again."""
+    P = params()
+    got, notes = A.read_answers(P.get("answers") or "", _options(steps))
+    if notes:
+        show_messages([lab.Message("warning", n) for n in notes])
+        P["answers"] = A.answers_text(got)
+    return got
+
+
+def _lock(steps: Sequence[L.Step], index: int, pick_key: str) -> None:
+    """"Lock in": the option chosen at step ``index`` (0-based) becomes the answer."""
+    step = steps[index]
+    pick = st.session_state.get(pick_key)
+    if pick not in step.options:
+        st.session_state[_NO_PICK] = index
+        return
+    P = params()
+    P["answers"] = A.lock_answer(P.get("answers") or "", _options(steps), index,
+                                 step.options.index(pick))
+    st.session_state.pop(_NO_PICK, None)
 
 
 def lessons_page() -> None:
@@ -223,11 +245,11 @@ def lessons_page() -> None:
     P["step"] = k
     teacher = lesson_id == "mine"
     if k > n:
-        _end_of_lesson(lesson_id, title, steps, present, teacher)
+        _end_of_lesson(title, steps, _answers(steps), present, teacher)
         return
     step = steps[k - 1]
-
-    answer_key = f"{KEEP}-answer-{lesson_id}-{k}"
+    answers = _answers(steps)
+    ask = (klass, steps, answers, lesson_id, k, present)
     if present:
         # For a projector, nothing below the fold: the figure takes the window's height
         # on the left, the words go on the right (a matrix step's panels need the wider
@@ -238,7 +260,7 @@ def lessons_page() -> None:
         with text_col:
             _nav(title, k, n, present)
             _sentence(step, teacher)
-            revealed = _ask(klass, step, answer_key, present, k)
+            revealed = _ask(*ask)
         with fig_col:
             _figure(step, revealed, present, lesson_id, k)
         return
@@ -246,7 +268,7 @@ def lessons_page() -> None:
     _sentence(step, teacher)
     left, right = st.columns([1.55, 1], gap="large")
     with right:
-        revealed = _ask(klass, step, answer_key, present, k)
+        revealed = _ask(*ask)
         st.page_link(L.step_file(step), label="Try it yourself", icon=":material/science:",
                      query_params=L.step_query(step),
                      help="Opens the lab page in this step's state, with every control.")
@@ -281,27 +303,27 @@ def _nav(title: str, k: int, n: int, present: bool) -> None:
             f"**{safe_text(f'{title} — ' + (f'step {k} of {n}' if k <= n else 'the end'), 200)}**")
 
 
-def _end_of_lesson(lesson_id: str, title: str, steps: Sequence[L.Step], present: bool,
-                   teacher: bool) -> None:
+def _end_of_lesson(title: str, steps: Sequence[L.Step], answers: Sequence[int | None],
+                   present: bool, teacher: bool) -> None:
     """The screen after the last step: each question, the student's answer and the
     measured one (only for questions answered: the others keep their answer hidden, so
     the student can still go back and predict), the count right, and the next lesson."""
     n = len(steps)
     _nav(title, n + 1, n, present)
     rows, right, answered = [], 0, 0
-    for i, step in enumerate(steps, 1):
+    for i, (step, got) in enumerate(zip(steps, answers, strict=True), 1):
         if not step.question:
             continue
-        pick = st.session_state.get(f"{KEEP}-answer-{lesson_id}-{i}")
-        if pick is None or pick not in step.options:
+        if got is None:
             rows.append((i, step.question, "(not answered)", "(answer to see it)", ""))
             continue
         rev = class_session.reveal_of(step)
         measured = step.options[rev.answer] if rev.answer >= 0 else "none of the options"
-        ok = rev.answer >= 0 and step.options.index(pick) == rev.answer
+        ok = rev.answer >= 0 and got == rev.answer
         answered += 1
         right += ok
-        rows.append((i, step.question, pick, measured, "right" if ok else "not quite"))
+        rows.append((i, step.question, step.options[got], measured,
+                     "right" if ok else "not quite"))
     with st.container(key=f"{KEEP}-end"):
         st.markdown("**The end of the lesson**")
         if rows and not answered:
@@ -322,9 +344,9 @@ def _end_of_lesson(lesson_id: str, title: str, steps: Sequence[L.Step], present:
                         help="Open the next lesson at its first step.")
         elif not teacher:
             c[0].caption("That was the last lesson.")
-        c[1].button("Start this lesson again", key="lesson_again", on_click=_go,
-                    args=(-n, n + 1), icon=":material/replay:",
-                    help="Back to the first step (your answers stay until you change them).")
+        c[1].button("Start this lesson again", key="lesson_again", on_click=_again,
+                    icon=":material/replay:",
+                    help="Back to the first step, with your answers cleared.")
         # the table last: the next lesson's button stays on a 720 px screen
         if rows:
             st.dataframe(
@@ -338,7 +360,12 @@ def _end_of_lesson(lesson_id: str, title: str, steps: Sequence[L.Step], present:
 
 def _start_lesson(number: int) -> None:
     P = params()
-    P["lesson"], P["step"], P["my_lesson"] = int(number), 1, ""
+    P["lesson"], P["step"], P["my_lesson"], P["answers"] = int(number), 1, "", ""
+
+
+def _again() -> None:
+    P = params()
+    P["step"], P["answers"] = 1, ""
 
 
 def _sentence(step: L.Step, teacher: bool) -> None:
@@ -348,41 +375,61 @@ def _sentence(step: L.Step, teacher: bool) -> None:
         st.markdown(step.sentence)        # the lab's own text
 
 
-def _ask(klass: class_session.Klass | None, step: L.Step, answer_key: str, present: bool,
-         k: int) -> bool:
+def _ask(klass: class_session.Klass | None, steps: Sequence[L.Step],
+         answers: Sequence[int | None], lesson_id: str, k: int, present: bool) -> bool:
     """The question alone (:func:`_question`) or in a class (its store, the teacher's
     count and reveal: :mod:`.class_session`)."""
+    step = steps[k - 1]
     if klass is not None and step.question:
         return class_session.question(klass, step, k - 1)
-    return _question(step, answer_key, present)
+    return _question(steps, answers, lesson_id, k, present)
 
 
-def _question(step: L.Step, answer_key: str, present: bool) -> bool:
-    """The step's question and, once answered, the verdict and the measured numbers;
-    True when the figure may show its answer (answered, or no question). In
-    presentation mode a draw-by-draw list goes in a collapsed "Draw by draw" (the
-    count over the draws, said first, stays in view)."""
+def _question(steps: Sequence[L.Step], answers: Sequence[int | None], lesson_id: str,
+              k: int, present: bool) -> bool:
+    """Step ``k``'s question: its options and "Lock in" until an answer is locked in
+    (choosing an option reveals nothing: the arrow keys move between them), then the
+    answer, the verdict and the measured numbers. True when the figure may show its
+    answer (answered, or no question). In presentation mode a draw-by-draw list goes
+    in a collapsed "Draw by draw" (the count over the draws, said first, stays in
+    view)."""
+    step = steps[k - 1]
     if not step.question:
         return True
-    st.html(_KEYS_JS, unsafe_allow_javascript=True)
+    st.html(f"<script>{_browser_file('lessons.js')}</script>",
+            unsafe_allow_javascript=True)
+    chosen = answers[k - 1]
     with st.container(key=f"{KEEP}-question"):
         st.markdown(f"**{step.question}**")
-        pick = st.radio("Your answer", step.options, index=None, key=answer_key,
-                        label_visibility="collapsed",
-                        help="Pick what you predict; the lab then measures it.")
-    if pick is None:
-        st.caption("Pick an answer: the figure and the numbers then show what "
-                   "the lab measures here.")
+        if chosen is None:
+            pick_key = f"lesson_pick-{lesson_id}-{k}"
+            st.radio("Your answer", step.options, index=None, key=pick_key,
+                     label_visibility="collapsed",
+                     help="Choose what you predict, then lock it in: the lab then measures "
+                          "it. The up and down arrow keys move between the options.")
+            st.button("Lock in", key=_LOCK, type="primary", on_click=_lock,
+                      args=(tuple(steps), k - 1, pick_key), icon=":material/lock:",
+                      help="Lock in your prediction (Enter): the figure and the numbers "
+                           "then show what the lab measures here. A prediction is made "
+                           "once.")
+    if chosen is None:
+        if st.session_state.get(_NO_PICK) == k - 1:
+            st.caption("Choose an option first, then lock it in.")
+        else:
+            st.caption("Choose an option and lock it in: the figure and the numbers then "
+                       "show what the lab measures here.")
         return False
     rev = class_session.reveal_of(step)
-    chosen = step.options.index(pick)
+    mine = step.options[chosen]
     with st.container(key=f"{KEEP}-reveal"):
         if rev.answer < 0:
-            st.warning("The numbers here fit none of the options exactly.")
+            st.warning(f"You predicted “{mine}”. The numbers here fit none of the "
+                       "options exactly.")
         elif chosen == rev.answer:
-            st.success("Right.")
+            st.success(f"Right: “{mine}”.")
         else:
-            st.error(f"Not quite: the numbers say “{step.options[rev.answer]}”.")
+            st.error(f"Not quite: you predicted “{mine}”; the numbers say "
+                     f"“{step.options[rev.answer]}”.")
         if not present:
             st.markdown(rev.text)
             return True
@@ -474,5 +521,5 @@ def _teacher_builder() -> None:
                     wrap_lines=True)
             if st.button("Open it here", key="my_open"):
                 P = params()
-                P["my_lesson"], P["step"] = token, 1
+                P["my_lesson"], P["step"], P["answers"] = token, 1, ""
                 st.rerun()
