@@ -3,7 +3,8 @@
 A teacher on the Classification page (KNPL, 60 points) opens "Present · add to a
 lesson" in the sidebar, types a sentence, picks the question "does KNPL score higher
 than the plain SVM", adds the view, follows "Make the lesson link" to the Lessons page
-and makes the link. A student opens that link in a browser of their own (a new context:
+and makes the link; a refresh and the address typed again keep the step collected. A
+student opens that link in a browser of their own (a new context:
 no session shared with the teacher): the question's options are shown and the fitted
 surface is not drawn before an answer; the option the lab measures (computed here from
 the link) gets "Right." and the surface. Then lesson 1's last step is answered wrong
@@ -122,6 +123,13 @@ def test_a_teachers_question_is_asked_in_the_students_browser(app_server, browse
     listed = page.get_by_text("asks: " + wording, exact=False)
     listed.wait_for(timeout=60_000)
     assert SENTENCE in listed.inner_text()
+    # a refresh, and the address typed again (a new session each), keep the step: the
+    # browser keeps it
+    for again in (page.reload, lambda **kw: page.goto(f"{app_server.url}/Lessons", **kw)):
+        again(wait_until="domcontentloaded")
+        page.get_by_text("Make your own lesson (1 step so far)", exact=True).wait_for(
+            timeout=LOAD_MS)
+        page.get_by_text("asks: " + wording, exact=False).wait_for(timeout=60_000)
     wait_idle(page, 60_000)
     button(page, "my_make").click()
     code = page.locator('[data-testid="stExpander"] [data-testid="stCode"] code')

@@ -11,7 +11,8 @@ drop the modebar; the fitting script here redraws them when the window or the mo
 changes. Off, it adds to the sidebar a "Present"
 button that gives the page's presentation link as copyable plain text, and, on the
 pages a lesson can show, "Add this view to my lesson" (a sentence and the page's state,
-collected in the session and turned into one link on the Lessons page).
+collected in the session, kept in the browser's storage so a refresh or a typed address
+loses none, and turned into one link on the Lessons page).
 
 Controls that must stay visible while presenting (a lesson's question and its Back /
 Next buttons) sit in containers whose key starts with :data:`KEEP`.
@@ -28,6 +29,7 @@ import nplk_lab.model as lab
 from nplk_lab.model import lessons as lessons_model
 from nplk_lab.model import teacher_lessons as teacher
 
+from .components.kept import keep
 from .state import params, safe_text
 
 #: key prefix of containers whose widgets stay visible in presentation mode
@@ -189,7 +191,39 @@ def presentation(page: str) -> bool:
                       args=(True,))
         if page in lessons_model.STEP_PAGES:
             _collector(page, P)
+    _keep_collected()
     return False
+
+
+_HAD_STEPS = "lab_my_steps_had"   # this session has collected a step (so none = removed)
+
+
+def _keep_collected() -> None:
+    """The steps a teacher collected, kept in this browser's storage (a refresh, a
+    typed address or a closed tab loses no step) and brought back into a new session
+    that has none."""
+    ss = st.session_state
+    steps = ss.get(COLLECTED) or []
+    text = None
+    if steps:
+        ss[_HAD_STEPS] = True
+        try:
+            text = teacher.encode_teacher_lesson(steps)
+        except ValueError:   # not a lesson (yet): keep what the browser has
+            text = None
+    elif ss.get(_HAD_STEPS):
+        text = ""
+    with st.sidebar:
+        keep("my-lesson", text, key="lab_my_kept", on_restore=_restore_collected)
+
+
+def _restore_collected(token: str) -> None:
+    ss = st.session_state
+    if ss.get(COLLECTED):
+        return
+    steps, _ = teacher.decode_teacher_lesson(token)
+    if steps:   # a damaged text is dropped: the next step collected replaces it
+        ss[COLLECTED] = list(steps)
 
 
 def _set_present(on: bool) -> None:
