@@ -209,3 +209,31 @@ def test_walk_a_lesson_in_presentation_mode(app_server, chromium_path):
                 ctx.close()
         finally:
             browser.close()
+
+
+def test_two_clicks_from_home_present_lesson_1(app_server, chromium_path):
+    """Home, one click on "Lessons" in the sidebar, one on "Present": lesson 1's first
+    step in presentation mode, its address with no empty parameter."""
+    from urllib.parse import parse_qs, urlparse
+
+    with tb.open_browser(chromium_path) as browser:
+        ctx, page = new_page(browser, SIZES[0])
+        page.goto(app_server.url, wait_until="domcontentloaded")
+        link = page.locator('[data-testid="stSidebar"] a').filter(has_text="Lessons").first
+        link.wait_for(timeout=tb.FIRST_CHART_TIMEOUT_MS)
+        link.click()                                                  # click 1
+        present = page.locator(".st-key-lesson_present").get_by_role("button")
+        present.wait_for(timeout=tb.FIRST_CHART_TIMEOUT_MS)
+        wait_idle(page, 60_000)
+        top = present.bounding_box()
+        assert top["y"] + top["height"] <= SIZES[0][1], top           # above the fold
+        present.click()                                               # click 2
+        page.get_by_role("button", name="Exit presentation").wait_for(timeout=60_000)
+        wait_step(page, 1, len(L.lesson(1).steps))
+        assert L.lesson(1).title in heading(page)
+        assert page.evaluate(VISIBLE_CONTROLS_JS) == {"controls": 0, "sidebar": False}
+        q = parse_qs(urlparse(page.url).query, keep_blank_values=True)
+        assert q.get("present") == ["1"] and q.get("lesson", ["1"]) == ["1"], page.url
+        assert all(v != [""] for v in q.values()), page.url
+        assert exception_texts(page) == []
+        ctx.close()

@@ -33,7 +33,7 @@ from nplk_lab.model.presets import PAGE_PATHS
 from . import class_session
 from .charts import chart
 from .lesson_download import download_lesson_button
-from .present_mode import COLLECTED, KEEP, base_url, present_url, presenting
+from .present_mode import COLLECTED, KEEP, base_url, present_url, presenting, set_present
 from .sharing import cached
 from .state import params, safe_text, show_messages
 
@@ -237,8 +237,9 @@ def lessons_page() -> None:
         lesson_id, title, steps = (f"L{P['lesson']}", L.lesson(int(P["lesson"])).title,
                                    L.lesson(int(P["lesson"])).steps)
         P["my_lesson"] = ""
-    if not present and klass is None:        # a class keeps the lesson it started with
-        _lesson_choice(lesson_id)
+    if not present and not student:
+        # a class keeps the lesson it started with: no choice there
+        _lesson_choice(lesson_id, choose=klass is None)
     n = len(steps)
     # step n + 1 is the end of the lesson: the student's answers and what comes next
     k = int(min(max(int(P["step"]), 1), n + 1))
@@ -278,7 +279,7 @@ def lessons_page() -> None:
         class_session.start_or_join(lesson_id)
     if student:
         return
-    _present_button()
+    st.divider()
     download_lesson_button(lesson_id, title, steps, step_figure, token=P["my_lesson"] or "",
                            summary="" if teacher else L.lesson(int(P["lesson"])).summary)
 
@@ -457,29 +458,32 @@ def _figure(step: L.Step, revealed: bool, present: bool, lesson_id: str, k: int)
         chart(fig, _FIG_KEY, f"nplk-lesson-{lesson_id}-{k}")
 
 
-def _lesson_choice(current: str) -> None:
+def _lesson_choice(current: str, choose: bool = True) -> None:
+    """The lesson to show (``choose``: not in a class, which keeps its lesson) and,
+    beside it, "Present": presentation mode at this step, one click (with the link
+    for another computer in the popover beside it)."""
     numbers = [les.number for les in L.LESSONS]
     P = params()
-    st.session_state["lesson_pick"] = int(P["lesson"])
-    st.selectbox("Lesson", numbers, key="lesson_pick", on_change=_pick_lesson,
-                 format_func=lambda i: f"{i}. {L.lesson(i).title}",
-                 help="A guided walk through the lab, one question per step.")
+    c = st.columns([5, 1.2, 1.2], vertical_alignment="bottom")
+    if choose:
+        st.session_state["lesson_pick"] = int(P["lesson"])
+        c[0].selectbox("Lesson", numbers, key="lesson_pick", on_change=_pick_lesson,
+                       format_func=lambda i: f"{i}. {L.lesson(i).title}",
+                       help="A guided walk through the lab, one question per step.")
+    c[1].button("Present", key="lesson_present", icon=":material/slideshow:",
+                type="primary", width="stretch", on_click=set_present, args=(True,),
+                help="This lesson for a projector, from this step: no controls, the "
+                     "figure and the words large; ← and → step through.")
+    with c[2].popover("Link", icon=":material/link:", width="stretch",
+                      help="The presentation link, to open on the projector's computer."):
+        st.caption("Presentation link (copy it, or open it on the projector): no "
+                   "controls, large figure and text; ← and → step through the lesson.")
+        st.code(present_url("lessons", P), language=None, wrap_lines=True)
     if current == "mine":
         st.caption("Showing a teacher's lesson from the link; pick a built-in lesson to "
                    "leave it.")
-    else:
+    elif choose:
         st.caption(L.lesson(int(P["lesson"])).summary)
-
-
-def _present_button() -> None:
-    st.divider()
-    if st.button("Present", key="lesson_present", icon=":material/slideshow:",
-                 help="The link to this lesson step in presentation mode."):
-        st.session_state["lab_present_link"] = "lessons"
-    if st.session_state.get("lab_present_link") == "lessons":
-        st.caption("Presentation link (copy it, or open it on the projector): no controls, "
-                   "large figure and text; ← and → step through the lesson.")
-        st.code(present_url("lessons", params()), language=None, wrap_lines=True)
 
 
 def _teacher_builder() -> None:

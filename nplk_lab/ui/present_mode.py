@@ -176,7 +176,7 @@ def presentation(page: str) -> bool:
         st.html(_CSS)
         st.html(_FIT_JS, unsafe_allow_javascript=True)
         with st.container(key=f"{KEEP}-exit"):
-            st.button("Exit presentation", key="present_exit", on_click=_set_present,
+            st.button("Exit presentation", key="present_exit", on_click=set_present,
                       args=(False,), help="Show the controls and the sidebar again.")
         return True
     with st.sidebar.expander("Present · add to a lesson", expanded=False):
@@ -187,7 +187,7 @@ def presentation(page: str) -> bool:
         if st.session_state.get("lab_present_link") == page:
             st.caption("Presentation link (copy it, or open it on the projector):")
             st.code(present_url(page, P), language=None, wrap_lines=True)
-            st.button("Present here", key="present_here", on_click=_set_present,
+            st.button("Present here", key="present_here", on_click=set_present,
                       args=(True,))
         if page in lessons_model.STEP_PAGES:
             _collector(page, P)
@@ -226,7 +226,8 @@ def _restore_collected(token: str) -> None:
         ss[COLLECTED] = list(steps)
 
 
-def _set_present(on: bool) -> None:
+def set_present(on: bool) -> None:
+    """Presentation mode on or off (a button's callback)."""
     params()["present"] = bool(on)
     st.session_state.pop("lab_present_link", None)
     # Home and Paper results do not rewrite their URL: a present=1 left there would be
