@@ -261,7 +261,7 @@ def test_switches_beside_the_figure_act_in_the_run_that_changed_them():
 def test_home_picture_draws_the_nn_boundary_beside_dank_and_the_svm():
     at = open_page("app.py")
     names = _trace_names(at)
-    assert {"1-nearest neighbour boundary", "f(x) = 0"} <= names
+    assert {"1-nearest neighbour boundary", "decision boundary"} <= names
     assert any("labels like 1-nearest neighbour" in c.value for c in at.caption)
 
 

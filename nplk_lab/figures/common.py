@@ -38,6 +38,11 @@ DIVERGING: list[list[Any]] = [[0.0, "#2166AC"], [0.2, "#4393C3"], [0.4, "#D1E5F0
 SEQUENTIAL = "Viridis"
 BASELINE_COLOR = "#009E73"
 SURFACE_BANDS = 20  # colour bands of the decision surface (a filled contour's levels)
+#: plain names of a classifier's decision function on its surface: its 0 level, its
+#: ±1 levels and the colour bar of its values (no "f(x)" on a student's screen)
+BOUNDARY_NAME = "decision boundary"
+MARGIN_NAME = "margin (±1)"
+DECISION_VALUE = "decision<br>value"
 MUST_LINK_COLOR = "#009E73"
 CANNOT_LINK_COLOR = "#D55E00"
 
@@ -129,6 +134,13 @@ def _layout(title: str = "", height: int = 480, *, top: int | None = None,
                             font=dict(size=17, color=TEXT_COLOR))
     lay.update(kw)
     return lay
+
+
+def bar_title(text: str, side: str = "top") -> str:
+    """A colour bar's title with an empty line between it and the bar: Plotly sets the
+    title right against the bar's end, where half of the end tick's label stands, so
+    the two touched ("decision value" on "+2.68"; "K, F × K" on "1")."""
+    return f"{text}<br>&nbsp;" if side == "top" else f"&nbsp;<br>{text}"
 
 
 def _axis(title: str = "", **kw: Any) -> dict[str, Any]:

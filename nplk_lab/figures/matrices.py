@@ -8,6 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .common import DIVERGING, SEQUENTIAL, TEXT_COLOR, TICK_COLOR, _figure, _layout, _suffix, f32
+from .common import bar_title as spaced
 
 # ---------------------------------------------------------------------------
 # matrices
@@ -145,8 +146,8 @@ def matrix_heatmap(M: np.ndarray, y: np.ndarray | None = None, *, name: str = "F
     drawn = _ordered(M, order, max_side)
     if center is not None:
         lo, hi = symmetric_limits(drawn[0], center)
-        bar = dict(thickness=12, title=dict(text=f"{name}<br>{center:g} ± {_pm(hi - center)}",
-                                            side="top"))
+        bar = dict(thickness=12, title=dict(
+            text=spaced(f"{name}<br>{center:g} ± {_pm(hi - center)}"), side="top"))
         tr, starts = _heatmap(M, order, name=name, colorscale=DIVERGING, zmid=center,
                               zmin=lo, zmax=hi, colorbar=bar, drawn=drawn)
     else:
@@ -248,7 +249,8 @@ def matrix_triptych(K: np.ndarray, F: np.ndarray, y: np.ndarray | None = None, *
                    xanchor="left",
                    x=right + 0.02 + slot * b, outlinewidth=0,
                    tickfont=dict(size=12, color=TICK_COLOR),
-                   title=dict(text=bar_title, side="bottom" if b % 2 else "top",
+                   title=dict(text=spaced(bar_title, "bottom" if b % 2 else "top"),
+                              side="bottom" if b % 2 else "top",
                               font=dict(size=13, color=TEXT_COLOR)))
         M = d[0]
         tr, starts = _heatmap(M, order, name=nm, colorscale=cs, zmid=mid, zmin=zmin,
@@ -309,8 +311,8 @@ def _triptych_grid(panels: list, y: np.ndarray | None, order: np.ndarray, side: 
                        tickfont=dict(size=12, color=TICK_COLOR),
                        # the left bar's title on one line per matrix: it stands in
                        # the gap between the columns
-                       title=dict(text=bar_title.replace(", ", ",<br>") if c == 0
-                                  else bar_title, side="top",
+                       title=dict(text=spaced(bar_title.replace(", ", ",<br>") if c == 0
+                                              else bar_title), side="top",
                                   font=dict(size=13, color=TEXT_COLOR)))
             tr, starts = _heatmap(d[0], order, name=nm, colorscale=cs, zmid=mid,
                                   zmin=zmin, zmax=zmax, colorbar=bar, axes=a, drawn=d)

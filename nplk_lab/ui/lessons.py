@@ -49,7 +49,11 @@ def _browser_file(name: str) -> str:
 
 
 _HEIGHT = 600
-_HEIGHT_PRESENT = 760
+#: presentation mode's figure and words columns, by figure: a plot drawn to scale (the
+#: surface, the clusters) with its legend and colour bar on its right needs about 1.85
+#: times the words' width at 16:9; a matrix step's panels more (its words are short)
+_PRESENT_COLUMNS = {"surface": [1.85, 1], "constraints": [1.85, 1], "kmeans": [1.85, 1],
+                    "matrix": [2.2, 1]}
 
 
 # ---------------------------------------------------------------------------
@@ -61,13 +65,15 @@ def _dank_rule(method: str) -> str | None:
 
 
 def step_figure(step: L.Step, revealed: bool, height: int = _HEIGHT, *,
-                matrix_grid: bool = True, present: bool = False) -> Any:
+                matrix_grid: bool = True, projector: bool = False) -> Any:
     """The step's figure: the fitted view once ``revealed``; before, the data alone
     (surface, curve, clusters) or None (a matrix or bandwidths view is the answer).
     ``matrix_grid``: a matrix view's panels in two columns. A lesson's figure has
     half the page's width at most (and a phone's in a class): a row of four heatmaps
-    there was about 80 px each, with colour-bar titles running into each other.
-    ``present``: the grid's colour bar gets a projector's room, not a narrow page's."""
+    there was about 80 px each, with colour-bar titles running into each other. In
+    presentation mode the browser sizes the text and the legend for the projector
+    (``components/projector.js``); ``projector``: the grid's colour bars get a
+    projector's share of the width, not a narrow page's."""
     p = step.params
     method = step.method
     if not revealed and step.figure in ("matrix", "bandwidth"):
@@ -133,7 +139,7 @@ def step_figure(step: L.Step, revealed: bool, height: int = _HEIGHT, *,
             return fg.matrix_triptych(res.kernel, res.matrix, data.y_train,
                                       name=res.matrix_name, product=method != "onk",
                                       difference=True, height=height, grid=matrix_grid,
-                                      bar_room=0.11 if present else 0.17)
+                                      bar_room=0.11 if projector else 0.17)
         # one colour scale, 0 to 1, for a Gaussian kernel at any σ: the steps that
         # compare K at two σ show it on the same scale
         return fg.matrix_heatmap(res.kernel, data.y_train, name="K", center=None,
@@ -148,7 +154,7 @@ def step_figure(step: L.Step, revealed: bool, height: int = _HEIGHT, *,
     return fg.decision_surface(
         grid.xs, grid.ys, Z, data.X_train, data.y_train, data.X_test, data.y_test,
         support=res.support_points, baseline=base,
-        baseline_name=f"plain SVM boundary (σ = {p['sigma']:g}, C = {p['C']:g})",
+        baseline_name="plain SVM's boundary",
         train_score=res.train_score, test_score=res.test_score,
         title=f"{label} (σ = {p['sigma']:g}, C = {p['C']:g})", height=height)
 
@@ -256,8 +262,8 @@ def lessons_page() -> None:
         # on the left, the words go on the right (a matrix step's panels need the wider
         # share; its words are short)
         with st.container(key="nplk-lesson-cols"):
-            fig_col, text_col = st.columns([2.2, 1] if step.figure == "matrix"
-                                           else [1.6, 1], gap="small")
+            fig_col, text_col = st.columns(_PRESENT_COLUMNS.get(step.figure, [1.6, 1]),
+                                           gap="small")
         with text_col:
             _nav(title, k, n, present)
             _sentence(step, teacher)
@@ -289,7 +295,8 @@ def _nav(title: str, k: int, n: int, present: bool) -> None:
     mode, where the heading goes on its own line (the pinned "Exit presentation" button
     takes the row's right end)."""
     with st.container(key=f"{KEEP}-nav"):
-        c = st.columns([1, 1, 1.15] if present else [1.1, 1.1, 6],
+        # (the third column leaves the pinned "Exit presentation" its room)
+        c = st.columns([1, 1, 1.6] if present else [1.1, 1.1, 6],
                        vertical_alignment="center")
         c[0].button("◀ Back", key="lesson_back", on_click=_go, args=(-1, n),
                     disabled=k <= 1, shortcut="ArrowLeft", width="stretch",
@@ -444,11 +451,14 @@ def _question(steps: Sequence[L.Step], answers: Sequence[int | None], lesson_id:
 
 
 def _figure(step: L.Step, revealed: bool, present: bool, lesson_id: str, k: int) -> None:
-    height = _HEIGHT_PRESENT if present else _HEIGHT
+    """The step's figure, made once for every session (presentation mode's browser sizes
+    its text and legend for the projector; a matrix grid's colour bars get a projector's
+    share of the width)."""
+    grid = present and step.figure == "matrix"
     try:
-        key = ("lesson-fig",) + class_session.step_key(step) + (revealed, height, present)
+        key = ("lesson-fig",) + class_session.step_key(step) + (revealed, _HEIGHT, grid)
         fig = cached("figs", key,
-                     lambda: step_figure(step, revealed, height, present=present))
+                     lambda: step_figure(step, revealed, _HEIGHT, projector=grid))
     except ValueError as exc:
         fig = None
         st.error(safe_text(f"This step's figure could not be made: {exc}"))

@@ -32,6 +32,7 @@ import json
 import os
 import threading
 from collections.abc import Callable
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,12 @@ import streamlit as st
 import streamlit.components.v1 as components_v1
 
 from .titles import TITLE_FIT_JS
+
+
+def _browser_file(name: str) -> str:
+    """A browser file beside this module (package data), read by name."""
+    return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+
 
 # Runs in the app page (no iframe) on every rerun that renders the element; the
 # element -- and so ``root`` with the plot in it -- survives reruns while its key
@@ -166,45 +173,7 @@ const themed = (layout, data) => {
   });
   return [L, D];
 };
-// Presentation mode (the page shows its pinned "Exit presentation" button): chart text
-// grows with the window for a projector. Every font of the figure (ticks, legend, colour
-// bars, annotations, titles, trace text) is at least `floor` px: 14 at 1280×720, 18 at
-// 1920×1080 (linear in the smaller of the two ratios, 14-24 px), and the modebar is
-// off (on hover it covered the titles; a projected chart is not zoomed). Off: 0.
-const presentFloor = () => {
-  if (!document.querySelector('[class*="st-key-nplk-keep-exit"]')) return 0;
-  const s = Math.min(innerWidth / 1280, innerHeight / 720);
-  return Math.round(Math.min(24, Math.max(14, 14 + 8 * (s - 1))));
-};
-const FONT_KEY = /font$/i;
-const floored = (value, floor, depth) => {
-  if (depth > 6 || !value || typeof value !== 'object') return value;
-  if (Array.isArray(value)) {   // annotations, shapes; not the data arrays
-    return value.length && value.length < 400 && typeof value[0] === 'object'
-      ? value.map((v) => floored(v, floor, depth + 1)) : value;
-  }
-  if (ArrayBuffer.isView(value) || typeof value.bdata === 'string') return value;
-  const out = Object.assign({}, value);
-  for (const k of Object.keys(out)) {
-    const v = out[k];
-    if (FONT_KEY.test(k) && v && typeof v === 'object' && !Array.isArray(v)) {
-      const f = out[k] = Object.assign({}, v);
-      if (Array.isArray(f.size)) f.size = f.size.map((x) => Math.max(+x || 0, floor));
-      else if (f.size !== undefined) f.size = Math.max(+f.size || 0, floor);
-    } else if (v && typeof v === 'object') {
-      out[k] = floored(v, floor, depth + 1);
-    }
-  }
-  return out;
-};
-const presented = (layout, data, floor) => {
-  if (!floor) return [layout, data];
-  const L = floored(layout, floor, 0);
-  L.font = Object.assign({}, L.font || {});
-  L.font.size = Math.max(+L.font.size || 12, floor);
-  return [L, (data || []).map((t) => floored(t, floor, 0))];
-};
-window.__nplkPresentFloor = presentFloor;   // the presentation script redraws on a change
+""" + _browser_file("projector.js") + r"""
 // a change of the browser's colour scheme redraws every chart in the new colours
 const onSchemeChange = (fn) => {
   const hooks = (window.__nplkThemeHooks = window.__nplkThemeHooks || new Set());
@@ -338,14 +307,16 @@ export default function (component) {
       ? JSON.parse(data.config) : (data.config || {}));
     const draw = () => {
       const floor = presentFloor();
-      const [L0, D0] = presented(layout, fig.data || [], floor);
+      const [L0, D0] = presented(layout, fig.data || [], floor, presentBox(root));
+      root.__nplkBox = floor ? window.__nplkPresentBox(root) : '';
       const [L, D] = themed(L0, D0);
       root.dataset.theme = isDark() ? 'dark' : 'light';
       root.__nplkFloor = floor;
       if (floor) root.dataset.fontFloor = String(floor);
       else delete root.dataset.fontFloor;
       return reactFitted(Plotly, root, D, L,
-                         floor ? Object.assign({}, config, { displayModeBar: false }) : config);
+                         floor || presenting()
+                           ? Object.assign({}, config, { displayModeBar: false }) : config);
     };
     root.__nplkRedraw = draw;
     if (!root.__nplkThemed) {
