@@ -72,6 +72,7 @@ from .common import (  # noqa: F401
     f32,
     figure_json,
     figure_nbytes,
+    for_people,
     plot_config,
 )
 from .convergence import (  # noqa: F401
@@ -165,6 +166,7 @@ __all__ = [
     "influence_figure",
     "linked_matrix",
     "figure_json",
+    "for_people",
     "figure_nbytes",
     "level_lines",
     "lines_figure",

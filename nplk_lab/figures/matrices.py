@@ -7,7 +7,17 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
-from .common import DIVERGING, SEQUENTIAL, TEXT_COLOR, TICK_COLOR, _figure, _layout, _suffix, f32
+from .common import (
+    DIVERGING,
+    SEQUENTIAL,
+    TEXT_COLOR,
+    TICK_COLOR,
+    _figure,
+    _layout,
+    _suffix,
+    f32,
+    for_people,
+)
 from .common import bar_title as spaced
 
 # ---------------------------------------------------------------------------
@@ -77,8 +87,9 @@ def _heatmap(M: np.ndarray, order: np.ndarray, *, name: str, colorscale: Any,
         hover = (f"rows %{{y}}, columns %{{x}} (in class order)<br>mean of {name} over "
                  f"the block = %{{z:.4g}}<extra></extra>")
     tr = dict(type="heatmap", z=f32(P), x=labels, y=labels, colorscale=colorscale,
-              name=name, colorbar=colorbar or dict(thickness=12), xaxis=f"x{s}",
-              yaxis=f"y{s}", hovertemplate=hover)
+              name=name, xaxis=f"x{s}", yaxis=f"y{s}", hovertemplate=hover,
+              # powers of ten on the bar (2×10⁻⁶), not Plotly's SI prefixes ("2μ")
+              colorbar={"exponentformat": "power", **(colorbar or dict(thickness=12))})
     for k, v in (("zmid", zmid), ("zmin", zmin), ("zmax", zmax)):
         if v is not None:
             tr[k] = v
@@ -125,7 +136,7 @@ def _matrix_axes(s: str, **kw: Any) -> tuple[dict, dict]:
 
 
 def _pm(v: float) -> str:
-    return f"{v:.2g}"
+    return for_people(v)
 
 
 def matrix_heatmap(M: np.ndarray, y: np.ndarray | None = None, *, name: str = "F",
