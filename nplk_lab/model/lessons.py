@@ -48,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from ..figures.common import for_people
 from .data import LabData
 from .lesson_fits import (
     _acc,
@@ -61,6 +62,7 @@ from .lesson_fits import (
     draw_seeds,
     draws_phrase,
     f_off_scores,
+    interval_words,
     lesson_data,
     lesson_fit,
     lesson_pairwise,
@@ -136,6 +138,11 @@ def _against(other: Mapping[str, Any], what: str) -> Callable[[Mapping[str, Any]
     return measure
 
 
+def _draw(i: int) -> str:
+    """A draw's name in a draw-by-draw table (the first is the one in the figure)."""
+    return str(i)
+
+
 _HIGHER_SAME_LOWER = ("Higher", "About the same (within one test point)", "Lower")
 _SHARES = ("Almost all (over 90 %)", "Some (10–90 %)", "Few (under 10 %)")
 _SIZES = ("Under 1 %", "Between 1 % and 10 %", "Over 10 %")
@@ -183,7 +190,7 @@ def _dank_vs_svm(p: Mapping[str, Any]) -> Reveal:
     m = int(g["m"])
     return Reveal(_compare(g["dank"], g["svm"], m),
                   f"DANK: {_acc(g['dank'], m)}; plain SVM with the same σ and C: "
-                  f"{_acc(g['svm'], m)}.", g)
+                  f"{_acc(g['svm'], m)}.{interval_words(g)}", g)
 
 
 def _f_size(p: Mapping[str, Any]) -> Reveal:
@@ -230,7 +237,7 @@ def _no_gain(p: Mapping[str, Any]) -> Reveal:
     label = ("DANK higher", "within one test point", "DANK lower")[d]
     return Reveal(0 if d == 0 else 1,
                   f"DANK: {_acc(g['dank'], m)}; plain SVM with the same σ and C: "
-                  f"{_acc(g['svm'], m)}.", g, label=label)
+                  f"{_acc(g['svm'], m)}.{interval_words(g)}", g, label=label)
 
 
 def _every_seed(p: Mapping[str, Any]) -> Reveal:
@@ -238,15 +245,14 @@ def _every_seed(p: Mapping[str, Any]) -> Reveal:
     agree = [g["agree_nn"] for g in gains]
     k = sum(a >= 0.9 for a in agree)
     ans = 0 if k == len(agree) else 2 if k == 0 else 1
-    rows = "\n".join(
-        f"- draw {i}: DANK {_count(g['dank'], int(g['m']))}, plain SVM "
-        f"{_count(g['svm'], int(g['m']))}, 1-NN {_count(g['nn'], int(g['m']))} of "
-        f"{int(g['m'])} test points right; DANK's labels equal 1-NN's on "
-        f"{g['agree_nn']:.0%}" + (" (the draw in the figure)" if i == 1 else "")
-        for i, g in enumerate(gains, 1))
+    m = int(gains[0]["m"])
+    rows = tuple((_draw(i), *(str(_count(g[key], int(g["m"]))) for key in ("dank", "svm", "nn")),
+                  f"{100 * g['agree_nn']:.0f} %") for i, g in enumerate(gains, 1))
     return Reveal(ans, f"DANK agrees with 1-NN on at least 90 % of the test points at {k} "
-                       f"of the 5 draws.\n\n{rows}",
-                  {"seeds_at_90": float(k), "min_agree": float(min(agree))})
+                       f"of the 5 draws. Draw by draw (the first in the figure): test "
+                       f"points right, of {m}, and how often DANK's label is 1-NN's.",
+                  {"seeds_at_90": float(k), "min_agree": float(min(agree))},
+                  draws=DrawTable(("draw", "DANK", "SVM", "1-NN", "same as 1-NN"), rows))
 
 
 LESSON_DANK = Lesson(2, "What DANK learns, and where its gain comes from",
@@ -434,14 +440,15 @@ def _rand_by_draw(p: Mapping[str, Any]) -> Reveal:
     levels = [_rand_level(x) for x in rand]
     est = fits[0].estimator
     km = [f.rand_kmeans for f in fits]
-    return Reveal(ans, f"SimpleNPKL's Rand index at {draws_phrase(len(seeds))}: "
-                       f"{', '.join(f'{x:.2f}' for x in rand)}. Over 0.9 at "
-                       f"{levels.count(0)}, between 0.6 and 0.9 at {levels.count(1)}, under "
-                       f"0.6 at {levels.count(2)}. The first draw (in the figure) had "
+    rows = tuple((_draw(i), f"{x:.2f}") for i, x in enumerate(rand, 1))
+    return Reveal(ans, f"SimpleNPKL's Rand index at {draws_phrase(len(seeds))}: over 0.9 "
+                       f"at {levels.count(0)}, between 0.6 and 0.9 at {levels.count(1)}, "
+                       f"under 0.6 at {levels.count(2)} (k-means: {min(km):.2f} to "
+                       f"{max(km):.2f}). The first draw, in the figure, had "
                        f"{len(est.must_link_)} must-link and {len(est.cannot_link_)} "
-                       f"cannot-link pairs; k-means on the raw points: {min(km):.2f} to "
-                       f"{max(km):.2f}.",
-                  {"rand_min": lo, "rand_max": hi, "near_one": float(levels.count(0))})
+                       f"cannot-link pairs.",
+                  {"rand_min": lo, "rand_max": hi, "near_one": float(levels.count(0))},
+                  draws=DrawTable(("draw", "Rand index"), rows))
 
 
 LESSON_PAIRS = Lesson(4, "Learning a kernel from pairs: SimpleNPKL on the spirals",
@@ -501,8 +508,8 @@ def _mid(data: LabData) -> float:
 
 
 def _lab_sides(p: Mapping[str, Any]) -> dict[str, float]:
-    """LAB RBF's support points and their median kernel width 1/θ on the slow (left)
-    and fast (right) half of the chirp."""
+    """LAB RBF's support points and their median kernel width on the slow (left) and
+    fast (right) half of the chirp (a width is 1 over the point's learned θ)."""
     data, r = lesson_fit(p, "lab_rbf_reg", REGRESSION)
     est = r.estimator
     x = np.asarray(est.support_vectors_)[:, 0]
@@ -522,14 +529,17 @@ def _supports(p: Mapping[str, Any]) -> Reveal:
     n = len(sides)
     more = sum(g["n_right"] > g["n_left"] for g in sides)
     first = sides[0]
-    listed = ", ".join(f"{g['n_right']:.0f}" for g in sides)
+    rows = tuple((_draw(i), f"{g['n_right']:.0f}", f"{g['n_left']:.0f}")
+                 for i, g in enumerate(sides, 1))
     return Reveal(0 if more > n / 2 else 1,
-                  f"Support points on the fast (right) half, of "
-                  f"{first['n_left'] + first['n_right']:.0f}, at {draws_phrase(n)}: "
-                  f"{listed}. More than on the slow half at {more} of {n}. On the first "
-                  f"draw (in the figure) the median kernel width 1/θ is "
-                  f"{first['w_right']:.3g} on the right and {first['w_left']:.3g} on the "
-                  f"left.", {"draws_more_right": float(more), **first})
+                  f"Of its {first['n_left'] + first['n_right']:.0f} support points, LAB RBF "
+                  f"puts more on the fast (right) half than on the slow half at {more} of "
+                  f"{draws_phrase(n)} (draw by draw: the support points on each half). "
+                  f"On the first draw (in the figure) the median kernel width is "
+                  f"{for_people(first['w_right'])} on the right and "
+                  f"{for_people(first['w_left'])} on the left.",
+                  {"draws_more_right": float(more), **first},
+                  draws=DrawTable(("draw", "fast", "slow"), rows))
 
 
 def _widths_by_seed(p: Mapping[str, Any]) -> Reveal:
@@ -538,16 +548,18 @@ def _widths_by_seed(p: Mapping[str, Any]) -> Reveal:
     narrower = [g["w_left"] >= 1.5 * g["w_right"] for g in sides]
     k = sum(narrower)
     ans = 0 if k == len(sides) else 2 if k == 0 else 1
-    widths = ", ".join(f"{g['w_right']:.2g} vs {g['w_left']:.2g}" for g in sides)
     more = sum(g["n_right"] > g["n_left"] for g in sides)
-    return Reveal(ans, f"Median width on the fast half vs the slow half at "
-                       f"{draws_phrase(len(sides))}: "
-                       f"{widths}: at least 1.5 times narrower on {k} of {n}. More support "
-                       f"points on the fast half: {more} of {n}."
+    rows = tuple((_draw(i), for_people(g["w_right"]), for_people(g["w_left"]))
+                 for i, g in enumerate(sides, 1))
+    return Reveal(ans, f"The median width on the fast half is at least 1.5 times narrower "
+                       f"than on the slow half at {k} of {draws_phrase(n)} (draw by draw: "
+                       f"the median width on each half); more support points on the fast "
+                       f"half: {more} of {n}."
                        + (" LAB RBF adapts to the rising frequency more reliably by where "
                           "it puts its support points than by their widths."
                           if more > k else ""),
-                  {"seeds_narrower": float(k), "seeds_more_support": float(more)})
+                  {"seeds_narrower": float(k), "seeds_more_support": float(more)},
+                  draws=DrawTable(("draw", "fast", "slow"), rows))
 
 
 def _lab_vs_svr(sigma: float) -> Callable[[Mapping[str, Any]], Reveal]:
@@ -597,12 +609,15 @@ def _lab_vs_svr_draws(sigma: float) -> Callable[[Mapping[str, Any]], Reveal]:
         lab_lower = sum(a < b for a, b in pairs)
         wrong = sum(a > 2 * b for a, b in pairs)
         ans = 0 if lab_lower > n / 2 else 1 if lab_lower < n / 2 else 2
-        listed = ", ".join(f"{a:.2g} vs {b:.2g}" for a, b in pairs)
-        return Reveal(ans, f"Relative test error, LAB RBF with {p['n_support']} support points "
-                           f"vs the SVR with one σ = {sigma:g}, at {draws_phrase(n)}: "
-                           f"{listed}. LAB RBF's is lower at {lab_lower} of {n}; at {wrong} "
-                           f"its fit goes wrong (more than twice the SVR's error).",
-                      {"lab_lower": float(lab_lower), "lab_wrong": float(wrong)})
+        rows = tuple((_draw(i), for_people(a / b)) for i, (a, b) in enumerate(pairs, 1))
+        return Reveal(ans, f"Relative test error, LAB RBF with {p['n_support']} support "
+                           f"points against the SVR with one σ = {sigma:g}, at "
+                           f"{draws_phrase(n)}: LAB RBF's is lower at {lab_lower} of {n}; "
+                           f"at {wrong} its fit goes wrong (more than twice the SVR's "
+                           f"error). Draw by draw: LAB RBF's error divided by the SVR's "
+                           f"(under 1: LAB RBF's is lower).",
+                      {"lab_lower": float(lab_lower), "lab_wrong": float(wrong)},
+                      draws=DrawTable(("draw", "LAB ÷ SVR"), rows))
     return measure
 
 

@@ -292,8 +292,8 @@ def lessons_page() -> None:
 
 def _nav(title: str, k: int, n: int, present: bool) -> None:
     """Back and Next (also ← and →) and where the lesson stands; kept in presentation
-    mode, where the heading goes on its own line (the pinned "Exit presentation" button
-    takes the row's right end)."""
+    mode, where the heading goes on its own line in small print (the pinned "Exit
+    presentation" button takes the row's right end)."""
     with st.container(key=f"{KEEP}-nav"):
         # (the third column leaves the pinned "Exit presentation" its room)
         c = st.columns([1, 1, 1.6] if present else [1.1, 1.1, 6],
@@ -307,8 +307,9 @@ def _nav(title: str, k: int, n: int, present: bool) -> None:
                     width="stretch", type="primary",
                     help="Your answers and the next lesson (right arrow key)." if last
                     else "The next step (right arrow key).")
-        (st if present else c[2]).markdown(
-            f"**{safe_text(f'{title} — ' + (f'step {k} of {n}' if k <= n else 'the end'), 200)}**")
+        where = safe_text(f"{title} — " + (f"step {k} of {n}" if k <= n else "the end"), 200)
+        # on a projector the words of the step matter more: the heading in small print
+        (st.caption if present else c[2].markdown)(f"**{where}**")
 
 
 def _end_of_lesson(title: str, steps: Sequence[L.Step], answers: Sequence[int | None],
@@ -398,8 +399,8 @@ def _question(steps: Sequence[L.Step], answers: Sequence[int | None], lesson_id:
     """Step ``k``'s question: its options and "Lock in" until an answer is locked in
     (choosing an option reveals nothing: the arrow keys move between them), then the
     answer, the verdict and the measured numbers. True when the figure may show its
-    answer (answered, or no question). In presentation mode a draw-by-draw list goes
-    in a collapsed "Draw by draw" (the count over the draws, said first, stays in
+    answer (answered, or no question). Each draw's numbers, for a step measured over
+    several draws, go in a collapsed "Draw by draw" (the count, said first, stays in
     view)."""
     step = steps[k - 1]
     if not step.question:
@@ -430,24 +431,38 @@ def _question(steps: Sequence[L.Step], answers: Sequence[int | None], lesson_id:
     rev = class_session.reveal_of(step)
     mine = step.options[chosen]
     with st.container(key=f"{KEEP}-reveal"):
+        # (on a projector, where every line counts, the wrong answer is not repeated)
+        said = "" if present else f"you predicted “{mine}”; "
         if rev.answer < 0:
             st.warning(f"You predicted “{mine}”. The numbers here fit none of the "
                        "options exactly.")
         elif chosen == rev.answer:
             st.success(f"Right: “{mine}”.")
         else:
-            st.error(f"Not quite: you predicted “{mine}”; the numbers say "
-                     f"“{step.options[rev.answer]}”.")
-        if not present:
-            st.markdown(rev.text)
-            return True
+            st.error(f"Not quite: {said}the numbers say “{step.options[rev.answer]}”.")
         for part in rev.text.split("\n\n"):
-            if part.lstrip().startswith("- "):
-                with st.expander("Draw by draw", expanded=False):
-                    st.markdown(part)
-            else:
-                st.markdown(part)
+            st.markdown(part)
+        if rev.draws is not None:
+            with st.expander("Draw by draw", expanded=False):
+                _draw_table(rev.draws)
     return True
+
+
+def _draw_table(table: L.DrawTable) -> None:
+    """Each draw's numbers, one row a draw; ten draws as two tables of five side by
+    side, so the fold opened still fits a projector's window."""
+    def markdown(rows: Sequence[Sequence[str]]) -> str:
+        lines = ["| " + " | ".join(table.header) + " |",
+                 "|" + "---|" * len(table.header)]
+        return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
+    rows = table.rows
+    if len(rows) <= 6:
+        st.markdown(markdown(rows))
+        return
+    half = (len(rows) + 1) // 2
+    for col, part in zip(st.columns(2, gap="small"), (rows[:half], rows[half:]),
+                         strict=True):
+        col.markdown(markdown(part))
 
 
 def _figure(step: L.Step, revealed: bool, present: bool, lesson_id: str, k: int) -> None:
