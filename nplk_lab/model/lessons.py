@@ -150,8 +150,9 @@ _SIZES = ("Under 1 %", "Between 1 % and 10 %", "Over 10 %")
 LESSON_SIGMA = Lesson(1, "What σ does to a kernel and an SVM",
     "The Gaussian kernel's width σ decides which points count as alike; too small and "
     "the SVM memorises, too large and it can only draw a nearly straight line.", (
-    Step("The Gaussian kernel k(x, x′) = exp(−‖x − x′‖² / (2σ²)) measures how alike two "
-         "points are: 1 for the same point, near 0 once they are a few σ apart. Here the "
+    Step("The Gaussian kernel k(x, x′) = exp(−d² / (2σ²)), with d the distance between "
+         "the points x and x′, measures how alike two points are: 1 for the same point, "
+         "near 0 once they are a few σ apart. Here the "
          "plain SVM uses σ = 0.05, tiny next to the spread of the clowns (the data are "
          "scaled to about ±2).", "classification", {**_CLOWNS_SVM, "sigma": 0.05},
          "surface", "How will the SVM score on the points it trained on, and on new test "
