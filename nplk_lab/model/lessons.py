@@ -159,7 +159,8 @@ LESSON_SIGMA = Lesson(1, "What σ does to a kernel and an SVM",
          "points?", ("Near-perfect on training points, clearly lower on test points",
                      "About the same on both", "Low on both"), 0, _memorise),
     Step("The kernel matrix K holds k(xᵢ, xⱼ) for every pair of training points, "
-         "ordered by class. At σ = 0.05 most pairs are several σ apart.", "classification",
+         "ordered by class, here at the same σ = 0.05. Its picture appears once you "
+         "answer.", "classification",
          {**_CLOWNS_SVM, "sigma": 0.05, "view": "matrix"}, "matrix",
          "What share of the pairs does the kernel treat as unrelated (k below 0.1)?",
          _SHARES, 0, _kernel_share(below=0.1)),
