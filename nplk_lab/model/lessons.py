@@ -260,8 +260,9 @@ def _every_seed(p: Mapping[str, Any]) -> Reveal:
 
 LESSON_DANK = Lesson(2, "What DANK learns, and where its gain comes from",
     "DANK (“Learning Data-adaptive Non-parametric Kernels”) learns a matrix F that "
-    "multiplies the kernel entry by entry. On the clowns with a too-wide kernel it beats "
-    "the plain SVM on test points — and this lesson measures why.", (
+    "multiplies the kernel entry by entry. On the clowns with a too-wide kernel, this "
+    "lesson compares it with the plain SVM on new points and measures where any "
+    "difference comes from.", (
     Step("DANK trains an SVM on F × K instead of K, multiplied entry by entry: every "
          "kernel entry k(xᵢ, xⱼ) is multiplied by a learned Fᵢⱼ, with F pulled towards "
          "the all-ones matrix (which would leave K unchanged). Both models here use "
