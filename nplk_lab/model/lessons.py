@@ -266,7 +266,8 @@ LESSON_DANK = Lesson(2, "What DANK learns, and where its gain comes from",
     Step("DANK trains an SVM on F × K instead of K, multiplied entry by entry: every "
          "kernel entry k(xᵢ, xⱼ) is multiplied by a learned Fᵢⱼ, with F pulled towards "
          "the all-ones matrix (which would leave K unchanged). Both models here use "
-         "σ = 10 and C = 10; the plain SVM's boundary is dotted.", "classification",
+         "σ = 10 and C = 10; once you answer, the figure draws DANK's decision boundary "
+         "and the plain SVM's, dotted.", "classification",
          _DANK_STATE, "surface",
          "Which scores higher on the test points?",
          ("DANK", "About the same (within one test point)", "The plain SVM"), 0,
