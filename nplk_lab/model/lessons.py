@@ -143,6 +143,10 @@ def _draw(i: int) -> str:
     return str(i)
 
 
+#: said with a learned multiplier's matrix: its colours span its own largest change
+_STRETCHED = (" The colour scale of {name} spans its own largest change, so even a change "
+              "this small shows as strong red and blue: read the numbers on its bar.")
+
 _HIGHER_SAME_LOWER = ("Higher", "About the same (within one test point)", "Lower")
 _SHARES = ("Almost all (over 90 %)", "Some (10–90 %)", "Few (under 10 %)")
 _SIZES = ("Under 1 %", "Between 1 % and 10 %", "Over 10 %")
@@ -198,9 +202,11 @@ def _dank_vs_svm(p: Mapping[str, Any]) -> Reveal:
 
 def _f_size(p: Mapping[str, Any]) -> Reveal:
     g = dank_gain(p)
-    return Reveal(_size(g["f_dev"]), f"The largest |Fᵢⱼ − 1| is {_pct(g['f_dev'])}: every "
-                                     f"kernel entry is multiplied by a number between "
-                                     f"{1 - g['f_dev']:.4f} and {1 + g['f_dev']:.4f}.", g)
+    return Reveal(_size(g["f_dev"]), f"F's entries differ from 1 by at most "
+                                     f"{_pct(g['f_dev'])}: every kernel entry is multiplied "
+                                     f"by a number between {1 - g['f_dev']:.4f} and "
+                                     f"{1 + g['f_dev']:.4f}.{_STRETCHED.format(name='F')}",
+                  g)
 
 
 def _gain_source(p: Mapping[str, Any]) -> Reveal:
@@ -273,8 +279,9 @@ LESSON_DANK = Lesson(2, "What DANK learns, and where its gain comes from",
          ("DANK", "About the same (within one test point)", "The plain SVM"), 0,
          _dank_vs_svm, draws=10, labels=("DANK higher", "about the same",
                                           "the plain SVM higher")),
-    Step("This is the learned F, on a colour scale centred at 1 that spans its largest "
-         "deviation (so even a tiny change shows).", "classification",
+    Step("DANK's learned F holds one multiplier for each pair of training points. Once "
+         "you answer, the figure shows K, F, their product and the change it makes.",
+         "classification",
          {**_DANK_STATE, "view": "matrix"}, "matrix",
          "How far is F from the all-ones matrix, at its largest entry?", _SIZES, 0, _f_size),
     Step("So F barely changes the kernel, yet DANK scores higher on new points. To "
