@@ -284,9 +284,10 @@ LESSON_DANK = Lesson(2, "What DANK learns, and where its gain comes from",
          "classification",
          {**_DANK_STATE, "view": "matrix"}, "matrix",
          "How far is F from the all-ones matrix, at its largest entry?", _SIZES, 0, _f_size),
-    Step("So F barely changes the kernel, yet DANK scores higher on new points. To "
-         "classify a new point DANK needs F's entries for it, which training never "
-         "produced.", "classification", _DANK_STATE, "surface",
+    Step("So F barely changes the kernel, yet in step 1 DANK got more of the 60 test "
+         "points right than the plain SVM. To classify a new point DANK needs F's entries "
+         "for it, which training never produced.", "classification", _DANK_STATE,
+         "surface",
          "Where does DANK's gain come from?",
          ("The learned F reshapes the decision boundary",
           "Mostly the out-of-sample rule: a test point takes the row of F of its nearest "
