@@ -224,7 +224,8 @@ def _gain_source(p: Mapping[str, Any]) -> Reveal:
         ans = -1
     c = {k: _count(g[k], m) for k in ("dank", "f_off", "svm", "nn")}
     text = (f"Test points right, of {m}: DANK {c['dank']}; the same DANK with F switched "
-            f"off at test time {c['f_off']}; plain SVM {c['svm']}; 1-nearest-neighbour "
+            f"off at test time (its own trained weights, with the plain kernel K for the "
+            f"new points) {c['f_off']}; plain SVM {c['svm']}; 1-nearest-neighbour "
             f"(1-NN) {c['nn']}. DANK's test labels equal 1-NN's on {g['agree_nn']:.0%} of "
             f"the test points. F is within {_pct(g['f_dev'])} of all-ones.")
     if gain > 1:
