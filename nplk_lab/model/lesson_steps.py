@@ -19,8 +19,8 @@ from .lesson_fits import at_draw, draw_seeds, spread_counts, spread_text
 from .presets import PAGE_FILES, PAGE_PATHS
 from .settings_table import CLASSIFICATION, REGRESSION, defaults
 
-__all__ = ["FIGURES", "STEP_PAGES", "DrawTable", "Lesson", "Reveal", "Step", "step_file",
-           "step_query", "step_url"]
+__all__ = ["FIGURES", "STEP_PAGES", "DrawTable", "Lesson", "Reveal", "Step", "matrix_name",
+           "step_file", "step_query", "step_url"]
 
 #: pages a lesson step can show (their figure is drawn on the Lessons page)
 STEP_PAGES = ("classification", "regression", "pairwise")
@@ -131,6 +131,17 @@ class Lesson:
     title: str
     summary: str
     steps: tuple[Step, ...]
+
+
+#: a learned matrix's name in the lessons, where each symbol keeps one meaning: ONK's
+#: learned kernel (near K) is K̃; G stays KNPL's multiplier (near all-ones), as F is
+#: DANK's (the papers call both ONK's and KNPL's matrix G)
+_LESSON_NAMES = {"onk": "K̃"}
+
+
+def matrix_name(method: str, name: str | None) -> str | None:
+    """The name the lessons give ``method``'s learned matrix (``name``: the lab's)."""
+    return _LESSON_NAMES.get(method, name)
 
 
 def step_query(step: Step) -> dict[str, str]:

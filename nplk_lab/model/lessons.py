@@ -75,6 +75,7 @@ from .lesson_steps import (
     Lesson,
     Reveal,
     Step,
+    matrix_name,
     step_file,
     step_query,
     step_url,
@@ -82,7 +83,7 @@ from .lesson_steps import (
 from .settings_table import REGRESSION
 
 __all__ = ["FIGURES", "LESSONS", "STEP_PAGES", "DrawTable", "Lesson", "Reveal", "Step",
-           "dank_gain", "f_off_scores", "lesson", "lesson_data", "lesson_fit",
+           "dank_gain", "f_off_scores", "lesson", "lesson_data", "lesson_fit", "matrix_name",
            "lesson_pairwise", "nearest_neighbour_labels", "step_file", "step_query",
            "step_url"]
 
@@ -331,7 +332,9 @@ def _onk_vs_svm(p: Mapping[str, Any]) -> Reveal:
 def _onk_move(p: Mapping[str, Any]) -> Reveal:
     _, r = lesson_fit(p, "onk")
     rel = float(np.linalg.norm(r.matrix - r.kernel) / np.linalg.norm(r.kernel))
-    return Reveal(_size(rel), f"‖G − K‖ / ‖K‖ = {_pct(rel)} at ρ = {p['onk_rho']:g}.",
+    return Reveal(_size(rel), f"The change K̃ − K is {_pct(rel)} of the size of K at "
+                              f"ρ = {for_people(p['onk_rho'])} (a matrix's size: the square "
+                              f"root of the sum of its squared entries).",
                   {"relative_move": rel})
 
 
@@ -383,15 +386,18 @@ LESSON_MOVE = Lesson(3, "How far a kernel may move: ρ in ONK, γ in KNPL",
     "ONK (“Learning the Optimal Neighborhood Kernel for Classification”) and KNPL "
     "(“Nonlinear Pairwise Layer and Its Training for Kernel Learning”) learn a kernel near "
     "the Gaussian one; one number sets how near.", (
-    Step("ONK looks for the best kernel G near K; ρ is the price of moving away from K, so "
-         "a large ρ keeps G at K. Here ρ = 10⁴ (σ = 4, C = 1; the plain SVM dotted).",
+    Step("ONK looks for the best kernel K̃ (“K tilde”) near K; ρ is the price of moving "
+         "away from K, so a large ρ keeps K̃ at K. Here ρ = 10⁴ (σ = 4, C = 1; once you "
+         "answer, the plain SVM's boundary is drawn dotted).",
          "classification", {**_ONK, "onk_rho": 1e4}, "surface",
          "How does ONK's test accuracy compare with the plain SVM's?",
          ("The same (within one test point)", "Higher", "Lower"), 0, _onk_vs_svm),
-    Step("Now ρ = 0.01: moving is cheap. The matrix view shows G − K, what ONK learned.",
+    Step("Now ρ = 0.01: moving is cheap. Once you answer, the figure shows K̃ − K, what "
+         "ONK learned.",
          "classification", {**_ONK, "onk_rho": 0.01, "view": "matrix"}, "matrix",
-         "How large is G − K relative to K (‖G − K‖ / ‖K‖)?", _SIZES, 2, _onk_move),
-    Step("G has moved a long way from K.", "classification", {**_ONK, "onk_rho": 0.01},
+         "How large is the change K̃ − K, against the size of K itself?", _SIZES, 2,
+         _onk_move),
+    Step("K̃ has moved a long way from K.", "classification", {**_ONK, "onk_rho": 0.01},
          "surface", "Does ONK now beat the plain SVM on the test points?",
          ("Yes, by more than one test point", "No: about the same, or lower"), 1,
          _onk_gain, draws=10),

@@ -137,7 +137,8 @@ def step_figure(step: L.Step, revealed: bool, height: int = _HEIGHT, *,
         if res.matrix is not None and res.kernel is not None and \
                 res.matrix.shape == res.kernel.shape:
             return fg.matrix_triptych(res.kernel, res.matrix, data.y_train,
-                                      name=res.matrix_name, product=method != "onk",
+                                      name=L.matrix_name(method, res.matrix_name),
+                                      product=method != "onk",
                                       difference=True, height=height, grid=matrix_grid,
                                       bar_room=0.11 if projector else 0.17)
         # one colour scale, 0 to 1, for a Gaussian kernel at any σ: the steps that
