@@ -358,9 +358,10 @@ def _knpl_move(p: Mapping[str, Any]) -> Reveal:
     _, s = lesson_fit({**p, "method": "svm"}, "svm")
     dev = float(np.max(np.abs(r.matrix - 1.0)))
     m = len(data.y_test)
-    return Reveal(_size(dev), f"The largest |Gᵢⱼ − 1| is {_pct(dev)} at γ = {p['gamma']}; "
-                              f"KNPL {_acc(r.test_score, m)}, plain SVM "
-                              f"{_acc(s.test_score, m)}.",
+    gamma = p["gamma"] if p["gamma"] == "auto" else for_people(float(p["gamma"]))
+    return Reveal(_size(dev), f"G's entries differ from 1 by at most {_pct(dev)} at "
+                              f"γ = {gamma}; KNPL {_acc(r.test_score, m)}, plain SVM "
+                              f"{_acc(s.test_score, m)}.{_STRETCHED.format(name='G')}",
                   {"g_dev": dev, "knpl": r.test_score, "svm": s.test_score})
 
 
