@@ -406,7 +406,8 @@ LESSON_MOVE = Lesson(3, "How far a kernel may move: ρ in ONK, γ in KNPL",
          "all-ones matrix. On the sandwich data with γ = 10⁵:", "classification",
          {**_KNPL, "gamma": 1e5, "view": "matrix"}, "matrix",
          "How far is G from all-ones, at its largest entry?", _SIZES, 0, _knpl_move),
-    Step("With γ = auto (5 × the largest αᵢ² of the plain SVM) G may move further.",
+    Step("With γ = auto the lab sets γ from the plain SVM: five times the square of the "
+         "largest weight the SVM gives a training point. G may move further.",
          "classification", {**_KNPL, "gamma": "auto", "view": "matrix"}, "matrix",
          "How far is G from all-ones now?", _SIZES, 1, _knpl_move),
     Step("At γ = auto KNPL beats the plain SVM on the sandwich's test points. Check "
