@@ -91,7 +91,7 @@ def step_figure(step: L.Step, revealed: bool, height: int = _HEIGHT, *,
             return fg.constraints_figure(data.X, res.kmeans_labels, none, none, y_true=data.y,
                                          title="Plain k-means, two clusters",
                                          score_text=f"Rand index {res.rand_kmeans:.3f}",
-                                         height=height)
+                                         height=height, clusters="clusters (k-means)")
         return fg.constraints_figure(
             data.X, est.labels_, est.must_link_, est.cannot_link_, y_true=data.y,
             title="Clusters of the learned kernel (SimpleNPKL)",
