@@ -482,10 +482,11 @@ LESSON_PAIRS = Lesson(4, "Learning a kernel from pairs: SimpleNPKL on the spiral
          "perfect, about 0.5 = chance).", "pairwise", _PAIRS, "kmeans",
          "Plain k-means with two clusters on these points: what Rand index?", _RAND, 2,
          _kmeans_rand),
-    Step("SimpleNPKL gets pairs drawn from 30 % of the labels: solid green lines join "
-         "points of the same class (must-link), dashed ones points of different classes "
-         "(cannot-link). It learns a kernel that keeps must-link pairs close and follows "
-         "a neighbour graph, then clusters with that kernel.", "pairwise", _PAIRS,
+    Step("SimpleNPKL gets pairs drawn from 30 % of the labels: must-link pairs (points "
+         "of the same class) and cannot-link pairs (points of different classes); once "
+         "you answer, the figure joins them by solid green and dashed orange lines. It "
+         "learns a kernel that keeps must-link pairs close and follows a neighbour graph, "
+         "then clusters with that kernel.", "pairwise", _PAIRS,
          "constraints", "What Rand index will its clusters reach?", _RAND, 0, _npkl_rand),
     Step("Far fewer pairs: drawn from 5 % of the labels. Which few pairs it gets now "
          "depends on the draw of the data, so compare ten draws, each a new sample; the "
