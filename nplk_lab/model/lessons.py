@@ -653,8 +653,8 @@ LESSON_LAB = Lesson(5, "Bandwidths that adapt: LAB RBF on a chirp",
     "Kernels”) gives every support point its own kernel width, so one model can be smooth "
     "where the data are smooth and sharp where they wiggle.", (
     Step("A chirp: a sine whose frequency rises from left to right, sampled without "
-         "noise. An SVR with one Gaussian width σ = 0.1 everywhere (C = 10); the chirp "
-         "itself dotted.",
+         "noise; the dashed line is the chirp itself (“noiseless function”). Here an SVR "
+         "fits it with one Gaussian width σ = 0.1 everywhere (C = 10).",
          "regression", {**_SVR, "sigma": 0.1}, "curve",
          "Where is the SVR's error larger?", ("On the right, where the signal is fast",
                                               "On the left, where it is slow",
