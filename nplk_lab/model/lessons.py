@@ -660,20 +660,22 @@ LESSON_LAB = Lesson(5, "Bandwidths that adapt: LAB RBF on a chirp",
                                               "On the left, where it is slow",
                                               "About the same on both halves"), 0, _halves),
     Step("LAB RBF picks 30 support points from the data and learns a kernel width for "
-         "each of them. The figure shows each support point's width 1/θ at its x. Where "
-         "it puts them changes from draw to draw, so count over ten draws of the data, "
-         "each a new sample; the figure shows the first.",
+         "each of them. Where it puts them changes from draw to draw, so count over ten "
+         "draws of the data, each a new sample; once you answer, the figure shows each "
+         "support point's kernel width at its x, for the first draw.",
          "regression", _LAB, "bandwidth",
          "At how many of the ten does it put more of its support points on the right, "
          "where the signal is fast, than on the left?",
          ("More than half of them", "Half of them or fewer"), 0, _supports),
-    Step("Narrow kernels where the signal is fast is the idea behind LAB RBF. Look at "
-         "the learned widths over the same ten draws; the figure shows the first.",
+    Step("Narrow kernels where the signal is fast is the idea behind LAB RBF. Now the "
+         "learned widths, over the same ten draws; once you answer, the figure shows the "
+         "first draw's.",
          "regression", _LAB,
          "bandwidth", "On how many of the ten are the widths on the fast half at least "
          "1.5 times narrower than on the slow half?",
          ("All ten", "Some of them", "None"), 1, _widths_by_seed),
-    Step("LAB RBF's fit of the chirp, with its 30 support points as rings.", "regression",
+    Step("LAB RBF's fit of the chirp with its 30 support points (drawn as rings once you "
+         "answer).", "regression",
          _LAB, "curve",
          "Its test error, against the SVR with one σ = 0.1?", _LOWER_SAME_HIGHER, 0,
          _lab_vs_svr(0.1), draws=10,
