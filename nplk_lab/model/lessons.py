@@ -613,8 +613,7 @@ def _fast_half(ref: float) -> Callable[[Mapping[str, Any]], Reveal]:
                            f"{here['right']:.3g} with σ = {p['sigma']:g}, {other['right']:.3g} "
                            f"with σ = {ref:g} ({ratio:.0%} of it). On the slow (left) half: "
                            f"{here['left']:.3g}, so this SVR's error is {where}.",
-                      {"right": here["right"], "left": here["left"], "ratio": ratio},
-                      label=where)
+                      {"right": here["right"], "left": here["left"], "ratio": ratio})
     return measure
 
 
@@ -684,7 +683,8 @@ LESSON_LAB = Lesson(5, "Bandwidths that adapt: LAB RBF on a chirp",
          "regression", {**_SVR, "sigma": 0.05}, "curve",
          "Its error on the fast (right) half, against the SVR with σ = 0.1 there?",
          ("Less than a fifth of it", "Between a fifth and the same", "Larger"), 0,
-         _fast_half(0.1), draws=10),
+         _fast_half(0.1), draws=10,
+         labels=("under a fifth", "a fifth to the same", "larger")),
     Step("So one σ = 0.05 does far better than σ = 0.1 here. Compare LAB RBF with it, "
          "and with only 5 support points.", "regression", {**_LAB, "n_support": 5},
          "curve", "LAB RBF with 5 support points, against the SVR with σ = 0.05?",
