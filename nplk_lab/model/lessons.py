@@ -119,7 +119,7 @@ def _kernel_share(below: float | None = None, above: float | None = None
         else:
             frac = float(np.mean(K[off] > above))
             what = f"above {above:g}"
-        return Reveal(_share(frac), f"{frac:.1%} of the off-diagonal entries of K are "
+        return Reveal(_share(frac), f"{100 * frac:.1f} % of the off-diagonal entries of K are "
                                     f"{what} (σ = {p['sigma']:g}).", {"share": frac})
     return measure
 
@@ -227,7 +227,7 @@ def _gain_source(p: Mapping[str, Any]) -> Reveal:
     text = (f"Test points right, of {m}: DANK {c['dank']}; the same DANK with F switched "
             f"off at test time (its own trained weights, with the plain kernel K for the "
             f"new points) {c['f_off']}; plain SVM {c['svm']}; 1-nearest-neighbour "
-            f"(1-NN) {c['nn']}. DANK's test labels equal 1-NN's on {g['agree_nn']:.0%} of "
+            f"(1-NN) {c['nn']}. DANK's test labels equal 1-NN's on {100 * g['agree_nn']:.0f} % of "
             f"the test points. F is within {_pct(g['f_dev'])} of all-ones.")
     if gain > 1:
         k = max(kept, 0)
@@ -377,7 +377,8 @@ def _knpl_copies(p: Mapping[str, Any]) -> Reveal:
     ans = 0 if agree >= 0.9 else 2 if agree < 0.5 else 1
     return Reveal(ans, f"KNPL {_acc(r.test_score, m)}, plain SVM {_acc(s.test_score, m)}, "
                        f"1-NN {_acc(nn_acc, m)}. KNPL's test labels equal 1-NN's on "
-                       f"{agree:.0%} of the test points and the SVM's on {agree_svm:.0%}. "
+                       f"{100 * agree:.0f} % of the test points and the SVM's on "
+                       f"{100 * agree_svm:.0f} %. "
                        f"Like DANK, KNPL extends G to a new point by the row of its nearest "
                        f"training point.", {"agree_nn": agree, "agree_svm": agree_svm,
                                    "knpl": r.test_score, "svm": s.test_score})
@@ -611,7 +612,8 @@ def _fast_half(ref: float) -> Callable[[Mapping[str, Any]], Reveal]:
                  "within a factor of two on both halves")
         return Reveal(ans, f"Mean squared test error on the fast (right) half: "
                            f"{here['right']:.3g} with σ = {p['sigma']:g}, {other['right']:.3g} "
-                           f"with σ = {ref:g} ({ratio:.0%} of it). On the slow (left) half: "
+                           f"with σ = {ref:g} ({for_people(100 * ratio)} % of it). On the "
+                           f"slow (left) half: "
                            f"{here['left']:.3g}, so this SVR's error is {where}.",
                       {"right": here["right"], "left": here["left"], "ratio": ratio})
     return measure
