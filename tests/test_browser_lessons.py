@@ -237,3 +237,47 @@ def test_two_clicks_from_home_present_lesson_1(app_server, chromium_path):
         assert all(v != [""] for v in q.values()), page.url
         assert exception_texts(page) == []
         ctx.close()
+
+
+def test_answers_survive_back_next_and_a_refresh_and_finish_counts_them(app_server,
+                                                                         chromium_path):
+    """Lesson 1: all five questions locked in (the first two wrong, the rest right),
+    Back twice and Next twice (each answered step stays answered, its figure shown),
+    a refresh, and Finish: "5 of 5", two of them not right."""
+    lesson = L.lesson(1)
+    n = len(lesson.steps)
+    revs = [s.reveal() for s in lesson.steps]
+    picks = [(r.answer + 1) % len(s.options) if k < 2 else r.answer
+             for k, (s, r) in enumerate(zip(lesson.steps, revs, strict=True))]
+    with tb.open_browser(chromium_path) as browser:
+        ctx, page = new_page(browser, SIZES[0])
+        page.goto(f"{app_server.url}/Lessons?lesson=1&step=1", wait_until="domcontentloaded")
+        for k, (step, pick) in enumerate(zip(lesson.steps, picks, strict=True), 1):
+            wait_step(page, k, n)
+            lock_in(page, step.options[pick], "right" if pick == revs[k - 1].answer
+                    else "wrong")
+            page.keyboard.press("ArrowRight")
+        page.get_by_text("The end of the lesson", exact=True).wait_for(timeout=60_000)
+        for k in (n, n - 1, n - 2):                      # back: still answered
+            page.keyboard.press("ArrowLeft")
+            wait_step(page, k, n)
+            page.wait_for_function(f"() => ({VERDICT_JS})() !== ''", timeout=60_000)
+            assert page.locator('[data-testid="stRadio"]').count() == 0
+        page.keyboard.press("ArrowRight")
+        wait_step(page, n - 1, n)
+        assert page.evaluate(VERDICT_JS) == "right"
+        page.reload(wait_until="domcontentloaded")       # a refresh: a new session
+        wait_step(page, n - 1, n)
+        page.wait_for_function(f"() => ({VERDICT_JS})() === 'right'", timeout=60_000)
+        page.locator(".st-key-lesson_next").get_by_role("button").click()
+        wait_step(page, n, n)
+        page.locator(".st-key-lesson_next").get_by_role("button").click()   # Finish
+        score = page.locator('[data-testid="stMarkdownContainer"]').filter(
+            has_text="You answered")
+        score.wait_for(timeout=60_000)
+        assert score.inner_text().startswith(f"You answered {n} of {n} questions; {n - 2} "
+                                             "of your predictions were"), score.inner_text()
+        assert "not answered" not in page.locator('[data-testid="stMain"]').inner_text()
+        page.screenshot(path=str(SHOTS / "lesson-end-5-of-5-1280x720.png"))
+        assert exception_texts(page) == []
+        ctx.close()

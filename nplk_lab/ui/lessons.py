@@ -31,6 +31,7 @@ from nplk_lab.model import teacher_lessons as T
 from nplk_lab.model.presets import PAGE_PATHS
 
 from . import class_session
+from .ablation import markdown_table
 from .charts import chart
 from .lesson_download import download_lesson_button
 from .present_mode import COLLECTED, KEEP, base_url, present_url, presenting, set_present
@@ -299,15 +300,14 @@ def _nav(title: str, k: int, n: int, present: bool) -> None:
         # (the third column leaves the pinned "Exit presentation" its room)
         c = st.columns([1, 1, 1.6] if present else [1.1, 1.1, 6],
                        vertical_alignment="center")
+        # no tooltips: the buttons show their arrow keys, and a tooltip left over the
+        # words below (the end of a lesson's score) by the click that opened them
         c[0].button("◀ Back", key="lesson_back", on_click=_go, args=(-1, n),
-                    disabled=k <= 1, shortcut="ArrowLeft", width="stretch",
-                    help="The previous step (left arrow key).")
+                    disabled=k <= 1, shortcut="ArrowLeft", width="stretch")
         last = k >= n
         c[1].button("Finish ▶" if last else "Next ▶", key="lesson_next", on_click=_go,
                     args=(1, n + 1), disabled=k > n, shortcut="ArrowRight",
-                    width="stretch", type="primary",
-                    help="Your answers and the next lesson (right arrow key)." if last
-                    else "The next step (right arrow key).")
+                    width="stretch", type="primary")
         where = safe_text(f"{title} — " + (f"step {k} of {n}" if k <= n else "the end"), 200)
         # on a projector the words of the step matter more: the heading in small print
         (st.caption if present else c[2].markdown)(f"**{where}**")
@@ -340,9 +340,9 @@ def _end_of_lesson(title: str, steps: Sequence[L.Step], answers: Sequence[int | 
             st.markdown(f"You have not answered any of its {len(rows)} questions yet: go "
                         "back and predict before the figure gives the answer away.")
         elif rows:
-            st.markdown(f"You predicted **{right} of {answered}** answered questions right"
-                        + (f" ({len(rows) - answered} not answered)."
-                           if answered < len(rows) else "."))
+            st.markdown(f"You answered **{answered} of {len(rows)}** questions; "
+                        f"**{right}** of your predictions "
+                        f"{'was' if right == 1 else 'were'} what the lab measured.")
         number = None if teacher else int(params()["lesson"])
         nxt = next((les for les in L.LESSONS if number is not None
                     and les.number == number + 1), None)
@@ -358,12 +358,10 @@ def _end_of_lesson(title: str, steps: Sequence[L.Step], answers: Sequence[int | 
                     icon=":material/replay:",
                     help="Back to the first step, with your answers cleared.")
         # the table last: the next lesson's button stays on a 720 px screen
-        if rows:
-            st.dataframe(
-                {"step": [r[0] for r in rows], "question": [r[1] for r in rows],
-                 "your answer": [r[2] for r in rows], "the numbers said": [r[3] for r in rows],
-                 "verdict": [r[4] for r in rows]},
-                hide_index=True, width="stretch")
+        if rows:   # a table in the lesson's own text size (a data grid was 13–14 px)
+            head = ("step", "question", "your answer", "the numbers said", "verdict")
+            st.markdown(markdown_table([dict(zip(head, map(str, r), strict=True))
+                                        for r in rows]))
         else:
             st.markdown("This lesson asked no questions.")
 
@@ -453,9 +451,7 @@ def _draw_table(table: L.DrawTable) -> None:
     """Each draw's numbers, one row a draw; ten draws as two tables of five side by
     side, so the fold opened still fits a projector's window."""
     def markdown(rows: Sequence[Sequence[str]]) -> str:
-        lines = ["| " + " | ".join(table.header) + " |",
-                 "|" + "---|" * len(table.header)]
-        return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
+        return markdown_table([dict(zip(table.header, r, strict=True)) for r in rows])
     rows = table.rows
     if len(rows) <= 6:
         st.markdown(markdown(rows))
