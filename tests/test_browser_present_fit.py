@@ -17,6 +17,8 @@ resized), it checks:
   letters between them);
 - a heatmap's plot area is at least 300 px wide at 1280×720 (and at 1920×1080);
 - no two colour-bar titles overlap, and none lies on a heatmap's plot area;
+- no number is written as a computer writes it (2.6e-06, 2μ, 100000.0), on the page or
+  in the chart (Plotly's own tick labels included);
 - the pinned "Exit presentation" button stays 8 px or more from "◀ Back", "Next ▶" and
   the step's heading.
 
@@ -34,6 +36,8 @@ phones run in the quick browser set; the whole lessons are marked ``slow``.
 """
 
 from __future__ import annotations
+
+import re
 
 import pytest
 import test_browser as tb
@@ -54,6 +58,8 @@ MIN_FONT = {SMALL: 16, LARGE: 24}
 #: and legend) spans
 MIN_SHARE = 0.5
 MIN_HEATMAP = 300
+#: a number as a computer writes it: 2.6e-06, an SI prefix after a digit (2μ, 5m), 100000.0
+COMPUTER_NUMBER = re.compile(r"\b\d(?:\.\d+)?e[-+]?\d+\b|\d[μµ]|\b\d{4,}\.0\b")
 PHONE = (390, 844)
 
 #: what the test measures on the page, in one go
@@ -192,6 +198,11 @@ def check(page, size: tuple[int, int], what: str) -> dict:
             assert not overlap(a, b), (where, "colour-bar titles overlap", a, b)
         for h in m["heatmaps"]:
             assert not overlap(a, h), (where, "colour-bar title on a heatmap", a, h)
+    # numbers as a person writes them, in the chart (Plotly's own tick labels too) and
+    # on the page: no "2.6e-06", no SI prefix ("2μ"), no "100000.0"
+    words = [f["text"] for f in m["fonts"]] + [page.inner_text('[data-testid="stMain"]')]
+    computer = [w for w in words if COMPUTER_NUMBER.search(w)]
+    assert not computer, (where, computer[:3])
     named = m["named"]
     assert {"exit", "back", "next", "heading"} <= set(named), (where, named)
     for other in ("back", "next", "heading"):
