@@ -30,9 +30,9 @@ and shows no modebar on hover. Each state's measures are printed (``-s``).
 Pictures (JPEG, so the set stays about 3 MB) go to test-artifacts/pictures/present-fit/:
 every step after a wrong answer at 1280×720 (the tallest state, at the size that binds),
 lesson 2's steps also after the right answer at 1920×1080, steps 2 and 3 in the dark
-theme, and the phones; ``python benchmarks/docs_screenshots.py present-fit`` copies them
-to docs/screenshots/present-fit/. Lesson 2's steps 2 and 3 in the dark theme and the
-phones run in the quick browser set; the whole lessons are marked ``slow``.
+theme, and the phones; ``python tools/docs_screenshots.py present-fit`` copies them to
+docs/screenshots/present-fit/. Lesson 2's steps 2 and 3 in the dark theme and the phones
+run in the quick browser set; the whole lessons are marked ``slow``.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@
 // arrow keys move between the choices. The answers locked in are kept in the browser's
 // storage under the lesson's key, so a reload, a closed tab or the file opened again
 // keeps them; "Start again" on the summary clears them.
+/* global Plotly, reactFitted, followColumn */
 (function () {
   'use strict';
   const L = JSON.parse(document.getElementById('nplk-lesson').textContent);
@@ -21,13 +22,13 @@
       const got = JSON.parse(window.localStorage.getItem(STORE) || '[]');
       return L.steps.map((s, i) => (Number.isInteger(got[i]) && got[i] >= 0 &&
                                     got[i] < s.options.length ? got[i] : -1));
-    } catch (e) {
+    } catch {
       return new Array(n).fill(-1);
     }
   };
   const picked = load();
   const save = () => {
-    try { window.localStorage.setItem(STORE, JSON.stringify(picked)); } catch (e) { /* memory */ }
+    try { window.localStorage.setItem(STORE, JSON.stringify(picked)); } catch { /* memory */ }
   };
   const chosen = new Array(n).fill(-1);   // chosen, not yet locked in
   let k = 0;           // the step shown (0-based); n = the summary

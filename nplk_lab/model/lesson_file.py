@@ -18,8 +18,10 @@ running.
 
 Every piece of text (titles, sentences, questions, options, reveals) travels as JSON
 data and is put on the page with ``textContent`` only, so a teacher's sentence is shown
-as the characters typed, never read as HTML or markdown. The JSON and the scripts are
-made safe to sit inside ``<script>`` elements (:func:`inline_script`).
+as the characters typed, never read as HTML or markdown. The page is the lab's offline
+shell (:func:`nplk_lab.figures.offline_page.offline_page`: Plotly.js inline, the JSON and
+the scripts made safe inside ``<script>`` elements) around this module's body, style and
+player.
 
 No Streamlit: the Lessons page passes its own figure function in (so the file shows
 exactly the page's figures) and offers the result through a download button.
@@ -29,15 +31,13 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import html
-import importlib.util
 import json
 from collections.abc import Callable, Sequence
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 from nplk_lab.figures.common import figure_json, plot_config
+from nplk_lab.figures.offline_page import inline_script, offline_page, plotly_js
 
 from .lessons import Step
 
@@ -50,35 +50,11 @@ MAX_BYTES = 10 * 1024 * 1024
 NO_FIGURE_YET = "The figure appears once you have answered: here it is the answer."
 
 
-@functools.lru_cache(maxsize=1)
-def plotly_js() -> str:
-    """The minified Plotly.js shipped inside the installed ``plotly`` package."""
-    spec = importlib.util.find_spec("plotly")
-    if spec is None or not spec.submodule_search_locations:
-        raise ImportError("NPLK Lab needs the plotly package: pip install plotly")
-    folder = Path(next(iter(spec.submodule_search_locations))) / "package_data"
-    return (folder / "plotly.min.js").read_text(encoding="utf-8")
-
-
 @functools.lru_cache(maxsize=None)
 def _browser_file(name: str) -> str:
-    """The page, its style and its player: browser files beside this module (package
-    data), read by name."""
+    """The page's body, its style and its player: browser files beside this module
+    (package data), read by name."""
     return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
-
-
-def inline_script(text: str) -> str:
-    """``text`` safe inside a ``<script>`` element: nothing in it can close the element
-    or open an HTML comment (``<\\/`` reads the same as ``</`` in JavaScript strings,
-    regular expressions and JSON)."""
-    return text.replace("</", "<\\/").replace("<!--", "<\\!--")
-
-
-def _json_for_script(obj: Any) -> str:
-    """``obj`` as JSON with ``<``, ``>`` and ``&`` written as ``\\u`` escapes: inert inside
-    a ``<script type="application/json">`` whatever text it carries."""
-    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def _figure(draw: Callable[[Step, bool], Any], step: Step, revealed: bool
@@ -141,10 +117,10 @@ def lesson_html(title: str, steps: Sequence[Step], draw: Callable[[Step, bool], 
     if not steps:
         raise ValueError("A lesson file needs at least one step.")
     data = lesson_file_data(title, steps, draw, summary=summary)
-    page = _browser_file("lesson_file.html").format(
-        title=html.escape(title), style=_browser_file("lesson_file.css"),
-        plotly=inline_script(plotly_js()), data=_json_for_script(data),
-        player=inline_script(_browser_file("lesson_file.js")), fit=inline_script(fit_js))
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    page = offline_page(title, _browser_file("lesson_file.html"),
+                        style=_browser_file("lesson_file.css"), data={"nplk-lesson": text},
+                        scripts=(fit_js, _browser_file("lesson_file.js")))
     size = len(page.encode("utf-8"))
     if size > MAX_BYTES:
         raise ValueError(f"The lesson file would be {size / 1e6:.1f} MB; a lesson file may "

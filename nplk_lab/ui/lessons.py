@@ -15,9 +15,7 @@ fits from :mod:`nplk_lab.model.lessons` (the same functions the pages use).
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
-from importlib import resources
 from typing import Any
 
 import numpy as np
@@ -33,6 +31,7 @@ from nplk_lab.model.presets import PAGE_PATHS
 from . import class_session
 from .ablation import markdown_table
 from .charts import chart
+from .components import browser_files
 from .lesson_download import download_lesson_button
 from .present_mode import COLLECTED, KEEP, base_url, present_url, presenting, set_present
 from .sharing import cached
@@ -41,12 +40,6 @@ from .state import params, safe_text, show_messages
 _FIG_KEY = "lesson_figure"
 _LOCK = "lesson_lock"
 _NO_PICK = "lab_lesson_no_pick"   # the step where "Lock in" was pressed with no option
-
-
-@functools.lru_cache(maxsize=None)
-def _browser_file(name: str) -> str:
-    """A browser file beside this module (package data), read by name."""
-    return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
 
 
 _HEIGHT = 600
@@ -404,8 +397,8 @@ def _question(steps: Sequence[L.Step], answers: Sequence[int | None], lesson_id:
     step = steps[k - 1]
     if not step.question:
         return True
-    st.html(f"<script>{_browser_file('lessons.js')}</script>",
-            unsafe_allow_javascript=True)
+    keys = browser_files.read("lessons.js", __package__)
+    st.html(f"<script>{keys}</script>", unsafe_allow_javascript=True)
     chosen = answers[k - 1]
     with st.container(key=f"{KEEP}-question"):
         st.markdown(f"**{step.question}**")

@@ -22,8 +22,6 @@ Next buttons) sit in containers whose key starts with :data:`KEEP`.
 
 from __future__ import annotations
 
-import functools
-from importlib import resources
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -33,6 +31,7 @@ import nplk_lab.model as lab
 from nplk_lab.model import lessons as lessons_model
 from nplk_lab.model import teacher_lessons as teacher
 
+from .components import browser_files
 from .components.kept import keep
 from .state import params, safe_text
 
@@ -40,13 +39,6 @@ from .state import params, safe_text
 KEEP = "nplk-keep"
 #: session key of the steps a teacher has collected (a list of TeacherStep)
 COLLECTED = "lab_my_steps"
-
-@functools.lru_cache(maxsize=None)
-def _browser_file(name: str) -> str:
-    """Presentation mode's style (``present_mode.css``) and its fitting script
-    (``present_mode.js``): browser files beside this module (package data)."""
-    return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
-
 
 def presenting() -> bool:
     return bool(params().get("present"))
@@ -58,9 +50,11 @@ def presentation(page: str) -> bool:
     :func:`page_setup`."""
     P = params()
     if P.get("present"):
-        st.html(f"<style>{_browser_file('present_mode.css')}</style>")
-        st.html(f"<script>{_browser_file('present_mode.js')}</script>",
-                unsafe_allow_javascript=True)
+        # the style, and the script that fits the figure to the window (beside this module)
+        style = browser_files.read("present_mode.css", __package__)
+        fit = browser_files.read("present_mode.js", __package__)
+        st.html(f"<style>{style}</style>")
+        st.html(f"<script>{fit}</script>", unsafe_allow_javascript=True)
         with st.container(key=f"{KEEP}-exit"):
             st.button("Exit presentation", key="present_exit", on_click=set_present,
                       args=(False,), help="Show the controls and the sidebar again.")

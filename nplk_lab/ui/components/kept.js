@@ -4,16 +4,17 @@
 // nplk_lab/ui/components/kept.py for a teacher's collected lesson steps, so a refresh, a
 // typed address or a closed tab does not lose them. A browser that refuses storage
 // (private windows of some browsers) keeps nothing, silently.
-export default function (component) {
+/* exported keptText */
+function keptText(component) {
   const data = component.data || {};
   const name = 'nplk-kept:' + String(data.name || '');
-  let kept = null;
-  try { kept = window.localStorage.getItem(name); } catch (e) { return; }
+  let kept;
+  try { kept = window.localStorage.getItem(name); } catch { return; }
   if (typeof data.save === 'string' && data.save !== (kept || '')) {
     try {
       if (data.save) window.localStorage.setItem(name, data.save);
       else window.localStorage.removeItem(name);
-    } catch (e) { /* storage full or refused: nothing kept */ }
+    } catch { /* storage full or refused: nothing kept */ }
     return;
   }
   if (data.empty && kept) {

@@ -10,23 +10,18 @@ lesson steps survive a refresh, a typed address and a closed tab in the same bro
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
-from importlib import resources
 from typing import Any
 
 import streamlit as st
 
+from . import browser_files
 from .chart import once_per_runtime
 
 
-@functools.lru_cache(maxsize=None)
-def _js() -> str:
-    return resources.files(__package__).joinpath("kept.js").read_text(encoding="utf-8")
-
-
 def _declare() -> Any:
-    return st.components.v2.component("nplk_kept", js=_js(), isolate_styles=False)
+    js = browser_files.read("kept.js") + "\nexport default keptText;\n"
+    return st.components.v2.component("nplk_kept", js=js, isolate_styles=False)
 
 
 def keep(name: str, text: str | None, *, key: str,

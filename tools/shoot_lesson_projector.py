@@ -8,9 +8,9 @@ named after ``--side``, so the same command shoots the app before a change and a
 
     git worktree add --detach /tmp/before <commit>      # then, there:
     PYTHONPATH=/tmp/before streamlit run app.py --server.port 8751 --server.headless true
-    python benchmarks/shoot_lesson_projector.py --url http://localhost:8751 --side before \\
+    python tools/shoot_lesson_projector.py --url http://localhost:8751 --side before \\
         --out docs/screenshots/lesson2-projector
-    python benchmarks/shoot_lesson_projector.py --url http://localhost:8752 --side after \\
+    python tools/shoot_lesson_projector.py --url http://localhost:8752 --side after \\
         --out docs/screenshots/lesson2-projector
 
 An answer is given as the app asks for it: the option clicked, then "Lock in" when the
