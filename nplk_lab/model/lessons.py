@@ -556,14 +556,13 @@ def _supports(p: Mapping[str, Any]) -> Reveal:
     rows = tuple((_draw(i), f"{g['n_right']:.0f}", f"{g['n_left']:.0f}")
                  for i, g in enumerate(sides, 1))
     return Reveal(0 if more > n / 2 else 1,
-                  f"Of its {first['n_left'] + first['n_right']:.0f} support points, LAB RBF "
-                  f"puts more on the fast (right) half than on the slow half at {more} of "
-                  f"{draws_phrase(n)} (draw by draw: the support points on each half). "
-                  f"On the first draw (in the figure) the median kernel width is "
-                  f"{for_people(first['w_right'])} on the right and "
-                  f"{for_people(first['w_left'])} on the left.",
+                  f"LAB RBF puts more of its {first['n_left'] + first['n_right']:.0f} "
+                  f"support points on the fast (right) half than on the slow half at "
+                  f"{more} of {draws_phrase(n)}. On the first draw, in the figure, the "
+                  f"median kernel width is {for_people(first['w_right'])} on the right "
+                  f"and {for_people(first['w_left'])} on the left.",
                   {"draws_more_right": float(more), **first},
-                  draws=DrawTable(("draw", "fast", "slow"), rows))
+                  draws=DrawTable(("draw", "points fast", "slow"), rows))
 
 
 def _widths_by_seed(p: Mapping[str, Any]) -> Reveal:
@@ -661,9 +660,8 @@ LESSON_LAB = Lesson(5, "Bandwidths that adapt: LAB RBF on a chirp",
                                               "On the left, where it is slow",
                                               "About the same on both halves"), 0, _halves),
     Step("LAB RBF picks 30 support points from the data and learns a kernel width for "
-         "each of them. Where it puts them changes from draw to draw, so count over ten "
-         "draws of the data, each a new sample; once you answer, the figure shows each "
-         "support point's kernel width at its x, for the first draw.",
+         "each. Where it puts them changes from draw to draw, so count over ten draws of "
+         "the data; once you answer, the figure shows the first draw's widths.",
          "regression", _LAB, "bandwidth",
          "At how many of the ten does it put more of its support points on the right, "
          "where the signal is fast, than on the left?",
