@@ -489,9 +489,9 @@ LESSON_PAIRS = Lesson(4, "Learning a kernel from pairs: SimpleNPKL on the spiral
          "learns a kernel that keeps must-link pairs close and follows a neighbour graph, "
          "then clusters with that kernel.", "pairwise", _PAIRS,
          "constraints", "What Rand index will its clusters reach?", _RAND, 0, _npkl_rand),
-    Step("Far fewer pairs: drawn from 5 % of the labels. Which few pairs it gets now "
-         "depends on the draw of the data, so compare ten draws, each a new sample; the "
-         "figure shows the first.", "pairwise",
+    Step("Far fewer pairs, drawn from 5 % of the labels: which ones it gets depends on "
+         "the draw of the data, so compare ten draws, each a new sample; the figure shows "
+         "the first.", "pairwise",
          {**_PAIRS, "constraint_fraction": 0.05}, "constraints",
          "How does SimpleNPKL's Rand index come out over the ten draws?",
          ("Near 1 (over 0.9) at every draw",
