@@ -34,7 +34,8 @@ const sideLegend = (L, D, floor, box) => {
   const family = (L.font && L.font.family) || 'sans-serif';
   const m = Object.assign({ l: 80, r: 80, t: 100, b: 80 }, L.margin || {});
   const left = Math.max(m.l, Math.round(2.4 * floor + 24));   // y tick labels and title
-  const bottom = Math.round(2.8 * floor + 16);                // x tick labels and title
+  // x tick labels and title (a matrix has neither)
+  const bottom = xa.showticklabels === false ? 16 : Math.round(2.8 * floor + 16);
   const gap = Math.round(0.8 * floor);
   const bar = bars[0] && bars[0].colorbar;
   const barW = bar ? (bar.thickness || 30) + 10 + widest(
