@@ -34,8 +34,9 @@ SIZE = {"width": 1920, "height": 1080}
 LESSON, STEPS = 2, 5
 
 #: the tallest scrolling height, the chart's smallest text (px) and how many of its
-#: texts are under 24 px, the share of the window's width the figure and its plot areas
-#: take, and whether any of the page's words overlap each other
+#: texts are under 24 px, the share of the window's width the figure's drawing (its plot
+#: areas, colour bars and legend) and its plot areas alone span, and the empty band
+#: between a plot and its colour bar (px)
 MEASURE_JS = f"""() => {{
   const els = [document.scrollingElement, ...document.querySelectorAll(
     '[data-testid=stAppViewContainer],[data-testid=stMain],[data-testid=stMainBlockContainer]')];
@@ -50,8 +51,19 @@ MEASURE_JS = f"""() => {{
         right = Math.max(...xs.map((a) => a._offset + a._length));
   const fonts = [...g.querySelectorAll('svg text')].filter((t) => t.textContent.trim() &&
     t.getBoundingClientRect().width > 0).map((t) => parseFloat(getComputedStyle(t).fontSize));
+  // the drawing: plot areas, colour bars and legend, left to right (as the tests measure)
+  const spans = xs.map((a) => [box.left + a._offset, box.left + a._offset + a._length]);
+  for (const e of g.querySelectorAll('.colorbar, .legend')) {{
+    const r = e.getBoundingClientRect();
+    if (r.width > 0) spans.push([r.left, r.right]);
+  }}
+  const drawing = (Math.max(...spans.map((x) => x[1])) - Math.min(...spans.map((x) => x[0])))
+    / innerWidth;
+  const cb = g.querySelector('.colorbar');
+  const band = cb && xs.length === 1 ? cb.getBoundingClientRect().left - (box.left + right) : 0;
   return {{ height, inner: innerHeight, figure: box.width / innerWidth,
-           plots: (right - left) / innerWidth, minFont: Math.min(...fonts),
+           plots: (right - left) / innerWidth, drawing, band: Math.round(band),
+           minFont: Math.min(...fonts),
            under24: fonts.filter((f) => f < 24 - 0.01).length, texts: fonts.length }};
 }}"""
 
@@ -111,11 +123,11 @@ def shoot(browser, base: str, k: int, out: Path, side: str) -> dict:
 
 def table(rows: list[dict]) -> list[str]:
     lines = [f"{'step':>4} {'page height':>11} {'smallest text':>13} {'texts < 24 px':>13} "
-             f"{'figure width':>12} {'plot areas':>10} {'folds':>5}"]
+             f"{'drawing':>7} {'plot areas':>10} {'band':>4} {'folds':>5}"]
     for m in rows:
         lines.append(f"{m['step']:>4} {m['height']:>11} {m['minFont'] or 0:>13g} "
-                     f"{m['under24']:>6} of {m['texts']:<4} {m['figure']:>12.0%} "
-                     f"{m['plots']:>10.0%} {m['folds']:>5}")
+                     f"{m['under24']:>6} of {m['texts']:<4} {m.get('drawing', 0):>7.0%} "
+                     f"{m['plots']:>10.0%} {m.get('band', 0):>4} {m['folds']:>5}")
     return lines
 
 
