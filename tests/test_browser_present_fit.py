@@ -387,7 +387,8 @@ def test_presentation_on_a_phone_overlaps_no_text(app_server, chromium_path, kin
 def test_any_page_grows_its_chart_text_and_drops_the_modebar(app_server, chromium_path,
                                                              size):
     """The Classification page with present=1: its figure's text meets the projector
-    sizes, and hovering the figure shows no modebar (it covered the titles)."""
+    sizes, its plot keeps 250 px or more each way, and hovering the figure shows no
+    modebar (it covered the titles)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
@@ -410,6 +411,12 @@ def test_any_page_grows_its_chart_text_and_drops_the_modebar(app_server, chromiu
             m = page.evaluate(MEASURE_JS)
             small = [f for f in m["fonts"] if f["size"] < MIN_FONT[size] - 0.01]
             assert m["fonts"] and not small, small[:5]
+            # the larger text leaves the plot its room (a legend moved beside a plot in a
+            # narrow column once squeezed the surface to 50 px)
+            plot = page.evaluate("() => { const fl = document.querySelector("
+                                 "'[data-testid=\"stMain\"] .js-plotly-plot')._fullLayout;"
+                                 " return [fl.xaxis._length, fl.yaxis._length]; }")
+            assert min(plot) >= 250, plot
             box = page.locator('[data-testid="stMain"] .js-plotly-plot').first.bounding_box()
             page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
             bars = page.evaluate("() => [...document.querySelectorAll('[data-testid=\"stMain\"]"

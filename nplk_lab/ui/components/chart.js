@@ -46,8 +46,14 @@ const sideLegend = (L, D, floor, box) => {
   const legendW = Math.max(widest(names, floor, family) + 48, widest(groups, floor, family));
   const paper = box.width - left - 8;
   const plotH = Math.max(60, box.height - m.t - bottom);
-  const toScale = plotH * ratio;
-  const plotW = Math.max(60, Math.min(toScale, paper - barW - legendW - 3 * gap));
+  const plotW = Math.max(60, Math.min(plotH * ratio, paper - barW - legendW - 3 * gap));
+  // the legend below, as drawn without this: its rows take height, so width, from the
+  // plot; a narrow column (a lab page's, beside its score table) keeps that layout when
+  // a legend on the right would leave the plot narrower
+  const items = names.map((t) => widest([t], floor, family) + 48);
+  const rows = Math.max(1, Math.ceil(items.reduce((a, b) => a + b, 0) / paper));
+  const belowH = Math.max(60, plotH - rows * 1.6 * floor - 12);
+  if (plotW < Math.min(belowH * ratio, paper - barW - 2 * gap)) return [L, D];
   const share = Math.min(1, plotW / paper);
   const after = (px) => share + px / paper;
   const L2 = Object.assign({}, L, {
