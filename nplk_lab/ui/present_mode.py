@@ -144,10 +144,16 @@ def base_url() -> str:
     return f"{parts.scheme}://{parts.netloc}{parts.path}" if parts.netloc else parts.path
 
 
+#: what a presentation link never carries: a class's secrets (a projector shows its
+#: address to the room; the teacher link, kept apart, brings the teacher back)
+_PRIVATE = ("teacher", "seat")
+
+
 def present_url(page: str, P: dict[str, Any]) -> str:
-    """The page's link in its current state with presentation mode on."""
-    q = {**page_query(page, P), "present": "1"}
-    return f"{base_url()}?{urlencode(q)}"
+    """The page's link in its current state with presentation mode on (no class
+    credential in it)."""
+    q = {k: v for k, v in page_query(page, P).items() if k not in _PRIVATE}
+    return f"{base_url()}?{urlencode({**q, 'present': '1'})}"
 
 
 def _collector(page: str, P: dict[str, Any]) -> None:
