@@ -475,8 +475,9 @@ def _figure(step: L.Step, revealed: bool, present: bool, lesson_id: str, k: int)
 
 def _lesson_choice(current: str, choose: bool = True) -> None:
     """The lesson to show (``choose``: not in a class, which keeps its lesson) and,
-    beside it, "Present": presentation mode at this step, one click (with the link
-    for another computer in the popover beside it)."""
+    beside it, "Present": presentation mode at this step, one click (outside a class,
+    the link for another computer in the popover beside it; a class's teacher link
+    must not be written twice)."""
     numbers = [les.number for les in L.LESSONS]
     P = params()
     c = st.columns([5, 1.2, 1.2], vertical_alignment="bottom")
@@ -489,11 +490,14 @@ def _lesson_choice(current: str, choose: bool = True) -> None:
                 type="primary", width="stretch", on_click=set_present, args=(True,),
                 help="This lesson for a projector, from this step: no controls, the "
                      "figure and the words large; ← and → step through.")
-    with c[2].popover("Link", icon=":material/link:", width="stretch",
-                      help="The presentation link, to open on the projector's computer."):
-        st.caption("Presentation link (copy it, or open it on the projector): no "
-                   "controls, large figure and text; ← and → step through the lesson.")
-        st.code(present_url("lessons", P), language=None, wrap_lines=True)
+    if choose:   # (a class's teacher has the teacher link, which presents too)
+        with c[2].popover("Link", icon=":material/link:", width="stretch",
+                          help="The presentation link, to open on the projector's "
+                               "computer."):
+            st.caption("Presentation link (copy it, or open it on the projector): no "
+                       "controls, large figure and text; ← and → step through the "
+                       "lesson.")
+            st.code(present_url("lessons", P), language=None, wrap_lines=True)
     if current == "mine":
         st.caption("Showing a teacher's lesson from the link; pick a built-in lesson to "
                    "leave it.")
