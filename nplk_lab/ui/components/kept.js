@@ -6,6 +6,14 @@
 // (private windows of some browsers) keeps nothing, silently.
 /* exported keptText */
 function keptText(component) {
+  // a marker that says this element is the kept text, not a chart waiting to be drawn
+  const { parentElement } = component;
+  if (parentElement && !parentElement.querySelector(':scope > .nplk-kept')) {
+    const mark = document.createElement('div');
+    mark.className = 'nplk-kept';
+    mark.hidden = true;
+    parentElement.appendChild(mark);
+  }
   const data = component.data || {};
   const name = 'nplk-kept:' + String(data.name || '');
   let kept;
