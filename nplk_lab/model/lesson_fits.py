@@ -164,12 +164,14 @@ def nearest_neighbour_labels(data: LabData) -> np.ndarray:
 
 def dank_gain(params: Mapping[str, Any]) -> dict[str, float]:
     """Where DANK's test score comes from at ``params``: DANK, DANK with F switched off
-    at test time, the plain SVM with the same σ and C, 1-NN, DANK's agreement with 1-NN
-    and with the SVM on the test points, F's largest distance from all-ones, and DANK's
-    difference from the plain SVM in points with its 95 % interval over the test points
-    (``diff``, ``lo``, ``hi``). The scores and the interval are the Classification
-    page's score table's (:func:`.ablation.ablation`, on the same fits): a lesson and the
-    page its "Try it yourself" opens say the same."""
+    at test time, DANK with the smooth rule (a test point takes an average of all rows of
+    F; ``smooth``, and its agreement with 1-NN ``smooth_nn``), the plain SVM with the
+    same σ and C, 1-NN, DANK's agreement with 1-NN and with the SVM on the test points,
+    F's largest distance from all-ones, and DANK's difference from the plain SVM in
+    points with its 95 % interval over the test points (``diff``, ``lo``, ``hi``). The
+    scores and the interval are the Classification page's score table's
+    (:func:`.ablation.ablation`, on the same fits): a lesson and the page its "Try it
+    yourself" opens say the same."""
     data, dank = lesson_fit({**params, "method": "dank"}, "dank")
     _, svm = lesson_fit({**params, "method": "svm"}, "svm")
     y = data.y_test
@@ -178,7 +180,10 @@ def dank_gain(params: Mapping[str, Any]) -> dict[str, float]:
     table = ablation.ablation("dank", dank.estimator, data.X_train, data.y_train,
                               data.X_test, y, plain=svm.estimator)
     vs = table.vs_plain("method")
+    nn = nearest_neighbour_labels(data)
+    smooth = ablation.smooth_predict(dank.estimator, data.X_test)
     return {"dank": table.score("method"), "svm": table.score("plain"),
+            "smooth": float(np.mean(smooth == y)), "smooth_nn": float(np.mean(smooth == nn)),
             "f_off": table.score("off"), "nn": table.score("nn"),
             "agree_nn": table.follows_nn, "agree_svm": float(np.mean(pred == svm_pred)),
             "f_dev": float(np.max(np.abs(dank.matrix - 1.0))), "m": float(len(y)),

@@ -1,6 +1,6 @@
 r"""Lessons: guided walks through the lab for a student who knows an SVM but not the papers.
 
-This file is long because it is the five lessons themselves, as data: 27 steps, each with
+This file is long because it is the five lessons themselves, as data: 28 steps, each with
 its sentence, state, question, options and the small function that measures its answer.
 The fitting lives in :mod:`.lesson_fits` and the teacher's own lessons in
 :mod:`.teacher_lessons`; splitting the lessons further would scatter one text.
@@ -251,6 +251,20 @@ def _no_gain(p: Mapping[str, Any]) -> Reveal:
                   f"{_acc(g['svm'], m)}.{interval_words(g)}", g, label=label)
 
 
+def _smooth_rule(p: Mapping[str, Any]) -> Reveal:
+    """DANK with the smooth rule against DANK (the paper's rule) and against F off."""
+    g = dank_gain(p)
+    m = int(g["m"])
+    c = {k: _count(g[k], m) for k in ("dank", "smooth", "f_off", "svm")}
+    like_off, like_dank = abs(c["smooth"] - c["f_off"]) <= 1, c["dank"] - c["smooth"] <= 1
+    ans = 0 if like_dank else 1 if like_off else 2
+    return Reveal(ans, f"Test points right, of {m}: DANK with the paper's rule {c['dank']}, "
+                       f"with the smooth rule {c['smooth']}, with F switched off (its own "
+                       f"weights, the plain kernel K for new points) {c['f_off']}; plain "
+                       f"SVM {c['svm']}. With the smooth rule DANK's labels equal 1-NN's on "
+                       f"{100 * g['smooth_nn']:.0f} % of the test points.", g)
+
+
 def _every_seed(p: Mapping[str, Any]) -> Reveal:
     gains = [dank_gain(at_draw(p, s)) for s in draw_seeds(p, 5)]
     agree = [g["agree_nn"] for g in gains]
@@ -297,6 +311,13 @@ LESSON_DANK = Lesson(2, "What DANK learns, and where its gain comes from",
           "Nowhere: it is within one test point of the plain SVM"), 1, _gain_source,
          draws=10, labels=("the learned F", "mostly the out-of-sample rule",
                            "no gain")),
+    Step("A rule that copies no neighbour: the lab's smooth rule gives a new point an "
+         "average of all the rows of F, weighted by the kernel. The surface is drawn "
+         "with it.", "classification", {**_DANK_STATE, "extension": "smooth"}, "surface",
+         "With the smooth rule, how does DANK score on the test points?",
+         ("As with the paper's rule (within one test point)",
+          "As with F switched off, the plain kernel (within one test point)", "Somewhere else"), 1,
+         _smooth_rule, draws=10, labels=("as the paper's rule", "as F off", "elsewhere")),
     Step("One data set could be a fluke. The same comparison on five draws of the data, "
          "each a new sample with its own train/test split; the figure shows the first.",
          "classification", _DANK_STATE, "surface",
