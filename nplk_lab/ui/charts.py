@@ -11,7 +11,7 @@ import streamlit as st
 
 import nplk_lab.figures as fg
 import nplk_lab.model as lab
-from nplk_lab.model.ablation import rule_name
+from nplk_lab.model.ablation import rule_key, rule_name
 from nplk_lab.ui.components.chart import drawn_widgets, live_chart
 
 from . import influence
@@ -145,6 +145,9 @@ def surface_chart(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabRe
     title = lab.METHODS[res.method].label if res is not None else "Data"
     if ext:   # the rule's one name, as in the score table's row and the chooser
         title += f" — surface: {rule_name(ext)}"
+        scored = rule_key(res.method, res.estimator)
+        if scored != ext:   # the table names the scores' rule: say both, not two names
+            title += f"; test scores: {rule_name(scored)}"
     key = ("surface", None if res is None else fit_key(res.params, data, res.method), ext,
            None if data is None else data.key, base is not None, nn is not None,
            float(P["C"]), float(P["sigma"]))
