@@ -145,7 +145,11 @@ def surface_chart(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabRe
     title = lab.METHODS[res.method].label if res is not None else "Data"
     if ext:   # the rule's one name, as in the score table's row and the chooser
         title += f" — surface: {rule_name(ext)}"
-        scored = rule_key(res.method, res.estimator)
+        # the fit's own settings say which rule scored it (the estimator was built from
+        # them): a first picture from the prepared snapshot never unpickles its model
+        given = (res.params.get("extension", lab.setting("extension").default)
+                 if "extension" in lab.method_params(res.method) else None)
+        scored = rule_key(res.method, extension=given)
         if scored != ext:   # the table names the scores' rule: say both, not two names
             title += f"; test scores: {rule_name(scored)}"
     key = ("surface", None if res is None else fit_key(res.params, data, res.method), ext,
