@@ -52,8 +52,8 @@ Cost per evaluation: :math:`O(m n d + m^3)`. A training stage evaluates the loss
 hundred times on one support set, so :class:`_Problem` keeps what does not depend on
 :math:`\theta` (the squared coordinate differences, the support targets) and shares one
 kernel pass between the support, training and validation columns; the validation loss of
-an iterate then needs no solve of its own (issue 11: 6-8x less CPU per evaluation than
-building every matrix per call).
+an iterate then needs no solve of its own (6-8x less CPU per evaluation than building
+every matrix per call).
 """
 
 from __future__ import annotations
@@ -138,7 +138,7 @@ def _factor(K_sv: NDArray, lam: float):
 
 def lab_fit_alpha(Xs: ArrayLike, ys: ArrayLike, theta: ArrayLike, *, lam: float = 1e-3,
                   kind: str = "gaussian") -> tuple[NDArray[np.float64], float]:
-    r"""Asymmetric KRR on the support set (seed 004, eq. 8).
+    r"""Asymmetric KRR on the support set (the LAB RBF paper, eq. 8).
 
     ``beta0 = mean(ys)``, ``alpha = (K_sv^T + lam I)^{-1} (ys - beta0)`` with
     ``K_sv[i, j] = k_theta(Xs_i, Xs_j)``; then ``f(x) = sum_i alpha_i k_theta(Xs_i, x)
@@ -347,7 +347,7 @@ def _loss_grad(theta: NDArray, Xs: NDArray, ys: NDArray, Xt: NDArray, yt: NDArra
 def lab_loss_and_grad(theta: ArrayLike, Xs: ArrayLike, ys: ArrayLike, Xt: ArrayLike,
                       yt: ArrayLike, *, lam: float = 1e-3, kind: str = "gaussian"
                       ) -> tuple[float, NDArray[np.float64]]:
-    r"""Bandwidth-training loss (seed 004, eq. 9) and its exact gradient.
+    r"""Bandwidth-training loss (the LAB RBF paper, eq. 9) and its exact gradient.
 
     :math:`L(\theta) = \frac{1}{n_t}\sum_j (f_\theta(Xt_j) - yt_j)^2` where
     :math:`f_\theta` is the asymmetric KRR fit of :func:`lab_fit_alpha` on

@@ -1,5 +1,10 @@
-r"""LAB RBF: RBF kernels with locally adaptive bandwidths (SPEC §7, seed 004): the two
-estimators and their shared staged fit.
+r"""LAB RBF: RBF kernels with locally adaptive bandwidths: the two estimators and their
+shared staged fit.
+
+The paper: He et al., *Enhancing Kernel Flexibility via Learning Asymmetric
+Locally-Adaptive Kernels*, 2023; the maths: docs/the-maths-of-every-method.md,
+'LAB RBF — Enhancing Kernel Flexibility via Learning Asymmetric Locally-Adaptive
+Kernels'.
 
 Every support point carries its own bandwidth vector and the kernel belongs to it; an
 asymmetric kernel ridge regression on the support set gives the model, and the
@@ -204,7 +209,7 @@ class _LABRBFBase(BaseEstimator):
             return float(np.clip(base, *bounds))
         if self.bandwidth_init != "auto":
             return float(np.clip(self.bandwidth_init, *bounds))
-        # seed 004 §3: "use the global bandwidth of a general RBF kernel, tuned on the
+        # the LAB RBF paper, §3: "use the global bandwidth of a general RBF kernel, tuned on the
         # training data, as the initial parameter": the loss of the initial support set
         # with one shared theta, on a log grid around the authors' sqrt(30 / d).
         if yt.size == 0:
@@ -242,7 +247,7 @@ class _LABRBFBase(BaseEstimator):
         L-BFGS-B then ends wherever its path happens to go. That path changed with SciPy
         1.15's C port of L-BFGS-B (same start, chirp n = 100 seed 0 stage 1: loss 0.026
         with SciPy 1.13, 0.206 with 1.15-1.17, R² 0.98 vs 0.70). Stage 0 already starts
-        from the best shared bandwidth (seed 004 §3); every later stage may too."""
+        from the best shared bandwidth (the LAB RBF paper, §3); every later stage may too."""
         if stage == 0:
             return theta, False
         start = np.clip(theta, *bounds)
@@ -280,8 +285,8 @@ class _LABRBFBase(BaseEstimator):
         With a validation set (Xv, yv non-empty) the iterate with the smallest validation
         loss is returned (the stage's start included). The optimiser still runs to its
         own tolerance: stopping after 20 or 50 iterations without a better validation
-        loss left one toy seed below the shared-bandwidth reference (measured, issue 10
-        §5)."""
+        loss left one toy seed below the shared-bandwidth reference (measured with
+        ``benchmarks/bench_lab_rbf.py``, see the estimators' Notes)."""
         use_val = yv.size > 0
         prob = _Problem(Xs, ys, Xt, yt, float(self.lam), self.kernel,
                         *((Xv, yv) if use_val else ()))
@@ -535,7 +540,7 @@ _PARAMS_DOC = """
         Initial bandwidth of every support point, in the internal units (features
         scaled to [-1, 1]). None: the authors' ``sqrt(30 / d)``. "auto": the single
         global bandwidth ``sqrt(30 / d) * 2^(k/2)``, ``k = -6..10``, with the smallest
-        training loss for the initial support set (seed 004 §3 suggests a global RBF
+        training loss for the initial support set (the LAB RBF paper, §3, suggests a global RBF
         bandwidth tuned on the training data); 17 loss evaluations, no gradients.
     optimizer : {"lbfgs", "adam"}, default="lbfgs"
         ``"lbfgs"``: scipy L-BFGS-B with the exact gradient and bounds ``theta >= 0``.
@@ -546,7 +551,7 @@ _PARAMS_DOC = """
         over the training points). Only the last stage's cap warns. At the lab's page
         defaults every last stage meets ``tol`` in 22-814 iterations (earlier stages at
         100 support points may use all 1,000); the former default 200 cut 3 of the 9
-        built-in data sets short with a ConvergenceWarning (issue 11).
+        built-in data sets short with a ConvergenceWarning.
     tol : float >= 0, default=1e-6
         Optimiser tolerance on the loss, which is measured on standardised targets
         (a fraction of ``var(y)``). L-BFGS-B: a stage converges when the loss decreased
@@ -650,7 +655,7 @@ _ATTRS_DOC = """
 _TRAINING_NOTE = """
     Notes
     -----
-    The bandwidths are trained on the NON-support points only (seed 004, Fig. 2a: the
+    The bandwidths are trained on the NON-support points only (the LAB RBF paper, Fig. 2a: the
     support data fix ``alpha``, the rest train ``theta``). On a support point ``f``
     equals ``y_j - lam alpha_j`` whatever ``theta`` is, so adding those residuals would
     only add a ``lam^2 ||alpha||^2`` term that says nothing about generalisation.
@@ -659,7 +664,7 @@ _TRAINING_NOTE = """
     ``theta >= 0`` (rather than a ``log theta`` parametrisation) keep ``theta_il = 0``
     reachable: a support point may ignore a feature.
 
-    Robust defaults (issue 10 §5, measured in ``benchmarks/bench_lab_rbf.py``): with the
+    Robust defaults (measured in ``benchmarks/bench_lab_rbf.py``): with the
     paper's procedure the fit on ``sin(2 x^3)`` and on the chirp (noise 0.1) fell below
     one-bandwidth kernel ridge on its own support points on 3 of 20 toy/seed settings and
     once to R² -8 (a flat ``theta = 0`` kernel with huge coefficients, spikes above the
@@ -671,12 +676,13 @@ _TRAINING_NOTE = """
     settings stay up to 0.06 below it. ``validation_fraction=None,
     bandwidth_bounds=None`` restore the paper's training but keep the nearest-point rule.
 
-    The loss is far from convex: floating-point rounding alone (issue 11's faster
-    evaluation sums in another order) sends L-BFGS-B to other iterates and other support
-    sets, so single settings move in R² between equivalent implementations (issue 11:
-    from 0.04 below to 0.03 above the former code on the 20 settings above; one setting
-    moved by 0.13 under another stopping rule). Over the 20, mean R² 0.941 (0.939 before),
-    worst margin +0.014.
+    The loss is far from convex: floating-point rounding alone (the faster
+    evaluation, which shares one kernel pass, sums in another order) sends L-BFGS-B to
+    other iterates and other support sets, so single settings move in R² between
+    equivalent implementations (that evaluation against the former code: from 0.04
+    below to 0.03 above it on the 20 settings above; one setting moved by 0.13 under
+    another stopping rule). Over the 20, mean R² 0.941 (0.939 before), worst margin
+    +0.014.
 
     Stage starts (``stages_["shared_start"]``): SciPy 1.15 ported L-BFGS-B from Fortran
     to C, and from the same inherited start it ends in other optima (chirp n = 100 seed 0:
@@ -691,10 +697,10 @@ _TRAINING_NOTE = """
     same supports (subset of regressors, bandwidth and ridge chosen on a validation split),
     the paper's model is below at 9-10 of 10 noisy toy seeds: its coefficients interpolate
     the noisy support labels (``f(x_j) = y_j - lam alpha_j``), which no bandwidth can undo
-    (issue 14 §4, ``docs/lab-rbf-against-one-bandwidth.md``). With noisy data choose ``lam``
+    (``docs/lab-rbf-against-one-bandwidth.md``). With noisy data choose ``lam``
     on validation data: :class:`nplk_core.lab_rbf_select.LABRBFRegressorCV`.
 
-    Both halves (issue 29 §6, ``benchmarks/bench_lab_rbf_halves.py``, 10 seeds each of the
+    Both halves (``benchmarks/bench_lab_rbf_halves.py``, 10 seeds each of the
     noisy chirp, sin 2x³, the noisy step, the noiseless chirp and diabetes, 30 supports):
     inside the paper's model the learned bandwidths beat one shared bandwidth chosen on the
     validation points at 45 of 50 seeds (10/10, 10/10, 9/10, 10/10 on the 1-D sets, 6/10
@@ -706,8 +712,17 @@ _TRAINING_NOTE = """
 """
 
 
+_REFERENCES = """
+    References
+    ----------
+    .. [1] F. He, M. He, L. Shi, X. Huang and J. A. K. Suykens, "Enhancing Kernel
+       Flexibility via Learning Asymmetric Locally-Adaptive Kernels", arXiv:2310.05236,
+       2023.
+"""
+
+
 class LABRBFRegressor(RegressorMixin, _LABRBFBase):
-    __doc__ = r"""Kernel regression with locally adaptive bandwidths (LAB RBF, seed 004).
+    __doc__ = r"""Kernel regression with locally adaptive bandwidths (LAB RBF).
 
     .. math::
 
@@ -717,7 +732,7 @@ class LABRBFRegressor(RegressorMixin, _LABRBFBase):
     with the bandwidths trained by
     :math:`\min_{\theta \ge 0} \frac{1}{n_t} \sum_{j \notin sv} (f(x_j) - y_j)^2`
     (exact gradients through the solve) and the support set grown by Alg. 1.
-    """ + _PARAMS_DOC + _ATTRS_DOC + _TRAINING_NOTE
+    """ + _PARAMS_DOC + _ATTRS_DOC + _TRAINING_NOTE + _REFERENCES
 
     def fit(self, X, y) -> LABRBFRegressor:
         X, y = validate_data(self, X, y, ensure_min_samples=2, y_numeric=True)
@@ -737,10 +752,12 @@ class LABRBFClassifier(ClassifierMixin, _LABRBFBase):
     __doc__ = r"""Binary classification by LAB RBF regression on ±1 labels.
 
     Fits :class:`LABRBFRegressor`'s model to ``y = +1`` for ``classes_[1]`` and ``-1``
-    for ``classes_[0]`` and thresholds ``f`` at 0 (SPEC §7).
+    for ``classes_[0]`` and thresholds ``f`` at 0 (docs/the-maths-of-every-method.md,
+    'LAB RBF — Enhancing Kernel Flexibility via Learning Asymmetric Locally-Adaptive
+    Kernels').
     """ + _PARAMS_DOC + _ATTRS_DOC + """
     classes_ : ndarray of shape (2,)
-""" + _TRAINING_NOTE
+""" + _TRAINING_NOTE + _REFERENCES
 
     def fit(self, X, y) -> LABRBFClassifier:
         X, y = validate_data(self, X, y, ensure_min_samples=2)
