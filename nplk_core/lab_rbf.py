@@ -39,6 +39,7 @@ from ._base import (
     positive_or,
     warn_not_converged,
 )
+
 # the maths, re-exported here where the lab and its users import it
 from ._lab_rbf_core import (  # noqa: F401 (_kernel_from_q: the lab imports it here)
     KINDS,
@@ -47,12 +48,12 @@ from ._lab_rbf_core import (  # noqa: F401 (_kernel_from_q: the lab imports it h
     _Problem,
     _weighted_sq_dist,
     adam_descent,
-    lbfgs_descent,
     lab_fit_alpha,
     lab_fit_alpha_all,
     lab_kernel,
     lab_loss_and_grad,
     lab_ridge_coef,
+    lbfgs_descent,
 )
 
 __all__ = [

@@ -4,7 +4,8 @@
 A Plotly component's script is several ``.js`` files joined in order into one ES module:
 first what every such component shares (``plotly_common.js``: Plotly.js loaded once per
 tab, charts drawn in turn, the page's theme, presentation mode's fonts; then
-``titles.js``, the title fitted to its chart's width), then the component's own files. Each file names what it takes from the parts before it (``/* global ... */``) and
+``titles.js``, the title fitted to its chart's width), then the component's own files.
+Each file names what it takes from the parts before it (``/* global ... */``) and
 what it leaves for the parts after it (``/* exported ... */``), which is how ESLint
 (``tools/eslint.config.js``) reads them one by one.
 
