@@ -353,7 +353,7 @@ def _ask(klass: class_session.Klass | None, step: L.Step, answer_key: str, prese
     """The question alone (:func:`_question`) or in a class (its store, the teacher's
     count and reveal: :mod:`.class_session`)."""
     if klass is not None and step.question:
-        return class_session.question(klass, step, k - 1)
+        return class_session.question(klass, step, k - 1, present)
     return _question(step, answer_key, present)
 
 
