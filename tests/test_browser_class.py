@@ -72,9 +72,11 @@ def class_server(chromium_path):
 
 
 def has_text(page, text: str, timeout: int = 60_000) -> None:
+    """Wait until the page shows ``text``, white space aside (a chart's title wrapped in
+    a narrow column is two lines of SVG with nothing between them)."""
     page.wait_for_function(
-        "(t) => document.body && document.body.innerText.includes(t)", arg=text,
-        timeout=timeout, polling=50)
+        "(t) => document.body && document.body.innerText.replace(/\\s+/g, '')"
+        ".includes(t)", arg="".join(text.split()), timeout=timeout, polling=50)
 
 
 def wait_step(page, k: int, n: int) -> None:

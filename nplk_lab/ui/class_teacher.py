@@ -14,6 +14,7 @@ is never drawn in presentation mode: a projector shows the room's counts only.
 from __future__ import annotations
 
 import time
+from importlib import resources
 from typing import Any
 from urllib.parse import urlencode
 
@@ -112,33 +113,45 @@ def bar(k: Klass, present: bool) -> None:
             return
         base, note = public_base()
         link = join_link(k, base)
-        # on the projector the panel folds once students are in (its QR code a click
-        # away for a latecomer): the question needs the room
-        with st.expander(f"Join the class: {format_code(k.code)}",
-                         expanded=not present or s.students == 0):
-            c = st.columns([1.4, 1], vertical_alignment="center")
-            c[0].markdown(f"# {format_code(k.code)}")   # our alphabet: letters, digits
-            c[0].caption("Students scan the code or open the link, or type the class "
-                         "code on their Lessons page; a name is optional.")
-            c[0].code(link, language=None, wrap_lines=True)
-            if note:
-                c[0].warning(note)
-            c[1].image(_qr_svg(link), caption="Scan to join", width=220)
+        if present:
+            # on the projector one row: the join panel folds once students are in (its
+            # QR code a click away for a latecomer), the question needs the room
+            # (the last column stays empty: "Exit presentation" is pinned over it)
+            row = st.columns([3.2, 1.3, 1, 0.8], vertical_alignment="center")
+            with row[0]:
+                _join_panel(k, link, note, expanded=s.students == 0)
+            with row[1]:
+                _joined(k.code)
+            row[2].button("End the class", key="class_end", on_click=_end, args=(k,),
+                          help="Closes the votes and shows the results per step.")
+            return
+        _join_panel(k, link, note, expanded=True)
         _joined(k.code)
-        if not present:
-            _teacher_links(k, base)
-            st.caption(f"Back and Next move the whole class. The class ends by itself after "
-                       f"{s.idle_timeout_s / 3600:g} h without activity; its answers are "
-                       f"deleted at {_when(s.delete_at)} (server time).")
-        c = st.columns(2 if present else 3)
+        _teacher_links(k, base)
+        st.caption(f"Back and Next move the whole class. The class ends by itself after "
+                   f"{s.idle_timeout_s / 3600:g} h without activity; its answers are "
+                   f"deleted at {_when(s.delete_at)} (server time).")
+        c = st.columns(3)
         c[0].button("End the class", key="class_end", on_click=_end, args=(k,),
                     help="Closes the votes and shows the results per step.")
-        if not present:
-            c[1].button("Present here", key="class_present_here", icon=":material/slideshow:",
-                        on_click=_present_here,
-                        help="This tab in presentation mode: the figure, the count and "
-                             "your moves, no other control (Exit presentation brings them "
-                             "back).")
+        c[1].button("Present here", key="class_present_here", icon=":material/slideshow:",
+                    on_click=_present_here,
+                    help="This tab in presentation mode: the figure, the count and your "
+                         "moves, no other control (Exit presentation brings them back).")
+        with c[2].popover("Present on another screen", icon=":material/cast:"):
+            _projector_link(k, base)
+
+
+def _join_panel(k: Klass, link: str, note: str, *, expanded: bool) -> None:
+    with st.expander(f"Join the class: {format_code(k.code)}", expanded=expanded):
+        c = st.columns([1.4, 1], vertical_alignment="center")
+        c[0].markdown(f"# {format_code(k.code)}")   # our alphabet: letters, digits
+        c[0].caption("Students scan the code or open the link, or type the class code on "
+                     "their Lessons page; a name is optional.")
+        c[0].code(link, language=None, wrap_lines=True)
+        if note:
+            c[0].warning(note)
+        c[1].image(_qr_svg(link), caption="Scan to join", width=220)
 
 
 def _present_here() -> None:
@@ -169,17 +182,27 @@ def _new_link(k: Klass) -> None:
         fail(exc)
 
 
+def _projector_link(k: Klass, base: str) -> None:
+    st.caption("Open this link on the projector's computer: it leads this class too, in "
+               "presentation mode (keys: S split, V vote again, H shift, A reveal, ← → "
+               "steps). It is secret: it lets a browser lead the class.")
+    if k.token:
+        st.code(teacher_link(k, base, k.token, present=True), language=None,
+                wrap_lines=True)
+    else:
+        st.button("Make the projector's link", key="class_new_link_present",
+                  on_click=_new_link, args=(k,),
+                  help="A new teacher link; an earlier one stops working (browsers it "
+                       "opened stay teacher devices).")
+
+
 def _teacher_links(k: Klass, base: str) -> None:
-    with st.expander("Teacher link, projector, class size"):
+    with st.expander("Teacher link, class size"):
         if k.token:
             st.caption("Your teacher link (secret): opened in another browser (a phone as "
                        "a remote, the projector's computer), it makes that browser a "
                        "teacher device of this class. This browser is one already.")
             st.code(teacher_link(k, base, k.token), language=None, wrap_lines=True)
-            st.caption("For the projector's computer: the same link, opening in "
-                       "presentation mode.")
-            st.code(teacher_link(k, base, k.token, present=True), language=None,
-                    wrap_lines=True)
             label = "Make a new teacher link"
         else:
             st.caption("This browser leads the class. To lead it from another browser too "
@@ -257,17 +280,25 @@ def question(k: Klass, step: L.Step, index: int, present: bool) -> bool:
     if s.ended:
         return True
     phase = s.phase if index == s.step else REVEALED if index in s.revealed_steps else VOTE
-    # measured now, while the class votes, so the reveal needs no fit
-    rev = reveal_of(step)
-    correct = int(rev.answer) if phase == REVEALED else None
-    if phase == REVOTE:
+    if phase == REVOTE and not present:   # on a projector the count's title says it
         st.info("Talk to your neighbour: convince them, or let them convince you. Then "
                 "vote again.")
-    _live(k, index, tuple(step.options), phase, present, correct, int(rev.answer))
+    # the moves first: on a projector they stay above the fold whatever the sentence,
+    # and they are on the screen before the measurement below
     _moves(k, step, index, phase)
+    if present:   # the count takes the height left in its column (class_fit.html)
+        st.html(resources.files(__package__).joinpath("class_fit.html").read_text("utf-8"),
+                unsafe_allow_javascript=True)
     if phase == REVEALED:
+        rev = reveal_of(step)
+        if not present:                   # a projector's reveal: the words, no chart
+            _live(k, index, step, phase, present, int(rev.answer))
         _revealed(k, step, index, rev, present)
-    return phase == REVEALED
+        return True
+    _live(k, index, step, phase, present, None)
+    # measured now, while the class votes, so the reveal needs no fit
+    reveal_of(step)
+    return False
 
 
 def _second_vote(pairs: dict) -> bool:
@@ -275,15 +306,16 @@ def _second_vote(pairs: dict) -> bool:
 
 
 @st.fragment(run_every=POLL_S)
-def _live(k: Klass, index: int, options: tuple[str, ...], phase: int, present: bool,
-          correct: int | None, answer: int) -> None:
+def _live(k: Klass, index: int, step: L.Step, phase: int, present: bool,
+          correct: int | None) -> None:
     """The votes on the class's screens, read once a second: the count of the vote
     open (VOTE, REVOTE) or closed (SPLIT), the shift (SHIFT, and after the reveal when
     there was a second vote); the figure made again only when a vote or a join changed
     the class's count. Off the projector: who has not voted yet, and the move peer
-    instruction suggests from the share right (``answer``: the option the numbers
-    support, measured already)."""
+    instruction suggests from the share right (the option the numbers support: the
+    step's measured answer)."""
     ss = st.session_state
+    options = tuple(step.options)
     s = store()
     try:
         state = s.state(k.code)
@@ -302,14 +334,15 @@ def _live(k: Klass, index: int, options: tuple[str, ...], phase: int, present: b
     what = (k.code, index, phase, correct, state.count_version, present)
     last = ss.get(_FIG)
     if last is None or last[0] != what:
-        height = 300 if present else 320
+        height = 210 if present else 320   # on a projector beside the step's figure
         if shift:
             sh = shift_of(pairs, correct)
-            fig = fg.shift_figure(options, sh.first, sh.second, correct, height=height + 20)
+            fig = fg.shift_figure(options, sh.first, sh.second, correct, height=height + 40)
         else:
             title = {VOTE: f"First vote: {voted} of {state.students}",
                      SPLIT: f"The split: {voted} voted",
-                     REVOTE: f"Second vote: {voted} of {state.students}"}.get(
+                     REVOTE: ("Talk to your neighbour, then vote again: " if present
+                              else "Second vote: ") + f"{voted} of {state.students}"}.get(
                          phase, f"{voted} voted")
             fig = fg.answer_counts_figure(options, by, voted, title=title, correct=correct,
                                           height=height)
@@ -318,21 +351,25 @@ def _live(k: Klass, index: int, options: tuple[str, ...], phase: int, present: b
         # the lab's chart component: st.plotly_chart's conversion imports pandas, which
         # another session's thread may be importing at that moment
         chart(last[1], "class_count", "nplk-class-count")
-    if phase in (VOTE, REVOTE):
+    if phase in (VOTE, REVOTE) and not present:   # a projector's title has the count
         try:
             m = s.missing(k.code, k.seat, index, round=rnd)
         except (ClassError, WrongToken):
             return
         said = f"{m.count} of {state.students} joined have not voted yet"
-        if m.names and not present:
+        if m.names:
             said += ": " + ", ".join(m.names[:30]) + (" …" if len(m.names) > 30 else "")
         st.text(said)
-    if present or phase == REVEALED or answer < 0 or not voted:
+    if present or phase == REVEALED or not voted:
+        return
+    answer = int(reveal_of(step).answer)
+    if answer < 0:
         return
     share = by.get(answer, 0) / voted
-    st.caption(f"Only you see this: {100 * share:.0f} % of the {'second' if rnd == 2 else 'first'}"
-               f" vote is right (“{options[answer]}”, as the numbers will say). Peer "
-               f"instruction's rule of thumb: {ADVICE[next_move(share)]}.")
+    vote = "second" if rnd == 2 else "first"
+    st.caption(f"Only you see this: {100 * share:.0f} % of the {vote} vote is right "
+               f"(“{options[answer]}”, as the numbers will say). Peer instruction's rule "
+               f"of thumb: {ADVICE[next_move(share)]}.")
 
 
 def _move(k: Klass, index: int, phase: int, step: L.Step) -> None:

@@ -116,7 +116,9 @@ _FIT_JS = """
       charts.forEach((c) => {
         if (c.__nplkRedraw && (c.__nplkFloor || 0) !== floor) c.__nplkRedraw();
       });
-      const el = on ? charts.find((c) => c.getBoundingClientRect().width > 0) : null;
+      // (a class's live count keeps its own height: it sits under the question)
+      const el = on ? charts.find((c) => c.getBoundingClientRect().width > 0 &&
+                                  !c.closest('[class*="st-key-class-count"]')) : null;
       charts.forEach((c) => {
         if (c === el || !c.classList.contains('nplk-fit')) return;
         c.classList.remove('nplk-fit');
