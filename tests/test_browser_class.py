@@ -14,7 +14,7 @@ student steps away with Next and returns with "Back to the class"; the teacher e
 class and downloads the per-step CSV. Pictures of the teacher's join panel and count
 and a student's phone go to test-artifacts/pictures/ (``class-teacher-join.png``,
 ``class-teacher-count.png``, ``class-student-phone.png``);
-``python benchmarks/docs_screenshots.py`` copies them into docs/screenshots/. The whole
+``python tools/docs_screenshots.py`` copies them into docs/screenshots/. The whole
 sequence through ``nplk-lab classroom`` with reloads, a killed worker and a restart:
 ``test_browser_class_sequence.py``.
 
