@@ -15,7 +15,8 @@
   changes on a navigation.
 * **The teacher link** is ``/_nplk/teach#class=CODE&key=TOKEN`` (:func:`teacher_link`):
   the token travels in the fragment, which no server, proxy or log ever sees. The page
-  (``teach.html``) takes the token out of the address bar and history at once
+  (``teach.html``, its script ``teach.js``) takes the token out of the address bar and
+  history at once
   (``history.replaceState``), posts it here, where the class store makes this browser's
   seat a teacher device of the class (:meth:`~.class_store.ClassStore.claim_teacher`),
   and replaces itself with the class's page (``location.replace``): Back never brings
@@ -150,8 +151,16 @@ class SeatCookie:
         await self.app(scope, receive, with_seat)
 
 
-def _teach_page() -> str:
-    return resources.files(__package__).joinpath("teach.html").read_text("utf-8")
+def _browser_file(name: str) -> str:
+    return resources.files(__package__).joinpath(name).read_text("utf-8")
+
+
+async def teach_script(request: Any) -> Any:   # noqa: ARG001 (a route's signature)
+    """The teacher link page's script (teach.js)."""
+    from starlette.responses import Response
+
+    return Response(_browser_file("teach.js"), media_type="text/javascript",
+                    headers={"Cache-Control": "no-cache"})
 
 
 async def teach(request: Any) -> Any:
@@ -161,8 +170,9 @@ async def teach(request: Any) -> Any:
     from starlette.responses import HTMLResponse, JSONResponse
 
     if request.method != "POST":
-        return HTMLResponse(_teach_page(), headers={"Cache-Control": "no-store",
-                                                    "Referrer-Policy": "no-referrer"})
+        return HTMLResponse(_browser_file("teach.html"),
+                            headers={"Cache-Control": "no-store",
+                                     "Referrer-Policy": "no-referrer"})
     origin = request.headers.get("origin")
     if origin and origin.split("://", 1)[-1] != request.headers.get("host"):
         return JSONResponse({"error": "A teacher link opens on its own server."}, 403)
@@ -203,7 +213,8 @@ def routes() -> list[Any]:
     """The lab's routes for ``st.App`` (see the module doc)."""
     from starlette.routing import Route
 
-    return [Route(TEACH_PATH, teach, methods=["GET", "POST"])]
+    return [Route(TEACH_PATH, teach, methods=["GET", "POST"]),
+            Route(TEACH_PATH + ".js", teach_script, methods=["GET"])]
 
 
 def middleware() -> list[Any]:

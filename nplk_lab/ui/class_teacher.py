@@ -286,9 +286,9 @@ def question(k: Klass, step: L.Step, index: int, present: bool) -> bool:
     # the moves first: on a projector they stay above the fold whatever the sentence,
     # and they are on the screen before the measurement below
     _moves(k, step, index, phase)
-    if present:   # the count takes the height left in its column (class_fit.html)
-        st.html(resources.files(__package__).joinpath("class_fit.html").read_text("utf-8"),
-                unsafe_allow_javascript=True)
+    if present:   # the count takes the height left in its column (class_fit.js)
+        fit = resources.files(__package__).joinpath("class_fit.js").read_text("utf-8")
+        st.html(f"<script>{fit}</script>", unsafe_allow_javascript=True)
     if phase == REVEALED:
         rev = reveal_of(step)
         if not present:                   # a projector's reveal: the words, no chart

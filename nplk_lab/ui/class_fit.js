@@ -1,4 +1,3 @@
-<script>
 // A class's live count on a projector (nplk_lab/ui/class_teacher.py): the chart takes
 // the height its column has left below it, so the count reads from the back of the room
 // at any window size (the server draws it before it knows the window). The step's
@@ -48,4 +47,3 @@
   window.addEventListener('resize', fit);
   fit();
 })();
-</script>
