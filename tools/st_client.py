@@ -118,11 +118,14 @@ def _user_key(element_id: str) -> str | None:
 class Tab:
     """One browser tab on ``http://host:port`` (see the module docstring). ``cookies``
     (a name -> value dict) are there before the first request, as in a browser that has
-    visited the site before (a teacher's tab pinned to one process)."""
+    visited the site before (a teacher's tab pinned to one process); ``headers`` go with
+    every request (what a client may write into its own, X-Forwarded-For say)."""
 
-    def __init__(self, base: str, cookies: dict[str, str] | None = None) -> None:
+    def __init__(self, base: str, cookies: dict[str, str] | None = None,
+                 headers: dict[str, str] | None = None) -> None:
         self.base = base.rstrip("/")
         self.cookies = Cookies(cookies)
+        self.headers = dict(headers or {})       # sent with every request of the tab
         self.ws: Any = None
         self.session_id: str | None = None
         self.pages: dict[str, str] = {}          # url path name -> page script hash
@@ -153,7 +156,8 @@ class Tab:
         self.ws = await websockets.connect(url, subprotocols=["streamlit"],
                                            max_size=None, open_timeout=60,
                                            ping_interval=None,
-                                           additional_headers=self.cookies.header())
+                                           additional_headers={**self.headers,
+                                                               **self.cookies.header()})
         self.cookies.take(self.ws.response.headers.get_all("Set-Cookie"))
         self.reader = asyncio.create_task(self._read())
 
@@ -162,7 +166,8 @@ class Tab:
         """One HTTP request with the tab's cookies, keeping those the answer sets
         (blocking: call it in an executor). Returns the open response."""
         req = urllib.request.Request(url, data=data, method=method,
-                                     headers={**(headers or {}), **self.cookies.header()})
+                                     headers={**self.headers, **(headers or {}),
+                                              **self.cookies.header()})
         resp = urllib.request.urlopen(req, timeout=timeout)
         self.cookies.take(resp.headers.get_all("Set-Cookie"))
         return resp
