@@ -51,11 +51,15 @@ def clean(at: AppTest) -> AppTest:
     return at
 
 
-def open_lessons(browser: str | None = None, **query) -> AppTest:
-    """The Lessons page in a browser (its seat: ``browser``, a new one by default)."""
+def open_lessons(browser: str | None = None, *, url: str | None = None,
+                 **query) -> AppTest:
+    """The Lessons page in a browser (its seat: ``browser``, a new one by default;
+    ``url``: the page's address as the browser shows it)."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
     at.switch_page(LESSONS_PAGE)
     at.session_state[_BROWSER] = browser or new_seat()
+    if url:
+        at.context = {"url": url}
     for k, v in query.items():
         at.query_params[k] = str(v)
     return clean(at.run())
@@ -242,3 +246,26 @@ def test_join_by_typed_code_and_refusals(store_dir):
     assert f"class_resume_{code}" in keys(home)
     clean(button(home, f"class_resume_{code}").click().run())
     assert q(home)["class"] == code and "class_move_1" in keys(home)
+
+
+def test_a_teacher_on_localhost_gets_a_join_link_phones_can_open(store_dir, monkeypatch):
+    """The teacher's own address is this computer's (localhost): phones cannot open it.
+    Behind ``nplk-lab classroom`` the join link and its QR code use the address the
+    command printed (its network address), and say so; on a lab open to this computer
+    only, the teacher is told how to let a class in."""
+    here = "http://localhost:8501/Lessons"
+    monkeypatch.setenv(class_web.PUBLIC_URL_ENV, "http://192.0.2.44:8501")
+    t = open_lessons(url=here, lesson=1, step=1)
+    clean(button(t, "class_start").click().run())
+    code = q(t)["class"]
+    links = [c.value for c in t.code if "class=" in c.value]
+    assert links[0] == f"http://192.0.2.44:8501/Lessons?class={code}", links
+    assert any("address on the network, 192.0.2.44" in w.value for w in t.warning)
+    monkeypatch.delenv(class_web.PUBLIC_URL_ENV)
+    t.run()
+    assert [c.value for c in t.code if "class=" in c.value][0].startswith(here)
+    assert any("open on this computer only" in w.value for w in t.warning)
+    # a teacher on the network's address: no warning
+    far = open_lessons(url="http://192.0.2.44:8501/Lessons", lesson=1, step=1)
+    clean(button(far, "class_start").click().run())
+    assert not [w for w in far.warning if "Phones cannot" in w.value]

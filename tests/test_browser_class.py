@@ -11,9 +11,10 @@ student changes to the right answer), shows the shift, and reveals: every studen
 screen shows the verdict on the answer they hold (the time from the click to the last
 student's verdict is measured and bounded); the teacher's Next moves the students; a
 student steps away with Next and returns with "Back to the class"; the teacher ends the
-class and downloads the per-step CSV. Pictures of the teacher's join panel and count
-and a student's phone go to test-artifacts/pictures/ (``class-teacher-join.png``,
-``class-teacher-count.png``, ``class-student-phone.png``);
+class and downloads the per-step CSV. No browser asks anything of another host than the
+lab's server (the tab's icon included: the lab works with no internet). Pictures of the
+teacher's join panel and count and a student's phone go to test-artifacts/pictures/
+(``class-teacher-join.png``, ``class-teacher-count.png``, ``class-student-phone.png``);
 ``python tools/docs_screenshots.py`` copies them into docs/screenshots/. The whole
 sequence through ``nplk-lab classroom`` with reloads, a killed worker and a restart:
 ``test_browser_class_sequence.py``.
@@ -107,8 +108,14 @@ def test_a_class_answers_together(class_server, chromium_path):
     wrong = (right + 1) % len(opts)
     SHOTS.mkdir(parents=True, exist_ok=True)
     url = class_server.url
+    outside: list[str] = []      # requests that left the lab's server (none may)
+
+    def watch(ctx):
+        ctx.on("request", lambda r: None if r.url.startswith((url, "data:", "blob:"))
+               else outside.append(r.url))
+        return ctx
     with tb.open_browser(chromium_path) as browser:
-        tctx = browser.new_context(viewport=TEACHER_VIEW)
+        tctx = watch(browser.new_context(viewport=TEACHER_VIEW))
         teacher = tctx.new_page()
         teacher.set_default_timeout(60_000)
         teacher.goto(f"{url}/Lessons?lesson={LESSON}&step=1")
@@ -132,7 +139,7 @@ def test_a_class_answers_together(class_server, chromium_path):
         # students join by the link, on phones; one types a name
         students = []
         for i in range(3):
-            ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+            ctx = watch(browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True))
             s = ctx.new_page()
             s.set_default_timeout(60_000)
             s.goto(f"{url}/Lessons?class={code}")
@@ -223,3 +230,9 @@ def test_a_class_answers_together(class_server, chromium_path):
             has_text(s, "The class has ended")
         for p in [teacher, *students]:
             assert not exception_texts(p)
+        # the lab works with no internet: nothing was asked of another host, the tab's
+        # icon included
+        icon = teacher.evaluate("() => document.querySelector(\"link[rel='shortcut icon']\")"
+                                ".href")
+        assert icon.startswith((url, "data:image/svg+xml")), icon[:80]
+    assert outside == [], outside
