@@ -239,3 +239,82 @@ def test_the_answers_csv_lists_every_joined_student():
         ["4", "Cy", "", "", "", "", "", "", ""]]
     alone = list(csv.reader(io.StringIO(results.answers_csv(students, {}, {}))))
     assert [r[:2] for r in alone[1:]] == [["", "Ana"], ["", ""], ["", "Cy"]]
+
+
+# ---------------------------------------------------------------------------
+# edges found by mutation testing (docs/mutation-testing.md)
+# ---------------------------------------------------------------------------
+def test_what_a_refused_name_is_told():
+    said = {"Ana\u202eevil": "A name cannot hold invisible or control characters (it "
+                             "holds U+202E RIGHT-TO-LEFT OVERRIDE).",
+            "A\ue000": "A name cannot hold invisible or control characters (it holds "
+                       "U+E000 unnamed character).",
+            "x\u0301\u0302\u0303\u0304": f"A name cannot pile more than {MAX_COMBINING_RUN} "
+                                         "accents on one letter.",
+            "a" * (MAX_NAME_CHARS + 2): f"A name has at most {MAX_NAME_CHARS} characters "
+                                        f"(this one has {MAX_NAME_CHARS + 2}).",
+            7: "A name is text."}
+    for name, words in said.items():
+        with pytest.raises(ClassError) as e:
+            clean_name(name)
+        assert str(e.value) == words
+
+
+def test_only_spaces_are_trimmed_and_every_character_is_checked():
+    for kept in ("Xavier", "Max", "Xu X", "Zoé"):
+        assert clean_name(f" {kept} ") == kept
+    for bad in ("Ana\n", "\tAna", "Ana\r", "Ana\u2029Bo", "Ana\u2028",
+                "👩\u200d🔬\u202e", "ज\u200dज\u202e"):   # after a joiner too
+        with pytest.raises(ClassError, match="invisible or control"):
+            clean_name(bad)
+    # marks counted from the name's start, and across a joiner (no pile hides behind one)
+    assert clean_name("\u0301" * MAX_COMBINING_RUN + "a")
+    with pytest.raises(ClassError, match="accents"):
+        clean_name("\u0301" * (MAX_COMBINING_RUN + 1) + "a")
+    assert clean_name("क\u200dक" + "\u0901" * MAX_COMBINING_RUN)
+    assert clean_name("क\u0901\u200d" + "\u0901" * (MAX_COMBINING_RUN - 1))
+    with pytest.raises(ClassError, match="accents"):
+        clean_name("क\u0901\u200d" + "\u0901" * MAX_COMBINING_RUN)
+    with pytest.raises(ClassError, match="accents"):
+        clean_name("क" + "\u0901\u200d" * 12)
+
+
+def test_the_shift_and_a_summary_with_the_first_option_right():
+    pairs = {(0, 0): 2, (1, 0): 1, (1, None): 1}
+    sh = shift_of(pairs, 0)
+    assert (sh.right_first, sh.right_second, sh.to_right, sh.from_right) == (2, 3, 1, 0)
+    assert sh.gain == pytest.approx(1.0)
+    nobody_first = shift_of({(1, 0): 2}, 0)            # the right option has no first vote
+    assert (nobody_first.right_first, nobody_first.right_second) == (0, 2)
+    nobody_second = shift_of({(0, 1): 2}, 0)
+    assert (nobody_second.right_first, nobody_second.right_second) == (2, 0)
+    unknown = shift_of(pairs, None)
+    assert (unknown.second, unknown.voted_second, unknown.both) == ({0: 3}, 3, 3)
+    s = results.step_summary(0, REVEALED, 0, pairs)
+    assert (s.held, s.right_held) == (4, 3)
+    none_right = results.step_summary(0, REVEALED, 2, pairs)
+    assert (none_right.right_held, none_right.share_held) == (0, 0.0)
+    table = list(csv.reader(io.StringIO(results.answers_csv(
+        [("a", "Ana", True)], {0: 0}, {("a", 0): Vote(1, None, 0, None, 0)}), newline="")))
+    assert table[1][-2:] == ["option 1", "yes"]
+
+
+def test_a_seat_never_shows_its_secret_and_any_string_hashes():
+    s = Seat(new_seat())
+    assert repr(s) == "Seat(…)" and str(s) == "Seat(…)"
+    lone = "abc\ud800"                       # no codec writes it; its hash is defined
+    assert token_hash(lone) == hashlib.sha256(lone.encode("utf-8", "surrogatepass")).hexdigest()
+    assert token_hash(lone) != token_hash("abc")
+
+
+def test_a_random_handle_is_an_adjective_an_animal_and_a_two_digit_number(monkeypatch):
+    from nplk_lab.serve import class_store_rules as rules
+
+    for drawn, number in ((0, "10"), (89, "99")):
+        monkeypatch.setattr(rules.secrets, "randbelow", lambda n, d=drawn: min(d, n - 1))
+        monkeypatch.setattr(rules.secrets, "choice", lambda seq: seq[0])
+        assert rules.random_handle() == f"Blue Otter {number}"
+    monkeypatch.undo()
+    for _ in range(50):
+        adjective, animal, number = rules.random_handle().split()
+        assert 10 <= int(number) <= 99 and adjective.istitle() and animal.istitle()

@@ -225,7 +225,7 @@ class ClassStore(TeacherSide):
             if step != c.step:
                 raise ClassError(f"This question is not open: the class is at step "
                                  f"{c.step + 1}.")
-            phase, _ = self._phase(tx, c.code, step)
+            phase = self._phase(tx, c.code, step)
             rnd = open_round(phase)
             if rnd is None:
                 raise ClassError("Votes on this question are closed"

@@ -111,13 +111,12 @@ class StoreBase:
             raise ClassOver("This class has ended.")
         return c
 
-    def _phase(self, tx: Tx, code: str, step: int) -> tuple[int, int | None]:
-        row = tx.one("SELECT phase, correct FROM phases WHERE code = ? AND step = ?",
-                     code, step)
-        return (VOTE, None) if row is None else (int(row[0]), _int_or_none(row[1]))
+    def _phase(self, tx: Tx, code: str, step: int) -> int:
+        row = tx.one("SELECT phase FROM phases WHERE code = ? AND step = ?", code, step)
+        return VOTE if row is None else int(row[0])
 
     def _client_key(self, client: str) -> str:
-        return hashlib.sha256(f"{self._salt}\n{client[:256]}".encode(
+        return hashlib.sha256(f"{self._salt}\n{client}".encode(
             "utf-8", "surrogatepass")).hexdigest()[:32]
 
     def _bump(self, tx: Tx, code: str, now: float, *, counts: bool = False) -> None:
@@ -135,8 +134,8 @@ class StoreBase:
         phase, correct = phases.get(c.step, (VOTE, None))
         idle_ended = c.ended_at is None and not c.live(now)
         return ClassState(
-            code=c.code, lesson=c.lesson, step=int(c.step), phase=phase,
-            correct=correct if phase == REVEALED else None,
+            # (a step's right option is kept from its reveal on, never before)
+            code=c.code, lesson=c.lesson, step=int(c.step), phase=phase, correct=correct,
             revealed_steps=tuple(sorted(s for s, (p, _) in phases.items() if p == REVEALED)),
             ended=not c.live(now),
             # an idle end counts as a change before purge() records it (same number)

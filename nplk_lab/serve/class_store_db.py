@@ -70,8 +70,10 @@ class _SQLite:
         return conn
 
     @staticmethod
-    def begin(write: bool) -> str:
-        return "BEGIN IMMEDIATE" if write else "BEGIN"
+    def begin(conn: Any, write: bool) -> None:
+        # a read is read-only, as PostgreSQL's READ ONLY: a write there is an error
+        conn.execute(f"PRAGMA query_only = {0 if write else 1}")
+        conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
 
     @staticmethod
     def sql(query: str) -> str:
@@ -110,8 +112,8 @@ class _Postgres:
         return conn
 
     @staticmethod
-    def begin(write: bool) -> str:
-        return "BEGIN" if write else "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+    def begin(conn: Any, write: bool) -> None:
+        conn.execute("BEGIN" if write else "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
 
     @staticmethod
     def sql(query: str) -> str:
@@ -276,7 +278,8 @@ class Database:
         self._pool.close()
 
     def run(self, write: bool, fn: Callable[[Tx], T]) -> T:
-        """``fn`` in one transaction, committed. A refusal ``fn`` returns instead of
+        """``fn`` in one transaction (read-only unless ``write``), committed. A refusal
+        ``fn`` returns instead of
         raising (an exception object) is raised after the commit: what ``fn`` wrote
         still counts (a wrong join code). When an idle connection turns out gone (the
         server restarted or dropped it), before anything ran on it, the idle ones are
@@ -284,7 +287,7 @@ class Database:
         for attempt in (0, 1):
             conn, pooled = self._pool.take()
             try:
-                conn.execute(self._db.begin(write))
+                self._db.begin(conn, write)
             except self._db.reconnect_errors:
                 self._pool.discard(conn)
                 if pooled and attempt == 0:

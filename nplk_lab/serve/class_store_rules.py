@@ -275,8 +275,7 @@ def clean_name(name: object) -> str | None:
     for i, ch in enumerate(name):
         cat = unicodedata.category(ch)
         if ch in _JOINERS and _joins(name[i - 1:i], name[i + 1:i + 2]):
-            run = 0
-            continue
+            continue            # (marks on both sides of it count as one pile)
         if cat[0] == "C" or cat in ("Zl", "Zp"):
             raise ClassError("A name cannot hold invisible or control characters "
                              f"(it holds {_describe(ch)}).")

@@ -155,7 +155,7 @@ class TeacherSide(StoreBase):
             now = self._clock()
             c = self._live_teacher(tx, code, who, now)
             at = c.step if step is None else whole_number(step, MAX_STEPS, "A step")
-            was, _ = self._phase(tx, c.code, at)
+            was = self._phase(tx, c.code, at)
             if phase < was:
                 raise ClassError(f"This question is at {PHASES[was]} already: it cannot "
                                  f"go back to {PHASES[phase]}.")
