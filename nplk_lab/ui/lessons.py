@@ -256,7 +256,8 @@ def lessons_page() -> None:
         class_session.start_or_join(lesson_id)
     if student:
         return
-    _present_button()
+    if klass is None:   # a class presents from its own panel (a teacher device's link)
+        _present_button()
     download_lesson_button(lesson_id, title, steps, step_figure, token=P["my_lesson"] or "",
                            summary="" if teacher else L.lesson(int(P["lesson"])).summary)
 

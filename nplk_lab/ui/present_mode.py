@@ -184,7 +184,13 @@ def presentation(page: str) -> bool:
                      help="Gives this page's link in presentation mode: no controls, the "
                           "figure large, for a projector."):
             st.session_state["lab_present_link"] = page
-        if st.session_state.get("lab_present_link") == page:
+        if st.session_state.get("lab_present_link") == page and P.get("class"):
+            # another browser needs the class's teacher link to show its controls
+            st.caption("In a class, “Present on another screen” on the class's panel gives "
+                       "the projector's link; this tab can present at once.")
+            st.button("Present here", key="present_here", on_click=_set_present,
+                      args=(True,))
+        elif st.session_state.get("lab_present_link") == page:
             st.caption("Presentation link (copy it, or open it on the projector):")
             st.code(present_url(page, P), language=None, wrap_lines=True)
             st.button("Present here", key="present_here", on_click=_set_present,
