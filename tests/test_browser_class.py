@@ -24,19 +24,22 @@ Every wait is on a condition in the page; its timeout only bounds a hang.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
 import test_browser as tb
 from test_browser import exception_texts, wait_idle
+from test_browser_classroom import Classroom
 
 from nplk_lab.model import lessons as L
-from nplk_lab.serve import class_room, command
+from nplk_lab.serve import class_room, class_web, command
 from nplk_lab.serve.class_store import ClassStore, format_code
 
 chromium_path = tb.chromium_path
@@ -52,24 +55,54 @@ TEACHER_VIEW = {"width": 1280, "height": 900}
 #: (the aim is 2 s: a 1 s poll and a rerun; measured 0.5-1.3 s at load average 5-9);
 #: the measured times are printed
 REVEAL_BOUND_S = 5.0
+PUBLIC_URL = "http://192.0.2.10:8501"     # a documentation address (TEST-NET-1)
+
+
+@contextlib.contextmanager
+def fresh_store(**env: str) -> Iterator[Path]:
+    """A fresh SQLite class store (a new folder) for the servers started meanwhile, and
+    ``env`` for them too (both through the environment they inherit)."""
+    folder = Path(tempfile.mkdtemp(prefix="nplk-class-test-"))
+    values = {class_room.ENV: str(folder), **env}
+    old = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield folder
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+@contextlib.contextmanager
+def classroom_with_store(name: str) -> Iterator[Classroom]:
+    """``nplk-lab classroom --workers 2`` on a fresh store (``.store_folder``); skips
+    without HAProxy."""
+    if command.find_proxy() is None:
+        pytest.skip("HAProxy is not installed (apt-get install haproxy)")
+    tb.ARTIFACTS.mkdir(exist_ok=True)
+    with fresh_store() as folder:
+        room = Classroom(tb.ARTIFACTS / f"classroom-{name}.log")
+        room.store_folder = folder
+        try:
+            room.start()
+            yield room
+        finally:
+            room.kill()      # a test stops it itself; this only ends a hung one
 
 
 @pytest.fixture(scope="module")
 def class_server(chromium_path):
-    folder = Path(tempfile.mkdtemp(prefix="nplk-class-test-"))
-    old = os.environ.get(class_room.ENV)
-    os.environ[class_room.ENV] = str(folder)
+    # what `nplk-lab classroom` tells its workers: the address phones open (a teacher on
+    # localhost gets it in the join link and the QR code)
     tb.ARTIFACTS.mkdir(exist_ok=True)
-    try:
-        with tb.StreamlitServer(command.SERVER_SCRIPT,
-                                log=tb.ARTIFACTS / "streamlit-class-test.log") as server:
-            server.store_folder = folder
-            yield server
-    finally:
-        if old is None:
-            os.environ.pop(class_room.ENV, None)
-        else:
-            os.environ[class_room.ENV] = old
+    with fresh_store(**{class_web.PUBLIC_URL_ENV: PUBLIC_URL}) as folder, \
+            tb.StreamlitServer(command.SERVER_SCRIPT,
+                               log=tb.ARTIFACTS / "streamlit-class-test.log") as server:
+        server.store_folder = folder
+        yield server
 
 
 def has_text(page, text: str, timeout: int = 60_000) -> None:
@@ -86,6 +119,39 @@ def wait_step(page, k: int, n: int) -> None:
 
 def click_button(page, name: str) -> None:
     page.get_by_role("button", name=re.compile("^" + re.escape(name))).first.click()
+
+
+def join_by_link(browser, url: str, code: str, *, view: dict | None = None,
+                 name: str | None = None, headers: dict | None = None, watch=None):
+    """A student's browser (a new context: ``view``, a phone by default) joins the
+    class by its join link, typing ``name`` if given; its page at the class's step."""
+    phone = view is None
+    ctx = browser.new_context(viewport=view or PHONE, is_mobile=phone, has_touch=phone,
+                              extra_http_headers=headers or {})
+    if watch is not None:
+        watch(ctx)
+    page = ctx.new_page()
+    page.set_default_timeout(120_000)
+    page.goto(f"{url}/Lessons?class={code}")
+    has_text(page, "Join the class")
+    if name is not None:
+        box = page.get_by_role("textbox", name="Your name (optional)")
+        box.fill(name)
+        box.press("Enter")
+        wait_idle(page)
+    page.get_by_role("button", name="Join", exact=True).click()
+    has_text(page, "Following your teacher")
+    return page
+
+
+def start_class(page, url: str, lesson: int = LESSON) -> str:
+    """The teacher starts a class on Lessons at ``lesson``'s first step: its code."""
+    page.goto(f"{url}/Lessons?lesson={lesson}&step=1")
+    wait_step(page, 1, len(L.lesson(lesson).steps))
+    page.get_by_text("A class that answers together").click()
+    click_button(page, "Start a class")
+    page.wait_for_url(re.compile(r"class=\w+"), timeout=120_000)
+    return parse_qs(urlparse(page.url).query)["class"][0]
 
 
 def address(page) -> set[str]:
@@ -118,17 +184,15 @@ def test_a_class_answers_together(class_server, chromium_path):
         tctx = watch(browser.new_context(viewport=TEACHER_VIEW))
         teacher = tctx.new_page()
         teacher.set_default_timeout(60_000)
-        teacher.goto(f"{url}/Lessons?lesson={LESSON}&step=1")
-        wait_step(teacher, 1, n)
-        teacher.get_by_text("A class that answers together").click()
-        click_button(teacher, "Start a class")
-        teacher.wait_for_url(re.compile(r"class=\w+"), timeout=60_000)
-        code = parse_qs(urlparse(teacher.url).query)["class"][0]
+        code = start_class(teacher, url)
         wait_idle(teacher)
         # no secret in the address bar: the browser is the teacher by its seat
         assert address(teacher) <= {"class", "lesson", "step"}
         has_text(teacher, format_code(code))
         has_text(teacher, "0 joined")
+        # the teacher is on 127.0.0.1: the join link is the one phones can open
+        has_text(teacher, f"{PUBLIC_URL}/Lessons?class={code}")
+        has_text(teacher, "Phones cannot open localhost")
         panel = teacher.locator('[class*="st-key-nplk-keep-class"]').first
         panel.locator("img").first.wait_for()
         wait_idle(teacher)
@@ -137,23 +201,11 @@ def test_a_class_answers_together(class_server, chromium_path):
         store = ClassStore(class_server.store_folder)
 
         # students join by the link, on phones; one types a name
-        students = []
-        for i in range(3):
-            ctx = watch(browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True))
-            s = ctx.new_page()
-            s.set_default_timeout(60_000)
-            s.goto(f"{url}/Lessons?class={code}")
-            has_text(s, "Join the class")
-            if i == 0:
-                name = s.get_by_role("textbox", name="Your name (optional)")
-                name.fill("Ada Lovelace")
-                name.press("Enter")
-                wait_idle(s)
-            s.get_by_role("button", name="Join", exact=True).click()
+        students = [join_by_link(browser, url, code, name=name, watch=watch)
+                    for name in ("Ada Lovelace", None, None)]
+        for s in students:
             wait_step(s, 1, n)
-            has_text(s, "Following your teacher")
             assert address(s) <= {"class", "lesson", "step"}
-            students.append(s)
         has_text(teacher, "3 joined")           # the teacher's header follows at once
         # a second tab of the first student's browser is the same student
         tab = students[0].context.new_page()

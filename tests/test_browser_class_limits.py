@@ -18,20 +18,23 @@ say what the test likes); students are Chromium contexts. Skips without HAProxy.
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 import test_browser as tb
-from test_browser import ARTIFACTS, wait_idle
-from test_browser_class import address, has_text, pick, wait_step
-from test_browser_classroom import Classroom
+from test_browser import wait_idle
+from test_browser_class import (
+    address,
+    classroom_with_store,
+    has_text,
+    join_by_link,
+    pick,
+    wait_step,
+)
 
 from nplk_lab.model import lessons as L
-from nplk_lab.serve import class_room, command
 from nplk_lab.serve.class_store import ClassStore, Seat
 from nplk_lab.serve.class_store_rules import (
     CODE_ALPHABET,
@@ -53,23 +56,8 @@ WRONG_TRIES = 40
 
 @pytest.fixture(scope="module")
 def room(chromium_path):
-    if command.find_proxy() is None:
-        pytest.skip("HAProxy is not installed (apt-get install haproxy)")
-    folder = Path(tempfile.mkdtemp(prefix="nplk-class-limits-"))
-    old = os.environ.get(class_room.ENV)
-    os.environ[class_room.ENV] = str(folder)
-    ARTIFACTS.mkdir(exist_ok=True)
-    r = Classroom(ARTIFACTS / "classroom-class-limits.log")
-    r.store_folder = folder
-    try:
-        r.start()
+    with classroom_with_store("class-limits") as r:
         yield r
-    finally:
-        r.stop()
-        if old is None:
-            os.environ.pop(class_room.ENV, None)
-        else:
-            os.environ[class_room.ENV] = old
 
 
 def _new_class(room) -> tuple[ClassStore, str]:
@@ -84,17 +72,6 @@ def _unknown_code(store: ClassStore, i: int) -> str:
     assert not store._run(False, lambda tx: tx.one(
         "SELECT 1 FROM classes WHERE code = ?", code))
     return code
-
-
-def join_by_link(browser, url: str, code: str, headers: dict | None = None):
-    ctx = browser.new_context(viewport=tb.VIEWPORT, extra_http_headers=headers or {})
-    page = ctx.new_page()
-    page.set_default_timeout(120_000)
-    page.goto(f"{url}/Lessons?class={code}")
-    has_text(page, "Join the class")
-    page.get_by_role("button", name="Join", exact=True).click()
-    wait_step(page, 1, len(L.lesson(1).steps))
-    return page
 
 
 def link_tries(url: str, codes: list[str]) -> list[list[str]]:
@@ -124,14 +101,15 @@ def test_wrong_codes_with_a_changing_forwarded_for_are_refused_past_the_limit(
     store, code = _new_class(room)
     other = store.start_class("L1").code                 # a class nobody here joined
     with tb.open_browser(chromium_path) as browser:
-        join_by_link(browser, room.url, code)           # the room is in
+        join_by_link(browser, room.url, code, view=tb.VIEWPORT)           # the room is in
         wrong = [_unknown_code(store, i) for i in range(WRONG_TRIES)]
         errors = link_tries(room.url, wrong)
         said = [" ".join(e) for e in errors]
         assert all("no class with this code" in e for e in said[:MAX_FAILED_JOINS]), said
         assert all("Too many wrong codes" in e for e in said[MAX_FAILED_JOINS:]), said
         # past the limit the room's class still opens, by its link, whatever the header
-        late = join_by_link(browser, room.url, code, {"X-Forwarded-For": "203.0.113.99"})
+        late = join_by_link(browser, room.url, code, view=tb.VIEWPORT,
+                            headers={"X-Forwarded-For": "203.0.113.99"})
         has_text(late, "Following your teacher")
         assert store.state(code).students == 2
         # ... and no other class does: the guesses stop there
@@ -146,7 +124,7 @@ def test_three_tabs_of_one_browser_are_one_student(room, chromium_path):
     store, code = _new_class(room)
     opts = L.lesson(1).steps[0].options
     with tb.open_browser(chromium_path) as browser:
-        first = join_by_link(browser, room.url, code)
+        first = join_by_link(browser, room.url, code, view=tb.VIEWPORT)
         tabs = [first]
         for _ in range(2):          # the join link again, in two more tabs
             tab = first.context.new_page()
@@ -168,7 +146,7 @@ def test_a_students_address_in_another_browser_is_not_that_student(room, chromiu
     store, code = _new_class(room)
     opts = L.lesson(1).steps[0].options
     with tb.open_browser(chromium_path) as browser:
-        ada = join_by_link(browser, room.url, code)
+        ada = join_by_link(browser, room.url, code, view=tb.VIEWPORT)
         pick(ada, opts[1])
         has_text(ada, "Your vote is in")
         assert address(ada) <= {"class", "lesson", "step"}     # no seat in the address

@@ -13,11 +13,12 @@ the teacher at the controls of the class's current step, with no link to find:
 
 The projector is opened from the teacher's "Present on another screen": it shows the
 live count, no option marked, and the moves, fits 1280×720 and 1920×1080 with chart
-text of at least 14 / 18 px and nothing to scroll, and is led from the keyboard (S, V,
-H, A). Students are judged on the answer they hold at the reveal; every joined student
-is in the CSV. The times from a reload (and from the kill) to the teacher's controls
-are printed. Pictures for the docs: the projector at the split and at the shift, a
-phone at the second vote and after the reveal (test-artifacts/pictures/class-*.png).
+text as large as a lesson's (tests/test_browser_present_fit.py) and nothing to scroll,
+and is led from the keyboard (S, V, H, A). Students are judged on the answer they hold
+at the reveal; every joined student is in the CSV. The times from a reload (and from the
+kill) to the teacher's controls are printed. Pictures for the docs: the projector at
+the split and at the shift, a phone at the second vote and after the reveal
+(test-artifacts/pictures/class-*.png).
 
 Every wait is on a condition (a line of the command, a text or a button on the page, a
 websocket counter); its timeout only bounds a hang. Skips without HAProxy or Chromium.
@@ -28,19 +29,29 @@ from __future__ import annotations
 import os
 import re
 import signal
-import tempfile
 import time
-from pathlib import Path
 
 import pytest
 import test_browser as tb
-from test_browser import ARTIFACTS, exception_texts, wait_idle
-from test_browser_class import address, click_button, has_text, pick, wait_step
-from test_browser_classroom import Classroom
+from test_browser import exception_texts, wait_idle
+from test_browser_class import (
+    LESSON,
+    SHOTS,
+    TEACHER_VIEW,
+    address,
+    classroom_with_store,
+    click_button,
+    has_text,
+    join_by_link,
+    pick,
+    start_class,
+    wait_step,
+)
 from test_browser_classroom_faults import COUNT_SOCKETS_JS, _worker_pids
+from test_browser_present_fit import MIN_FONT  # the lessons' own rule for a projector
 
 from nplk_lab.model import lessons as L
-from nplk_lab.serve import class_room, command
+from nplk_lab.serve import command
 from nplk_lab.serve.class_store import ClassStore
 from nplk_lab.serve.class_store_rules import REVEALED, REVOTE, SHIFT, SPLIT, VOTE
 from nplk_lab.serve.class_web import seat_in
@@ -49,12 +60,8 @@ chromium_path = tb.chromium_path
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-SHOTS = tb.PICTURES
-LESSON = 1
-LAPTOP = {"width": 1280, "height": 900}
-PHONE = {"width": 390, "height": 844}
+LAPTOP = TEACHER_VIEW
 PROJECTOR_SIZES = ((1280, 720), (1920, 1080))
-MIN_FONT = {(1280, 720): 14, (1920, 1080): 18}   # as tests/test_browser_present_fit.py
 #: a ceiling on the teacher's way back to the controls, for a loaded 2-core machine
 #: (the aim is 3 s; the measured times are printed)
 BACK_BOUND_S = 30.0
@@ -89,23 +96,8 @@ PROJECTOR_JS = """
 
 @pytest.fixture
 def room(chromium_path):
-    if command.find_proxy() is None:
-        pytest.skip("HAProxy is not installed (apt-get install haproxy)")
-    folder = Path(tempfile.mkdtemp(prefix="nplk-class-sequence-"))
-    old = os.environ.get(class_room.ENV)
-    os.environ[class_room.ENV] = str(folder)
-    ARTIFACTS.mkdir(exist_ok=True)
-    r = Classroom(ARTIFACTS / "classroom-class-sequence.log")
-    r.store_folder = folder
-    try:
-        r.start()
+    with classroom_with_store("class-sequence") as r:
         yield r
-    finally:
-        r.kill()
-        if old is None:
-            os.environ.pop(class_room.ENV, None)
-        else:
-            os.environ[class_room.ENV] = old
 
 
 def controls(page, phase: int) -> None:
@@ -157,32 +149,13 @@ def test_peer_instruction_survives_reloads_a_killed_worker_and_a_restart(room,
         tctx.add_init_script(COUNT_SOCKETS_JS)
         teacher = tctx.new_page()
         teacher.set_default_timeout(120_000)
-        teacher.goto(f"{url}/Lessons?lesson={LESSON}&step=1")
-        wait_step(teacher, 1, n)
-        teacher.get_by_text("A class that answers together").click()
-        click_button(teacher, "Start a class")
-        teacher.wait_for_url(re.compile(r"class=\w+"))
-        code = re.search(r"class=(\w+)", teacher.url).group(1)
+        code = start_class(teacher, url)
         controls(teacher, VOTE)
         store = ClassStore(room.store_folder)
 
         # three students by the link: two laptops and a phone; one types a name
-        students = []
-        for i, view in enumerate((LAPTOP, LAPTOP, PHONE)):
-            phone = view is PHONE
-            ctx = browser.new_context(viewport=view, is_mobile=phone, has_touch=phone)
-            s = ctx.new_page()
-            s.set_default_timeout(120_000)
-            s.goto(f"{url}/Lessons?class={code}")
-            has_text(s, "Join the class")
-            if i == 0:
-                name = s.get_by_role("textbox", name="Your name (optional)")
-                name.fill("Grace Hopper")
-                name.press("Enter")
-                wait_idle(s)
-            s.get_by_role("button", name="Join", exact=True).click()
-            wait_step(s, 1, n)
-            students.append(s)
+        students = [join_by_link(browser, url, code, view=view, name=name)
+                    for view, name in ((LAPTOP, "Grace Hopper"), (LAPTOP, None), (None, None))]
         has_text(teacher, "3 joined")
 
         # the first vote; the teacher reloads

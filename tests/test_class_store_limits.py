@@ -8,9 +8,17 @@ from __future__ import annotations
 import random
 
 import pytest
-from test_class_store import T0, Clock, rows, seat, where  # noqa: F401 (fixtures)
+from test_class_store import (  # noqa: F401 (fixtures)
+    T0,
+    clock,
+    open_store,
+    rows,
+    seat,
+    store,
+    where,
+)
 
-from nplk_lab.serve.class_store import ClassOver, ClassStore, TooMany, UnknownClass
+from nplk_lab.serve.class_store import ClassOver, TooMany, UnknownClass
 from nplk_lab.serve.class_store_rules import (
     CODE_ALPHABET,
     DEFAULT_CLASS_SIZE,
@@ -20,18 +28,6 @@ from nplk_lab.serve.class_store_rules import (
 )
 
 
-@pytest.fixture
-def clock():
-    return Clock(T0)
-
-
-@pytest.fixture
-def store(where, clock):  # noqa: F811
-    s = ClassStore(where, clock=clock)
-    yield s
-    s.close()
-
-
 def wrong_code(rng: random.Random, real: str) -> str:
     """A code as a student mistypes it: one character changed."""
     i = rng.randrange(len(real))
@@ -39,7 +35,7 @@ def wrong_code(rng: random.Random, real: str) -> str:
     return real[:i] + c + real[i + 1:]
 
 
-def test_the_class_size_is_the_teachers(store):
+def test_the_class_size_is_the_teachers(store):  # noqa: F811
     t = seat()
     st = store.start_class(1, seat=t, size=3)
     assert store.state(st.code).size == 3
@@ -66,7 +62,7 @@ def test_the_class_size_is_the_teachers(store):
         store.resize(st.code, t, 10)
 
 
-def test_wrong_codes_are_limited_per_client_address_typed_or_in_a_link(store, clock):
+def test_wrong_codes_are_limited_per_client_address_typed_or_in_a_link(store, clock):  # noqa: F811
     room = store.start_class(1)
     elsewhere = store.start_class(1)
     store.join(room.code, seat=seat(), client="10.0.0.1")    # the room is in
@@ -89,7 +85,7 @@ def test_wrong_codes_are_limited_per_client_address_typed_or_in_a_link(store, cl
     store.join(elsewhere.code, seat=seat(), client="10.0.0.1")   # a new window
 
 
-def test_joins_that_work_do_not_count_as_wrong_codes(store):
+def test_joins_that_work_do_not_count_as_wrong_codes(store):  # noqa: F811
     st = store.start_class(1)
     for _ in range(MAX_FAILED_JOINS - 1):
         with pytest.raises(UnknownClass):
@@ -103,7 +99,7 @@ def test_joins_that_work_do_not_count_as_wrong_codes(store):
         store.enter("ZZZZZZZZ", seat(), client="c")
 
 
-def test_a_browser_already_in_the_class_is_not_counted_again(store):
+def test_a_browser_already_in_the_class_is_not_counted_again(store):  # noqa: F811
     st = store.start_class(1)
     s = seat()
     store.join(st.code, seat=s, client="c")
@@ -113,7 +109,7 @@ def test_a_browser_already_in_the_class_is_not_counted_again(store):
     assert rows(store, "join_failures") == before == []
 
 
-def test_a_class_of_300_behind_one_address_joins_in_2_minutes_typos_and_all(store, clock):
+def test_a_class_of_300_behind_one_address_joins_in_2_minutes_typos_and_all(store, clock):  # noqa: F811
     """One campus NAT address; every student types the code, one in eight makes a typo
     first (more than the limit of wrong codes in all), some open the link twice."""
     rng = random.Random(0)

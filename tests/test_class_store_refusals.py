@@ -13,7 +13,15 @@ import io
 import re
 
 import pytest
-from test_class_store import T0, Clock, rows, seat, where  # noqa: F401 (fixtures)
+from test_class_store import (  # noqa: F401 (fixtures)
+    T0,
+    clock,
+    open_store,
+    rows,
+    seat,
+    store,
+    where,
+)
 
 from nplk_lab.serve.class_store import (
     ClassError,
@@ -45,18 +53,6 @@ from nplk_lab.serve.class_store_rules import (
 )
 
 
-@pytest.fixture
-def clock():
-    return Clock(T0)
-
-
-@pytest.fixture
-def store(where, clock):  # noqa: F811
-    s = ClassStore(where, clock=clock)
-    yield s
-    s.close()
-
-
 def refused(exc: type, words: str, op) -> None:
     """``op()`` refuses with exactly ``words``."""
     with pytest.raises(exc) as e:
@@ -64,7 +60,7 @@ def refused(exc: type, words: str, op) -> None:
     assert str(e.value) == words
 
 
-def test_every_refusal_says_what_is_wrong_in_plain_words(store):
+def test_every_refusal_says_what_is_wrong_in_plain_words(store):  # noqa: F811
     t = seat()
     st = store.start_class(1, seat=t)
     j = seat()
@@ -130,7 +126,7 @@ def test_every_refusal_says_what_is_wrong_in_plain_words(store):
             lambda: store.join(full, seat=seat()))
 
 
-def test_the_edges_of_every_range_are_kept(store):
+def test_the_edges_of_every_range_are_kept(store):  # noqa: F811
     t = seat()
     assert store.start_class("x" * MAX_LESSON_CHARS).code
     assert store.start_class(1, idle_timeout_s=IDLE_TIMEOUT_RANGE_S[1]).code
@@ -144,17 +140,20 @@ def test_the_edges_of_every_range_are_kept(store):
     for secret in ("a" * SEAT_CHARS[0], "b" * SEAT_CHARS[1], alphabet):
         store.join(one if secret == "a" * SEAT_CHARS[0] else
                    store.start_class(1).code, seat=Seat(secret))
-    for secret in (new_seat()[:SEAT_CHARS[0] - 1], "c" * (SEAT_CHARS[1] + 1)):
+    # the lab's own seats have 43 characters: 31 is none of them, whatever the bounds say
+    assert SEAT_CHARS[0] <= 32
+    for secret in (new_seat()[:SEAT_CHARS[0] - 1], new_seat()[:31], "c" * (SEAT_CHARS[1] + 1)):
         with pytest.raises(ClassError, match="no seat"):
             store.join(store.start_class(1).code, seat=Seat(secret))
 
 
-def test_the_waits_a_limit_announces(store, clock):
+def test_the_waits_a_limit_announces(store, clock):  # noqa: F811
     st = store.start_class(1)
     for _ in range(MAX_FAILED_JOINS):
         with pytest.raises(UnknownClass):
             store.join("ZZZZZZZZ", seat=seat(), client="c")
-    for after, minutes in ((0, 10), (125, 8), (JOIN_WINDOW_S - 10, 1)):
+    for after, minutes in ((0, 10), (125, 8), (JOIN_WINDOW_S - 61, 2),
+                           (JOIN_WINDOW_S - 10, 1)):
         clock.t = T0 + after
         refused(TooMany, f"Too many wrong codes from this network: try again in {minutes} "
                          "min (a class someone here has joined still opens).",
@@ -182,11 +181,12 @@ def test_the_waits_a_limit_announces(store, clock):
         store.vote(st.code, j, 0, 1)
 
 
-def test_which_change_moves_which_version(store, clock):
+def test_which_change_moves_which_version(store, clock):  # noqa: F811
     t = seat()
     st = store.start_class(1, seat=t)
     s0 = store.state(st.code)
     assert (s0.started_at, s0.version, s0.count_version) == (T0, 1, 0)
+    assert s0.idle_timeout_s == 2 * 3600.0
     j = seat()
     store.join(st.code, seat=j)                              # counts only
     s1 = store.state(st.code)
@@ -202,7 +202,7 @@ def test_which_change_moves_which_version(store, clock):
     assert store.end(st.code, t).version == 4
 
 
-def test_votes_read_back_as_given_with_how_sure(store):
+def test_votes_read_back_as_given_with_how_sure(store):  # noqa: F811
     t = seat()
     st = store.start_class(1, seat=t)
     a, b = seat(), seat()
@@ -227,7 +227,7 @@ def test_votes_read_back_as_given_with_how_sure(store):
     assert store.state(st.code).phase == REVEALED
 
 
-def test_the_csv_files_end_their_lines_as_rfc_4180_says(store):
+def test_the_csv_files_end_their_lines_as_rfc_4180_says(store):  # noqa: F811
     t = seat()
     st = store.start_class(1, seat=t)
     j = seat()
@@ -242,7 +242,7 @@ def test_the_csv_files_end_their_lines_as_rfc_4180_says(store):
     assert table[1] == ["1", "Ana", "option 2", "", "", "", "", "option 2", ""]
 
 
-def test_an_idle_class_ended_by_purge_keeps_its_results_for_the_review_time(store, clock):
+def test_an_idle_class_ended_by_purge_keeps_its_results_for_the_review_time(store, clock):  # noqa: F811
     st = store.start_class(1, idle_timeout_s=60, retention_s=60)
     clock.t = T0 + 100                        # idle since T0 + 60: ended then
     assert store.purge() == (1, 0)
@@ -269,7 +269,7 @@ def test_client_addresses_are_salted_per_store(where, tmp_path, clock):  # noqa:
     assert keys[0] != keys[1]
 
 
-def test_a_teacher_device_limit_and_a_new_link_say_so(store):
+def test_a_teacher_device_limit_and_a_new_link_say_so(store):  # noqa: F811
     t = seat()
     st = store.start_class(1, seat=t)
     for _ in range(MAX_TEACHER_DEVICES - 1):
@@ -278,3 +278,20 @@ def test_a_teacher_device_limit_and_a_new_link_say_so(store):
             lambda: store.claim_teacher(st.code, st.teacher_token, seat()))
     new = store.new_teacher_link(st.code, t)
     assert len(new) >= 43 and store.claim_teacher(st.code, new, t).role == "teacher"
+
+
+def test_a_code_already_taken_is_drawn_again_and_eight_in_a_row_give_up(store,  # noqa: F811
+                                                                         monkeypatch):
+    from nplk_lab.serve import class_store_teacher
+
+    letters = iter("A" * 8 + "A" * 8 + "B" * 8)
+    monkeypatch.setattr(class_store_teacher.secrets, "choice", lambda seq: next(letters))
+    first = store.start_class(1)
+    assert first.code == "A" * 8
+    second = store.start_class(2)
+    assert second.code == "B" * 8
+    assert store.state("A" * 8).lesson == "1" and store.state("B" * 8).lesson == "2"
+    taken = iter("A" * 8 * 8 + "C" * 8)   # eight draws taken (a ninth would be free)
+    monkeypatch.setattr(class_store_teacher.secrets, "choice", lambda seq: next(taken))
+    with pytest.raises(RuntimeError, match="^no free join code$"):
+        store.start_class(3)

@@ -72,6 +72,7 @@ HOSTILE_NAMES = {
     "Ana\u202eevil": "U+202E RIGHT-TO-LEFT OVERRIDE",
     "\u2066Ana\u2069": "U+2066",
     "A\u200bna": "U+200B ZERO WIDTH SPACE",
+    "क\u200bक": "U+200B",                # not a joiner, even between two letters
     "A\u200dna": "U+200D",              # a joiner between Latin letters
     "A\u200cna": "U+200C",
     "Ana\u200d": "U+200D",              # a joiner at the end
@@ -151,6 +152,7 @@ def test_a_typed_name_starting_with_a_formula_prefix_reaches_the_csv_neutralised
 def test_seats_are_checked_and_hashed():
     s = new_seat()
     assert SEAT_CHARS[0] <= len(s) <= SEAT_CHARS[1] and seat_secret(Seat(s)) == s
+    assert len(s) >= 43                  # 256 random bits, as the teacher token's
     assert seat_secret(s) == s and new_seat() != s
     assert "…" in repr(Seat(s)) and s not in repr(Seat(s))
     for bad in (None, "", "x" * (SEAT_CHARS[0] - 1), "x" * (SEAT_CHARS[1] + 1),

@@ -25,6 +25,8 @@ from nplk_lab.model import lessons as L
 from nplk_lab.serve import class_web
 from nplk_lab.serve.class_store import ClassError, format_code
 from nplk_lab.serve.class_store_rules import (
+    DISCUSS_FROM,
+    EXPLAIN_ABOVE,
     MAX_STUDENTS,
     REVEALED,
     REVOTE,
@@ -66,10 +68,12 @@ MOVES = {
 }
 NEXT_MOVES = {VOTE: (SPLIT, REVEALED), SPLIT: (REVOTE, REVEALED), REVOTE: (SHIFT, REVEALED),
               SHIFT: (REVEALED,), REVEALED: ()}
+_LOW, _HIGH = f"{100 * DISCUSS_FROM:.0f}", f"{100 * EXPLAIN_ABOVE:.0f}"
+#: peer instruction's rule of thumb in words (class_store_rules.next_move decides)
 ADVICE = {
-    "revisit": "under 30 % right: go over the idea again, then let them vote again",
-    "discuss": "30–70 % right: let them talk to a neighbour and vote again",
-    "explain": "over 70 % right: explain briefly and move on",
+    "revisit": f"under {_LOW} % right: go over the idea again, then let them vote again",
+    "discuss": f"{_LOW}–{_HIGH} % right: let them talk to a neighbour and vote again",
+    "explain": f"over {_HIGH} % right: explain briefly and move on",
 }
 
 
