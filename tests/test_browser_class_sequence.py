@@ -39,10 +39,10 @@ import time
 import _postgres
 import pytest
 import test_browser as tb
-from test_browser import ARTIFACTS, exception_texts, wait_idle
+from _page_state import count_runs, wait_counted_run
+from test_browser import ARTIFACTS, PICTURES, exception_texts, wait_idle
 from test_browser_class import (
     LESSON,
-    SHOTS,
     TEACHER_VIEW,
     address,
     choose,
@@ -90,7 +90,12 @@ PROJECTOR_JS = """
     if (!shown(g)) continue;
     for (const t of g.querySelectorAll('svg text')) {
       if (t.textContent.trim() && shown(t)) {
-        fonts.push(parseFloat(getComputedStyle(t).fontSize));
+        // the size drawn: Plotly shrinks a bar's text that does not fit by a transform
+        // (its font-size unchanged); the scale is the length of the text's x axis
+        // within the chart (rotated text too)
+        const m = t.getCTM();
+        const scale = m ? Math.hypot(m.a, m.b) : 1;
+        fonts.push(parseFloat(getComputedStyle(t).fontSize) * scale);
       }
     }
   }
@@ -156,7 +161,7 @@ def projector_fits(page, size: tuple[int, int], name: str | None) -> None:
     assert min(m["fonts"]) >= MIN_FONT[size] - 0.01, (where, sorted(m["fonts"])[:5])
     assert m["moves"] and max(m["moves"]) <= m["inner"], (where, m)
     if name:
-        page.screenshot(path=str(SHOTS / name))
+        page.screenshot(path=str(PICTURES / name))
 
 
 def test_peer_instruction_survives_reloads_a_killed_worker_and_a_restart(room,
@@ -166,7 +171,7 @@ def test_peer_instruction_survives_reloads_a_killed_worker_and_a_restart(room,
     right = steps[0].reveal().answer
     assert right >= 0
     wrong = (right + 1) % len(opts)
-    SHOTS.mkdir(parents=True, exist_ok=True)
+    PICTURES.mkdir(parents=True, exist_ok=True)
     back: list[tuple[str, float]] = []
     pages: dict = {}
     with tb.open_browser(chromium_path) as browser:
@@ -210,8 +215,14 @@ def _sequence(browser, room, pages, back, steps, n, opts, right, wrong) -> None:
     choose(students[0], opts[wrong])
     students[0].keyboard.press("Enter")
     has_text(students[0], f"Your vote is in: “{opts[wrong]}”")
+    # the phone says how sure, then locks in: both reach the store
+    students[2].locator('[data-testid="stButtonGroup"] button').filter(
+        has_text=re.compile(r"^\s*sure\s*$")).click()
+    wait_idle(students[2])
     pick(students[2], opts[right])
     has_text(students[2], "Your vote is in")
+    mine = store.vote_of(code, _seat(students[2].context), 0)
+    assert (mine.first, mine.first_sure) == (right, True), mine
     has_text(teacher, "First vote: 3 of 3")
     reload_teacher(teacher, VOTE, 1, n, back, "a reload at the first vote")
     has_text(teacher, "First vote: 3 of 3")
@@ -264,7 +275,7 @@ def _sequence(browser, room, pages, back, steps, n, opts, right, wrong) -> None:
     has_text(teacher, "Second vote: 2 of 3")
     wait_idle(students[2])
     students[2].get_by_text("Talk to your neighbour").first.scroll_into_view_if_needed()
-    students[2].screenshot(path=str(SHOTS / "class-phone-second-vote.png"))
+    students[2].screenshot(path=str(PICTURES / "class-phone-second-vote.png"))
     reload_teacher(teacher, REVOTE, 1, n, back, "a reload at the second vote")
     has_text(teacher, "1 of 3 joined have not voted yet: Grace Hopper")
     assert "Grace" not in projector.inner_text("body")    # no names on the projector
@@ -274,12 +285,15 @@ def _sequence(browser, room, pages, back, steps, n, opts, right, wrong) -> None:
     victim = int(worker_of(tctx)[1:])
     assert teacher.evaluate("() => window.__nplkSockets") == 1
     mark = room.output.mark()
+    count_runs(teacher)
     t0 = time.perf_counter()
     os.kill(pids[victim], signal.SIGKILL)
     teacher.wait_for_function("() => window.__nplkSockets >= 2 && "
                               "window.__nplkSocket.readyState === WebSocket.OPEN",
                               polling=50)
-    wait_idle(teacher)
+    # the page's first run on the new worker is over (until then the controls on
+    # screen are the dead worker's, and a click on them can be lost)
+    wait_counted_run(teacher)
     controls(teacher, REVOTE)
     back.append(("the teacher's worker killed (to the other worker)",
                  time.perf_counter() - t0))
@@ -312,7 +326,7 @@ def _sequence(browser, room, pages, back, steps, n, opts, right, wrong) -> None:
     assert store.state(code).phase == REVEALED
     wait_idle(students[2])
     students[2].get_by_text("Right.").first.scroll_into_view_if_needed()
-    students[2].screenshot(path=str(SHOTS / "class-phone-revealed.png"))
+    students[2].screenshot(path=str(PICTURES / "class-phone-revealed.png"))
     t0 = time.perf_counter()
     teacher.reload(wait_until="domcontentloaded")
     has_text(teacher, "The numbers say")
@@ -322,7 +336,7 @@ def _sequence(browser, room, pages, back, steps, n, opts, right, wrong) -> None:
     # the end: every joined student in the answers
     click_button(teacher, "End the class")
     has_text(teacher, "has ended")
-    answers = store.answers_csv(code, _teacher_seat(tctx))
+    answers = store.answers_csv(code, _seat(tctx))
     rows = [r for r in answers.splitlines()[1:] if r.startswith("1,")]
     assert len(rows) == 3 and any(",Grace Hopper," in r for r in rows), answers
     for p in (teacher, projector, *students):
@@ -330,8 +344,8 @@ def _sequence(browser, room, pages, back, steps, n, opts, right, wrong) -> None:
         assert not exception_texts(p), exception_texts(p)
 
 
-def _teacher_seat(context):
-    """The teacher's browser's seat, from its cookie (what the server reads)."""
+def _seat(context):
+    """A browser's seat, from its cookie (what the server reads)."""
     return seat_in({c["name"]: c["value"] for c in context.cookies()})
 
 
