@@ -47,7 +47,7 @@ from hall_client import LightStudent  # noqa: E402
 from nplk_lab.model import lessons as L  # noqa: E402
 from nplk_lab.serve import class_room  # noqa: E402
 from nplk_lab.serve.class_store import ClassStore  # noqa: E402
-from nplk_lab.serve.class_store_rules import REVOTE, SHIFT, SPLIT  # noqa: E402
+from nplk_lab.serve.class_store_rules import MAX_STUDENTS, REVOTE, SHIFT, SPLIT  # noqa: E402
 
 LESSON = 1
 VOTE_WINDOW_S = 3.0
@@ -116,7 +116,8 @@ async def votes(students: list[LightStudent], step: int, n_options: int,
 async def run_class(url: str, n: int, store: ClassStore, seed: int) -> dict:
     rng = random.Random(seed)
     steps = L.lesson(LESSON).steps
-    started = store.start_class(f"L{LESSON}", size=max(n, 1))
+    # a class takes MAX_STUDENTS at most: the students past it are refused at the join
+    started = store.start_class(f"L{LESSON}", size=min(max(n, 1), MAX_STUDENTS))
     code, token = started.code, started.teacher_token
     students = [LightStudent(url, code, {}) for _ in range(n)]
     t_join = time.perf_counter()
@@ -127,6 +128,8 @@ async def run_class(url: str, n: int, store: ClassStore, seed: int) -> dict:
             await s.open_and_join()
     await asyncio.gather(*(join(s) for s in students))
     joined_s = time.perf_counter() - t_join
+    refused = [s for s in students if s.errors]
+    students = [s for s in students if not s.errors]
     pollers = [asyncio.create_task(s.poll()) for s in students]
     first = await until(students, t_join,
                         lambda st: st.get("role") == "student")
@@ -182,7 +185,8 @@ async def run_class(url: str, n: int, store: ClassStore, seed: int) -> dict:
     rt = [t for s in students for t in s.vote_times]
     errors = [e for s in students for e in s.errors]
     return dict(acked=acked, stored=stored, final=final, reach=reach, vote_rt=rt,
-                joined_s=joined_s, errors=errors, questions=sum(bool(s.question)
+                joined_s=joined_s, errors=errors, refused=len(refused),
+                refused_why=refused[0].errors[0] if refused else "", questions=sum(bool(s.question)
                                                                for s in steps),
                 steps=len(steps))
 
@@ -197,7 +201,9 @@ def light_row(n: int, r: dict, cpu: float, rss: list[float], load: tuple[float, 
               wall: float) -> str:
     acked = r["acked"][1] + r["acked"][2]
     final = r["final"][1] + r["final"][2]
-    return (f"| {n} light | {acked} / {final} / {acked - final} "
+    who = f"{n} light" + (f" ({r['refused']} refused: the class is full)"
+                          if r["refused"] else "")
+    return (f"| {who} | {acked} / {final} / {acked - final} "
             f"| {cells(r['reach']['reveal'])} | {cells(r['reach']['reveal figure'])} "
             f"| {cells(r['reach']['split'])} | {cells(r['reach']['step'])} "
             f"| {pct(r['vote_rt'], 50):.3f} / {pct(r['vote_rt'], 90):.3f} "
@@ -226,6 +232,9 @@ def light(args, tmp: Path, n: int) -> str:
         row = light_row(n, r, cpu, rss, (load0, os.getloadavg()[0]), wall)
         if r["errors"]:
             print(f"errors at {n}: " + " | ".join(sorted(set(r["errors"])))[:600],
+                  flush=True)
+        if r["refused"]:
+            print(f"{r['refused']} students refused at the join: {r['refused_why'][:200]}",
                   flush=True)
         print(f"({n} light students joined in {r['joined_s']:.1f} s; "
               f"{r['questions']} questions, {r['steps']} steps)", flush=True)

@@ -9,7 +9,8 @@ the page waits for the class: the split arrives all the same; the second vote; a
 keeps the student and their votes; the reveal (the verdict on the answer held, the
 measured answer, the fitted figure); the teacher's next step followed; "Explore in the
 full lab" opens the Lessons page in the class, whose "Back to the class" leads back.
-Every request the phone makes goes to the server itself. Pictures for the docs: the
+Every request the phone makes goes to the server itself; axe-core finds nothing
+serious or critical at the vote and at the reveal. Pictures for the docs: the
 phone at the first vote and after the reveal (test-artifacts/pictures/hall-*.png).
 
 Every wait is on a condition (a text, an attribute, a line of the command); its
@@ -26,6 +27,7 @@ from urllib.parse import urlsplit
 
 import pytest
 import test_browser as tb
+from test_browser_a11y import AXE, _serious
 from test_browser_class import PHONE, SHOTS, classroom_with_store
 from test_browser_classroom_faults import _worker_pids
 
@@ -105,6 +107,8 @@ def test_a_phone_follows_a_whole_class_on_the_light_page(room, chromium_path):
             text_in(page, "#lock", "Locked in")
             assert store.vote_of(code, seat, 0).first == 1
             page.screenshot(path=str(SHOTS / "hall-phone-first-vote.png"))
+            if AXE.is_file():          # axe-core, injected (no request)
+                assert _serious(page) == []
             lock_in(page, opts[0])
             v = store.vote_of(code, seat, 0)
             assert (v.first, v.changes) == (0, 1)
@@ -143,6 +147,8 @@ def test_a_phone_follows_a_whole_class_on_the_light_page(room, chromium_path):
                     .split("\n\n")[0][:40])
             drawn(page, 1)
             page.screenshot(path=str(SHOTS / "hall-phone-reveal.png"), full_page=True)
+            if AXE.is_file():
+                assert _serious(page) == []
 
             # the teacher's next step, followed
             store.advance(code, token, 1)
