@@ -12,8 +12,8 @@ each sends the run of the page's watching
 fragment once a second (what the browser's timer of ``st.fragment(run_every=1)`` does).
 The teacher (the store with the teacher's token, in this process) holds five steps: at
 each of the first three, every student answers (a random option, at a random moment in
-the first 3 s) through the page's radio (the first vote); the teacher then reveals, and
-after it moves the class to the next step.
+the first 3 s) through the page's radio and its "Lock in" (the first vote); the teacher
+then reveals, and after it moves the class to the next step.
 
 Reported: answers sent and stored (the store's count just before the reveal and at the
 end; lost = sent − stored at the end), the
@@ -115,7 +115,9 @@ class Student:
             for old in [k for k in self.tab.states if k != key]:
                 self.tab.drop(old)
             self.tab.set(key, rng.randrange(len(options)))
+            self.tab.set("lesson_lock", True)          # chosen, then "Lock in"
             run = await self.tab.rerun(timeout=REACH_TIMEOUT_S)
+            self.tab.drop("lesson_lock")
         self.exceptions += run.exceptions
         return not run.errors
 

@@ -18,10 +18,12 @@ solvers and the exact support trick that makes every evaluation cheap.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.multiclass import OneVsRestClassifier
 from sklearn.svm import SVC, SVR
 from sklearn.utils.multiclass import check_classification_targets
@@ -37,53 +39,48 @@ from ._base import (
     warn_not_converged,
 )
 from ._dank_core import SOLVERS, DankProblem, InnerSolution, LowRankInner
-from .kernels import gaussian_kernel, sigma_to_gamma, squared_distances
+from ._dank_newton import solve_newton
+from .extension import (
+    RULES,
+    WIDTH_OF_SIGMA,
+    borrowing,
+    extended_decision,
+    nearest_index,
+    reciprocal_index,
+)
+from .kernels import gaussian_kernel, sigma_to_gamma
 from .spectral import pivoted_cholesky
 
 #: the solver ``solver="auto"`` resolves to (fastest that reaches Algorithm 1's optimum;
 #: see benchmarks/bench_dank.py)
 AUTO_SOLVER = "apg"
+#: the regression form's solvers: the shared ones and Newton's method
+#: (:mod:`nplk_core._dank_newton`), which needs the regression form's structure
+SVR_SOLVERS = {**SOLVERS, "newton": solve_newton}
+#: ``solver="auto"`` of the regression form is Newton's method up to this many training
+#: points and the accelerated solver beyond: Newton's Hessian costs O(n^2 k r) per
+#: iteration (k the rank of F), so its fits grow faster with n. Over random slider
+#: points its p90 was a quarter of the accelerated solver's at 140 points and 0.7 of it
+#: at 280, but 1.5 times it at 420 (`benchmarks/bench_sliders.py --methods dank_svr
+#: --solver apg newton --n 200 400 600 1000`, docs/slider-latency-on-every-page.md)
+AUTO_SVR_NEWTON_MAX_N = 300
 
 
-# ---------------------------------------------------------------------------
-# out-of-sample extension (seed 000 §2.3, KNPL eq. 23)
-# ---------------------------------------------------------------------------
-
-def nearest_index(X_train: np.ndarray, X_test: np.ndarray) -> np.ndarray:
-    """For each test point the index of its nearest training point."""
-    return np.argmin(squared_distances(X_test, X_train), axis=1)
+#: libsvm iterations per training point of the plain SVR that only starts Newton's method
+#: (eta given): an ill-conditioned SVR needs up to 500 per point (74,000 SMO steps,
+#: 0.4 s, at C = 700, sigma = 0.5, eps = 0.0015 on the step data), which Newton's method
+#: then does not need; its iterates are feasible, so a capped one is a start like any
+START_SMO_STEPS_PER_POINT = 20
 
 
-def reciprocal_index(X_train: np.ndarray, X_test: np.ndarray) -> np.ndarray:
-    r"""Reciprocal nearest neighbour of every test point (seed 000 §2.3).
-
-    ``M_ij = 1/(r_ij s_ij)`` where ``r_ij`` is the rank of test point j among all
-    test points by distance to training point i, and ``s_ij`` the rank of training
-    point i among the training points by distance to test point j (1 = nearest);
-    returns ``j* = argmax_i M_ij`` for every test point j. Ties go to the nearer
-    training point. The answer depends on the whole test set (by design of the paper).
-    """
-    D = squared_distances(X_train, X_test)  # (n, m)
-    n, m = D.shape
-    # r_ij: rank along the test axis (row-wise ranks)
-    order = np.argsort(D, axis=1, kind="stable")
-    r = np.empty_like(order)
-    rows = np.arange(n)[:, None]
-    r[rows, order] = np.arange(1, m + 1)[None, :]
-    # s_ij: rank along the training axis (column-wise ranks)
-    order_t = np.argsort(D, axis=0, kind="stable")
-    s = np.empty_like(order_t)
-    s[order_t, np.arange(m)[None, :]] = np.arange(1, n + 1)[:, None]
-    score = r.astype(float) * s  # minimise r*s; tie-break by s (nearer training point)
-    score += s / (n + 1.0)
-    return np.argmin(score, axis=0)
-
-
-def _plain_svm(C, sigma, X, target, *, regression=False, epsilon=0.1):
-    """The plain SVM/SVR with the same sigma and C, and its dual vector."""
+def _plain_svm(C, sigma, X, target, *, regression=False, epsilon=0.1, max_iter=-1):
+    """The plain SVM/SVR with the same sigma and C, and its dual vector (``max_iter``
+    libsvm steps at most, -1 for none: then the dual vector is the SVR's own)."""
     gamma = sigma_to_gamma(sigma)
     if regression:
-        svm = SVR(C=C, gamma=gamma, epsilon=epsilon).fit(X, target)
+        with warnings.catch_warnings():  # a capped start is meant to stop early
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            svm = SVR(C=C, gamma=gamma, epsilon=epsilon, max_iter=max_iter).fit(X, target)
         n = X.shape[0]
         beta = np.zeros(2 * n)
         coef = svm.dual_coef_[0]
@@ -136,10 +133,14 @@ class _DANKBase(BaseEstimator):
         beta0 = np.zeros(linear.size)
         warm = self.warm_start and previous is not None and previous.shape == beta0.shape
         beta_svm = None
-        if self.eta == "auto" or (not warm and self.solver in ("auto", "apg")):
-            beta_svm, eta_svm = _plain_svm(self.C, self.sigma, X, target,
-                                           regression=labels is None,
-                                           epsilon=getattr(self, "epsilon", 0.1))
+        if self.eta == "auto" or (not warm and self.solver in ("auto", "apg", "newton")):
+            newton = labels is None and (self.solver == "newton" or (
+                self.solver == "auto" and X.shape[0] <= AUTO_SVR_NEWTON_MAX_N))
+            capped = newton and self.eta != "auto"  # the SVR only starts the solve
+            beta_svm, eta_svm = _plain_svm(
+                self.C, self.sigma, X, target, regression=labels is None,
+                epsilon=getattr(self, "epsilon", 0.1),
+                max_iter=START_SMO_STEPS_PER_POINT * X.shape[0] if capped else -1)
         self.eta_ = max(eta_svm, 1e-12) if self.eta == "auto" else float(self.eta)
         # the solvers' many small eigenproblems and products only lose to threaded BLAS
         with single_thread_blas():
@@ -152,12 +153,13 @@ class _DANKBase(BaseEstimator):
         """Run the chosen solver. Algorithm 1 and PG start from 0 (the paper's choice)
         unless warm-started; the accelerated solver starts from the plain SVM's dual
         vector, which ``eta="auto"`` has computed anyway and which is already close."""
-        solver_name = AUTO_SOLVER if self.solver == "auto" else self.solver
-        if solver_name == "apg" and beta_svm is not None and not np.any(beta0):
+        solver_name = self._auto_solver(problem) if self.solver == "auto" else self.solver
+        fast = solver_name in ("apg", "newton")
+        if fast and beta_svm is not None and not np.any(beta0):
             beta0 = beta_svm
-        L = problem.lipschitz(_lambda_max(problem.K, exact=solver_name != "apg"))
-        result = SOLVERS[solver_name](problem, beta0, L, max_iter=self.max_iter,
-                                      tol=self.tol, callback=self.callback)
+        L = problem.lipschitz(_lambda_max(problem.K, exact=not fast))
+        result = SVR_SOLVERS[solver_name](problem, beta0, L, max_iter=self.max_iter,
+                                          tol=self.tol, callback=self.callback)
         if not np.isfinite(result.objective):
             raise ValueError(
                 "DANK's objective became non-finite; the data or parameters are degenerate "
@@ -175,6 +177,14 @@ class _DANKBase(BaseEstimator):
         self.snapshots_ = result.log.snapshots.finish(
             len(result.log) - 1, problem.snapshot(result.beta, result.inner))
         return result
+
+    @staticmethod
+    def _auto_solver(problem: DankProblem) -> str:
+        """``"auto"``: Newton's method for the regression form up to
+        :data:`AUTO_SVR_NEWTON_MAX_N` points, else the accelerated solver."""
+        if problem.svr and problem.n <= AUTO_SVR_NEWTON_MAX_N:
+            return "newton"
+        return AUTO_SOLVER
 
     def _snapshot_bias(self, target, labels):
         """``bias_of(beta, Qu)`` for :meth:`DankProblem.snapshot` (the SVM's or the SVR's
@@ -201,15 +211,14 @@ class _DANKBase(BaseEstimator):
         }
 
     def _extension_columns(self, X: np.ndarray, extension: str | None) -> np.ndarray:
+        """What each point of ``X`` takes from the training rows of ``F`` under the rule
+        (:func:`nplk_core.extension.borrowing`): a row index (the papers' rules) or the
+        smooth rule's weights over every row."""
         ext = self.extension if extension is None else extension
-        if ext == "nearest":
-            return nearest_index(self.X_fit_, X)
-        if ext == "reciprocal":
-            return reciprocal_index(self.X_fit_, X)
-        raise ValueError(f"extension must be 'reciprocal' or 'nearest', got {ext!r}.")
+        return borrowing(ext, self.X_fit_, X, sigma=self.sigma, width=self.extension_width)
 
     def _raw_decision(self, X: np.ndarray, extension: str | None) -> np.ndarray:
-        """``sum_i u_i F_{i, j*} k(x_i, x) + b`` over the support of u."""
+        """``sum_i u_i F~(x, x_i) k(x_i, x) + b`` over the support of u."""
         S = np.flatnonzero(self.dual_u_)
         if S.size == 0:
             return np.full(X.shape[0], self.intercept_)
@@ -217,14 +226,11 @@ class _DANKBase(BaseEstimator):
         return self._decision_from(cols, gaussian_kernel(self.X_fit_[S], X, sigma=self.sigma))
 
     def _decision_from(self, cols: np.ndarray, K_support: np.ndarray) -> np.ndarray:
-        """The decision values given each point's training column ``j*`` (``cols``) and
-        the kernel rows of the support of u (``K_support``, shape ``(|S|, m)``); lets a
-        caller that keeps the distances to the training points (the app's grid) skip
-        recomputing them."""
-        S = np.flatnonzero(self.dual_u_)
-        if S.size == 0:
-            return np.full(len(cols), self.intercept_)
-        return self.dual_u_[S] @ (self.F_[np.ix_(S, cols)] * K_support) + self.intercept_
+        """The decision values given what each point takes from the training rows
+        (``cols``: :meth:`_extension_columns`) and the kernel rows of the support of u
+        (``K_support``, shape ``(|S|, m)``); lets a caller that keeps the distances to
+        the training points (the app's grid) skip recomputing them."""
+        return extended_decision(self.dual_u_, self.F_, cols, K_support, self.intercept_)
 
 
 class DANKClassifier(ClassifierMixin, _DANKBase):
@@ -254,9 +260,18 @@ class DANKClassifier(ClassifierMixin, _DANKBase):
         gradient with backtracking and adaptive restart (ours; same optimum, 10-20x
         fewer iterations). ``"auto"`` = ``"apg"``.
     max_iter, tol : stop after ``max_iter`` iterations or when ``||a_{t+1} - a_t|| <= tol``.
-    extension : {"reciprocal", "nearest"}
-        Out-of-sample rule (§2.3): reciprocal nearest neighbour, or KNPL's nearest
-        training point. ``decision_function(X, extension=...)`` overrides it per call.
+    extension : {"reciprocal", "nearest", "smooth"}
+        Out-of-sample rule (:mod:`nplk_core.extension`): a new point takes the row of
+        ``F`` of its reciprocal nearest neighbour (§2.3), of its nearest training point
+        (KNPL's eq. 23), or (``"smooth"``, the lab's, not the paper's) the
+        Nadaraya–Watson average of all rows, :math:`\tilde F(x, x_i) = \sum_l p_l(x)
+        F_{li}` with :math:`p_l(x) \propto \exp(-\|x - x_l\|^2 / (2h^2))` (Nadaraya,
+        *On estimating regression*, 1964; Watson, *Smooth regression analysis*, 1964).
+        ``F = 11^T`` gives the plain kernel's decision exactly under it; ``h -> 0`` gives
+        the nearest-point rule. ``decision_function(X, extension=...)`` overrides it per
+        call.
+    extension_width : float > 0 or "sigma"
+        The smooth rule's width ``h``; ``"sigma"`` (default) is the kernel's own σ.
     n_clusters : int >= 1
         ``> 1`` switches to the scalable decomposition (§4): k-means partition, one
         sub-problem per cluster solved in parallel (``tau = 0``, no bias), prediction
@@ -295,9 +310,9 @@ class DANKClassifier(ClassifierMixin, _DANKBase):
     """
 
     def __init__(self, C=1.0, *, sigma=1.0, tau=0.01, eta="auto", solver="auto",
-                 max_iter=2000, tol=1e-4, extension="reciprocal", n_clusters=1, n_jobs=None,
-                 cluster_C="same", vote=1, warm_start=False, callback=None,
-                 random_state=None):
+                 max_iter=2000, tol=1e-4, extension="reciprocal", extension_width="sigma",
+                 n_clusters=1, n_jobs=None, cluster_C="same", vote=1, warm_start=False,
+                 callback=None, random_state=None):
         self.C = C
         self.sigma = sigma
         self.tau = tau
@@ -306,6 +321,7 @@ class DANKClassifier(ClassifierMixin, _DANKBase):
         self.max_iter = max_iter
         self.tol = tol
         self.extension = extension
+        self.extension_width = extension_width
         self.n_clusters = n_clusters
         self.n_jobs = n_jobs
         self.cluster_C = cluster_C
@@ -315,7 +331,8 @@ class DANKClassifier(ClassifierMixin, _DANKBase):
         self.random_state = random_state
 
     _param_rules = {**_DANKBase._param_rules,
-                    "extension": rules.one_of("reciprocal", "nearest"),
+                    "extension": rules.one_of(*RULES),
+                    "extension_width": rules.positive_or(WIDTH_OF_SIGMA),
                     "cluster_C": rules.one_of("same", "scaled"), "vote": rules.positive_int}
 
     def fit(self, X, y):
@@ -400,21 +417,28 @@ class DANKRegressor(RegressorMixin, _DANKBase):
     subject to ``0 <= a_hat, a_check <= C`` and ``1^T (a_hat - a_check) = 0``.
     Parameters and attributes as :class:`DANKClassifier`; ``alpha_`` is
     ``a_hat - a_check``; ``eta="auto"`` uses ``||a_hat - a_check||^2`` of a plain SVR.
-    Out-of-sample: the nearest-training-point column of ``F`` (``extension``). The
-    scalable decomposition (``n_clusters``) is defined for the SVM form only. The
-    accelerated solver (``"apg"``, the default) works in ``u = a_hat - a_check`` with the
-    exact proximal step of ``eps ||u||_1`` (see :class:`nplk_core._dank_core._SvrOracle`):
-    the same optimum as Algorithm 1 on the stacked variable.
+    Out-of-sample: the nearest-training-point column of ``F`` by default
+    (``extension``, ``extension_width``: the same three rules as the classifier). The
+    scalable decomposition (``n_clusters``) is defined for the SVM form only. Besides
+    the classifier's solvers, ``solver="newton"`` is Newton's method with the exact
+    Hessian of h and a box-constrained quadratic step (:mod:`nplk_core._dank_newton`);
+    ``"auto"`` is Newton's method up to :data:`AUTO_SVR_NEWTON_MAX_N` training points,
+    the accelerated solver (``"apg"``) beyond. Both work in ``u = a_hat - a_check`` with
+    the exact proximal step of ``eps ||u||_1`` (see
+    :class:`nplk_core._dank_core._SvrOracle`): the same optimum as Algorithm 1 on the
+    stacked variable.
     """
 
     _param_rules = {**{k: v for k, v in _DANKBase._param_rules.items()
                        if k not in ("n_clusters", "n_jobs")},
+                    "solver": rules.one_of("auto", *SVR_SOLVERS),
                     "epsilon": rules.nonnegative,
-                    "extension": rules.one_of("reciprocal", "nearest")}
+                    "extension": rules.one_of(*RULES),
+                    "extension_width": rules.positive_or(WIDTH_OF_SIGMA)}
 
     def __init__(self, C=1.0, *, epsilon=0.1, sigma=1.0, tau=0.01, eta="auto", solver="auto",
-                 max_iter=2000, tol=1e-4, extension="nearest", warm_start=False,
-                 callback=None, random_state=None):
+                 max_iter=2000, tol=1e-4, extension="nearest", extension_width="sigma",
+                 warm_start=False, callback=None, random_state=None):
         self.C = C
         self.epsilon = epsilon
         self.sigma = sigma
@@ -424,6 +448,7 @@ class DANKRegressor(RegressorMixin, _DANKBase):
         self.max_iter = max_iter
         self.tol = tol
         self.extension = extension
+        self.extension_width = extension_width
         self.warm_start = warm_start
         self.callback = callback
         self.random_state = random_state
@@ -547,4 +572,4 @@ def _power_lambda_max(K: np.ndarray, iters: int = 100, rtol: float = 1e-6) -> fl
 
 
 __all__ = ["DANKClassifier", "DANKRegressor", "nearest_index", "reciprocal_index",
-           "AUTO_SOLVER"]
+           "AUTO_SOLVER", "SVR_SOLVERS"]

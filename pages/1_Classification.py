@@ -52,7 +52,7 @@ with right:
 with switches:
     ui.control("show_baseline")
     ui.control("show_nn")
-    if s_res is not None and s_res.method == "dank":
+    if s_res is not None and s_res.method in ("dank", "knpl"):
         ui.control("extension")
 with left:
     add_mode, add_label = ui.points_panel(force=P["dataset"] == "drawn")
@@ -62,7 +62,8 @@ with left:
                "1-nearest neighbour. Hollow markers: test points; rings: support vectors. "
                "DANK and KNPL learn their matrix on the training points; a test point "
                "borrows the row of its nearest training point, so their test labels follow "
-               "1-nearest neighbour: the table beside the figure measures how much.")
+               "1-nearest neighbour: the table beside the figure measures how much, and "
+               "scores the smooth rule, which copies no row, beside it.")
 with numbers:
     if s_res is not None:
         ui.metrics(s_res, per_row=4, data=s_data, compact=True)

@@ -231,14 +231,15 @@ def test_row_labels_and_the_models_rows(method):
     rule = "reciprocal-neighbour" if method == "dank" else "nearest-point"
     assert [r.label for r in a.rows] == [f"{name} ({rule} rule)",
                                          f"{name}, {sym} off at test time",
+                                         f"{name} (smooth rule)",
                                          "1-nearest neighbour", f"{B}, same σ and C",
                                          f"{B}-CV"]
-    assert [r.key for r in a.rows] == ["method", "off", "nn", "plain", "cv"]
+    assert [r.key for r in a.rows] == ["method", "off", "smooth", "nn", "plain", "cv"]
     assert a.score("cv") == a.score("plain") and a.vs_plain("cv").mean == 0.0
     assert f"the plain {B}" in a.verdict
     b = ab.ablation(method, res.estimator, res.X_train, res.y_train, data.X_test,
                     data.y_test, plain=plain, labels={"plain": "mine"}, method_label="M")
-    assert [r.label for r in b.rows][::3] == ["M (" + rule + " rule)", "mine"]
+    assert [r.label for r in b.rows][::4] == ["M (" + rule + " rule)", "mine"]
     assert b.verdict.startswith("Here M")
     assert np.isnan(b.score("cv")) and b.vs_plain("cv") is None and b.row("cv") is None
     one = ab.ablation(method, res.estimator, res.X_train, res.y_train, data.X_test[:1],
@@ -261,7 +262,9 @@ def test_legend_and_rule_in_words():
         "DANK: test points take the row of F of their reciprocal nearest neighbours (the "
         "reciprocal-neighbour rule, the paper's). F off: the same learned α and b with the "
         "plain kernel at test time "
-        "(F = all ones). 1-nearest neighbour: every test point takes the label of its nearest "
+        "(F = all ones). Smooth rule: every test point takes an average of all the rows of "
+        "F, weighted by the kernel of width σ, so it copies no training point's row. "
+        "1-nearest neighbour: every test point takes the label of its nearest "
         "training point. SVM: the plain SVM with the same σ and C; SVM-CV: σ and C by "
         "5-fold cross-validation.")
     assert ab.legend("dank", Est()).startswith(
@@ -277,7 +280,8 @@ def test_legend_and_rule_in_words():
     assert ab.rule_name(ab.rule_key("dank")) == "reciprocal-neighbour rule"
     assert ab.rule_name(ab.rule_key("dank", Est())) == "nearest-point rule"
     labels = dict(lab.setting("extension").option_labels)
-    assert all(labels[k].startswith(ab.rule_name(k)) for k in ("reciprocal", "nearest"))
+    assert all(labels[k].startswith(ab.rule_name(k))
+               for k in ("reciprocal", "nearest", "smooth"))
     assert ab.method_rule("knpl") == ab.method_rule("dank", Est()) == "nearest training point"
     assert [ab.matrix_symbol(m) for m in ("dank", "knpl", "dank_svr")] == ["F", "G", "F"]
 

@@ -102,8 +102,9 @@ def texts(at: AppTest) -> str:
 
 
 def vote(at: AppTest, code: str, index: int, rnd: int, option: str):
-    return clean(at.radio(key=f"nplk-keep-answer-class-{code}-{index}-{rnd}")
-                 .set_value(option).run())
+    """Choose ``option`` and lock it in (the choice alone sends nothing)."""
+    at.radio(key=f"nplk-keep-answer-class-{code}-{index}-{rnd}").set_value(option)
+    return clean(button(at, "lesson_lock").click().run())
 
 
 def chart_titles(at: AppTest) -> list[str]:
@@ -130,7 +131,20 @@ def test_peer_instruction_from_start_to_end_with_reloads(store_dir):
         assert not keys(s) & {"class_move_4", "class_end", "lesson_present", "my_make"}
         assert not q(s).get("teacher")
         assert not [e for e in s.expander if e.label.startswith("Make your own lesson")]
+    # a choice alone sends nothing, nor "Lock in" with no choice: "Lock in" votes
+    clean(button(students[1], "lesson_lock").click().run())
+    assert "Choose an option first, then lock it in." in texts(students[1])
+    first = f"nplk-keep-answer-class-{code}-0-1"
+    clean(students[0].radio(key=first).set_value(opts[right]).run())
+    assert store.counts(code, 0).answered == 0
     # the first vote: Ada and the nickname wrong, Bo right; the count and who is missing
+    vote(students[0], code, 0, 1, opts[wrong])
+    assert store.vote_of(code, class_common.Seat(browsers[0]), 0).first == wrong
+    assert f"Your vote is in: “{opts[wrong]}”" in texts(students[0])
+    # choosing another option (not locked in) leaves the vote as it was, and says so
+    clean(students[0].radio(key=first).set_value(opts[right]).run())
+    assert store.vote_of(code, class_common.Seat(browsers[0]), 0).first == wrong
+    assert f"Not sent yet: your vote is still “{opts[wrong]}”" in texts(students[0])
     vote(students[0], code, 0, 1, opts[wrong])
     vote(students[1], code, 0, 1, opts[wrong])
     clean(teacher.run())

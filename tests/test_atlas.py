@@ -104,6 +104,44 @@ def test_a_failed_seed_is_counted_and_left_out():
     assert row["score_method"] == pytest.approx(0.8)
 
 
+@pytest.mark.parametrize("smooth, cv, expected", [
+    ([0.9, 0.91, 0.92, 0.9, 0.93], [0.8] * 5, "no_copy"),       # beats plain, tuned below
+    ([0.9, 0.91, 0.92, 0.9, 0.93], [0.99] * 5, "tuned_better"),  # the tuned SVM above it
+    ([0.6, 0.61, 0.62, 0.6, 0.63], [0.8] * 5, "worse"),
+    ([0.7, 0.72, 0.69, 0.71, 0.7], [0.8] * 5, "none"),           # the baseline itself
+])
+def test_the_smooth_rules_region_from_scores(smooth, cv, expected):
+    """The smooth rule's column: its own paired comparisons (against the same baseline,
+    F off and the tuned baseline) and its region, beside the papers'-rule region it
+    leaves as it was."""
+    base = [0.7, 0.72, 0.69, 0.71, 0.7]
+    rows = _seed_rows([0.9, 0.91, 0.92, 0.9, 0.93], base, base)
+    for r, sm, c in zip(rows, smooth, cv, strict=True):
+        r.update(score_smooth=sm, agree_smooth=0.6, score_cv=c)
+    (row,) = A.summarize(rows)
+    d = 100 * (np.array(smooth) - np.array(base))
+    assert row["smooth_gain_mean"] == pytest.approx(d.mean())
+    assert row["smooth_vs_off_mean"] == pytest.approx(d.mean())     # off is the baseline
+    assert row["score_smooth"] == pytest.approx(np.mean(smooth))
+    assert row["smooth_region"] == expected
+    (plain,) = A.summarize(_seed_rows([0.9, 0.91, 0.92, 0.9, 0.93], base, base))
+    assert row["region"] == plain["region"]
+    assert "smooth_region" not in plain and "score_smooth" not in plain
+
+
+def test_the_smooth_column_round_trips_and_stays_empty_for_other_methods(tmp_path):
+    rows = _seed_rows([0.9, 0.8, 0.95], [0.8, 0.8, 0.8], [0.85, 0.8, 0.9])
+    for r in rows:
+        r.update(score_smooth=0.85, agree_smooth=0.7)
+    onk = [{**r, "method": "onk", "score_smooth": np.nan} for r in rows]
+    cells = A.summarize(rows + onk)
+    A.write_csv(cells, A.summary_columns(), tmp_path / "atlas.csv")
+    back = {r["method"]: r for r in A.read_csv(tmp_path / "atlas.csv")}
+    assert back["dank"]["smooth_region"] in A.SMOOTH_REGIONS
+    assert back["dank"]["smooth_gain_verdict"] == cells[0]["smooth_gain_verdict"]
+    assert math.isnan(back["onk"]["score_smooth"]) and not back["onk"]["smooth_region"]
+
+
 # ---------------------------------------------------------------------------
 # one data set at one seed, against independent computations
 # ---------------------------------------------------------------------------
@@ -128,10 +166,15 @@ def test_measure_set_scores_match_an_independent_computation():
     assert r["score_plain"] == pytest.approx(svc.score(d.X_test, d.y_test))
     svc100 = SVC(C=1000.0, gamma=sigma_to_gamma(10.0)).fit(d.X_train, d.y_train)
     assert r["score_plain100"] == pytest.approx(svc100.score(d.X_test, d.y_test))
+    # the smooth rule's column: DANK's own predictions under it
+    smooth = dank.predict(d.X_test, extension="smooth")
+    assert r["score_smooth"] == pytest.approx(np.mean(smooth == d.y_test))
+    assert r["agree_smooth"] == pytest.approx(np.mean(smooth == nn))
     # ONK's learned kernel never reaches a test point: off is the method itself
     onk = rows[1]
     assert onk["score_off"] == onk["score_method"]
     assert onk["agree_off"] == onk["agree_method"]
+    assert "score_smooth" not in onk
 
 
 def test_lab_rbf_off_is_the_papers_model_with_one_shared_width():
@@ -259,6 +302,44 @@ def test_view_grid_open_state_and_figure():
     tr = fig.data[0]
     assert list(tr.colorbar.ticktext) == list(AV.REGION_LABELS)
     assert tr.colorscale[2 * A.REGIONS.index("matrix_alone")][1] == REGION_COLORS[0]
+
+
+def test_the_smooth_rules_map_its_words_and_the_state_it_opens():
+    from nplk_lab.figures.atlas import SMOOTH_COLORS, region_map
+
+    base = [0.7, 0.72, 0.71]
+    cells = []
+    for s, smooth, cv in ((1.0, [0.9, 0.91, 0.92], [0.8] * 3),     # helps, tuned below
+                          (10.0, [0.9, 0.91, 0.92], [0.99] * 3),   # tuned better
+                          (20.0, base, [0.8] * 3)):                 # no difference
+        rows = _seed_rows([0.95] * 3, base, base)
+        for r, sm, c in zip(rows, smooth, cv, strict=True):
+            r.update(score_smooth=sm, agree_smooth=0.6, score_cv=c)
+        (row,) = A.summarize(rows)
+        cells.append({**row, "sigma": s})
+    onk = {**cells[0], "method": "onk"}
+    for k in [k for k in onk if "smooth" in k]:
+        onk.pop(k)
+    assert AV.has_smooth(cells) and AV.has_smooth(cells, "dank")
+    assert not AV.has_smooth([onk]) and AV.smooth_grid([onk], "onk", "clowns") is None
+    grid = AV.smooth_grid(cells, "dank", "clowns")
+    assert grid.rule == "smooth" and grid.regions.shape == (1, 3)
+    assert [A.SMOOTH_REGIONS[i] for i in grid.regions[0]] == ["no_copy", "tuned_better",
+                                                              "none"]
+    assert "smooth rule − plain SVM: +20.0 points" in grid.hover[0, 0]
+    assert "helps without copying" in grid.hover[0, 0]
+    assert AV.smooth_summary_sentence(grid) == (
+        "DANK with the smooth rule on clowns: of 3 settings of σ and C, 1 helps without "
+        "copying, 1 tuned better, 1 no difference. Where it helps without copying (1), it "
+        "beats the same model with the matrix switched off in 1.")
+    page, P_ = AV.open_state(grid, (0, 1))
+    assert page == "classification" and P_["extension"] == "smooth" and P_["sigma"] == 10
+    assert "extension" not in AV.open_state(AV.atlas_grid(cells, "dank", "clowns"), (0, 1))[1]
+    assert [ln.split(":")[0] for ln in AV.region_legend(A.SMOOTH_REGIONS)] == \
+        list(AV.SMOOTH_REGION_LABELS)
+    fig = region_map(grid.sigmas, grid.Cs, grid.regions, AV.SMOOTH_REGION_LABELS,
+                     hover=grid.hover, colors=SMOOTH_COLORS)
+    assert list(fig.data[0].colorbar.ticktext) == list(AV.SMOOTH_REGION_LABELS)
 
 
 # ---------------------------------------------------------------------------

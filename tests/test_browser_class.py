@@ -159,10 +159,18 @@ def address(page) -> set[str]:
     return {k for k, v in parse_qs(urlparse(page.url).query).items() if v[-1] not in ("", "0")}
 
 
-def pick(page, option: str) -> None:
-    """Vote ``option`` on the class's question (the radio's own options)."""
+def choose(page, option: str) -> None:
+    """Choose ``option`` on the class's question (the radio's own options), which
+    sends nothing, and wait for the page's run."""
     page.locator('[data-testid="stRadio"] [role="radiogroup"] label').filter(
         has_text=option).first.click()
+    wait_idle(page)
+
+
+def pick(page, option: str) -> None:
+    """Vote ``option`` on the class's question: choose it, then "Lock in"."""
+    choose(page, option)
+    page.get_by_role("button", name="Lock in").click()
 
 
 def test_a_class_answers_together(class_server, chromium_path):
@@ -191,7 +199,8 @@ def test_a_class_answers_together(class_server, chromium_path):
         has_text(teacher, format_code(code))
         has_text(teacher, "0 joined")
         # the teacher is on 127.0.0.1: the join link is the one phones can open
-        has_text(teacher, f"{PUBLIC_URL}/Lessons?class={code}")
+        # (the class's light student page: the lab's routes serve it)
+        has_text(teacher, f"{PUBLIC_URL}/_nplk/class?class={code}")
         has_text(teacher, "Phones cannot open localhost")
         panel = teacher.locator('[class*="st-key-nplk-keep-class"]').first
         panel.locator("img").first.wait_for()

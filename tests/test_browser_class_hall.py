@@ -60,8 +60,9 @@ def text_in(page, selector: str, text: str) -> None:
 
 def lock_in(page, option: str) -> None:
     page.get_by_label(option, exact=True).check()
-    page.get_by_role("button", name=re.compile("^Lock in")).click()
-    text_in(page, "#lock", "Locked in")
+    text_in(page, "#vote-note", "Lock in to change it")
+    page.get_by_role("button", name="Lock in").click()
+    text_in(page, "#vote-note", f"Your vote is in: “{option}”")
 
 
 def drawn(page, revealed: int) -> None:
@@ -104,7 +105,7 @@ def test_a_phone_follows_a_whole_class_on_the_light_page(room, chromium_path):
             page.get_by_label(opts[1], exact=True).check()
             assert store.vote_of(code, seat, 0) is None
             page.get_by_role("button", name="Lock in").click()
-            text_in(page, "#lock", "Locked in")
+            text_in(page, "#vote-note", f"Your vote is in: “{opts[1]}”")
             assert store.vote_of(code, seat, 0).first == 1
             page.screenshot(path=str(SHOTS / "hall-phone-first-vote.png"))
             if AXE.is_file():          # axe-core, injected (no request)
@@ -135,7 +136,7 @@ def test_a_phone_follows_a_whole_class_on_the_light_page(room, chromium_path):
             assert store.vote_of(code, seat, 0).second == 1
             page.reload()
             text_in(page, "#who", "You are Grace <b>Hopper</b>")
-            text_in(page, "#lock", "Locked in")
+            text_in(page, "#vote-note", f"Your vote is in: “{opts[1]}”")
             assert page.get_by_label(opts[1], exact=True).is_checked()
 
             # the reveal: the verdict on the answer held, the measured answer, the fit

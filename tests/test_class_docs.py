@@ -28,7 +28,8 @@ from nplk_lab.serve.class_web import SEAT_MAX_AGE_S
 from nplk_lab.ui.class_teacher import ADVICE
 
 ROOT = Path(__file__).resolve().parents[1]
-GUIDE = " ".join((ROOT / "docs" / "teaching-with-the-lab.md").read_text(
+GUIDE_FILE = ROOT / "docs" / "teaching-with-the-lab.md"
+GUIDE = " ".join(GUIDE_FILE.read_text(
     encoding="utf-8").split())
 
 
@@ -67,5 +68,9 @@ def test_the_rule_of_thumb_reads_as_it_decides():
 
 
 def test_the_guide_shows_the_pictures_it_names():
-    for name in re.findall(r"\(screenshots/(class-[^)]+\.png)\)", GUIDE):
-        assert (ROOT / "docs" / "screenshots" / name).is_file(), name
+    """Every class picture the guide names is there (read beside the guide: only
+    tools/docs_screenshots.py writes them)."""
+    names = re.findall(r"\(screenshots/(class-[^)]+\.png)\)", GUIDE)
+    assert len(names) >= 6, names
+    for name in names:
+        assert (GUIDE_FILE.parent / "screenshots" / name).is_file(), name

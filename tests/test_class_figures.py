@@ -28,6 +28,9 @@ def test_the_count_shows_every_option_and_marks_none_before_the_reveal():
     assert fig.layout.title.text == "7 of 9 answered"
     assert not any("✓" in t or "right" in t for t in labels(fig))
     assert {tr.marker.color for tr in fig.data} == {fg.class_counts.COUNT_COLOR}
+    # the counts keep their size however short the column (Plotly would shrink them)
+    assert fig.layout.uniformtext.mode == "show"
+    assert fig.layout.uniformtext.minsize >= fig.data[0].textfont.size
     titled = fg.answer_counts_figure(OPTIONS, {}, 0, title="First vote: 0 of 3")
     assert titled.layout.title.text == "First vote: 0 of 3"
     assert list(titled.data[0].x) == [0, 0, 0]
@@ -55,3 +58,6 @@ def test_the_shift_draws_both_votes_apart_by_pattern_and_name():
     marked = fg.shift_figure(OPTIONS, {0: 3}, {0: 3}, correct=0)
     assert labels(marked)[0].startswith("✓ ") and list(marked.data[1].y) == labels(marked)
     assert "students" in fg.alt_text(fig) and "first vote" in fg.alt_text(fig)
+    # the counts keep their size however short the column (Plotly would shrink them)
+    assert fig.layout.uniformtext.mode == "show"
+    assert fig.layout.uniformtext.minsize >= max(t.textfont.size for t in fig.data)

@@ -339,7 +339,8 @@ class Tab:
 
     def set(self, key: str, value: Any) -> None:
         """Hold a new value for the widget ``key``: an option's formatted text or index
-        for choices, a number for sliders, a bool for toggles."""
+        for choices, a number for sliders, a bool for toggles and for a button's press
+        (drop it after the run that took it, as the browser does)."""
         w = self.widgets[key]
         s = WidgetState(id=w.id)
         if w.kind == "slider" and w.select:
@@ -351,6 +352,8 @@ class Tab:
             s.string_value = w.options[value] if isinstance(value, int) else str(value)
         elif w.kind == "checkbox":
             s.bool_value = bool(value)
+        elif w.kind == "button":        # a press: held for one run (see press)
+            s.trigger_value = bool(value)
         else:
             raise ValueError(f"cannot set a {w.kind}")
         self.states[key] = s

@@ -38,7 +38,10 @@ def answer_counts_figure(options: Sequence[str], by_choice: Mapping[int, int],
                  textposition="outside", cliponaxis=False,
                  textfont=dict(size=16, color=TEXT_COLOR), hoverinfo="skip", name="answers")
     top = max(n + [1])
+    # the counts never shrunk below their size (Plotly shrinks a bar's text that is
+    # taller than the bar: on a projector's short column, to 10 px)
     layout = _layout(title or f"{answered}{of} answered", height, showlegend=False,
+                     uniformtext=dict(mode="show", minsize=16),
                      xaxis=_axis("students", range=[0, top * 1.25], dtick=max(1, top // 5)),
                      yaxis=_axis(autorange="reversed", tickfont=dict(size=15)))
     return _figure([trace], layout)
@@ -66,8 +69,10 @@ def shift_figure(options: Sequence[str], first: Mapping[int, int],
               dict(common, x=n2, text=[str(v) for v in n2], name="second vote",
                    marker=dict(color=COUNT_COLOR))]
     top = max(n1 + n2 + [1])
+    # thick bars, their counts never shrunk (as in answer_counts_figure)
     layout = _layout(title or f"First vote {sum(n1)}, second vote {sum(n2)}", height,
-                     showlegend=True, barmode="group", bargap=0.25,
+                     showlegend=True, barmode="group", bargap=0.12,
+                     uniformtext=dict(mode="show", minsize=15),
                      xaxis=_axis("students", range=[0, top * 1.25], dtick=max(1, top // 5)),
                      yaxis=_axis(autorange="reversed", tickfont=dict(size=15)))
     layout["margin"]["b"] = 64      # the legend below the axis

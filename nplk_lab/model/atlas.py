@@ -153,7 +153,7 @@ def measure_set(name: str, seed: int, cells: Sequence[tuple[str, float, float]]
     """One row per ``(method, σ, C)`` of ``cells`` on data set ``name`` at data seed
     ``seed`` (the job one worker runs: the data, 1-NN and the tuned baseline are shared
     by all its cells)."""
-    from .ablation import nearest_labels, off_predict
+    from .ablation import nearest_labels, off_predict, smooth_predict
 
     task = SETS[name].task
     d = load(name, seed)
@@ -190,6 +190,7 @@ def measure_set(name: str, seed: int, cells: Sequence[tuple[str, float, float]]
                                    d.X_train, d.y_train)
                 off = off_predict(est, d.X_test, task)
             pred = est.predict(d.X_test)
+            smooth = smooth_predict(est, d.X_test) if method in SMOOTH_METHODS else None
         except (ValueError, np.linalg.LinAlgError, FloatingPointError) as exc:
             row.update(error=f"{type(exc).__name__}: {str(exc)[:200]}", warned=False,
                        fit_s=time.perf_counter() - t1)
@@ -205,6 +206,8 @@ def measure_set(name: str, seed: int, cells: Sequence[tuple[str, float, float]]
             row["score_" + key] = s
             if key in ("method", "off", "plain"):
                 row["agree_" + key] = a
+        if smooth is not None:
+            row["score_smooth"], row["agree_smooth"] = _scores(task, y, smooth, nn)
         rows.append(row)
     for row in rows:
         row["set_s"] = time.perf_counter() - t0
@@ -331,9 +334,66 @@ def summarize(seed_rows: Iterable[dict]) -> list[dict]:
             row.update({f"{name_c}_mean": p.mean, f"{name_c}_lo": p.lo,
                         f"{name_c}_hi": p.hi, f"{name_c}_verdict": p.verdict})
         row["region"] = region(row)
+        summarize_smooth(row, ok)
         out.append(row)
     out.sort(key=_row_key)
     return out
+
+
+#: methods whose learned matrix the smooth rule carries to test points instead of a
+#: borrowed row (:mod:`nplk_core.extension`): an extra column of the atlas
+SMOOTH_METHODS = NN_RULE_METHODS
+#: the smooth rule's comparisons: against the same baseline, what its F adds at test
+#: time beyond F switched off, the tuned baseline against it, and who follows 1-NN more
+SMOOTH_COMPARISONS = {
+    "smooth_gain": ("smooth", "plain"),
+    "smooth_vs_off": ("smooth", "off"),
+    "smooth_cv_gap": ("cv", "smooth"),
+    "smooth_agree_gap": ("agree_smooth", "agree_plain"),
+}
+#: the smooth rule's regions, in the order they take precedence (their words:
+#: :data:`nplk_lab.model.atlas_report.SMOOTH_REGION_WORDS`)
+SMOOTH_REGIONS = ("no_copy", "tuned_better", "worse", "none")
+
+
+def summarize_smooth(row: dict, ok: list[dict]) -> None:
+    """Add the smooth rule's mean score, agreement with 1-NN, paired comparisons
+    (:data:`SMOOTH_COMPARISONS`) and region (:func:`smooth_region`) to a summary
+    ``row`` from its seeds' rows ``ok``; nothing for a method without the rule or rows
+    measured before it had one."""
+    if row["method"] not in SMOOTH_METHODS or not ok or \
+            not np.all(np.isfinite(_column(ok, "score_smooth"))):
+        return
+    row["score_smooth"] = float(np.mean(_column(ok, "score_smooth")))
+    row["agree_smooth"] = float(np.mean(_column(ok, "agree_smooth")))
+    for name_c, (a, b) in SMOOTH_COMPARISONS.items():
+        if len(ok) < 2:
+            row.update({f"{name_c}_mean": np.nan, f"{name_c}_lo": np.nan,
+                        f"{name_c}_hi": np.nan, f"{name_c}_verdict": P.SHOWN})
+            continue
+        p = P.paired(_column(ok, _key(a)), _column(ok, _key(b)), label=name_c,
+                     unit="points", scale=100.0)
+        row.update({f"{name_c}_mean": p.mean, f"{name_c}_lo": p.lo,
+                    f"{name_c}_hi": p.hi, f"{name_c}_verdict": p.verdict})
+    row["smooth_region"] = smooth_region(row)
+
+
+def smooth_region(row: dict) -> str:
+    """The cell's region under the smooth rule, the first of :data:`SMOOTH_REGIONS`
+    whose rule holds:
+
+    * ``no_copy`` — with the smooth rule the method beats the same-(σ, C) baseline
+      (``smooth_gain``) and the tuned baseline is not better (``smooth_cv_gap`` does not
+      hold): the learned kernel helps at test time without copying a training row;
+    * ``tuned_better`` — it beats the same baseline, but the tuned one beats it;
+    * ``worse`` — it scores below the same baseline;
+    * ``none`` — no difference the seeds can tell.
+    """
+    if holds(row, "smooth_gain"):
+        return "tuned_better" if holds(row, "smooth_cv_gap") else "no_copy"
+    if is_loss(row, "smooth_gain"):
+        return "worse"
+    return "none"
 
 
 def holds(row: dict, comparison: str) -> bool:
@@ -386,7 +446,7 @@ def signature(row: dict) -> tuple:
 SEED_COLUMNS = ("method", "dataset", "task", "sigma", "C", "seed", "n_test", "score_method",
                 "score_off", "score_nn", "score_plain", "score_plain10", "score_plain100",
                 "score_cv", "agree_method", "agree_off", "agree_plain", "fit_s", "set_s",
-                "warned", "error")
+                "warned", "error", "score_smooth", "agree_smooth")
 
 
 def summary_columns() -> tuple[str, ...]:
@@ -395,7 +455,10 @@ def summary_columns() -> tuple[str, ...]:
                                                       "plain10", "plain100", "cv"))
             + ("agree_method", "agree_off", "agree_plain")
             + tuple(f"{c}_{p}" for c in COMPARISONS for p in ("mean", "lo", "hi", "verdict"))
-            + ("region",))
+            + ("region", "score_smooth", "agree_smooth")
+            + tuple(f"{c}_{p}" for c in SMOOTH_COMPARISONS
+                    for p in ("mean", "lo", "hi", "verdict"))
+            + ("smooth_region",))
 
 
 def _fmt(v) -> str:
@@ -419,7 +482,7 @@ def write_csv(rows: Iterable[dict], columns: Sequence[str], path: Path) -> None:
         path.write_bytes(data)
 
 
-_NUMERIC_TEXT = {"method", "dataset", "task", "region", "error"}
+_NUMERIC_TEXT = {"method", "dataset", "task", "region", "smooth_region", "error"}
 
 
 def read_csv(path: Path) -> list[dict]:
@@ -435,6 +498,8 @@ def read_csv(path: Path) -> list[dict]:
                 out[k] = v
             elif v in ("True", "False"):
                 out[k] = v == "True"
+            elif v == "":                     # a column this row has no value in
+                out[k] = float("nan")
             else:
                 try:
                     out[k] = float(v)

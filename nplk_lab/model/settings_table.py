@@ -197,7 +197,9 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
                            ("nesterov-monotone", "Nesterov, monotone"),
                            ("pg", "projected gradient"), ("apg", "accelerated PG")),
             help="How DANK finds its optimum (the best α for its dual objective h(α)); "
-                 "all solvers reach the same optimum, at different speeds."),
+                 "all solvers reach the same optimum, at different speeds. auto: "
+                 "accelerated PG for DANK, Newton's method for DANK-SVR (up to 300 "
+                 "training points)."),
     Setting("C", "float", 10.0, "C (box constraint)", min=0.01, max=1000.0, log=True,
             methods=("dank", "knpl", "onk", "svm", "dank_svr", "svr", "mkl_uniform"),
             pages=PAGES, continuous=True,
@@ -223,14 +225,20 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
             methods=_DANK, pages=_ALL_FIT_PAGES,
             help="Iteration cap (the paper uses 2000)."),
     Setting("extension", "choice", "nearest", "Out-of-sample rule (drawn surface)",
-            group="view", options=("nearest", "reciprocal"),
+            group="view", options=("nearest", "reciprocal", "smooth"),
             option_labels=(("reciprocal", "reciprocal-neighbour rule (the DANK paper's)"),
-                           ("nearest", "nearest-point rule (faster; the KNPL paper's)")),
-            methods=_DANK, pages=("classification", "regression"),
-            help="How F is extended to the grid the surface is drawn on. The paper's "
-                 "reciprocal rule depends on the whole set of new points (here: the 10,000 "
-                 "grid points, so the picture depends on the grid, and it is slower); the "
-                 "nearest-point rule does not. Test scores always use the paper's rule."),
+                           ("nearest", "nearest-point rule (faster; the KNPL paper's)"),
+                           ("smooth", "smooth rule (an average of all rows; copies none)")),
+            methods=_DANK + ("knpl",), pages=("classification", "regression"),
+            help="How the learned matrix (F, or KNPL's G) is extended to the grid the surface "
+                 "is drawn on. The nearest-point rule gives each new point the row of its "
+                 "nearest training point. The DANK paper's reciprocal rule depends on the "
+                 "whole set of new points (here: the 10,000 grid points, so the picture "
+                 "depends on the grid, and it is slower); KNPL has no such rule and draws "
+                 "the nearest-point rule instead. The smooth rule, the lab's, copies no row: "
+                 "a new point takes an average of all the rows, weighted by the kernel of "
+                 "width σ. The method's test score always uses its paper's rule; the score "
+                 "table shows the smooth rule's beside it."),
     Setting("epsilon", "float", 0.1, "ε (tube width)", min=1e-3, max=2.0, log=True,
             methods=("dank_svr", "svr", "svr_cv"), pages=_R_PAGES, continuous=True,
             help="ε is the half-width of the tube around the fit: errors smaller than ε "
@@ -409,6 +417,9 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
     Setting("step", "int", 1, "Step", group="lesson", min=1, max=13, step=1,
             pages=("lessons",),
             help="The lesson's step (1 = the first; one past the last: the lesson's end)."),
+    Setting("answers", "token", "", "Your answers", group="lesson", max=16,
+            pages=("lessons",),
+            help="The options you locked in, one character a step (- : not answered)."),
     Setting("my_lesson", "token", "", "A teacher's lesson", group="lesson", max=6000,
             pages=("lessons",),
             help="A lesson made of lab states and sentences, packed into the link."),

@@ -178,11 +178,7 @@
         drawOptions(opts);
       }
       updateLock(s);
-      if (s.round === 1) {
-        put($("prompt"), locked.choice !== null && locked.choice !== undefined
-          ? "Your vote is in; you can change it until your teacher closes the vote."
-          : "Vote alone first: your teacher will show how the class voted.");
-      } else {
+      if (s.round === 2) {
         put($("prompt"), "Talk to your neighbour: convince them, or let them convince "
             + "you. Then vote again.");
         if (s.mine && s.mine.first !== null) {
@@ -265,12 +261,26 @@
     }
   }
 
+  // the Lessons page's words for where the vote stands
   function updateLock(s) {
     const locked = mineIn(s, s.round);
+    const none = (x) => x === null || x === undefined;
     const same = pick.choice === locked.choice && (pick.sure ?? null) === (locked.sure ?? null);
-    $("lock").disabled = pick.choice === null || pick.choice === undefined || same;
-    put($("lock"), locked.choice === null || locked.choice === undefined ? "Lock in"
-      : same ? "Locked in" : "Lock in this answer instead");
+    $("lock").disabled = none(pick.choice) || same;
+    const opts = s.options;
+    if (none(locked.choice)) {
+      put($("vote-note"), s.round === 1
+        ? "Vote alone first: choose an option and lock it in. Your teacher will show how "
+          + "the class voted."
+        : "Choose an option and lock it in: your second vote.");
+    } else if (!none(pick.choice) && pick.choice !== locked.choice) {
+      put($("vote-note"), "Not sent yet: your vote is still “" + opts[locked.choice]
+          + "”. Lock in to change it.");
+    } else {
+      put($("vote-note"), "Your vote is in: “" + opts[locked.choice] + "”. Until your "
+          + "teacher closes the vote you can change it: choose another option and lock "
+          + "it in.");
+    }
     for (const label of document.querySelectorAll("#options label")) {
       label.classList.toggle("picked", label.querySelector("input").checked);
     }

@@ -1,8 +1,9 @@
 """A student's side of a class's question (:mod:`.class_session` has the story): the
-vote (and, if they like, how sure they are), the class's split once the teacher shows
-it, "talk to your neighbour" and the second vote, the shift, and at the reveal the
-verdict on the answer the student holds then: the second vote if they voted again, else
-the first. What the student sees of the class is counts only, never a name.
+vote, chosen then locked in as a lesson's answer is (and, if they like, how sure they
+are), the class's split once the teacher shows it, "talk to your neighbour" and the
+second vote, the shift, and at the reveal the verdict on the answer the student holds
+then: the second vote if they voted again, else the first. What the student sees of the
+class is counts only, never a name.
 """
 
 from __future__ import annotations
@@ -16,9 +17,13 @@ from nplk_lab.serve.class_store_rules import REVEALED, REVOTE, SHIFT, SPLIT, VOT
 
 from .charts import chart
 from .class_common import Klass, fail, reveal_of, store
+from .components import browser_files
 from .present_mode import KEEP
 
 SURE = ("sure", "not sure")
+#: "Lock in"'s key: the one lessons.js presses on Enter (a page has one question)
+LOCK = "lesson_lock"
+_NO_PICK = "lab_class_no_pick"   # (code, step, vote) where "Lock in" had no option
 
 
 def _key(k: Klass, index: int, rnd: int) -> str:
@@ -42,9 +47,6 @@ def question(k: Klass, step: L.Step, index: int) -> bool:
     phase = s.phase
     if phase == VOTE:
         _vote(k, step, index, 1, mine)
-        st.caption("Your vote is in; you can change it until your teacher closes the vote."
-                   if mine and mine.first is not None else
-                   "Vote alone first: your teacher will show how the class voted.")
     elif phase == SPLIT:
         _held(step, mine)
         _split(k, step, index)
@@ -69,6 +71,9 @@ def question(k: Klass, step: L.Step, index: int) -> bool:
 
 
 def _vote(k: Klass, step: L.Step, index: int, rnd: int, mine: Vote | None) -> None:
+    """The options and "Lock in", as on a question outside a class: choosing an option
+    sends nothing (the arrow keys move between them); "Lock in" (or Enter on an option)
+    votes. Until the teacher closes the vote, another option locked in replaces it."""
     key, sure_key = _key(k, index, rnd), _key(k, index, rnd) + "-sure"
     ss = st.session_state
     held = None if mine is None else (mine.first if rnd == 1 else mine.second)
@@ -77,20 +82,41 @@ def _vote(k: Klass, step: L.Step, index: int, rnd: int, mine: Vote | None) -> No
         ss[key] = step.options[held]
     if sure_key not in ss and said is not None:
         ss[sure_key] = SURE[0] if said else SURE[1]
-    args = (k, index, key, sure_key, tuple(step.options))
-    with st.container(key=f"{KEEP}-class-vote"):
+    keys = browser_files.read("lessons.js", __package__)   # Enter on an option locks in
+    st.html(f"<script>{keys}</script>", unsafe_allow_javascript=True)
+    with st.container(key=f"{KEEP}-question-class"):
         st.radio("Your vote", step.options, key=key, label_visibility="collapsed",
-                 index=None, on_change=_send, args=args,
+                 index=None,
                  help="Your own prediction: the class sees only how many chose each "
-                      "option.")
-        st.segmented_control("How sure are you? (optional)", SURE, key=sure_key,
-                             on_change=_send, args=args)
+                      "option. Choose, then lock it in.")
+        st.segmented_control("How sure are you? (optional)", SURE, key=sure_key)
+        st.button("Lock in", key=LOCK, type="primary", icon=":material/lock:",
+                  on_click=_send, args=(k, index, rnd, key, sure_key, tuple(step.options)),
+                  help="Send your vote (Enter on an option): until your teacher closes "
+                       "the vote, another option locked in replaces it.")
+    chosen = ss.get(key)
+    if ss.get(_NO_PICK) == (k.code, index, rnd):
+        st.caption("Choose an option first, then lock it in.")
+    elif held is None:
+        st.caption("Vote alone first: choose an option and lock it in. Your teacher will "
+                   "show how the class voted." if rnd == 1 else
+                   "Choose an option and lock it in: your second vote.")
+    elif chosen in step.options and chosen != step.options[held]:
+        st.caption(f"Not sent yet: your vote is still “{step.options[held]}”. Lock in "
+                   "to change it.")
+    else:
+        st.caption(f"Your vote is in: “{step.options[held]}”. Until your teacher closes "
+                   "the vote you can change it: choose another option and lock it in.")
 
 
-def _send(k: Klass, index: int, key: str, sure_key: str, options: tuple[str, ...]) -> None:
+def _send(k: Klass, index: int, rnd: int, key: str, sure_key: str,
+          options: tuple[str, ...]) -> None:
+    """"Lock in": the option chosen (and how sure, if said) is the student's vote."""
     pick = st.session_state.get(key)
     if pick not in options:
+        st.session_state[_NO_PICK] = (k.code, index, rnd)
         return
+    st.session_state.pop(_NO_PICK, None)
     said = st.session_state.get(sure_key)
     try:
         store().vote(k.code, k.seat, index, options.index(pick),
