@@ -60,7 +60,8 @@ def text_in(page, selector: str, text: str) -> None:
 
 def lock_in(page, option: str) -> None:
     page.get_by_label(option, exact=True).check()
-    text_in(page, "#vote-note", "Lock in to change it")
+    page.wait_for_function("() => !document.getElementById('lock').disabled",
+                           timeout=WAIT_MS, polling=50)
     page.get_by_role("button", name="Lock in").click()
     text_in(page, "#vote-note", f"Your vote is in: “{option}”")
 
@@ -110,6 +111,9 @@ def test_a_phone_follows_a_whole_class_on_the_light_page(room, chromium_path):
             page.screenshot(path=str(SHOTS / "hall-phone-first-vote.png"))
             if AXE.is_file():          # axe-core, injected (no request)
                 assert _serious(page) == []
+            page.get_by_label(opts[0], exact=True).check()
+            text_in(page, "#vote-note", f"Not sent yet: your vote is still “{opts[1]}”")
+            assert store.vote_of(code, seat, 0).first == 1
             lock_in(page, opts[0])
             v = store.vote_of(code, seat, 0)
             assert (v.first, v.changes) == (0, 1)
