@@ -67,11 +67,15 @@ def lock_in(page, option: str) -> None:
 
 
 def drawn(page, revealed: int) -> None:
-    """The step's figure drawn, the fitted one or the one before it."""
+    """The step's figure drawn, the fitted one or the one before it, within the
+    phone's width (nothing to scroll sideways)."""
     page.wait_for_function(
         "(r) => { const f = document.getElementById('figure'); return f && "
         "(f.dataset.drawn || '').endsWith('revealed=' + r) && "
         "f.querySelector('.main-svg'); }", arg=revealed, timeout=WAIT_MS, polling=50)
+    right = page.evaluate("() => Math.max(...[...document.querySelectorAll("
+                          "'#figure .main-svg')].map((e) => e.getBoundingClientRect().right))")
+    assert right <= PHONE["width"], right
 
 
 def test_a_phone_follows_a_whole_class_on_the_light_page(room, chromium_path):

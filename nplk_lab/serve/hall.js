@@ -144,8 +144,10 @@
     }
     const fig = await r.json();
     if (figureUrl !== s.figure || !window.Plotly) return;
-    // the page's width, not the figure's own (a phone's screen is narrower)
-    const layout = Object.assign({}, fig.layout, { autosize: false, width: box.clientWidth });
+    // the page's width, not the figure's own (a phone's screen is narrower); the
+    // section's, as an empty figure box is not displayed
+    const layout = Object.assign({}, fig.layout,
+                                 { autosize: false, width: box.parentElement.clientWidth });
     await Plotly.react(box, fig.data, layout, { displayModeBar: false, displaylogo: false });
     box.dataset.drawn = s.figure;
   }
@@ -329,7 +331,9 @@
 
   window.addEventListener("resize", () => {
     const box = $("figure");
-    if (box.dataset.drawn && window.Plotly) Plotly.relayout(box, { width: box.clientWidth });
+    if (box.dataset.drawn && window.Plotly) {
+      Plotly.relayout(box, { width: box.parentElement.clientWidth });
+    }
   });
 
   if (code) poll(); else joinForm(true);
