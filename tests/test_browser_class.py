@@ -199,7 +199,8 @@ def test_a_class_answers_together(class_server, chromium_path):
         has_text(teacher, format_code(code))
         has_text(teacher, "0 joined")
         # the teacher is on 127.0.0.1: the join link is the one phones can open
-        has_text(teacher, f"{PUBLIC_URL}/Lessons?class={code}")
+        # (the class's light student page: the lab's routes serve it)
+        has_text(teacher, f"{PUBLIC_URL}/_nplk/class?class={code}")
         has_text(teacher, "Phones cannot open localhost")
         panel = teacher.locator('[class*="st-key-nplk-keep-class"]').first
         panel.locator("img").first.wait_for()

@@ -31,9 +31,9 @@
 The module imports the standard library only (Starlette where a route runs): the
 ``nplk-lab`` command reads its names.
 
-A later page served by routes (a light student page) joins these: :func:`routes` and
-:func:`middleware` are what ``server.py`` hands ``st.App``; the store's API takes the
-same seat and the same teacher credential.
+The light student page of a class (:mod:`.class_hall`) has its own routes beside these
+(``server.py`` hands ``st.App`` both, and :func:`middleware`); its API takes the same
+seat.
 """
 
 from __future__ import annotations

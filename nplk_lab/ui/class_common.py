@@ -6,7 +6,6 @@ when the class moved."""
 
 from __future__ import annotations
 
-import hashlib
 import ipaddress
 import os
 from collections.abc import Mapping, Sequence
@@ -18,6 +17,7 @@ import streamlit as st
 
 from nplk_lab.model import lessons as L
 from nplk_lab.serve import class_room, class_web
+from nplk_lab.serve.class_hall import lesson_tag  # noqa: F401  (the class screens' name)
 from nplk_lab.serve.class_store import ClassError, ClassState, Seat
 from nplk_lab.serve.class_store_rules import new_seat
 
@@ -150,14 +150,6 @@ def reveal_of(step: L.Step) -> Any:
     answers alone, the Lessons page's end screen and a class share it)."""
     return cached("figs", ("lesson-reveal",) + step_key(step) + (step.question,),
                   step.reveal)
-
-
-def lesson_tag(lesson_id: str, token: str) -> str:
-    """What the store keeps of a class's lesson: "L2", or "mine-" and a hash of a
-    teacher's own lesson (the lesson itself travels in the join link)."""
-    if lesson_id == "mine":
-        return "mine-" + hashlib.sha256(token.encode()).hexdigest()[:16]
-    return lesson_id
 
 
 def class_steps() -> Sequence[L.Step]:

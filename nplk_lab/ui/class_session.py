@@ -34,7 +34,7 @@ from __future__ import annotations
 import streamlit as st
 
 from nplk_lab.model import lessons as L
-from nplk_lab.serve import class_room
+from nplk_lab.serve import class_hall, class_room, class_web
 from nplk_lab.serve.class_store import ClassError, format_code
 from nplk_lab.serve.class_store_rules import (
     DEFAULT_CLASS_SIZE,
@@ -202,6 +202,12 @@ def _student_bar(k: Klass) -> None:
         c[0].text(f"Class {format_code(k.code)} · you are {k.handle}")
         if k.following:
             c[0].caption("Following your teacher: the step moves with the class.")
+            if class_web.serving():
+                # the class's own page for students: the light one (its join link's)
+                c[1].link_button("Back to the class", class_hall.hall_link(
+                    "", k.code, params().get("my_lesson") or ""), type="primary",
+                    help="Back to the class's page for phones: the step your teacher "
+                         "shows, your vote.")
         else:
             c[1].button(f"Back to the class (step {k.state.step + 1})", key="class_back",
                         type="primary", on_click=_back_to_class, args=(k.code,),

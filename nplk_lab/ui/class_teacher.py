@@ -22,7 +22,7 @@ import streamlit as st
 
 import nplk_lab.figures as fg
 from nplk_lab.model import lessons as L
-from nplk_lab.serve import class_web
+from nplk_lab.serve import class_hall, class_web
 from nplk_lab.serve.class_store import ClassError, format_code
 from nplk_lab.serve.class_store_rules import (
     DISCUSS_FROM,
@@ -82,9 +82,12 @@ ADVICE = {
 # ---------------------------------------------------------------------------
 
 def join_link(k: Klass, base: str) -> str:
-    q = {"class": k.code}
-    if k.state.lesson.startswith("mine-"):
-        q["my_lesson"] = params().get("my_lesson") or ""
+    """The class's join link: its light student page where the lab's routes are served
+    (:mod:`nplk_lab.serve.class_hall`), else the Lessons page."""
+    mine = (params().get("my_lesson") or "") if k.state.lesson.startswith("mine-") else ""
+    if class_web.serving():
+        return class_hall.hall_link(origin(base), k.code, mine)
+    q = {"class": k.code, **({"my_lesson": mine} if mine else {})}
     return f"{base}?{urlencode(q)}"
 
 
@@ -150,12 +153,20 @@ def _join_panel(k: Klass, link: str, note: str, *, expanded: bool) -> None:
     with st.expander(f"Join the class: {format_code(k.code)}", expanded=expanded):
         c = st.columns([1.4, 1], vertical_alignment="center")
         c[0].markdown(f"# {format_code(k.code)}")   # our alphabet: letters, digits
-        c[0].caption("Students scan the code or open the link, or type the class code on "
-                     "their Lessons page; a name is optional.")
+        c[0].caption(_how_to_join(link))
         c[0].code(link, language=None, wrap_lines=True)
         if note:
             c[0].warning(note)
         c[1].image(_qr_svg(link), caption="Scan to join", width=220)
+
+
+def _how_to_join(link: str) -> str:
+    if class_web.serving():
+        return ("Students scan the code or open the link (a light page for phones), or "
+                f"open {link.split('?', 1)[0]} and type the class code; a name is "
+                "optional.")
+    return ("Students scan the code or open the link, or type the class code on their "
+            "Lessons page; a name is optional.")
 
 
 def _present_here() -> None:
