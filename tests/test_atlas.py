@@ -134,6 +134,69 @@ def test_measure_set_scores_match_an_independent_computation():
     assert onk["agree_off"] == onk["agree_method"]
 
 
+def test_per_point_intervals_are_the_score_tables_own():
+    """The intervals kept per cell and seed are the ones the page's score table shows
+    for the same state (its fitted models, its split)."""
+    from nplk_lab.model import ablation as ab
+    from nplk_lab.model.methods import make_estimator
+
+    (r,) = A.measure_set("sandwich", 2, [("dank", 4.5, 10.0)])
+    d = AD.load("sandwich", 2)
+    est, _ = make_estimator("dank", {"sigma": 4.5, "C": 10.0, "seed": 2})
+    plain, _ = make_estimator("svm", {"sigma": 4.5, "C": 10.0, "seed": 2})
+    a = ab.ablation("dank", est.fit(d.X_train, d.y_train), d.X_train, d.y_train,
+                    d.X_test, d.y_test, plain=plain.fit(d.X_train, d.y_train))
+    for key, got in (("pt_gain", a.vs_plain("method")), ("pt_off_gain", a.vs_plain("off")),
+                     ("pt_edge", a.nn_edge), ("pt_vs_off", a.vs_off)):
+        assert (r[key + "_mean"], r[key + "_lo"], r[key + "_hi"]) == pytest.approx(
+            (got.mean, got.lo, got.hi)), key
+    # by hand: DANK against its own F-off model, point by point, in points
+    off = ab.off_predict(est, d.X_test, "classification")
+    diff = 100.0 * ((est.predict(d.X_test) == d.y_test).astype(float)
+                    - (off == d.y_test).astype(float))
+    half = stats.t.ppf(0.975, len(diff) - 1) * diff.std(ddof=1) / math.sqrt(len(diff))
+    assert r["pt_vs_off_lo"] == pytest.approx(diff.mean() - half)
+    # a method without a score table has none
+    (onk,) = A.measure_set("sandwich", 2, [("onk", 4.5, 10.0)])
+    assert all(math.isnan(onk[k]) for k in onk if k.startswith("pt_"))
+
+
+def _fake_measure(calls):
+    def measure(name, seed, cells):
+        calls.append((name, seed, tuple(cells)))
+        return [{**{c: 0.5 for c in A.SEED_COLUMNS}, "method": m, "dataset": name,
+                 "task": "classification", "sigma": s, "C": C, "seed": seed, "error": ""}
+                for m, s, C in cells]
+    return measure
+
+
+def test_a_cached_run_measures_only_what_its_cache_lacks(tmp_path, monkeypatch):
+    calls = []
+    monkeypatch.setattr(A, "measure_set", _fake_measure(calls))
+    cells = {"clowns": [("dank", 1.0, 1.0)], "moons": [("dank", 1.0, 1.0)]}
+    rows, info = A.run(cells, (0, 1), n_jobs=1, cache=tmp_path)
+    assert len(calls) == 4 and info["cached_jobs"] == 0 and len(rows) == 4
+    again, info = A.run(cells, (0, 1), n_jobs=1, cache=tmp_path)
+    assert len(calls) == 4 and info["cached_jobs"] == 4 and again == rows
+    # a cell added to the grid: only it is measured, at every seed
+    more = {**cells, "clowns": [("dank", 1.0, 1.0), ("knpl", 2.0, 1.0)]}
+    rows, _ = A.run(more, (0, 1), n_jobs=1, cache=tmp_path)
+    assert calls[4:] == [("clowns", 0, (("knpl", 2.0, 1.0),)),
+                         ("clowns", 1, (("knpl", 2.0, 1.0),))]
+    assert len(rows) == 6
+    # a column the cached rows lack (one added to the atlas) is measured again
+    path = A.cache_path(tmp_path, "moons", 0)
+    import json
+    stale = [{k: v for k, v in r.items() if k != "score_cv"}
+             for r in json.loads(path.read_text())]
+    path.write_text(json.dumps(stale))
+    A.run(more, (0, 1), n_jobs=1, cache=tmp_path)
+    assert calls[6:] == [("moons", 0, (("dank", 1.0, 1.0),))]
+    # a file cut short by a killed run counts as no cache
+    path.write_text("[{")
+    assert A.read_cached(tmp_path, "moons", 0) == []
+
+
 def test_lab_rbf_off_is_the_papers_model_with_one_shared_width():
     from nplk_core.lab_rbf import LABRBFRegressor, lab_fit_alpha, lab_kernel
     from nplk_lab.model.lab_rbf_halves import shared_bandwidth

@@ -197,7 +197,9 @@ class Ablation:
     """The score table of one fit on one split, and what it says in words.
 
     ``nn_edge``: how much more often the method agrees with 1-NN than the plain SVM/SVR
-    does, per test point, with its 95 % interval (None without a plain row)."""
+    does, per test point, with its 95 % interval (None without a plain row);
+    ``vs_off``: the method's score against itself with the learned matrix switched off,
+    per test point, with its 95 % interval (what the matrix adds at test time)."""
 
     method: str
     task: str
@@ -208,6 +210,7 @@ class Ablation:
     follows_nn: float
     verdict: str
     nn_edge: P.Paired | None = None
+    vs_off: P.Paired | None = None
 
     def row(self, key: str) -> Row | None:
         return next((r for r in self.rows if r.key == key), None)
@@ -397,12 +400,15 @@ def from_predictions(method: str, y_test: np.ndarray,
                             agree_nn=_closeness(y_test, p, nn), vs_plain=vs))
     edge = None if ref is None else _paired(task, per_point["method"][1], ref[1],
                                             f"agreement with 1-NN: {name} − plain {base}")
+    sym = matrix_symbol(method)
+    vs_off = _paired(task, per_point["method"][0], per_point["off"][0],
+                     f"{name} − {name} with {sym} off")
     rows_t = tuple(rows)
     follows = _row_of(rows_t, "method").agree_nn
     n = int(len(y_test))
     return Ablation(method, task, rows_t, n, follows,
                     verdict(method, task, rows_t, n, follows, method_label=name,
-                            nn_edge=edge), nn_edge=edge)
+                            nn_edge=edge, vs_off=vs_off), nn_edge=edge, vs_off=vs_off)
 
 
 # ---------------------------------------------------------------------------
@@ -431,7 +437,8 @@ def _side(p: P.Paired | None) -> str:
 
 
 def verdict(method: str, task: str, rows: Sequence[Row], n_test: int, follows_nn: float,
-            *, method_label: str | None = None, nn_edge: P.Paired | None = None) -> str:
+            *, method_label: str | None = None, nn_edge: P.Paired | None = None,
+            vs_off: P.Paired | None = None) -> str:
     """A short paragraph in plain words that follows the numbers of the table.
 
     Every comparison is judged on its paired 95 % interval over the test points (the

@@ -197,18 +197,45 @@ def measure_set(name: str, seed: int, cells: Sequence[tuple[str, float, float]]
             continue
         row["fit_s"] = time.perf_counter() - t1
         row["warned"] = bool(warned)
-        for key, p in (("method", pred), ("off", off), ("plain", plain_pred(sigma, C)),
-                       ("plain10", plain_pred(sigma, 10 * C)),
-                       ("plain100", plain_pred(sigma, 100 * C)), ("cv", cv_pred),
-                       ("nn", nn)):
+        preds = {"method": pred, "off": off, "plain": plain_pred(sigma, C),
+                 "plain10": plain_pred(sigma, 10 * C), "plain100": plain_pred(sigma, 100 * C),
+                 "cv": cv_pred, "nn": nn}
+        for key, p in preds.items():
             s, a = _scores(task, y, p, nn)
             row["score_" + key] = s
             if key in ("method", "off", "plain"):
                 row["agree_" + key] = a
+        row.update(per_point_intervals(method, y, preds))
         rows.append(row)
     for row in rows:
         row["set_s"] = time.perf_counter() - t0
     return rows
+
+
+#: the score table's intervals over one split's test points, kept per cell and seed so
+#: its paragraph (:func:`nplk_lab.model.ablation.verdict`) can be written again at every
+#: cell and seed: name -> the :class:`~nplk_lab.model.ablation.Ablation` field it reads
+POINT_INTERVALS = {"pt_gain": "method", "pt_off_gain": "off", "pt_edge": "nn_edge",
+                   "pt_vs_off": "vs_off"}
+
+
+def per_point_intervals(method: str, y: np.ndarray, preds: dict) -> dict[str, float]:
+    """The score table's paired intervals over the test points (points of accuracy, or
+    R²) for the methods with a score table (:data:`NN_RULE_METHODS`): the method and its
+    off model against the plain baseline, the method's agreement with 1-NN against the
+    baseline's, and the method against its off model (NaN for the other methods)."""
+    from .ablation import from_predictions
+
+    out = {f"{k}_{p}": float("nan") for k in POINT_INTERVALS for p in ("mean", "lo", "hi")}
+    if method not in NN_RULE_METHODS or preds.get("off") is None:
+        return out
+    a = from_predictions(method, y, {k: ("", preds[k]) for k in ("method", "off", "nn",
+                                                                 "plain")})
+    for k, field in POINT_INTERVALS.items():
+        pr = a.vs_plain(field) if field in ("method", "off") else getattr(a, field)
+        if pr is not None:
+            out.update({f"{k}_mean": pr.mean, f"{k}_lo": pr.lo, f"{k}_hi": pr.hi})
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -251,36 +278,95 @@ def claim_cells() -> dict[str, list[tuple[str, float, float]]]:
 
 
 def run(cells: dict[str, list[tuple[str, float, float]]], seeds: Sequence[int] = SEEDS, *,
-        n_jobs: int | None = None, dask: str | None = None, progress=None
-        ) -> tuple[list[dict], dict]:
+        n_jobs: int | None = None, dask: str | None = None, progress=None,
+        cache: Path | None = None) -> tuple[list[dict], dict]:
     """Every ``(data set, seed)`` job on joblib's process pool (loky; ``n_jobs`` workers,
     default every core) or on the Dask cluster at ``dask``. Returns the per-seed rows and
-    how the run went (seconds, jobs, backend, workers)."""
+    how the run went (seconds, jobs, backend, workers, jobs taken from the cache).
+
+    With ``cache`` (a folder), each job's rows are written there as it finishes
+    (:func:`cache_path`) and a later run measures only the cells a job's file lacks, or
+    whose rows lack a column of :data:`SEED_COLUMNS` (a column added to the atlas is
+    measured again everywhere): an interrupted run resumes where it stopped."""
     from nplk_core.parallel import dask_backend, dask_client, iter_fits
 
-    tasks = [(name, int(seed), cs) for name, cs in cells.items() for seed in seeds]
     t0 = time.perf_counter()
     rows: list[dict] = []
+    tasks: list[tuple[str, int, list]] = []
+    kept: dict[tuple[str, int], list[dict]] = {}
+    for name, cs in cells.items():
+        for seed in seeds:
+            have = read_cached(cache, name, int(seed)) if cache else []
+            done = {_cell_of(r) for r in have}
+            todo = [c for c in cs if (c[0], float(c[1]), float(c[2])) not in done]
+            wanted = {(m, float(s), float(C)) for m, s, C in cs}
+            rows.extend(r for r in have if _cell_of(r) in wanted)
+            if todo:
+                tasks.append((name, int(seed), todo))
+                kept[(name, int(seed))] = have
     n_jobs = n_jobs or os.cpu_count() or 1
     backend = "loky"
 
     def collect(it):
-        for i, (_, out) in enumerate(it, 1):
+        for i, (k, out) in enumerate(it, 1):
             rows.extend(out)
+            if cache:
+                name, seed, _ = tasks[k]
+                write_cached(cache, name, seed, kept[(name, seed)] + out)
             if progress is not None:
                 progress(i, len(tasks))
 
-    if dask:
+    if dask and tasks:
         client = dask_client(dask)
         backend = "dask"
         with dask_backend(client):
             collect(iter_fits(measure_set, tasks, n_jobs=-1))
-    else:
+    elif tasks:
         collect(iter_fits(measure_set, tasks, n_jobs=n_jobs))
     rows.sort(key=_row_key)
-    info = {"seconds": time.perf_counter() - t0, "jobs": len(tasks), "backend": backend,
-            "workers": n_jobs if not dask else "dask", "fits": len(rows)}
+    n_all = len(cells) * len(seeds)
+    info = {"seconds": time.perf_counter() - t0, "jobs": n_all, "backend": backend,
+            "workers": n_jobs if not dask else "dask", "fits": len(rows),
+            "cached_jobs": n_all - len(tasks)}
     return rows, info
+
+
+def _cell_of(r: dict) -> tuple[str, float, float]:
+    return (r["method"], float(r["sigma"]), float(r["C"]))
+
+
+def _complete(r: dict) -> bool:
+    """Whether a cached row has every column the atlas measures now (a failed fit's row
+    has its error instead of scores)."""
+    return bool(r.get("error")) or all(c in r for c in SEED_COLUMNS if c != "error")
+
+
+def cache_path(cache: Path, name: str, seed: int) -> Path:
+    """The file of one job's rows in a run's cache folder."""
+    return Path(cache) / f"{name}-seed{int(seed)}.json"
+
+
+def read_cached(cache: Path, name: str, seed: int) -> list[dict]:
+    """The complete rows a cache holds for data set ``name`` at ``seed`` ([] if none)."""
+    import json
+
+    path = cache_path(cache, name, seed)
+    try:
+        rows = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return []
+    return [r for r in rows if isinstance(r, dict) and _complete(r)]
+
+
+def write_cached(cache: Path, name: str, seed: int, rows: list[dict]) -> None:
+    """Write one job's rows (atomically: a killed run leaves the old file or the new)."""
+    import json
+
+    path = cache_path(cache, name, seed)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(rows))
+    os.replace(tmp, path)
 
 
 def _row_key(r: dict):
@@ -385,8 +471,9 @@ def signature(row: dict) -> tuple:
 
 SEED_COLUMNS = ("method", "dataset", "task", "sigma", "C", "seed", "n_test", "score_method",
                 "score_off", "score_nn", "score_plain", "score_plain10", "score_plain100",
-                "score_cv", "agree_method", "agree_off", "agree_plain", "fit_s", "set_s",
-                "warned", "error")
+                "score_cv", "agree_method", "agree_off", "agree_plain") + tuple(
+    f"{k}_{p}" for k in POINT_INTERVALS for p in ("mean", "lo", "hi")) + (
+    "fit_s", "set_s", "warned", "error")
 
 
 def summary_columns() -> tuple[str, ...]:
@@ -489,6 +576,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", type=int, default=len(SEEDS), help="how many data seeds")
     ap.add_argument("--first-seed", type=int, default=0,
                     help="the first data seed (10 with --seeds 10: the held-out draws)")
+    ap.add_argument("--cache", type=Path, default=None,
+                    help="a folder for each job's rows: a run stopped part-way resumes "
+                         "from it (default: <out>/.cache; --no-cache to measure afresh)")
+    ap.add_argument("--no-cache", action="store_true")
     ap.add_argument("--cells", choices=("all", "quick", "claims"), default="all",
                     help="which cells: the whole grid, the quick cells, or the cells the "
                          "lab's sentences speak of")
@@ -511,7 +602,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1 if diffs else 0
     chosen = {"all": lambda: full_cells(a.methods, a.sets), "quick": quick_cells,
               "claims": claim_cells}[a.cells]()
-    rows, info = run(chosen, seeds, n_jobs=a.workers, dask=a.dask, progress=progress)
+    cache = None if a.no_cache else (a.cache or a.out / ".cache")
+    rows, info = run(chosen, seeds, n_jobs=a.workers, dask=a.dask, progress=progress,
+                     cache=cache)
     print(file=sys.stderr)
     cells = summarize(rows)
     write_csv(rows, SEED_COLUMNS, a.out / "seeds.csv.gz")
