@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+import _paragraph_premises as premises
 import numpy as np
 import pytest
 from _ablation_states import fitted, table_at
@@ -59,8 +60,10 @@ def test_sandwich_seed_2_knpl_gain_is_the_rule_and_g_off_shows_no_gain():
     assert a.vs_plain("off").lo < 0 < a.vs_plain("off").hi
     assert a.nn_edge.lo > 0 and a.vs_plain("method").lo > 0
     assert "So its gain comes from the nearest-neighbour rule at test time" in a.verdict
-    assert a.verdict.endswith("and with G switched off it is not above the plain SVM, so "
-                              "these test points show no gain from a reshaped kernel alone.")
+    assert a.verdict.endswith(
+        "and with G switched off it loses "
+        f"{ab._interval(a.vs_off, True, 'points')} and is not above the plain SVM, so "
+        "these test points show no gain from a reshaped kernel alone.")
     assert SURVIVES not in a.verdict.lower() and CANNOT_TELL not in a.verdict
 
 
@@ -77,22 +80,24 @@ def _ref_interval(d):
     return m - half, m + half
 
 
-def _check_words(a, d_edge, d_off, d_gain):
-    """The paragraph's claims against intervals computed independently."""
+def _check_words(a, d_edge, d_off, d_gain, d_vs_off):
+    """The paragraph's claims against intervals computed independently: every clause's
+    premise (:mod:`_paragraph_premises`), and which of the sides it names."""
     v = a.verdict
-    e_lo, _ = _ref_interval(d_edge)
+    e = _ref_interval(d_edge)
     o_lo, o_hi = _ref_interval(d_off)
     g_lo, g_hi = _ref_interval(d_gain)
-    np.testing.assert_allclose([a.nn_edge.lo, a.vs_plain("off").lo, a.vs_plain("off").hi],
-                               [e_lo, o_lo, o_hi], atol=1e-9)
-    survives = o_lo > 1e-9
-    assert (SURVIVES in v.lower()) == survives, (o_lo, v)
-    if survives:
+    vo = _ref_interval(d_vs_off)
+    np.testing.assert_allclose([a.nn_edge.lo, a.vs_plain("off").lo, a.vs_plain("off").hi,
+                                a.vs_off.lo, a.vs_off.hi], [e[0], o_lo, o_hi, *vo],
+                               atol=1e-9)
+    nums = {"gain": (g_lo, g_hi), "off": (o_lo, o_hi), "edge": e, "vs_off": vo,
+            "follows": a.follows_nn, "at": ab.FOLLOWS_NN_AT}
+    assert premises.broken(v, nums) == [], v
+    if o_lo > 1e-9:
         assert not any(w in v for w in NOT_RESHAPED), v
     else:
-        assert (CANNOT_TELL in v) == (e_lo <= 1e-9), (e_lo, v)
-    if any(w in v for w in NOT_RESHAPED):      # only when F off is not above the SVM
-        assert o_hi <= 1e-9 or o_lo <= 0, v
+        assert (CANNOT_TELL in v) == (e[0] <= 1e-9), (e, v)
     gain_words = re.search(r"is ([\d.]+(?: points)? (above|below)|level with) the plain", v)
     want = "above" if g_lo > 1e-9 else "below" if g_hi < -1e-9 else None
     assert gain_words.group(2) == want, (g_lo, g_hi, v)
@@ -122,7 +127,8 @@ def test_classification_words_follow_independent_intervals_at_random_states(draw
     d_edge = 100.0 * ((method == nn).astype(float) - (plain == nn))
     d_off = 100.0 * ((off == y).astype(float) - (plain == y))
     d_gain = 100.0 * ((method == y).astype(float) - (plain == y))
-    _check_words(a, d_edge, d_off, d_gain)
+    d_vs_off = 100.0 * ((method == y).astype(float) - (off == y))
+    _check_words(a, d_edge, d_off, d_gain, d_vs_off)
 
 
 @pytest.mark.parametrize("draw", range(30))
@@ -143,8 +149,9 @@ def test_regression_words_follow_independent_intervals_at_random_states(draw):
     d_edge = ((plain - nn) ** 2 - (method - nn) ** 2) / s
     d_off = ((plain - y) ** 2 - (off - y) ** 2) / s
     d_gain = ((plain - y) ** 2 - (method - y) ** 2) / s
+    d_vs_off = ((off - y) ** 2 - (method - y) ** 2) / s
     assert a.nn_edge.mean == pytest.approx(a.follows_nn - a.row("plain").agree_nn)
-    _check_words(a, d_edge, d_off, d_gain)
+    _check_words(a, d_edge, d_off, d_gain, d_vs_off)
 
 
 def test_regression_closeness_and_point_values_by_hand():
@@ -349,16 +356,17 @@ def test_classification_paragraph_exact_at_a_state_of_every_branch():
         f"{ab._signed(a.vs_plain('method').lo, True)} to "
         f"{ab._signed(a.vs_plain('method').hi, True)}). With F switched off at test time "
         "(its own α and b, the plain kernel) it scores 1.000, above the plain SVM beyond "
-        f"its interval ({ab._interval(a.vs_plain('off'), True, 'points')}). So part of the "
-        "gain survives with F switched off: the α and b learned with F × K keep +60.0 of its "
-        "+60.0 points (100 %), without the nearest-neighbour rule. The rest comes with the "
-        "nearest-neighbour rule at test time.")
+        f"its interval ({ab._interval(a.vs_plain('off'), True, 'points')}). So the gain "
+        "survives with F switched off: the α and b learned with F × K score +60.0 points "
+        "against the plain SVM on their own, and DANK with its nearest-neighbour rule +60.0 "
+        "points; the rule adds nothing the test points can tell (DANK − F off: 0.0 points "
+        "(0.0 to 0.0)).")
     # the method below the SVM, its labels not 1-NN's
     b = ab.from_predictions("dank", y, {"method": ("m", wrong6), "off": ("o", wrong6),
                                         "nn": ("n", y), "plain": ("p", y)})
     assert "DANK is 60.0 points below the plain SVM (1.000;" in b.verdict
     assert "it scores 0.400, below the plain SVM beyond its interval" in b.verdict
-    assert b.verdict.endswith("The plain SVM agrees with 1-NN as much as DANK does here "
+    assert b.verdict.endswith("The plain SVM agrees with 1-NN at least as much as DANK does here "
                               f"({ab._interval(b.nn_edge, True, 'points of agreement')}), "
                               "so these test points cannot tell the explanations apart: the "
                               "nearest-neighbour rule and a reshaped kernel would give the "
@@ -367,10 +375,12 @@ def test_classification_paragraph_exact_at_a_state_of_every_branch():
     c = ab.from_predictions("knpl", y, {"method": ("m", y), "off": ("o", -y),
                                         "nn": ("n", y), "plain": ("p", wrong6)})
     edge = ab._interval(c.nn_edge, True, "points of agreement")
+    lost = ab._interval(c.vs_off, True, "points")
+    assert c.vs_off.lo > 0
     assert c.verdict.endswith(
         "So its gain comes from the nearest-neighbour rule at test time: it follows 1-NN "
-        f"far more closely than the plain SVM does ({edge}), and with G switched off it is "
-        "not above the plain SVM, so not from a reshaped kernel.")
+        f"more closely than the plain SVM does ({edge}), and with G switched off it loses "
+        f"{lost} and is not above the plain SVM, so not from a reshaped kernel.")
     # labels not 1-NN's: the rule does not decide everything
     nn = y.copy()
     nn[6:] = -nn[6:]                                    # 1-NN wrong at 4 points
@@ -406,15 +416,17 @@ def test_regression_paragraph_word_for_word():
         "points +0.722 to +0.722). With F switched off at test time (its own α and b, the "
         "plain kernel) it scores 0.278, level with the plain SVR within its interval "
         "(0.000 (0.000 to 0.000)). So its gain comes from the nearest-neighbour rule at test "
-        "time: it follows 1-NN far more closely than the plain SVR does (+0.722 in "
-        "closeness (+0.722 to +0.722)), and with F switched off it is not above the plain "
-        "SVR, so not from a reshaped kernel.")
+        "time: it follows 1-NN more closely than the plain SVR does (+0.722 in "
+        "closeness (+0.722 to +0.722)), and with F switched off it loses +0.722 (+0.722 to "
+        "+0.722) and is not above the plain SVR, so not from a reshaped kernel.")
     b = _reg(lambda y: y, lambda y: y + 0.01, _wobble)
     assert b.verdict.endswith(
         "it scores 1.000, above the plain SVR beyond its interval (+0.722 (+0.722 to "
         "+0.722)). So part of the gain survives with F switched off: the α and b learned "
-        "with F × K keep +0.722 of its +0.722 (100 %), without the nearest-neighbour rule. "
-        "The rest comes with the nearest-neighbour rule at test time.")
+        "with F × K keep +0.722 of its +0.722 (over 99 %), without the nearest-neighbour "
+        "rule. The rest comes with the nearest-neighbour rule at test time: with F switched "
+        "off DANK-SVR loses 0.000 (0.000 to 0.000).")
+    assert 0 < b.vs_off.lo < 0.0005           # 0.01 at every point: a sliver, but above
     # the method no closer to 1-NN than the SVR: the data cannot tell
     c = _reg(_wobble, _wobble, _wobble)
     assert c.verdict.endswith(
@@ -433,7 +445,7 @@ def test_regression_follows_without_a_gain_and_not_following():
     a = _reg(lambda y: _wobble(y, 0.3), _wobble, lambda y: -_wobble(y, 0.3) + 2 * y, nn=nn)
     assert a.vs_plain("method").lo <= 0 <= a.vs_plain("method").hi
     assert a.verdict.endswith(
-        f"It follows 1-NN far more closely than the plain SVR does "
+        f"It follows 1-NN more closely than the plain SVR does "
         f"({ab._interval(a.nn_edge, False, 'in closeness')}): the nearest-neighbour rule "
         "decides its predictions, though it does not beat the plain SVR beyond the "
         "interval.")
@@ -480,7 +492,7 @@ def test_classification_level_and_follows_without_a_gain_word_for_word():
     b = _cls(nn, plain, plain, nn)
     assert b.nn_edge.lo > 0 and b.vs_plain("method").mean == 0
     assert b.verdict.endswith(
-        "It follows 1-NN far more closely than the plain SVM does "
+        "It follows 1-NN more closely than the plain SVM does "
         f"({ab._interval(b.nn_edge, True, 'points of agreement')}): the nearest-neighbour "
         "rule decides its labels, though it does not beat the plain SVM beyond the "
         "interval.")
@@ -507,18 +519,25 @@ def test_f_off_above_the_svm_in_every_combination():
     a = _cls(method, y, plain, method, y=y)
     assert a.vs_plain("off").lo > 0 and a.vs_plain("method").lo <= 0
     assert a.verdict.endswith(
-        "So part of the gain survives with F switched off: the α and b learned with F × K "
-        "beat the plain SVM on their own, without the nearest-neighbour rule.")
+        "So the α and b learned with F × K beat the plain SVM on their own, with the plain "
+        "kernel at test time, while DANK itself, with the nearest-neighbour rule, is not "
+        "above the plain SVM beyond the interval.")
     method2 = y.copy()
     method2[:8] = -method2[:8]                        # +20 points, F off +40
     b = _cls(method2, y, plain, method2, y=y)
-    assert "keep +40.0 of its +20.0 points (100 %)" in b.verdict
+    # F off +40 points, the method +20: no "part" of a gain, and the rule costs points
+    assert "part of the gain" not in b.verdict and b.vs_off.hi < 0
+    assert b.verdict.endswith(
+        "So the gain survives with F switched off: the α and b learned with F × K score "
+        "+40.0 points against the plain SVM on their own, and DANK with its "
+        "nearest-neighbour rule +20.0 points; the rule costs points here (DANK − F off: "
+        f"{ab._interval(b.vs_off, True, 'points')}).")
     # F off above, the method follows 1-NN, but so does the SVM: no "the rest" sentence
     c = _cls(y, y, plain, plain, y=y)
     assert c.follows_nn == 0.6 and "The rest comes" not in c.verdict
     d = _cls(plain, y, plain, plain, y=y)
     assert d.follows_nn == 1.0 and d.nn_edge.hi <= 0
-    assert d.verdict.endswith("on their own, without the nearest-neighbour rule.")
+    assert d.verdict.endswith("is not above the plain SVM beyond the interval.")
 
 
 def test_verdict_called_with_rows_alone():
