@@ -2,7 +2,9 @@
 the paragraph is judged on paired 95 % intervals over the test points — at the lab
 states the issue names (clowns σ = 1, C = 2; sandwich σ = 4, C = 10, data seed 2), at
 seeded random states against intervals computed here from scratch, and word for word in
-every branch; the table's cells and row labels by hand."""
+every branch; the table's cells and row labels by hand. Long because it is one piece:
+every branch of one paragraph, word for word, beside the random states that hold each
+clause to its premise (``tests/_paragraph_premises.py``)."""
 
 from __future__ import annotations
 
@@ -609,3 +611,67 @@ def test_the_rule_does_not_decide_at_30_percent_and_rows_may_lack_the_method():
                    10, float("nan"))
     assert v.startswith("Here DANK gives the same label as 1-nearest neighbour on nan %")
     assert ab._num(0.0012, 3) == "0.001"
+
+
+def _y40_wrong(idx):
+    y = np.tile([1, -1], 20)
+    out = y.copy()
+    out[list(idx)] = -out[list(idx)]
+    return y, out
+
+
+def test_part_of_the_gain_and_the_rest_with_the_rule():
+    """Forty test points: the SVM wrong at 0–15, F off right at 0–3 (+10 points, beyond
+    the interval), the method wrong only at 10–15 (+25) and 1-NN's labels everywhere:
+    part of the gain survives (40 %), and the rest, +15 points that F off loses, comes
+    with the rule."""
+    y, plain = _y40_wrong(range(16))
+    _, off = _y40_wrong(range(4, 16))
+    _, method = _y40_wrong(range(10, 16))
+    a = _cls(method, off, plain, method, y=y)
+    assert a.verdict.endswith(
+        "So part of the gain survives with F switched off: the α and b learned with F × K "
+        "keep +10.0 of its +25.0 points (40 %), without the nearest-neighbour rule. The "
+        "rest comes with the nearest-neighbour rule at test time: with F switched off DANK "
+        f"loses {ab._interval(a.vs_off, True, 'points')}.")
+    assert a.vs_off.lo > 0
+
+
+def test_no_rest_with_the_rule_when_the_method_does_not_follow_1nn():
+    """F off keeps half of a +40-point gain, the method agrees with 1-NN on 60 % (more
+    than the SVM's 20 %, but under 90 %): part of the gain survives, and the rest is not
+    said to come with the rule."""
+    y, plain = _y40_wrong(range(16))
+    _, off = _y40_wrong(range(8))
+    _, nn = _y40_wrong(range(16, 32))
+    a = _cls(y, off, plain, nn, y=y)
+    assert a.follows_nn == pytest.approx(0.6) and a.nn_edge.lo > 0 and a.vs_off.lo > 0
+    assert "part of the gain survives" in a.verdict and "The rest" not in a.verdict
+
+
+def test_a_gain_the_rule_may_or_may_not_carry():
+    """The method 4 test points above the SVM (just beyond the interval) and on 1-NN's
+    labels, F off level with the SVM but not clearly below the method either: the
+    paragraph says the test points cannot tell how much of the gain the rule carries."""
+    y, plain = _y40_wrong(range(10))
+    _, method = _y40_wrong(range(4, 10))
+    _, off = _y40_wrong([3, *range(30, 36)])
+    a = _cls(method, off, plain, method, y=y)
+    assert a.vs_plain("method").lo > 0 and a.vs_off.lo < 0 < a.vs_off.hi
+    assert a.verdict.endswith(
+        "It follows 1-NN more closely than the plain SVM does (+10.0 points of agreement "
+        "(+0.3 to +19.7)), but these test points cannot say how much of its gain the "
+        "nearest-neighbour rule carries: with F switched off it is neither above the "
+        "plain SVM nor clearly below DANK (DANK − F off: +2.5 points (-15.9 to +20.9)).")
+    assert "gain comes from" not in a.verdict
+
+
+def test_follows_1nn_needs_nine_in_ten_not_less():
+    """Agreement with 1-NN on 35 of 40 test points (87.5 %): not "following" 1-NN,
+    though the method beats the SVM and agrees with 1-NN more than it does."""
+    y, plain = _y40_wrong(range(16))
+    _, nn = _y40_wrong(range(35, 40))
+    a = _cls(y, plain, plain, nn, y=y)
+    assert a.follows_nn == pytest.approx(0.875) and a.nn_edge.lo > 0
+    assert a.verdict.endswith("Its labels differ from 1-NN's on 12 % of the test points, "
+                              "so the rule does not decide everything here.")

@@ -32,6 +32,9 @@ def _row(method="dank", **verdicts):
     ({"off_gain": P.HOLDS, "gain": P.HOLDS, "agree_gap": P.HOLDS}, "dank", "matrix_alone"),
     ({"gain": P.HOLDS, "agree_gap": P.HOLDS}, "dank", "nn_rule"),
     ({"gain": P.HOLDS, "agree_gap": P.HOLDS}, "knpl", "nn_rule"),
+    ({"gain": P.HOLDS, "agree_gap": P.HOLDS}, "dank_svr", "nn_rule"),
+    # LAB RBF's test rule borrows no training point's row either
+    ({"gain": P.HOLDS, "agree_gap": P.HOLDS}, "lab_rbf_reg", "gain_other"),
     # ONK's test rule borrows no training point's row: never "the 1-NN rule"
     ({"gain": P.HOLDS, "agree_gap": P.HOLDS}, "onk", "gain_other"),
     ({"gain": P.HOLDS}, "dank", "gain_other"),
@@ -96,6 +99,19 @@ def test_summary_regions_from_scores():
     assert row["region"] == "gain_other"
 
 
+def test_the_larger_c_comparisons_read_their_own_baseline():
+    """F off against the SVM at 10 C and at 100 C: each its own paired interval."""
+    rows = _seed_rows([0.9] * 4, [0.7] * 4, [0.8, 0.82, 0.81, 0.8])
+    for r, p10, p100 in zip(rows, (0.9, 0.91, 0.92, 0.9), (0.6, 0.62, 0.61, 0.6),
+                            strict=True):
+        r["score_plain10"], r["score_plain100"] = p10, p100
+    (row,) = A.summarize(rows)
+    assert row["off_vs_plain10_mean"] == pytest.approx(100 * (0.8075 - 0.9075))
+    assert row["off_vs_plain100_mean"] == pytest.approx(100 * (0.8075 - 0.6075))
+    assert row["off_vs_plain10_verdict"] == P.FAILS
+    assert row["off_vs_plain100_verdict"] == P.HOLDS
+
+
 def test_a_failed_seed_is_counted_and_left_out():
     rows = _seed_rows([0.9, 0.8, 0.7], [0.8, 0.8, 0.8], [0.8, 0.8, 0.8])
     rows[1] = {**rows[1], "error": "ValueError: bad"}
@@ -128,6 +144,9 @@ def test_measure_set_scores_match_an_independent_computation():
     assert r["score_plain"] == pytest.approx(svc.score(d.X_test, d.y_test))
     svc100 = SVC(C=1000.0, gamma=sigma_to_gamma(10.0)).fit(d.X_train, d.y_train)
     assert r["score_plain100"] == pytest.approx(svc100.score(d.X_test, d.y_test))
+    svc10 = SVC(C=100.0, gamma=sigma_to_gamma(10.0)).fit(d.X_train, d.y_train)
+    assert r["score_plain10"] == pytest.approx(svc10.score(d.X_test, d.y_test))
+    assert r["score_plain10"] != r["score_plain"]      # the larger C changes the SVM here
     # ONK's learned kernel never reaches a test point: off is the method itself
     onk = rows[1]
     assert onk["score_off"] == onk["score_method"]
@@ -194,7 +213,7 @@ def test_a_cached_run_measures_only_what_its_cache_lacks(tmp_path, monkeypatch):
     assert calls[6:] == [("moons", 0, (("dank", 1.0, 1.0),))]
     # a file cut short by a killed run counts as no cache
     path.write_text("[{")
-    assert A.read_cached(tmp_path, "moons", 0) == []
+    assert A.read_cached(tmp_path, "moons", 0, A.SEED_COLUMNS) == []
 
 
 def test_lab_rbf_off_is_the_papers_model_with_one_shared_width():
@@ -260,6 +279,7 @@ def test_compare_reports_a_changed_verdict():
 
 
 COMMITTED = A.load_atlas()
+ROOT_OUT = A.table_path("atlas.csv").parent
 needs_atlas = pytest.mark.skipif(not COMMITTED, reason="no committed atlas")
 
 
@@ -277,6 +297,22 @@ def test_the_committed_atlas_covers_the_grid():
     assert all(r["n_seeds"] == 10 for r in COMMITTED)
     # every region in the file is what its own verdicts say
     assert all(A.region(r) == r["region"] for r in COMMITTED)
+
+
+@needs_atlas
+def test_the_committed_tables_are_the_atlas_seeds_and_ten_others():
+    """The atlas's per-seed table holds exactly :data:`SEEDS` for every cell; the
+    held-out one ten other seeds, for the same cells."""
+    from collections import Counter
+
+    out = ROOT_OUT
+    main = A.read_csv(out / "seeds.csv.gz")
+    held = A.read_csv(out / "held-out" / "seeds.csv.gz")
+    assert {int(r["seed"]) for r in main} == set(A.SEEDS)
+    assert {int(r["seed"]) for r in held} == set(range(10, 20))
+    assert not set(A.SEEDS) & {int(r["seed"]) for r in held}
+    per_cell = Counter((r["method"], r["dataset"], r["sigma"], r["C"]) for r in main)
+    assert set(per_cell.values()) == {len(A.SEEDS)} and len(per_cell) == len(COMMITTED)
 
 
 @needs_atlas
@@ -324,6 +360,25 @@ def test_view_grid_open_state_and_figure():
     assert tr.colorscale[2 * A.REGIONS.index("matrix_alone")][1] == REGION_COLORS[0]
 
 
+def test_view_draws_a_cell_the_other_draws_disagree_on_as_unsettled():
+    cells = []
+    for s in (1.0, 10.0):
+        (row,) = A.summarize(_seed_rows([0.9, 0.91, 0.92], [0.7, 0.72, 0.71],
+                                        [0.9, 0.91, 0.92] if s == 10 else [0.7] * 3))
+        cells.append({**row, "sigma": s})
+    held = [{**cells[0]}, {**cells[1], "region": "none"}]
+    grid = AV.atlas_grid(cells, "dank", "clowns", held)
+    assert list(grid.regions[0]) == [A.REGIONS.index(cells[0]["region"]),
+                                     AV.VIEW_REGIONS.index(AV.UNSETTLED)]
+    assert "unsettled: at the other draws, no difference" in grid.hover[0, 1]
+    assert "the same region at the other draws" in grid.hover[0, 0]
+    assert grid.counts[AV.UNSETTLED] == 1
+    assert "1 unsettled" in AV.summary_sentence(grid)
+    assert AV.REGION_LABELS[-1] == AV.UNSETTLED and len(AV.region_legend()) == 7
+    from nplk_lab.figures.atlas import REGION_COLORS
+    assert len(REGION_COLORS) >= len(AV.VIEW_REGIONS)
+
+
 # ---------------------------------------------------------------------------
 # the view on Paper results (AppTest)
 # ---------------------------------------------------------------------------
@@ -349,7 +404,10 @@ def test_paper_results_draws_the_atlas_and_follows_the_choosers():
     assert not at.exception
     assert atlas_titles() == ["KNPL on sandwich"]
     shown = " ".join(t.value for t in at.text)
-    grid = AV.atlas_grid(COMMITTED, "knpl", "sandwich")
+    held = A.load_atlas(A.table_path("held-out/atlas.csv"))
+    grid = AV.atlas_grid(COMMITTED, "knpl", "sandwich", held)
     assert AV.summary_sentence(grid) in shown
+    moved = [r for r in grid.rows.values() if r["region"] == AV.UNSETTLED]
+    assert moved and f"{len(moved)} unsettled" in AV.summary_sentence(grid)
     table = [d.value for d in at.dataframe if "off − plain (points)" in d.value.columns]
     assert len(table) == 1 and len(table[0]) == len(grid.rows)

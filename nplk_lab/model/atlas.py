@@ -36,9 +36,7 @@ cells and fails when a committed verdict changes. Never imports streamlit.
 from __future__ import annotations
 
 import argparse
-import csv
-import gzip
-import io
+import json
 import os
 import sys
 import time
@@ -50,7 +48,9 @@ from pathlib import Path
 import numpy as np
 
 from . import paired as P
+from .atlas_cache import cache_path, cell_of, read_cached, write_cached  # noqa: F401
 from .atlas_data import SETS, load
+from .atlas_files import DEFAULT_OUT, load_atlas, read_csv, table_path, write_csv  # noqa: F401
 from .settings_table import CLASSIFICATION, REGRESSION
 
 SIGMAS = (0.1, 0.2, 0.5, 1.0, 2.0, 4.5, 10.0, 20.0)
@@ -59,7 +59,6 @@ SEEDS = tuple(range(10))
 #: the methods and the task each is measured on (LAB RBF: its regression estimator)
 METHODS = {"dank": CLASSIFICATION, "knpl": CLASSIFICATION, "onk": CLASSIFICATION,
            "dank_svr": REGRESSION, "lab_rbf_reg": REGRESSION}
-DEFAULT_OUT = Path("reports/atlas")
 #: methods whose test points borrow the learned matrix's row of a nearest training point
 NN_RULE_METHODS = ("dank", "knpl", "dank_svr")
 
@@ -296,11 +295,11 @@ def run(cells: dict[str, list[tuple[str, float, float]]], seeds: Sequence[int] =
     kept: dict[tuple[str, int], list[dict]] = {}
     for name, cs in cells.items():
         for seed in seeds:
-            have = read_cached(cache, name, int(seed)) if cache else []
-            done = {_cell_of(r) for r in have}
+            have = read_cached(cache, name, int(seed), SEED_COLUMNS) if cache else []
+            done = {cell_of(r) for r in have}
             todo = [c for c in cs if (c[0], float(c[1]), float(c[2])) not in done]
             wanted = {(m, float(s), float(C)) for m, s, C in cs}
-            rows.extend(r for r in have if _cell_of(r) in wanted)
+            rows.extend(r for r in have if cell_of(r) in wanted)
             if todo:
                 tasks.append((name, int(seed), todo))
                 kept[(name, int(seed))] = have
@@ -329,44 +328,6 @@ def run(cells: dict[str, list[tuple[str, float, float]]], seeds: Sequence[int] =
             "workers": n_jobs if not dask else "dask", "fits": len(rows),
             "cached_jobs": n_all - len(tasks)}
     return rows, info
-
-
-def _cell_of(r: dict) -> tuple[str, float, float]:
-    return (r["method"], float(r["sigma"]), float(r["C"]))
-
-
-def _complete(r: dict) -> bool:
-    """Whether a cached row has every column the atlas measures now (a failed fit's row
-    has its error instead of scores)."""
-    return bool(r.get("error")) or all(c in r for c in SEED_COLUMNS if c != "error")
-
-
-def cache_path(cache: Path, name: str, seed: int) -> Path:
-    """The file of one job's rows in a run's cache folder."""
-    return Path(cache) / f"{name}-seed{int(seed)}.json"
-
-
-def read_cached(cache: Path, name: str, seed: int) -> list[dict]:
-    """The complete rows a cache holds for data set ``name`` at ``seed`` ([] if none)."""
-    import json
-
-    path = cache_path(cache, name, seed)
-    try:
-        rows = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return []
-    return [r for r in rows if isinstance(r, dict) and _complete(r)]
-
-
-def write_cached(cache: Path, name: str, seed: int, rows: list[dict]) -> None:
-    """Write one job's rows (atomically: a killed run leaves the old file or the new)."""
-    import json
-
-    path = cache_path(cache, name, seed)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(rows))
-    os.replace(tmp, path)
 
 
 def _row_key(r: dict):
@@ -485,65 +446,6 @@ def summary_columns() -> tuple[str, ...]:
             + ("region",))
 
 
-def _fmt(v) -> str:
-    if isinstance(v, float):
-        return "nan" if not np.isfinite(v) else f"{v:.6g}"
-    return str(v)
-
-
-def write_csv(rows: Iterable[dict], columns: Sequence[str], path: Path) -> None:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(columns)
-    for r in rows:
-        w.writerow([_fmt(r.get(c, "")) for c in columns])
-    data = buf.getvalue().encode()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix == ".gz":
-        with open(path, "wb") as fh, gzip.GzipFile(fileobj=fh, mode="wb", mtime=0) as gz:
-            gz.write(data)
-    else:
-        path.write_bytes(data)
-
-
-_NUMERIC_TEXT = {"method", "dataset", "task", "region", "error"}
-
-
-def read_csv(path: Path) -> list[dict]:
-    """Rows of an atlas CSV (``.csv`` or ``.csv.gz``): numbers as floats, True/False as
-    bools, verdicts and names as text."""
-    path = Path(path)
-    raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
-    rows = []
-    for r in csv.DictReader(io.StringIO(raw.decode())):
-        out = {}
-        for k, v in r.items():
-            if k in _NUMERIC_TEXT or k.endswith("_verdict"):
-                out[k] = v
-            elif v in ("True", "False"):
-                out[k] = v == "True"
-            else:
-                try:
-                    out[k] = float(v)
-                except ValueError:
-                    out[k] = v
-        rows.append(out)
-    return rows
-
-
-def table_path(name: str = "atlas.csv") -> Path:
-    """Where a committed atlas table is: ``reports/atlas/<name>`` of the checkout the lab
-    runs from, else of the working directory (an installed lab has no checkout)."""
-    path = Path(__file__).resolve().parents[2] / DEFAULT_OUT / name
-    return path if path.exists() else Path.cwd() / DEFAULT_OUT / name
-
-
-def load_atlas(path: Path | None = None) -> list[dict]:
-    """The committed atlas (one row per cell); [] when it is missing."""
-    p = Path(path) if path else table_path("atlas.csv")
-    return read_csv(p) if p.exists() else []
-
-
 def compare(committed: Iterable[dict], fresh: Iterable[dict]) -> list[str]:
     """Plain-text lines for each fresh cell whose :func:`signature` differs from the
     committed one (or that the committed atlas lacks)."""
@@ -563,6 +465,34 @@ def compare(committed: Iterable[dict], fresh: Iterable[dict]) -> list[str]:
 from .atlas_report import headline_markdown, write_report  # noqa: E402
 
 
+def _print_claims(out: Path) -> int:
+    """Every claim's numbers from the committed tables in ``out`` (the atlas and
+    ``held-out/``) and what its check finds, to update
+    :data:`nplk_lab.model.claims.NUMBERS` after a new run."""
+    from .claims import CLAIMS, NPKL_CLAIMS
+
+    atlas = load_atlas(out / "atlas.csv")
+    held = load_atlas(out / "held-out" / "atlas.csv")
+    for c in CLAIMS:
+        print(f"{c.key}: {c.values(atlas, held)}; {c.check(atlas, held) or 'holds'}")
+    npkl = read_csv(out / "simple_npkl.csv") if (out / "simple_npkl.csv").exists() else []
+    for c in NPKL_CLAIMS:
+        print(f"{c.key}: {c.values(npkl, [])}")
+    return 0
+
+
+def _report_only(out: Path) -> int:
+    """``out/README.md`` from ``out/atlas.csv`` and ``out/run.json``, with the held-out
+    table's changes when ``out/held-out/atlas.csv`` exists."""
+    cells = read_csv(out / "atlas.csv")
+    info = json.loads((out / "run.json").read_text())
+    held_path = out / "held-out" / "atlas.csv"
+    held = read_csv(held_path) if held_path.exists() else []
+    write_report(cells, info, out / "README.md", command=info["command"],
+                 seeds=info["seeds"], note=info.get("note", ""), held=held)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m nplk_lab.model.atlas",
                                  description=__doc__.split("\n\n")[0])
@@ -580,6 +510,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="a folder for each job's rows: a run stopped part-way resumes "
                          "from it (default: <out>/.cache; --no-cache to measure afresh)")
     ap.add_argument("--no-cache", action="store_true")
+    ap.add_argument("--claims", action="store_true",
+                    help="print the numbers of every sentence of nplk_lab/model/claims.py "
+                         "from the committed tables (no fitting)")
+    ap.add_argument("--report", action="store_true",
+                    help="write README.md again from the committed tables and run.json "
+                         "(no fitting)")
     ap.add_argument("--cells", choices=("all", "quick", "claims"), default="all",
                     help="which cells: the whole grid, the quick cells, or the cells the "
                          "lab's sentences speak of")
@@ -602,6 +538,10 @@ def main(argv: list[str] | None = None) -> int:
         return 1 if diffs else 0
     chosen = {"all": lambda: full_cells(a.methods, a.sets), "quick": quick_cells,
               "claims": claim_cells}[a.cells]()
+    if a.report:
+        return _report_only(a.out)
+    if a.claims:
+        return _print_claims(a.out)
     cache = None if a.no_cache else (a.cache or a.out / ".cache")
     rows, info = run(chosen, seeds, n_jobs=a.workers, dask=a.dask, progress=progress,
                      cache=cache)
@@ -609,8 +549,10 @@ def main(argv: list[str] | None = None) -> int:
     cells = summarize(rows)
     write_csv(rows, SEED_COLUMNS, a.out / "seeds.csv.gz")
     write_csv(cells, summary_columns(), a.out / "atlas.csv")
-    argv_text = " ".join(argv if argv is not None else sys.argv[1:])
-    write_report(cells, info, a.out / "README.md", command=argv_text, seeds=seeds)
+    info = {**info, "command": " ".join(argv if argv is not None else sys.argv[1:]),
+            "seeds": list(seeds)}
+    (a.out / "run.json").write_text(json.dumps(info, indent=1) + "\n")
+    _report_only(a.out)
     print(headline_markdown(cells))
     print(f"{len(cells)} cells, {len(rows)} fits, {info['seconds']:.0f} s on "
           f"{info['backend']} ({info['workers']} workers); written to {a.out}")

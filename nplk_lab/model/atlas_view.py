@@ -16,8 +16,12 @@ from .atlas_data import SETS
 from .atlas_report import METHOD_NAMES, REGION_SHORT
 from .settings_table import CLASSIFICATION
 
+#: a cell whose region differs between the atlas's draws and the held-out ones
+UNSETTLED = "unsettled"
+#: the map's categories: the regions, then the cells the two sets of draws disagree on
+VIEW_REGIONS = REGIONS + (UNSETTLED,)
 #: the region names on the map's colour bar (short, plain words)
-REGION_LABELS = tuple(REGION_SHORT[r] for r in REGIONS)
+REGION_LABELS = tuple(REGION_SHORT[r] for r in REGIONS) + (UNSETTLED,)
 #: the lab method each atlas method opens on its page
 PAGE_METHOD = {"lab_rbf_reg": "lab_rbf_reg"}
 
@@ -37,7 +41,7 @@ class AtlasGrid:
 
     @property
     def counts(self) -> dict[str, int]:
-        return {r: int(np.sum(self.regions == i)) for i, r in enumerate(REGIONS)}
+        return {r: int(np.sum(self.regions == i)) for i, r in enumerate(VIEW_REGIONS)}
 
 
 def choices(cells: Iterable[dict]) -> dict[str, list[str]]:
@@ -62,9 +66,10 @@ def _ci(row: dict, c: str, unit: str = "points") -> str:
     return f"{m:+.1f} {unit} (95 % interval {lo:+.1f} to {hi:+.1f})"
 
 
-def hover_text(row: dict) -> str:
+def hover_text(row: dict, held: dict | None = None) -> str:
     """A cell's numbers in plain words: scores, the paired differences with their
-    intervals, the agreement with 1-NN, and its region."""
+    intervals, the agreement with 1-NN, and its region; with ``held`` (the same cell at
+    other draws of the data), that region too, and whether the two agree."""
     clf = row.get("task") == CLASSIFICATION
     metric = "accuracy" if clf else "R²"
     base = "SVM" if clf else "SVR"
@@ -85,6 +90,14 @@ def hover_text(row: dict) -> str:
              f"closeness to 1-NN: {name} {float(row.get('agree_method', np.nan)):.2f}, "
              f"plain {base} {float(row.get('agree_plain', np.nan)):.2f}",
              f"→ {REGION_WORDS.get(row['region'], row['region'])}"]
+    if held is not None:
+        same = held["region"] == row["region"]
+        lines.append(f"at {int(held.get('n_seeds', 0))} other draws: {name} − plain {base} "
+                     f"{_ci(held, 'gain')}, matrix off − plain {base} "
+                     f"{_ci(held, 'off_gain')}")
+        lines.append("→ the same region at the other draws" if same else
+                     f"→ unsettled: at the other draws, "
+                     f"{REGION_WORDS.get(held['region'], held['region'])}")
     return "<br>".join(lines)
 
 
@@ -107,10 +120,28 @@ def _grid(rows: list[dict], method: str, dataset: str, x: str, regions: tuple[st
     return AtlasGrid(method, dataset, xs, Cs, idx, text, by_cell)
 
 
-def atlas_grid(cells: Iterable[dict], method: str, dataset: str) -> AtlasGrid | None:
-    """The σ × C grid of ``method`` on ``dataset``; None when the atlas has no cell."""
+def atlas_grid(cells: Iterable[dict], method: str, dataset: str,
+               held: Iterable[dict] = ()) -> AtlasGrid | None:
+    """The σ × C grid of ``method`` on ``dataset``; None when the atlas has no cell.
+    With ``held`` (the same cells at other draws of the data), a cell whose region
+    differs there is drawn as :data:`UNSETTLED` (its row keeps both regions)."""
+    from .claims_tables import cell_key
+
     rows = [r for r in cells if r["method"] == method and r["dataset"] == dataset]
-    return _grid(rows, method, dataset, "sigma", REGIONS, hover_text)
+    other = {cell_key(r): r for r in held if r["method"] == method
+             and r["dataset"] == dataset}
+    if other:
+        rows = [{**r, "region_held": other[cell_key(r)]["region"],
+                 "region": r["region"] if other[cell_key(r)]["region"] == r["region"]
+                 else UNSETTLED, "region_first": r["region"]} if cell_key(r) in other
+                else r for r in rows]
+
+    def hover(r: dict) -> str:
+        h = other.get(cell_key(r))
+        base = {**r, "region": r.get("region_first", r["region"])}
+        return hover_text(base, h)
+
+    return _grid(rows, method, dataset, "sigma", VIEW_REGIONS, hover)
 
 
 def open_state(grid: AtlasGrid, cell: tuple[int, int], seed: int = 0
@@ -130,9 +161,10 @@ def open_state(grid: AtlasGrid, cell: tuple[int, int], seed: int = 0
 
 
 def summary_sentence(grid: AtlasGrid) -> str:
-    """How many of the grid's cells fall in each region, in words."""
+    """How many of the grid's cells fall in each region, in words (a cell the two sets
+    of draws disagree on counts as unsettled, in no region)."""
     n = int(np.sum(grid.regions >= 0))
-    parts = [f"{c} {REGION_SHORT[r]}" for r, c in grid.counts.items() if c]
+    parts = [f"{c} {REGION_SHORT.get(r, 'unsettled')}" for r, c in grid.counts.items() if c]
     name = METHOD_NAMES.get(grid.method, grid.method)
     text = (f"{name} on {SETS[grid.dataset].title}: of {n} settings of σ and C, "
             + ", ".join(parts) + ".")
@@ -141,9 +173,9 @@ def summary_sentence(grid: AtlasGrid) -> str:
         ten = sum(r.get("off_vs_plain10_verdict") != "holds" for r in alone)
         cv = sum(r.get("off_vs_cv_verdict") != "holds" for r in alone)
         base = "SVM" if SETS[grid.dataset].task == CLASSIFICATION else "SVR"
-        text += (f" Where the matrix alone helps ({len(alone)}), the plain {base} with ten "
-                 f"times the C scores at least as well in {ten} of them, the tuned "
-                 f"{base} in {cv}.")
+        text += (f" Where the matrix alone helps ({len(alone)}), the model with its matrix "
+                 f"off is not clearly above the plain {base} with ten times the C in {ten} "
+                 f"of them, nor above the tuned {base} in {cv}.")
     return text
 
 
@@ -168,11 +200,13 @@ def npkl_grid(cells: Iterable[dict], dataset: str) -> AtlasGrid | None:
     return _grid(rows, "simple_npkl", dataset, "fraction", NPKL_REGIONS, _npkl_hover)
 
 
-def region_legend(regions: Sequence[str] = REGIONS) -> list[str]:
+def region_legend(regions: Sequence[str] = VIEW_REGIONS) -> list[str]:
     """One line per region: its short name and what it means."""
-    return [f"{REGION_SHORT[r]}: {REGION_WORDS[r]}" for r in regions]
+    words = {**REGION_WORDS, UNSETTLED: "measured again at other draws of the data, the "
+             "cell fell in another region: no explanation is settled there"}
+    return [f"{REGION_SHORT.get(r, r)}: {words[r]}" for r in regions]
 
 
-__all__ = ["PAGE_METHOD", "REGION_LABELS", "AtlasGrid", "atlas_grid", "choices",
-           "hover_text", "interval_words", "npkl_grid", "open_state", "region_legend",
-           "summary_sentence"]
+__all__ = ["PAGE_METHOD", "REGION_LABELS", "UNSETTLED", "VIEW_REGIONS", "AtlasGrid",
+           "atlas_grid", "choices", "hover_text", "interval_words", "npkl_grid",
+           "open_state", "region_legend", "summary_sentence"]

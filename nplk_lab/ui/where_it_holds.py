@@ -44,6 +44,11 @@ def _atlas() -> list[dict]:
     return _table()
 
 
+def _held() -> list[dict]:
+    """The same cells at other draws of the data ([] when not committed)."""
+    return _table("held-out/atlas.csv")
+
+
 def _on_click(grid: AV.AtlasGrid):
     def handler() -> None:
         ss = st.session_state
@@ -79,8 +84,10 @@ def atlas_panel() -> None:
         "still beats the plain SVM or SVR with the same σ and C), the nearest-neighbour "
         "rule (the method beats that baseline and gives 1-nearest neighbour's labels more "
         "often than it), a gain with neither explanation, the tuned baseline best of all, "
-        "the method below the baseline, or no difference the draws can tell. Hover a "
-        "square for its numbers; click it to open that state on its page.")
+        "the method below the baseline, or no difference the draws can tell. A dark grey "
+        "square is unsettled: measured again at 10 other draws of the data, it fell in "
+        "another region. Hover a square for its numbers; click it to open that state on "
+        "its page.")
     ch = AV.choices(cells)
     left, right = st.columns(2)
     with left:
@@ -93,7 +100,7 @@ def atlas_panel() -> None:
                                help="The lab's toys, scikit-learn's generators and real "
                                     "data sets that scikit-learn ships; only the toys "
                                     "open on a page.")
-    grid = AV.atlas_grid(cells, method, dataset)
+    grid = AV.atlas_grid(cells, method, dataset, _held())
     if grid is None:  # pragma: no cover - the choosers only offer measured pairs
         return
     fig = region_map(grid.sigmas, grid.Cs, grid.regions, AV.REGION_LABELS, hover=grid.hover,
@@ -121,7 +128,7 @@ def atlas_panel() -> None:
     with st.expander("What the colours mean"):
         for line in AV.region_legend():
             st.text(line)
-    rows = [{"σ": r["sigma"], "C": r["C"], "region": AV.REGION_LABELS[A.REGIONS.index(
+    rows = [{"σ": r["sigma"], "C": r["C"], "region": AV.REGION_LABELS[AV.VIEW_REGIONS.index(
         r["region"])], "method": round(r["score_method"], 3),
         "matrix off": round(r["score_off"], 3), "1-NN": round(r["score_nn"], 3),
         "plain": round(r["score_plain"], 3), "tuned": round(r["score_cv"], 3),

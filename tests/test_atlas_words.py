@@ -1,0 +1,127 @@
+"""The lab's words at every cell and seed of the atlas, and the atlas at two sets of
+draws (``nplk_lab/model/atlas_words.py``).
+
+The score table's paragraph is written again at every cell and data seed of both
+committed tables (seeds 0–9 and 10–19) from the numbers the page would show there, and
+each of its clauses is held to its premise (``tests/_paragraph_premises.py``): a
+paragraph that says "part of the gain survives" where there is no gain, or "the rest"
+where nothing is left, fails here."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import _paragraph_premises as premises
+import pytest
+
+from nplk_lab.model import ablation as ab
+from nplk_lab.model import atlas as A
+from nplk_lab.model import atlas_data as AD
+from nplk_lab.model import atlas_report as AR
+from nplk_lab.model import atlas_words as AW
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / A.DEFAULT_OUT
+SEEDS = {"0-9": OUT / "seeds.csv.gz", "10-19": OUT / "held-out" / "seeds.csv.gz"}
+
+
+def _seed_rows(path: Path) -> list[dict]:
+    rows = A.read_csv(path) if path.exists() else []
+    return [r for r in rows if r["method"] in A.NN_RULE_METHODS and not r.get("error")
+            and "pt_gain_lo" in r]
+
+
+def _nums(r: dict) -> dict:
+    return {"gain": (r["pt_gain_lo"], r["pt_gain_hi"]),
+            "off": (r["pt_off_gain_lo"], r["pt_off_gain_hi"]),
+            "edge": (r["pt_edge_lo"], r["pt_edge_hi"]),
+            "vs_off": (r["pt_vs_off_lo"], r["pt_vs_off_hi"]),
+            "follows": r["agree_method"], "at": ab.FOLLOWS_NN_AT}
+
+
+@pytest.mark.parametrize("draws", list(SEEDS))
+def test_every_clause_of_the_paragraph_has_its_premise_at_every_cell_and_seed(draws):
+    rows = _seed_rows(SEEDS[draws])
+    if not rows:
+        pytest.skip(f"no committed per-seed table with the score table's intervals ({draws})")
+    # every cell of DANK, KNPL and DANK-SVR at every seed
+    assert len(rows) == 10 * sum(1 for m in A.NN_RULE_METHODS for n in AD.SETS
+                                 if AD.SETS[n].task == A.METHODS[m]
+                                 for _ in A.SIGMAS for _ in A.CS)
+    bad = []
+    for r in rows:
+        text = AW.paragraph(r)
+        broken = premises.broken(text, _nums(r))
+        if broken:
+            bad.append((AW.cell_key(r), int(r["seed"]), broken))
+    assert not bad, bad[:5]
+
+
+@pytest.mark.parametrize("draws", list(SEEDS))
+def test_the_paragraphs_cases_each_occur(draws):
+    """The atlas reaches every branch of the paragraph (so the test above reads each)."""
+    rows = _seed_rows(SEEDS[draws])
+    if not rows:
+        pytest.skip("no committed per-seed table")
+    seen = Counter()
+    for r in rows:
+        t = AW.paragraph(r)
+        for key in ("part of the gain survives", "The rest comes", "So the gain survives",
+                    "on their own, with the plain kernel", "gain comes from the nearest",
+                    "cannot tell the explanations apart", "cannot say how much",
+                    "does not beat the plain"):
+            seen[key] += key in t
+    assert all(seen.values()), seen
+
+
+def test_the_paragraph_from_a_seed_row_is_the_pages():
+    """A per-seed row of the atlas gives the paragraph the page shows at that state
+    (DANK on the sandwich, σ = 4.5, C = 10, data seed 2, and KNPL on the clowns)."""
+    from nplk_lab.model.methods import make_estimator
+
+    for method, name, sigma, C, seed in (("dank", "sandwich", 4.5, 10.0, 2),
+                                         ("knpl", "clowns", 10.0, 1.0, 3),
+                                         ("dank_svr", "step", 10.0, 10.0, 1)):
+        (row,) = A.measure_set(name, seed, [(method, sigma, C)])
+        d = AD.load(name, seed)
+        est, _ = make_estimator(method, {"sigma": sigma, "C": C, "seed": seed})
+        base = "svm" if A.METHODS[method] == "classification" else "svr"
+        plain, _ = make_estimator(base, {"sigma": sigma, "C": C, "seed": seed})
+        a = ab.ablation(method, est.fit(d.X_train, d.y_train), d.X_train, d.y_train,
+                        d.X_test, d.y_test, plain=plain.fit(d.X_train, d.y_train))
+        assert AW.paragraph(row) == a.verdict
+
+
+def _cell(method="dank", region="none", **kw):
+    return {"method": method, "dataset": "clowns", "sigma": 1.0, "C": 1.0,
+            "region": region, **kw}
+
+
+def test_unsettled_cells_and_the_changes_table():
+    atlas = [_cell(region="nn_rule"), _cell(sigma=2.0, region="none"),
+             _cell("knpl", region="worse")]
+    held = [_cell(region="nn_rule"), _cell(sigma=2.0, region="matrix_alone"),
+            _cell("knpl", region="none"), _cell("onk")]         # a cell only one table has
+    assert AW.unsettled(atlas, held) == {("dank", "clowns", 2.0, 1.0),
+                                         ("knpl", "clowns", 1.0, 1.0)}
+    assert AW.settled_rows(atlas, held) == [atlas[0]]
+    ch = AW.changes(atlas, held)
+    assert ch["dank"]["cells"] == 2 and ch["dank"]["same"] == 1
+    assert ch["dank"][("none", "matrix_alone")] == 1
+    md = AR.changes_markdown(atlas, held)
+    assert "Of the 3 cells measured at both sets of draws, 2 change region" in md
+    assert "| DANK | 2 | 1 | 1 | no difference → matrix alone: 1 |" in md
+    assert "| KNPL | 1 | 0 | 1 | worse → no difference: 1 |" in md
+
+
+ATLAS = A.load_atlas()
+HELD = A.load_atlas(OUT / "held-out" / "atlas.csv")
+
+
+@pytest.mark.skipif(not (ATLAS and HELD), reason="no committed atlas")
+def test_the_readme_counts_the_cells_that_change_region():
+    text = (OUT / "README.md").read_text()
+    assert AR.changes_markdown(ATLAS, HELD) in text
+    moved = len(AW.unsettled(ATLAS, HELD))
+    assert f", {moved} change region between data seeds 0–9 and 10–19" in text
