@@ -1,6 +1,6 @@
 """A class that answers together (issue 32), measured through Streamlit's own protocol:
 the class mode of the lab's class benchmark (``bench_classroom.py`` measures the slider
-moves; this file the class's answers, reveal and steps; both use ``st_client.py``).
+moves; this file the class's answers, reveal and steps; both use ``tools/st_client.py``).
 
 N simulated students (``st_client.Tab``, no browser) join a class on Lessons (lesson 1)
 through ``streamlit run app.py`` (``--processes 1``) or ``nplk-lab classroom --workers N``
@@ -53,7 +53,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-for _p in (ROOT / "benchmarks", ROOT / "tests", ROOT):
+for _p in (ROOT / "benchmarks", ROOT / "tools", ROOT / "tests", ROOT):
     if str(_p) not in sys.path:
         sys.path.insert(0, str(_p))
 

@@ -1,5 +1,5 @@
 """A class on one link: N simulated students on one server, through Streamlit's own
-protocol (``streamlit.proto`` over the websocket, no browser; ``st_client.py``).
+protocol (``streamlit.proto`` over the websocket, no browser; ``tools/st_client.py``).
 
 The lesson: every student opens the Classification page, then makes ``--moves`` moves,
 one every ``--gap`` seconds (each student a little behind the teacher, up to 1.5 s).
@@ -35,7 +35,7 @@ tab then opens the page once on each process). Each student is a browser tab
 (``st_client.Tab``): it loads the page, keeps the cookies the answers set (HAProxy's
 affinity cookie) and sends them with the websocket upgrade and the upload, so its
 session stays on one process. CPU and RSS then cover the whole tree: the command, every
-Streamlit process, their fit workers and HAProxy (``deployment.py``).
+Streamlit process, their fit workers and HAProxy (``tools/deployment.py``).
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-for _p in (ROOT / "benchmarks", ROOT / "tests"):
+for _p in (ROOT / "tools", ROOT / "tests"):
     if str(_p) not in sys.path:
         sys.path.insert(0, str(_p))
 
@@ -319,7 +319,7 @@ def one_class(n: int, args, tmp: Path) -> dict:
                 raise TimeoutError(f"the teacher's tabs closed, open sessions {count()}")
             time.sleep(0.1)
     try:
-        mon = Monitor(server.pid)             # the whole tree (deployment.py)
+        mon = Monitor(server.pid)             # the whole tree (tools/deployment.py)
         time.sleep(1.0)
         _, idle = mon.sample()                   # the idle server, before anyone came
         # the teacher's tab on each process (pinned by its cookie), then closed

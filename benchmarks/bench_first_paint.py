@@ -44,7 +44,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-for _p in (ROOT / "tests", ROOT / "benchmarks"):
+for _p in (ROOT / "tests", ROOT / "tools"):
     if str(_p) not in sys.path:
         sys.path.insert(0, str(_p))
 

@@ -9,8 +9,8 @@ learned matrix), ``replay_figure`` + ``replay_json`` (the figure with its frames
 the payload sent to the browser once.
 
 Browser (headless Chromium, Debian's, through Playwright; skipped when missing): the
-player of ``replay_component.py`` on a static page with the same Plotly.js, fed each method's
-JSON: the time to paint one frame (all frames back to back, median ms) and the
+player (``nplk_lab/ui/components/replay.js``) on a static page with the same Plotly.js,
+fed each method's JSON: the time to paint one frame (all frames back to back, median ms) and the
 playback rate of Play at the player's 15 frames/s (frames drawn / elapsed). The real
 page is measured by ``tests/test_browser_replay.py`` (prints its rate).
 """
@@ -81,14 +81,14 @@ def browser_rows(rows: list[dict]) -> None:
     from test_browser import find_chromium, launch_browser
 
     import nplk_lab.ui.components.chart as chart_component
-    import nplk_lab.ui.components.replay as replay_component
+    from nplk_lab.ui.components import browser_files
 
     chromium = find_chromium()
     if chromium is None:
         print("(no chromium: browser columns skipped)")
         return
     plotly = Path(chart_component._plotly_js_folder()) / "plotly.min.js"
-    player = replay_component._JS.replace("export default function", "window.__player = function")
+    player = browser_files.script("replay.js")   # the player, its entry playReplay
     with tempfile.TemporaryDirectory() as tmp:
         page_path = Path(tmp) / "replay.html"
         page_path.write_text(HARNESS.format(plotly=plotly, player=player))
@@ -100,7 +100,7 @@ def browser_rows(rows: list[dict]) -> None:
             for row in rows:
                 pg.evaluate("""([fig]) => { const p = document.getElementById('p');
                   p.innerHTML = '';
-                  window.__player({data: {src: '', figure: fig, step: -1, height: 560,
+                  playReplay({data: {src: '', figure: fig, step: -1, height: 560,
                                           config: {}, fps: 15},
                                    parentElement: p, setStateValue: () => {}}); }""",
                             [row["json"]])

@@ -20,17 +20,16 @@ import numpy as np
 from sklearn.cluster import KMeans
 from threadpoolctl import threadpool_limits
 
-from nplk_core.datasets import make_chessboard, make_spiral
-from nplk_core.simple_npkl import (
+from nplk_core._npkl_core import (
     LOSSES,
-    SimpleNPKL,
     _pair_matrix,
     _positive_eigs,
-    clustering_accuracy,
     draw_constraints,
     knn_laplacian,
     prop4_rank,
 )
+from nplk_core.datasets import make_chessboard, make_spiral
+from nplk_core.simple_npkl import SimpleNPKL, clustering_accuracy
 
 DATASETS = {"spiral": make_spiral, "chessboard": make_chessboard}
 

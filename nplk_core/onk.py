@@ -33,6 +33,7 @@ from ._base import (
     Callback,
     IterationLog,
     Snapshots,
+    _OneVsRestMixin,
     any_value,
     bias_from_residual,
     callable_or_none,
@@ -44,7 +45,6 @@ from ._base import (
     warn_not_converged,
 )
 from .kernels import gaussian_kernel
-from .knpl import _OneVsRestMixin
 from .projection import project_dual
 
 _GAMMA_MAX = 1e300  # the Armijo search gives up beyond this (non-finite objective)

@@ -19,6 +19,7 @@ import pytest
 
 import nplk_core.datasets as datasets
 import nplk_lab.model as lab
+from nplk_core.datasets import csv_files
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "bad_input"
@@ -207,7 +208,7 @@ def parsed(monkeypatch):
             seen["cells"] += len(row)
             return row
 
-    monkeypatch.setattr(datasets.csv, "reader", CountingReader)
+    monkeypatch.setattr(csv_files.csv, "reader", CountingReader)
     return seen
 
 

@@ -66,7 +66,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
 # The pictures the docs show, taken by the browser tests at the state they have just
 # checked. They stay here: a test run leaves the checkout as it found it.
-# ``python benchmarks/docs_screenshots.py`` runs those tests and copies the pictures
+# ``python tools/docs_screenshots.py`` runs those tests and copies the pictures
 # into the docs' screenshots folder.
 PICTURES = ARTIFACTS / "pictures"
 CLASSIFICATION_PATH = "/Classification"  # from pages/1_Classification.py

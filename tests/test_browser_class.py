@@ -11,7 +11,7 @@ students; a student steps away with Next and returns with "Back to the class"; t
 teacher ends the class and downloads the per-step CSV. Pictures of the teacher's count
 and a student's phone go to test-artifacts/pictures/ (``class-teacher-join.png``,
 ``class-teacher-count.png``, ``class-student-phone.png``);
-``python benchmarks/docs_screenshots.py`` copies them into docs/screenshots/.
+``python tools/docs_screenshots.py`` copies them into docs/screenshots/.
 
 Every wait is on a condition in the page; its timeout only bounds a hang.
 """

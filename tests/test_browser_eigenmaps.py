@@ -6,7 +6,7 @@ plot mark j = 2. Then the number input picks j = 4 from the keyboard.
 Drives Debian's Chromium through Playwright against ``streamlit run app.py`` (helpers
 from ``test_browser.py``); skips when either is missing. Also takes the README's
 picture of the maps (``test-artifacts/pictures/eigenmaps.png``; the docs get it from
-``python benchmarks/docs_screenshots.py``).
+``python tools/docs_screenshots.py``).
 """
 
 from __future__ import annotations

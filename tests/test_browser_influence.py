@@ -6,7 +6,7 @@ point instead. Then the selection is cleared.
 Drives Debian's Chromium through Playwright against ``streamlit run app.py`` (helpers
 and fixtures from ``test_browser.py``); skips when either is missing. Also takes the
 README's picture of the linked views (``test-artifacts/pictures/influence.png``; the
-docs get it from ``python benchmarks/docs_screenshots.py``).
+docs get it from ``python tools/docs_screenshots.py``).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ Classification page with present=1 at both sizes, are checked for the fold too. 
 pictures go to test-artifacts/pictures/; the README and docs/teaching-with-the-lab.md
 show them once copied by::
 
-    python benchmarks/docs_screenshots.py
+    python tools/docs_screenshots.py
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ its decision surface drawn and no exception.
 Drives Debian's Chromium through Playwright against ``streamlit run app.py`` (helpers
 from ``test_browser.py``); skips when either is missing. Also takes the
 docs' picture of the page (``test-artifacts/pictures/maps-page.png``; the docs get it
-from ``python benchmarks/docs_screenshots.py``).
+from ``python tools/docs_screenshots.py``).
 """
 
 from __future__ import annotations

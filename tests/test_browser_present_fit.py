@@ -22,7 +22,7 @@ shows no modebar on hover.
 Pictures (JPEG, so the set stays about 3 MB) go to test-artifacts/pictures/present-fit/:
 every step after a wrong answer at 1280×720 (the tallest state, at the size that binds),
 lesson 2's steps also after the right answer at 1920×1080, steps 2 and 3 in the dark
-theme, and the phone; ``python benchmarks/docs_screenshots.py
+theme, and the phone; ``python tools/docs_screenshots.py
 present-fit`` copies them to docs/screenshots/present-fit/. Lesson 2's steps 2 and 3
 in the dark theme (where the issue found the overlapping colour bars and the cut
 reveal) run in the quick browser set (about 20 s); the whole lessons are marked ``slow``

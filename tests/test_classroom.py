@@ -2,7 +2,7 @@
 the classroom benchmark at a small class.
 
 AppTest where a page run is enough; a real server and the protocol-level client of
-``benchmarks/st_client.py`` where the defect needs a server session (a tab that
+``tools/st_client.py`` where the defect needs a server session (a tab that
 reconnects after a restart)."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import nplk_lab.model as lab
 from nplk_lab.model import budget
 
 ROOT = Path(__file__).resolve().parents[1]
-for p in (ROOT, ROOT / "benchmarks", ROOT / "tests"):
+for p in (ROOT, ROOT / "benchmarks", ROOT / "tools", ROOT / "tests"):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 
@@ -372,7 +372,7 @@ def _port() -> int:
 def test_reconnected_tab_keeps_the_move_it_sends_with_its_first_run(tmp_path):
     """A server restart: the open tab reconnects as a new session and sends its URL
     (the old state) with its widgets' values (the move just made); the move wins."""
-    from bench_classroom import serve
+    from deployment import serve
     from st_client import Tab, query_value
 
     server = serve(port=_port() or None, log=tmp_path / "server.log")
@@ -406,7 +406,7 @@ def test_a_move_sent_before_the_newest_url_arrived_is_not_lost(tmp_path):
     """Under load a student moves again before the page's newest URL has reached the
     browser, so the request carries the URL of the run before: that is not a pasted
     link, and the earlier move must survive."""
-    from bench_classroom import serve
+    from deployment import serve
     from st_client import Tab, query_value
 
     server = serve(port=_port() or None, log=tmp_path / "server.log")

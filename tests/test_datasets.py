@@ -455,6 +455,16 @@ def test_entry_point_writes_files_without_streamlit(tmp_path):
     assert len(list(tmp_path.glob("*.csv"))) == len(NAMES) + 3
 
 
+def test_the_toy_data_import_no_scikit_learn():
+    """A page's first paint makes its toy data before any fit: the data sets (and the
+    solvers' shared rules they use) must not pull in scikit-learn (about a second)."""
+    code = ("import sys; from nplk_core.datasets import make_dataset; "
+            "make_dataset('clowns', random_state=0); print('sklearn' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=60)
+    assert out.stdout.strip() == "False"
+
+
 @pytest.mark.parametrize("codec", ["utf-16", "utf-16-le", "utf-16-be", "utf-8-sig"])
 def test_load_csv_reads_utf16_and_utf8_bom(codec):
     text = "x1;x2;label\n0.5;1;a\n1.5;2;b\n2.5;3;a\n"

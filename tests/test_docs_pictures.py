@@ -1,7 +1,7 @@
 """A test run leaves the checkout as it found it: no test writes the docs' pictures.
 
 The browser tests take the pictures the docs show into ``test-artifacts/pictures/``
-(git-ignored); ``python benchmarks/docs_screenshots.py`` runs those tests and copies the
+(git-ignored); ``python tools/docs_screenshots.py`` runs those tests and copies the
 pictures into ``docs/screenshots/``. Read statically, so the check does not depend on
 which tests ran, in which order, or whether Chromium is installed.
 """
@@ -79,13 +79,13 @@ def test_no_test_names_a_file_under_docs_but_its_notes():
         if hits and path != Path(__file__):
             found[str(path.relative_to(ROOT))] = hits
     assert found == {}, ("tests write their pictures to test-artifacts/pictures "
-                         "(test_browser.PICTURES); benchmarks/docs_screenshots.py copies "
+                         "(test_browser.PICTURES); tools/docs_screenshots.py copies "
                          f"them into docs/: {found}")
 
 
 def test_every_picture_the_command_copies_is_taken_by_the_test_it_runs():
     spec = importlib.util.spec_from_file_location(
-        "docs_screenshots", ROOT / "benchmarks" / "docs_screenshots.py")
+        "docs_screenshots", ROOT / "tools" / "docs_screenshots.py")
     cmd = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(cmd)
     assert cmd.PICTURES == ROOT / "test-artifacts" / "pictures"
@@ -101,7 +101,7 @@ def test_every_picture_the_command_copies_is_taken_by_the_test_it_runs():
 
 def test_every_folder_the_command_copies_is_filled_by_the_test_file_it_runs():
     spec = importlib.util.spec_from_file_location(
-        "docs_screenshots", ROOT / "benchmarks" / "docs_screenshots.py")
+        "docs_screenshots", ROOT / "tools" / "docs_screenshots.py")
     cmd = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(cmd)
     assert cmd.FOLDERS

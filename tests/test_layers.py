@@ -40,7 +40,7 @@ NEVER = {  # outside packages a layer must not import (the server's machinery: S
     "nplk_lab.model": {"streamlit"},
     "nplk_lab.serve": {"plotly"},
 }
-TOP_LEVEL_FOLDERS = {"nplk_core", "nplk_lab", "pages", "tests", "benchmarks", "docs",
+TOP_LEVEL_FOLDERS = {"nplk_core", "nplk_lab", "pages", "tests", "benchmarks", "tools", "docs",
                      "sample_data", "reports", "test-artifacts"}
 
 

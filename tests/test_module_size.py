@@ -1,5 +1,10 @@
-"""Every module over 600 lines is split by job or says in its docstring why it is one
-piece ("long because ...")."""
+"""No module of the project is over 800 lines: a longer one is split by job (an estimator
+over a module of its maths, a package of one module per job). There is no escape clause.
+
+``NOT_YET_SPLIT`` names the few files that still wait for their split; each must still be
+over the limit (so the list cannot go stale) and say in its docstring why it is one piece
+("long because ..."), as the rule used to allow. The list only shrinks.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +13,15 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-LIMIT = 600
+LIMIT = 800
 SKIP = {"build", "dist", "node_modules", "__pycache__", "test-artifacts", "mutants"}
 REASON = re.compile(r"(?is)\blong\b[^.]{0,80}\bbecause\b|\bone piece\b")
+NOT_YET_SPLIT = {
+    "nplk_core/lab_rbf.py",        # the kernel maths into _lab_rbf_core.py
+    "benchmarks/bench_app.py",     # three benchmarks and their browser probes
+    "tests/test_app.py",           # the AppTest set-up into tests/conftest.py
+    "tests/test_lab_rbf.py",       # follows lab_rbf.py's split
+}
 
 
 def project_files():
@@ -20,19 +31,27 @@ def project_files():
             yield p
 
 
+def _lines(path: Path) -> int:
+    return path.read_text(encoding="utf-8").count("\n") + 1
+
+
 def test_the_reason_pattern_reads_the_house_phrasings():
     assert REASON.search("This file is long because the four solvers share ...")
     assert REASON.search("Long (about 700 lines) because each solver ...")
     assert not REASON.search("A long-standing result. Because of it ...")
 
 
-def test_every_long_module_says_why_it_is_one_piece():
-    offenders = []
-    for path in sorted(project_files()):
-        text = path.read_text(encoding="utf-8")
-        if text.count("\n") + 1 <= LIMIT:
-            continue
-        doc = ast.get_docstring(ast.parse(text)) or ""
-        if not REASON.search(doc):
-            offenders.append(f"{path.relative_to(ROOT)} ({text.count(chr(10)) + 1} lines)")
-    assert offenders == [], "split these by job or say in the docstring why each is one piece"
+def test_no_module_is_over_the_limit():
+    offenders = [f"{rel} ({n} lines)" for path in sorted(project_files())
+                 if (rel := path.relative_to(ROOT).as_posix()) not in NOT_YET_SPLIT
+                 and (n := _lines(path)) > LIMIT]
+    assert offenders == [], f"split these by job: every module has at most {LIMIT} lines"
+
+
+def test_the_files_that_wait_for_their_split_are_long_and_say_why():
+    for rel in sorted(NOT_YET_SPLIT):
+        path = ROOT / rel
+        assert path.is_file(), f"{rel} is gone: take it off NOT_YET_SPLIT"
+        assert _lines(path) > LIMIT, f"{rel} is within the limit now: take it off NOT_YET_SPLIT"
+        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+        assert REASON.search(doc), f"{rel} must say in its docstring why it is one piece"

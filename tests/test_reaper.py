@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-for p in (ROOT, ROOT / "benchmarks", ROOT / "tests"):
+for p in (ROOT, ROOT / "tools", ROOT / "tests"):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 
@@ -101,7 +101,7 @@ def test_a_closed_tabs_session_is_dropped_and_the_heap_trimmed_after_it(tmp_path
     the only tab closes, the server releases its caches and workers, then the closed
     tab's session is dropped from Streamlit's store and the heap trimmed again; the
     test waits for those log lines (the reaper's events), not for a time."""
-    from bench_classroom import serve
+    from deployment import serve
     from st_client import Tab
 
     server = serve(log=tmp_path / "server.log",

@@ -90,10 +90,17 @@ def test_gif_surface_colours_follow_the_values():
     assert r_hi[0] > r_hi[2] and r_lo[2] > r_lo[0]
 
 
-def _playback(html: str) -> tuple[str, str]:
-    m = re.search(r"speed: (\S+),\s*loop: (\w+),", html)
+def _settings(html: str) -> dict:
+    """The settings a replay file starts its player with (its JSON data element)."""
+    m = re.search(r'<script type="application/json" id="nplk-replay-settings">(.*?)</script>',
+                  html, flags=re.S)
     assert m is not None
-    return m.group(1), m.group(2)
+    return json.loads(m.group(1))
+
+
+def _playback(html: str) -> tuple[float, bool]:
+    s = _settings(html)
+    return s["speed"], s["loop"]
 
 
 def test_html_keeps_the_speed_and_loop_chosen_in_the_player(monkeypatch):
@@ -104,9 +111,9 @@ def test_html_keeps_the_speed_and_loop_chosen_in_the_player(monkeypatch):
     import nplk_lab.ui.components.replay_file as replay_file
 
     text = '{"data":[],"layout":{},"frames":[]}'
-    assert _playback(replay_file.standalone_html(text, title="t")) == ("1.0", "false")
+    assert _playback(replay_file.standalone_html(text, title="t")) == (1.0, False)
     html = replay_file.standalone_html(text, title="t", speed=0.25, loop=True)
-    assert _playback(html) == ("0.25", "true")
+    assert _playback(html) == (0.25, True)
     assert "applyPlayback(root, data.speed, data.loop)" in html
     with pytest.raises(ValueError):
         replay_file.standalone_html(text, title="t", speed=3)
@@ -139,12 +146,17 @@ def test_html_is_self_contained():
     assert not re.search(r"\b(src|href)\s*=", tags, flags=re.I)
     assert "<link" not in tags and "@import" not in tags
     assert not re.search(r"<script\b[^>]*\bsrc\s*=", html, flags=re.I)
-    # three scripts, each closed once (nothing inside closes one early)
-    assert html.count("<script") == 3 and html.count("</script>") == 3
-    # the figure rides inside, intact, and the title is escaped
+    # four scripts (Plotly.js, the figure, the settings, the player), each closed once
+    # (nothing inside closes one early)
+    assert html.count("<script") == 4 and html.count("</script>") == 4
+    # the figure rides inside, intact; the title is escaped in the page's title and
+    # travels as data to the heading (put there as text)
     blob = re.search(r'<script type="application/json" id="nplk-replay-figure">(.*?)'
                      r"</script>", html, flags=re.S).group(1)
-    assert json.loads(blob.replace("<\\/", "</")) == json.loads(text)
+    assert json.loads(blob) == json.loads(text)
     assert len(json.loads(text)["frames"]) == len(rp.played)
-    assert "&lt;demo&gt;" in html
-    assert "window.__nplkPlayer = function (component)" in html
+    assert "<title>DANK: training replay &lt;demo&gt;</title>" in html
+    assert "<demo>" not in html
+    assert _settings(html)["title"] == "DANK: training replay <demo>"
+    # the player is the lab's own code, started by the file's part
+    assert "function playReplay(component)" in html and "playReplay({" in html

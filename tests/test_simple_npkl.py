@@ -25,10 +25,7 @@ from sklearn.metrics import adjusted_rand_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from threadpoolctl import threadpool_limits
 
-from nplk_core.datasets import make_chessboard, make_spiral
-from nplk_core.simple_npkl import (
-    SimpleNPKL,
-    clustering_accuracy,
+from nplk_core._npkl_core import (
     constraint_matrix,
     draw_constraints,
     dual_objective,
@@ -37,6 +34,8 @@ from nplk_core.simple_npkl import (
     simple_npkl_closed_form,
     simple_npkl_solve,
 )
+from nplk_core.datasets import make_chessboard, make_spiral
+from nplk_core.simple_npkl import SimpleNPKL, clustering_accuracy
 
 
 @pytest.fixture(autouse=True)

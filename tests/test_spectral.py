@@ -140,7 +140,7 @@ def test_every_driver_failure_falls_back(monkeypatch):
 
 
 def test_simple_npkl_positive_part_survives_the_issue11_matrix():
-    from nplk_core.simple_npkl import _dense_positive
+    from nplk_core._npkl_core import _dense_positive
 
     w, V = _dense_positive(_issue11_matrix())
     np.testing.assert_allclose(w[0], 14.001, rtol=1e-12)

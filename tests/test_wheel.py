@@ -45,10 +45,12 @@ pytestmark = [pytest.mark.slow, pytest.mark.browser]
 ROOT = Path(__file__).resolve().parents[1]
 IGNORE = shutil.ignore_patterns(".git", ".venv", "venv", "build", "dist", "*.egg-info",
                                 "__pycache__", ".pytest_cache", ".ruff_cache",
-                                "test-artifacts", "reports", "tests", "benchmarks")
+                                "test-artifacts", "reports", "tests", "benchmarks",
+                                "tools")
 LAB_MODULES = ["nplk_core", "nplk_lab.figures", "nplk_lab.model", "nplk_lab.ui",
                "nplk_lab.serve.command", "nplk_lab.ui.components.chart",
-               "nplk_lab.ui.components.replay"]
+               "nplk_lab.ui.components.replay", "nplk_lab.ui.components.replay_file"]
+BROWSER_FILES = ("js", "css", "html")
 PAGE_TIMEOUT_MS = 180_000  # a page's first fits on a loaded 2-core machine
 WITHOUT_FIGURE = {"/Paper_results"}  # a table and links; every other page draws on load
 
@@ -95,6 +97,12 @@ def test_the_wheel_holds_the_lab_the_app_its_pages_and_settings(installed):
         on_disk = {p.relative_to(ROOT).as_posix() for p in (ROOT / pkg).rglob("*.py")
                    if "__pycache__" not in p.parts}
         assert len(on_disk) > 10 and on_disk <= names, on_disk - names
+    # the browser code, read by name from the package (importlib.resources)
+    browser = {p.relative_to(ROOT).as_posix() for ext in BROWSER_FILES
+               for p in (ROOT / "nplk_lab").rglob(f"*.{ext}")}
+    assert {"nplk_lab/ui/components/chart.js", "nplk_lab/ui/components/replay.js",
+            "nplk_lab/figures/offline_page.html"} <= browser
+    assert browser <= names, browser - names
     assert {"nplk_lab/ui/components/chart.py", "nplk_lab/ui/components/replay.py",
             "nplk_lab_app/app.py",
             "nplk_lab_app/.streamlit/config.toml"} <= names
@@ -115,6 +123,19 @@ def test_the_new_environment_imports_the_lab_from_the_wheel(installed, tmp_path)
     files = json.loads(out.stdout)
     outside = {m: f for m, f in files.items() if not f.startswith(str(venv))}
     assert not outside, outside
+
+
+def test_the_installed_lab_reads_its_browser_files_from_the_wheel(installed, tmp_path):
+    """The components' scripts and the offline page's shell come from the installed
+    package: the replay's HTML file, made in the new environment, holds the player."""
+    venv, _ = installed
+    code = ("from nplk_lab.ui.components.replay_file import standalone_html\n"
+            "page = standalone_html('{\"data\": [], \"layout\": {}, \"frames\": []}', "
+            "title='t')\n"
+            "print(page.startswith('<!DOCTYPE html>'), 'function playReplay(' in page, "
+            "'playReplay({' in page)")
+    out = _run([str(venv / "bin" / "python"), "-c", code], env=_clean_env(), cwd=tmp_path)
+    assert out.stdout.split() == ["True", "True", "True"]
 
 
 def _page_paths(venv: Path) -> list[tuple[str, str]]:

@@ -1,7 +1,7 @@
 """Kill rate per module of the last ``mutmut run`` (docs/mutation-testing.md).
 
     nice -n 19 mutmut run --max-children 2        # configured in pyproject.toml
-    python benchmarks/mutation_summary.py [--survivors]
+    python tools/mutation_summary.py [--survivors]
 
 Reads ``mutmut results --all true`` and prints, per mutated module, how many mutants
 were killed (a test failed, or the run timed out: an endless loop counts as caught),

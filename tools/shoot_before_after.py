@@ -16,7 +16,7 @@ drawn at its box's size, nothing moving), never a fixed sleep. Writes
 ``before-<view>.jpg`` and ``after-<view>.jpg`` (JPEG quality 80, the window only: what a
 projector shows without scrolling) and prints what it measured::
 
-    python benchmarks/shoot_before_after.py --before http://localhost:8751 \\
+    python tools/shoot_before_after.py --before http://localhost:8751 \\
         --after http://localhost:8752 --out docs/screenshots/before-after
 """
 

@@ -9,9 +9,9 @@ pages, 1280×720 and 1920×1080 for presentation mode. A test run itself never w
 under ``docs/`` (``tests/test_docs_pictures.py`` checks); this command does, and only
 with the pictures of tests that passed in this run::
 
-    python benchmarks/docs_screenshots.py               # all the pictures
-    python benchmarks/docs_screenshots.py influence.png # only the tests taking these
-    python benchmarks/docs_screenshots.py present-fit   # a folder: every lesson step
+    python tools/docs_screenshots.py               # all the pictures
+    python tools/docs_screenshots.py influence.png # only the tests taking these
+    python tools/docs_screenshots.py present-fit   # a folder: every lesson step
 
 A folder (:data:`FOLDERS`) holds a set too large to list picture by picture: every step
 of every lesson in presentation mode at 1280×720 and 1920×1080, and on a phone. Its

@@ -1,0 +1,147 @@
+// The live chart (nplk_lab/ui/components/chart.py): one element per chart, kept across
+// reruns while its key stays the same, hands each new figure to Plotly.react. It runs
+// in the app page (no iframe) on every rerun that renders the element. The last part
+// of the component's script, after plotly_common.js and the title fit.
+/* global inTurn, loadPlotly, isDark, themed, presentFloor, presented, onSchemeChange,
+   followColumn, reactFitted */
+/* exported liveChart */
+
+// Clicks on the plot area (data.clicks): Plotly reports a click only on a trace's
+// point, so the chart listens to the click its drag layer dispatches after a
+// press-release without a drag (a drag still zooms), converts the pixel to data
+// coordinates with the axes' own p2d, marks the spot at once and reports every click
+// the page has not acknowledged yet (data.ack: the newest id it has applied), so
+// clicks made while the server is busy are not lost.
+const onPlotClick = (root, ev) => {
+  const d = root.__nplkData;
+  const t = ev.target;
+  if (!d || !d.clicks || !t || !t.classList || !t.classList.contains('nsewdrag')) return;
+  const fl = root._fullLayout;
+  if (!fl || !fl.xaxis || !fl.yaxis || typeof fl.xaxis.p2d !== 'function') return;
+  const r = t.getBoundingClientRect();
+  const px = ev.clientX - r.left, py = ev.clientY - r.top;
+  if (!(px >= 0 && py >= 0 && px <= r.width && py <= r.height)) return;
+  // one press can arrive twice (the browser's click and Plotly's); a double click
+  // adds one point
+  const now = performance.now(), last = root.__nplkLastClick;
+  if (last && now - last.t < 400 && Math.abs(ev.clientX - last.cx) < 6 &&
+      Math.abs(ev.clientY - last.cy) < 6) return;
+  root.__nplkLastClick = { t: now, cx: ev.clientX, cy: ev.clientY };
+  const x = fl.xaxis.p2d(px), y = fl.yaxis.p2d(py);
+  if (!Number.isFinite(x) || !Number.isFinite(y)) return;
+  const id = Math.max(Date.now(), (window.__nplkClickId || 0) + 1);
+  window.__nplkClickId = id;
+  const mark = document.createElement('div');
+  mark.className = 'nplk-click-mark';
+  mark.dataset.id = String(id);
+  const rr = root.getBoundingClientRect();
+  Object.assign(mark.style, {
+    position: 'absolute', width: '10px', height: '10px', borderRadius: '50%',
+    left: (ev.clientX - rr.left - 5) + 'px', top: (ev.clientY - rr.top - 5) + 'px',
+    border: '2px solid ' + (d.markColor || '#333'), pointerEvents: 'none', zIndex: 10,
+    boxSizing: 'border-box' });
+  root.appendChild(mark);
+  root.__nplkPending = (root.__nplkPending || []).concat([{ id, x, y }]).slice(-50);
+  if (root.__nplkSend) root.__nplkSend('click', root.__nplkPending);
+};
+
+// A chart's data comes as JSON, or (the lab's cached figures, :func:`live_chart` with
+// bytes) as bytes: one line of JSON with everything but the figure, a newline, then
+// the figure's JSON gzipped (about 0.6 of its size on the wire), unzipped here.
+const unpack = (raw) => {
+  if (raw instanceof ArrayBuffer) raw = new Uint8Array(raw);
+  if (!ArrayBuffer.isView(raw)) return raw;
+  const bytes = new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength);
+  const cut = bytes.indexOf(10);
+  const head = JSON.parse(new TextDecoder().decode(cut < 0 ? bytes : bytes.subarray(0, cut)));
+  if (cut >= 0) head.figure = { gz: bytes.slice(cut + 1) };
+  return head;
+};
+const gunzipJson = (gz) => {
+  if (!window.DecompressionStream) {
+    return Promise.reject(new Error('this browser cannot unzip the chart (it needs Chrome 80, ' +
+                                    'Firefox 113, Safari 16.4 or newer)'));
+  }
+  return new Response(new Blob([gz]).stream().pipeThrough(new DecompressionStream('gzip')))
+    .text().then(JSON.parse);
+};
+// The figures are read in the order they arrive (one queue for the page), so the charts
+// still draw in the order the page sends them (see inTurn).
+const readFigure = (figure) => {
+  const read = () => (figure && figure.gz ? gunzipJson(figure.gz)
+    : (typeof figure === 'string' ? JSON.parse(figure) : figure));
+  const out = (window.__nplkRead || Promise.resolve()).then(read);
+  window.__nplkRead = out.catch(() => {});
+  return out;
+};
+
+function liveChart(component) {
+  const { parentElement } = component;
+  const data = unpack(component.data);
+  if (!data) return;
+  let root = parentElement.querySelector(':scope > .nplk-live-chart');
+  if (!root) {
+    root = document.createElement('div');
+    root.className = 'nplk-live-chart';
+    root.style.width = '100%';
+    root.style.position = 'relative';
+    parentElement.appendChild(root);
+    root.addEventListener('click', (ev) => onPlotClick(root, ev));
+    followColumn(root);
+  }
+  root.style.height = (data.height || 0) + 'px';
+  // text alternative (data.alt, from nplk_lab.figures.alt_text) read on entering the
+  // chart: a figure, not an img (its mode bar holds buttons)
+  if (data.alt) { root.setAttribute('role', 'figure'); root.setAttribute('aria-label', data.alt); }
+  else { root.removeAttribute('role'); root.removeAttribute('aria-label'); }
+  root.__nplkData = data;
+  root.__nplkSend = component.setTriggerValue;
+  const ack = Number(data.ack || 0);
+  root.__nplkPending = (root.__nplkPending || []).filter((c) => c.id > ack);
+  root.querySelectorAll(':scope > .nplk-click-mark').forEach((m) => {
+    if (!data.clicks || Number(m.dataset.id) <= ack) m.remove();
+  });
+  const ready = loadPlotly(data.src, data.gz);
+  if (!data.figure) return;
+  const seq = (root.__nplkSeq = (root.__nplkSeq || 0) + 1);
+  const firstOfRoot = !root.__nplkDrawn;
+  root.__nplkDrawn = true;
+  // What the figure was built from (data.inputs, see live_chart), written on the plot
+  // once Plotly has drawn it and no newer figure has arrived: data-drawn-from always
+  // describes the picture on screen.
+  const drawnFrom = (out) => {
+    if (out === false || seq !== root.__nplkSeq) return;
+    if (data.inputs) root.dataset.drawnFrom = data.inputs;
+    else delete root.dataset.drawnFrom;
+  };
+  const figure = readFigure(data.figure);
+  Promise.all([ready, figure]).then(([Plotly, fig]) => inTurn(() => {
+    if (seq !== root.__nplkSeq) return false;  // a newer figure arrived meanwhile
+    const layout = Object.assign({}, fig.layout || {}, { autosize: true });
+    delete layout.width;
+    if (!layout.font) layout.font = {};
+    if (!layout.font.family) layout.font.family = '"Source Sans", "Source Sans Pro", sans-serif';
+    const config = Object.assign({ responsive: true }, typeof data.config === 'string'
+      ? JSON.parse(data.config) : (data.config || {}));
+    const draw = () => {
+      const floor = presentFloor();
+      const [L0, D0] = presented(layout, fig.data || [], floor);
+      const [L, D] = themed(L0, D0);
+      root.dataset.theme = isDark() ? 'dark' : 'light';
+      root.__nplkFloor = floor;
+      if (floor) root.dataset.fontFloor = String(floor);
+      else delete root.dataset.fontFloor;
+      return reactFitted(Plotly, root, D, L,
+                         floor ? Object.assign({}, config, { displayModeBar: false }) : config);
+    };
+    root.__nplkRedraw = draw;
+    if (!root.__nplkThemed) {
+      root.__nplkThemed = true;
+      onSchemeChange(() => { if (root.isConnected && root.__nplkRedraw) root.__nplkRedraw(); });
+    }
+    return draw();
+  }, firstOfRoot)).then(drawnFrom).catch((err) => {
+    root.textContent = 'The chart could not be drawn: ' + err.message +
+      '. Reload the page; if it persists, check that the plotly package is installed.';
+  });
+}
