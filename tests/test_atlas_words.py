@@ -125,3 +125,18 @@ def test_the_readme_counts_the_cells_that_change_region():
     assert AR.changes_markdown(ATLAS, HELD) in text
     moved = len(AW.unsettled(ATLAS, HELD))
     assert f", {moved} change region between data seeds 0–9 and 10–19" in text
+
+
+def test_the_two_states_where_the_paragraph_overreached():
+    """Circles, σ = 4.5, C = 10, data seed 5, DANK: F off (+31.7) beats DANK (+30.0), so
+    there is no "rest" and no "part"; sandwich, σ = 0.5, C = 10, data seed 4, KNPL: level
+    with the SVM (+3.3, interval −1.3 to +8.0), so no gain "survives"."""
+    (r,) = A.measure_set("circles", 5, [("dank", 4.5, 10.0)])
+    text = AW.paragraph(r)
+    assert "So the gain survives with F switched off" in text
+    assert "part of the gain" not in text and "The rest" not in text
+    assert premises.broken(text, _nums(r)) == []
+    (r,) = A.measure_set("sandwich", 4, [("knpl", 0.5, 10.0)])
+    text = AW.paragraph(r)
+    assert r["pt_gain_lo"] < 0 < r["pt_off_gain_lo"]
+    assert "survives" not in text and "beat the plain SVM on their own" in text
