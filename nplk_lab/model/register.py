@@ -73,21 +73,30 @@ PERFORMANCE = re.compile(
     r"\bthreads?\b|\bmemory\b|\blatency\b|\bwall\b", re.I)
 
 
+_DEFINES = re.compile(r"\b(lower|higher) is better\b")
+#: browser code or markup inside a string, not a sentence
+_CODE = re.compile(r"</?[a-z]+[\s>]|data-testid|\{\s*[a-z-]+\s*:")
+
+
 def normalise(text: str) -> str:
     """One line, single spaces."""
     return " ".join(str(text).split())
 
 
 def finding_shaped(sentence: str) -> bool:
-    """Whether a sentence names a method or baseline and states something a measurement
-    could contradict (questions, time and memory left out)."""
+    """Whether a sentence names a method or baseline (or has a hole one can fill) and
+    states something a measurement could contradict (questions, time and memory left
+    out)."""
     s = normalise(sentence)
-    if not s or s.endswith("?") or PERFORMANCE.search(s):
+    if not s or s.endswith("?") or PERFORMANCE.search(s) or _CODE.search(s):
         return False
-    return bool(SUBJECT.search(s) and FINDING.search(s))
+    # a hole of an f-string ("{}") can hold a method's name; "lower is better" defines a
+    # measure, it finds nothing
+    said = _DEFINES.sub("", s)
+    return bool((SUBJECT.search(said) or "{}" in said) and FINDING.search(said))
 
 
-_SPLIT = re.compile(r"(?<=[.!])\s+(?=[A-Z(“\"*`])")
+_SPLIT = re.compile(r"(?<=[.!])\s+(?=[A-Z0-9(“\"*`{])")
 
 
 def split_sentences(text: str) -> list[str]:
@@ -215,6 +224,8 @@ class Entry:
     check: str
     domain: dict = field(default_factory=dict)
     note: str = ""
+    #: for words put together from several pieces: a pattern of the sentence as shown
+    rendered: str = ""
 
     def matches(self, said: Said) -> bool:
         return said.where == self.where and normalise(said.text) == normalise(self.text)
@@ -228,9 +239,9 @@ def load(text: str | None = None) -> list[Entry]:
     out = []
     for e in data.get("sentence", []):
         domain = {k: v for k, v in e.items() if k not in ("where", "text", "kind", "check",
-                                                          "note")}
+                                                          "note", "rendered")}
         out.append(Entry(e["where"], normalise(e["text"]), e["kind"], e["check"], domain,
-                         e.get("note", "")))
+                         e.get("note", ""), e.get("rendered", "")))
     return out
 
 
