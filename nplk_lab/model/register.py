@@ -88,7 +88,7 @@ def finding_shaped(sentence: str) -> bool:
     states something a measurement could contradict (questions, time and memory left
     out)."""
     s = normalise(sentence)
-    if not s or s.endswith("?") or PERFORMANCE.search(s) or _CODE.search(s):
+    if not s or s.rstrip("*_ ").endswith("?") or PERFORMANCE.search(s) or _CODE.search(s):
         return False
     # a hole of an f-string ("{}") can hold a method's name; "lower is better" defines a
     # measure, it finds nothing
