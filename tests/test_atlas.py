@@ -313,6 +313,7 @@ def test_the_committed_tables_are_the_atlas_seeds_and_ten_others():
     assert not set(A.SEEDS) & {int(r["seed"]) for r in held}
     per_cell = Counter((r["method"], r["dataset"], r["sigma"], r["C"]) for r in main)
     assert set(per_cell.values()) == {len(A.SEEDS)} and len(per_cell) == len(COMMITTED)
+    assert set(A.SEED_COLUMNS) <= set(main[0]) and set(A.SEED_COLUMNS) <= set(held[0])
 
 
 @needs_atlas
