@@ -140,8 +140,10 @@ def _copy(dest: Path) -> None:
             shutil.copy2(src, dest / f)
 
 
-def run(m: Mutant, base: Path) -> tuple[str, float]:
-    """``killed`` / ``survived`` / ``does not apply`` and the seconds it took."""
+def run(m: Mutant, base: Path) -> tuple[str, float, str]:
+    """``killed`` / ``survived`` / ``does not apply``, the seconds it took and the test
+    that failed first (a collection error counts as no kill: the mutant broke the
+    import, not a test)."""
     work = base / "work"
     if work.exists():
         shutil.rmtree(work)
@@ -149,12 +151,18 @@ def run(m: Mutant, base: Path) -> tuple[str, float]:
     path = work / m.path
     text = path.read_text()
     if text.count(m.old) != 1:
-        return "does not apply", 0.0
+        return "does not apply", 0.0, ""
     path.write_text(text.replace(m.old, m.new))
     t0 = time.perf_counter()
-    r = subprocess.run([sys.executable, "-m", "pytest", *FAST, *m.tests], cwd=work,
+    r = subprocess.run([sys.executable, "-m", "pytest", *FAST, "-rf", *m.tests], cwd=work,
                        capture_output=True, text=True)
-    return ("killed" if r.returncode != 0 else "survived"), time.perf_counter() - t0
+    took = time.perf_counter() - t0
+    failed = [ln.split()[1] for ln in r.stdout.splitlines() if ln.startswith("FAILED ")]
+    if r.returncode == 1 and failed:
+        return "killed", took, failed[0].split("::", 1)[-1][:70]
+    if r.returncode == 0:
+        return "survived", took, ""
+    return f"error (pytest exit {r.returncode})", took, ""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -171,13 +179,14 @@ def main(argv: list[str] | None = None) -> int:
         base = Path(tmp)
         (base / "clean").mkdir()
         _copy(base / "clean")
-        print("| module | mutant | outcome | tests | seconds |\n|---|---|---|---|---|")
+        print("| module | mutant | outcome | the first test that fails | seconds |\n"
+              "|---|---|---|---|---|")
         outcomes = []
         for m in chosen:
-            outcome, s = run(m, base)
+            outcome, s, first = run(m, base)
             outcomes.append(outcome)
-            print(f"| {Path(m.path).name} | {m.name} | {outcome} | "
-                  f"{', '.join(Path(t).name for t in m.tests)} | {s:.0f} |", flush=True)
+            print(f"| {Path(m.path).name} | {m.name} | {outcome} | {first or '—'} | "
+                  f"{s:.0f} |", flush=True)
     killed = outcomes.count("killed")
     print(f"\n{killed} of {len(outcomes)} killed")
     return 0 if killed == len(outcomes) else 1
