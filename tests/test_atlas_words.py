@@ -40,9 +40,12 @@ def _nums(r: dict) -> dict:
             "follows": r["agree_method"], "at": ab.FOLLOWS_NN_AT}
 
 
+ROWS = {k: _seed_rows(p) for k, p in SEEDS.items()}      # read once per session
+
+
 @pytest.mark.parametrize("draws", list(SEEDS))
 def test_every_clause_of_the_paragraph_has_its_premise_at_every_cell_and_seed(draws):
-    rows = _seed_rows(SEEDS[draws])
+    rows = ROWS[draws]
     if not rows:
         pytest.skip(f"no committed per-seed table with the score table's intervals ({draws})")
     # every cell of DANK, KNPL and DANK-SVR at every seed
@@ -61,7 +64,7 @@ def test_every_clause_of_the_paragraph_has_its_premise_at_every_cell_and_seed(dr
 @pytest.mark.parametrize("draws", list(SEEDS))
 def test_the_paragraphs_cases_each_occur(draws):
     """The atlas reaches every branch of the paragraph (so the test above reads each)."""
-    rows = _seed_rows(SEEDS[draws])
+    rows = ROWS[draws]
     if not rows:
         pytest.skip("no committed per-seed table")
     seen = Counter()
@@ -75,6 +78,7 @@ def test_the_paragraphs_cases_each_occur(draws):
     assert all(seen.values()), seen
 
 
+@pytest.mark.slow
 def test_the_paragraph_from_a_seed_row_is_the_pages():
     """A per-seed row of the atlas gives the paragraph the page shows at that state
     (DANK on the sandwich, σ = 4.5, C = 10, data seed 2, and KNPL on the clowns)."""
@@ -127,6 +131,7 @@ def test_the_readme_counts_the_cells_that_change_region():
     assert f", {moved} change region between data seeds 0–9 and 10–19" in text
 
 
+@pytest.mark.slow
 def test_the_two_states_where_the_paragraph_overreached():
     """Circles, σ = 4.5, C = 10, data seed 5, DANK: F off (+31.7) beats DANK (+30.0), so
     there is no "rest" and no "part"; sandwich, σ = 0.5, C = 10, data seed 4, KNPL: level
