@@ -412,3 +412,192 @@ def test_paper_results_draws_the_atlas_and_follows_the_choosers():
     assert moved and f"{len(moved)} unsettled" in AV.summary_sentence(grid)
     table = [d.value for d in at.dataframe if "off − plain (points)" in d.value.columns]
     assert len(table) == 1 and len(table[0]) == len(grid.rows)
+
+
+# ---------------------------------------------------------------------------
+# every column of a summary row, the files byte for byte, the command line
+# ---------------------------------------------------------------------------
+
+def _distinct_seed_rows():
+    """Three seeds whose every score and agreement differs, so a column read from
+    another's key cannot pass."""
+    rows = []
+    for s in range(3):
+        r = {"method": "dank", "dataset": "clowns", "task": "classification", "sigma": 1.0,
+             "C": 1.0, "seed": s, "error": "", "warned": s == 1, "fit_s": 0.1 * (s + 1)}
+        for i, k in enumerate(A.SCORED):
+            r["score_" + k] = 0.5 + 0.03 * i + 0.01 * s * (i % 3)
+        for i, k in enumerate(A.AGREED):
+            r["agree_" + k] = 0.6 + 0.1 * i + 0.02 * s
+        rows.append(r)
+    return rows
+
+
+def test_a_summary_row_has_every_column_with_its_mean():
+    rows = _distinct_seed_rows()
+    (row,) = A.summarize(rows)
+    assert set(A.summary_columns()) <= set(row)
+    assert (row["task"], row["n_seeds"], row["errors"], row["warned"]) == \
+        ("classification", 3, 0, 1)
+    assert row["fit_s"] == pytest.approx(0.2)
+    for k in A.SCORED:
+        assert row["score_" + k] == pytest.approx(np.mean([r["score_" + k] for r in rows]))
+    for k in A.AGREED:
+        assert row["agree_" + k] == pytest.approx(np.mean([r["agree_" + k] for r in rows]))
+    best = [max(r[f"score_{k}"] for k in ("method", "off", "nn", "plain")) for r in rows]
+    assert row["cv_best_mean"] == pytest.approx(
+        100 * np.mean([r["score_cv"] - b for r, b in zip(rows, best, strict=True)]))
+    for name, (a, b) in A.COMPARISONS.items():
+        if b == "best_other":
+            continue
+        ka = a if a.startswith("agree_") else "score_" + a
+        kb = b if b.startswith("agree_") else "score_" + b
+        assert row[f"{name}_mean"] == pytest.approx(
+            100 * np.mean([r[ka] - r[kb] for r in rows])), name
+
+
+def test_a_cell_measured_at_one_seed_has_no_interval():
+    (row,) = A.summarize(_distinct_seed_rows()[:1])
+    assert all(np.isnan(row[f"{c}_mean"]) and row[f"{c}_verdict"] == P.SHOWN
+               for c in A.COMPARISONS)
+    assert row["region"] == "none"
+
+
+def test_rows_come_in_the_order_of_methods_data_sets_sigma_c_and_seed():
+    rows = [{"method": m, "dataset": d, "sigma": s, "C": c, "seed": k}
+            for m, d, s, c, k in (("onk", "clowns", 1.0, 1.0, 0),
+                                  ("dank", "moons", 1.0, 1.0, 0),
+                                  ("dank", "clowns", 2.0, 1.0, 1),
+                                  ("dank", "clowns", 2.0, 1.0, 0),
+                                  ("dank", "clowns", 1.0, 10.0, 0))]
+    got = sorted(rows, key=A._row_key)
+    assert [(r["method"], r["dataset"], r["sigma"], r["C"], r["seed"]) for r in got] == [
+        ("dank", "clowns", 1.0, 10.0, 0), ("dank", "clowns", 2.0, 1.0, 0),
+        ("dank", "clowns", 2.0, 1.0, 1), ("dank", "moons", 1.0, 1.0, 0),
+        ("onk", "clowns", 1.0, 1.0, 0)]
+
+
+@needs_atlas
+def test_the_committed_tables_have_the_atlas_columns_in_order():
+    import gzip
+
+    header = (ROOT_OUT / "atlas.csv").read_text().splitlines()[0].split(",")
+    assert tuple(header) == A.summary_columns()
+    seeds = gzip.decompress((ROOT_OUT / "seeds.csv.gz").read_bytes()).decode()
+    assert tuple(seeds.splitlines()[0].split(",")) == A.SEED_COLUMNS
+
+
+def test_write_csv_byte_for_byte(tmp_path):
+    import gzip
+
+    rows = [{"method": "dank", "x": 0.123456789, "n": 3, "ok": True, "v": float("nan"),
+             "w": "does not hold"}, {"method": "knpl", "x": -1e-9, "n": 10, "ok": False}]
+    cols = ("method", "x", "n", "ok", "v", "w")
+    A.write_csv(rows, cols, tmp_path / "t.csv")
+    assert (tmp_path / "t.csv").read_text() == (
+        "method,x,n,ok,v,w\ndank,0.123457,3,True,nan,does not hold\n"
+        "knpl,-1e-09,10,False,,\n")
+    A.write_csv(rows, cols, tmp_path / "t.csv.gz")
+    first = (tmp_path / "t.csv.gz").read_bytes()
+    A.write_csv(rows, cols, tmp_path / "t.csv.gz")
+    assert (tmp_path / "t.csv.gz").read_bytes() == first        # no time stamp inside
+    assert gzip.decompress(first).decode() == (tmp_path / "t.csv").read_text()
+    back = A.read_csv(tmp_path / "t.csv.gz")
+    assert back[0]["ok"] is True and back[1]["ok"] is False and back[0]["n"] == 3.0
+    assert back[0]["w"] == "does not hold" and np.isnan(back[0]["v"])
+
+
+@pytest.mark.parametrize("comparison", ["gain", "off_gain", "agree_gap", "cv_best"])
+def test_compare_sees_a_change_of_each_judged_verdict(comparison):
+    (cell,) = A.summarize(_seed_rows([0.9, 0.8, 0.95], [0.8, 0.8, 0.8], [0.85, 0.8, 0.9]))
+    other = {**cell, f"{comparison}_verdict": "XX"}
+    (line,) = A.compare([cell], [other])
+    assert line.startswith("('dank', 'clowns', 1.0, 1.0): committed (")
+    assert A.compare([cell], [{**cell, "method_vs_nn_verdict": "XX"}]) == []
+
+
+def test_the_cells_a_run_can_choose():
+    cells = A.full_cells(["onk"], ["clowns", "step"])
+    assert list(cells) == ["clowns"] and len(cells["clowns"]) == len(A.SIGMAS) * len(A.CS)
+    assert cells["clowns"][0] == ("onk", A.SIGMAS[0], A.CS[0])
+    both = A.full_cells(["dank", "dank_svr"], ["clowns", "step"])
+    assert {m for m, _, _ in both["clowns"]} == {"dank"}
+    assert {m for m, _, _ in both["step"]} == {"dank_svr"}
+    quick = A.quick_cells()
+    assert sum(len(v) for v in quick.values()) == len(A.QUICK_CELLS)
+    from nplk_lab.model.claims import CLAIM_CELLS
+    claimed = A.claim_cells()
+    flat = {(m, d, s, c) for d, cs in claimed.items() for m, s, c in cs}
+    assert flat == set(A.QUICK_CELLS) | set(CLAIM_CELLS)
+    assert sum(len(v) for v in claimed.values()) == len(flat)       # each cell once
+
+
+def test_a_run_says_how_it_went(tmp_path, monkeypatch):
+    calls = []
+    monkeypatch.setattr(A, "measure_set", _fake_measure(calls))
+    seen = []
+    rows, info = A.run({"moons": [("dank", 2.0, 1.0), ("dank", 1.0, 1.0)],
+                        "clowns": [("knpl", 1.0, 1.0)]}, (1, 0), n_jobs=1,
+                       progress=lambda i, n: seen.append((i, n)))
+    assert (info["jobs"], info["fits"], info["backend"], info["workers"],
+            info["cached_jobs"]) == (4, 6, "loky", 1, 0)
+    assert info["seconds"] >= 0 and seen == [(1, 4), (2, 4), (3, 4), (4, 4)]
+    assert [(r["method"], r["dataset"], r["sigma"], r["seed"]) for r in rows][:3] == [
+        ("dank", "moons", 1.0, 0), ("dank", "moons", 1.0, 1), ("dank", "moons", 2.0, 0)]
+    assert A.run({}, (0,), n_jobs=1)[1]["jobs"] == 0
+
+
+def test_the_command_writes_the_tables_the_run_and_the_readme(tmp_path, monkeypatch,
+                                                               capsys):
+    import json
+
+    calls = []
+    monkeypatch.setattr(A, "measure_set", _fake_measure(calls))
+    argv = ["--sets", "clowns", "--methods", "onk", "--seeds", "2", "--first-seed", "3",
+            "--workers", "1", "--out", str(tmp_path)]
+    assert A.main(argv) == 0
+    assert {c[1] for c in calls} == {3, 4} and len(calls) == 2
+    seeds = A.read_csv(tmp_path / "seeds.csv.gz")
+    assert len(seeds) == 2 * len(A.SIGMAS) * len(A.CS)
+    assert len(A.read_csv(tmp_path / "atlas.csv")) == len(A.SIGMAS) * len(A.CS)
+    info = json.loads((tmp_path / "run.json").read_text())
+    assert info["seeds"] == [3, 4] and info["command"] == " ".join(argv)
+    readme = (tmp_path / "README.md").read_text()
+    assert f"`python -m nplk_lab.model.atlas {' '.join(argv)}`" in readme
+    assert "data seeds 3–4" in readme
+    assert (tmp_path / ".cache" / "clowns-seed3.json").exists()
+    out = capsys.readouterr().out
+    assert f"{len(A.SIGMAS) * len(A.CS)} cells, 64 fits" in out
+    # the README again from the files alone, and a second run from the cache
+    (tmp_path / "README.md").unlink()
+    assert A.main(["--report", "--out", str(tmp_path)]) == 0
+    assert (tmp_path / "README.md").read_text() == readme
+    assert A.main(argv) == 0 and len(calls) == 2
+    assert A.main([*argv, "--no-cache"]) == 0 and len(calls) == 4
+
+
+def test_the_quick_command_compares_with_the_committed_verdicts(tmp_path, monkeypatch,
+                                                                 capsys):
+    calls = []
+    monkeypatch.setattr(A, "measure_set", _fake_measure(calls))
+    assert A.main(["--quick", "--seeds", "2", "--workers", "1", "--out",
+                   str(tmp_path)]) == 1                 # nothing committed in tmp_path
+    out = capsys.readouterr().out
+    assert "not in the committed atlas" in out and f"{len(A.QUICK_CELLS)} cells" in out
+    fresh = A.summarize([r for c in calls for r in _fake_measure([])(*c)])
+    A.write_csv(fresh, A.summary_columns(), tmp_path / "atlas.csv")
+    assert A.main(["--quick", "--seeds", "2", "--workers", "1", "--out",
+                   str(tmp_path)]) == 0
+    assert "every verdict as committed" in capsys.readouterr().out
+
+
+@needs_atlas
+def test_the_claims_command_prints_every_claims_numbers(capsys):
+    from nplk_lab.model import claims as C
+
+    assert A.main(["--claims", "--out", str(ROOT_OUT)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    held = A.load_atlas(ROOT_OUT / "held-out" / "atlas.csv")
+    for c in C.CLAIMS:
+        assert f"{c.key}: {c.values(COMMITTED, held)}; holds" in lines
+    assert any(line.startswith("npkl: {") for line in lines)

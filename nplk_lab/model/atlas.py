@@ -62,6 +62,14 @@ METHODS = {"dank": CLASSIFICATION, "knpl": CLASSIFICATION, "onk": CLASSIFICATION
 #: methods whose test points borrow the learned matrix's row of a nearest training point
 NN_RULE_METHODS = ("dank", "knpl", "dank_svr")
 
+#: the predictions every cell and seed scores (``score_<name>``; the keys of
+#: :func:`measure_set`'s predictions), and those whose agreement with 1-NN is kept too
+#: (``agree_<name>``). A new column of the atlas (another out-of-sample rule, say) is a
+#: prediction in :func:`measure_set`, its name here and its comparisons below; a run's
+#: cache then measures it everywhere (:mod:`.atlas_cache`)
+SCORED = ("method", "off", "nn", "plain", "plain10", "plain100", "cv")
+AGREED = ("method", "off", "plain")
+
 #: the paired comparisons of a cell: name -> (minuend, subtrahend), scores in points
 COMPARISONS = {
     "gain": ("method", "plain"),            # the method against the same-(σ, C) baseline
@@ -202,7 +210,7 @@ def measure_set(name: str, seed: int, cells: Sequence[tuple[str, float, float]]
         for key, p in preds.items():
             s, a = _scores(task, y, p, nn)
             row["score_" + key] = s
-            if key in ("method", "off", "plain"):
+            if key in AGREED:
                 row["agree_" + key] = a
         row.update(per_point_intervals(method, y, preds))
         rows.append(row)
@@ -364,9 +372,9 @@ def summarize(seed_rows: Iterable[dict]) -> list[dict]:
                "C": C, "n_seeds": len(ok), "errors": len(rs) - len(ok),
                "warned": sum(bool(r.get("warned")) for r in ok),
                "fit_s": float(np.mean(_column(ok, "fit_s"))) if ok else float("nan")}
-        for k in ("method", "off", "nn", "plain", "plain10", "plain100", "cv"):
+        for k in SCORED:
             row["score_" + k] = float(np.mean(_column(ok, "score_" + k))) if ok else np.nan
-        for k in ("method", "off", "plain"):
+        for k in AGREED:
             row["agree_" + k] = float(np.mean(_column(ok, "agree_" + k))) if ok else np.nan
         for name_c, (a, b) in COMPARISONS.items():
             if len(ok) < 2:
@@ -430,18 +438,16 @@ def signature(row: dict) -> tuple:
 # files
 # ---------------------------------------------------------------------------
 
-SEED_COLUMNS = ("method", "dataset", "task", "sigma", "C", "seed", "n_test", "score_method",
-                "score_off", "score_nn", "score_plain", "score_plain10", "score_plain100",
-                "score_cv", "agree_method", "agree_off", "agree_plain") + tuple(
-    f"{k}_{p}" for k in POINT_INTERVALS for p in ("mean", "lo", "hi")) + (
-    "fit_s", "set_s", "warned", "error")
+SEED_COLUMNS = (("method", "dataset", "task", "sigma", "C", "seed", "n_test")
+                + tuple(f"score_{k}" for k in SCORED) + tuple(f"agree_{k}" for k in AGREED)
+                + tuple(f"{k}_{p}" for k in POINT_INTERVALS for p in ("mean", "lo", "hi"))
+                + ("fit_s", "set_s", "warned", "error"))
 
 
 def summary_columns() -> tuple[str, ...]:
     return (("method", "dataset", "task", "sigma", "C", "n_seeds", "errors", "warned",
-             "fit_s") + tuple(f"score_{k}" for k in ("method", "off", "nn", "plain",
-                                                      "plain10", "plain100", "cv"))
-            + ("agree_method", "agree_off", "agree_plain")
+             "fit_s") + tuple(f"score_{k}" for k in SCORED)
+            + tuple(f"agree_{k}" for k in AGREED)
             + tuple(f"{c}_{p}" for c in COMPARISONS for p in ("mean", "lo", "hi", "verdict"))
             + ("region",))
 
