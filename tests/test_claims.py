@@ -243,3 +243,94 @@ def test_lesson_step_knpl_beats_the_svm_on_the_sandwich_at_most_draws():
         assert len(rows) == 10, path
         wins = sum(r["score_method"] > r["score_plain"] for r in rows)
         assert wins >= 9, (path, wins)
+
+
+#: (claim, the cell's field, a value that breaks it, words of the failure)
+BREAKS = (
+    ("dank_clowns", "gain_verdict", "inconclusive", "DANK above the SVM"),
+    ("dank_clowns", "agree_method", 0.9, "labels like 1-NN"),
+    ("dank_clowns", "off_gain_verdict", "holds", "F off above the SVM, not beyond"),
+    ("dank_clowns", "off_gain_mean", -1.0, "F off above the SVM, not beyond"),
+    ("dank_clowns", "cv_gap_mean", -1.0, "SVM-CV at least as good as DANK"),
+    ("dank_clowns", "cv_gap_hi", -0.5, "SVM-CV at least as good as DANK"),
+    ("knpl_sandwich", "gain_verdict", "inconclusive", "KNPL above the SVM"),
+    ("knpl_sandwich", "off_gain_mean", 1.0, "G off below the SVM on average"),
+    ("dank_svr_step", "score_method", 0.95, "DANK-SVR's error a small fraction"),
+    ("dank_svr_step", "agree_method", 0.95, "DANK-SVR predicts like 1-NN"),
+    ("dank_svr_step", "off_gain_lo", -0.6, "F off at the SVR's error"),
+    ("dank_svr_step", "off_gain_hi", 0.6, "F off at the SVR's error"),
+    ("dank_svr_harmonic", "score_plain", 0.2, "SVR nearly flat"),
+    ("dank_svr_harmonic", "gain_lo", 25.0, "SVR nearly flat"),
+    ("dank_svr_harmonic", "score_off", 0.2, "F off about as flat"),
+    ("dank_svr_harmonic", "off_gain_verdict", "holds", "F off about as flat"),
+    ("dank_svr_harmonic", "method_vs_nn_hi", 0.1, "1-NN above DANK-SVR"),
+    ("sandwich_wide", "off_gain_lo", 2.0, "DANK's F off above the same-(σ, C) SVM"),
+    ("sandwich_wide", "off_vs_plain10_verdict", "holds", "but not above the SVM with 10 × C"),
+    ("readme_defaults", "region", "gain_other", "the 1-NN rule's region"),
+    ("readme_defaults", "method_vs_off_verdict", "inconclusive", "DANK above its F-off"),
+    ("knpl_sandwich_doc", "agree_method", 0.985, "KNPL's labels 1-NN's on 99 % or more"),
+)
+
+
+@needs_tables
+@pytest.mark.parametrize("key, field, value, words", BREAKS,
+                         ids=[f"{b[0]}-{b[1]}" for b in BREAKS])
+def test_each_condition_of_a_check_fails_alone_and_says_which(key, field, value, words):
+    claim = next(c for c in C.CLAIMS if c.key == key)
+    (cell,) = claim.cells[:1]
+    broken = [{**r, field: value} if AW.cell_key(r) == cell else r for r in HELD]
+    (line,) = [m for m in claim.check(ATLAS, broken) if words in m]
+    m, d, s, c = cell
+    assert line.startswith(f"{m} / {d} / σ = {s:g} / C = {c:g}: {words}")
+    assert line.endswith("; 10 seeds)") and " = " in line
+    assert claim.check(broken, HELD) != []          # and at the atlas's own draws
+
+
+@needs_tables
+def test_the_wide_sandwich_claim_reads_knpl_too():
+    claim = next(c for c in C.CLAIMS if c.key == "sandwich_wide")
+    knpl = ("knpl", "sandwich", 4.5, 10.0)
+    broken = [{**r, "off_gain_verdict": "holds"} if AW.cell_key(r) == knpl else r
+              for r in HELD]
+    assert any("KNPL's G off not clearly above" in m for m in claim.check(ATLAS, broken))
+
+
+@needs_tables
+def test_the_atlas_sentence_checks_the_tuned_baseline_and_the_underfit():
+    claim = next(c for c in C.CLAIMS if c.key == "atlas")
+    beaten = [{**r, "off_vs_cv_verdict": "holds"} for r in HELD]
+    assert any("beats the tuned baseline in" in m for m in claim.check(ATLAS, beaten))
+    fit = [{**r, "score_cv": r["score_plain"]} for r in HELD]
+    (line,) = claim.check(ATLAS, fit)
+    assert "the plain baseline underfits where the gain is largest" in line
+
+
+def _pair(region="nn_rule", agree=0.95, gap="holds", gain="holds", method="dank", s=1.0):
+    return {"method": method, "dataset": "clowns", "sigma": s, "C": 1.0, "region": region,
+            "agree_method": agree, "agree_gap_verdict": gap, "gain_verdict": gain}
+
+
+def test_some_settings_and_not_others_by_hand():
+    from nplk_lab.model.claims_tables import depends, somewhere
+
+    check = somewhere(("dank",))
+    follows, not_ = _pair(s=1.0), _pair(s=2.0, gap="inconclusive", agree=0.5)
+    assert check([follows, not_], [follows, not_]) == []
+    # following at one set of draws only does not count
+    assert check([follows, not_], [{**follows, "agree_gap_verdict": "fails"}, not_]) == [
+        "dank: no cell follows 1-NN more than the baseline at both sets of draws"]
+    # agreeing with 1-NN on 89 % is not following it, however large the edge
+    weak = {**follows, "agree_method": 0.89}
+    assert check([weak, not_], [weak, not_]) == [
+        "dank: no cell follows 1-NN more than the baseline at both sets of draws"]
+    assert check([follows, {**follows, "sigma": 2.0}], [follows, {**follows, "sigma": 2.0}]) \
+        == ["dank: every cell follows 1-NN more than the baseline"]
+    dep = depends(("dank",))
+    alone = _pair(s=2.0, region="matrix_alone")
+    assert dep([follows, alone], [follows, alone]) == []
+    assert dep([follows, alone], [follows, {**alone, "region": "nn_rule"}]) == [
+        "dank: no cell where part of a gain survives at both draws"]
+    assert dep([follows, {**alone, "gain_verdict": "inconclusive"}],
+               [follows, alone]) != []
+    assert dep([alone], [alone]) == ["dank: no cell where the rule carries the gain at both "
+                                     "draws"]
