@@ -274,7 +274,8 @@ def test_legend_and_rule_in_words():
         "training point. SVM: the plain SVM with the same σ and C; SVM-CV: σ and C by "
         "5-fold cross-validation.")
     assert ab.legend("dank", Est()).startswith(
-        "DANK: test points take the row of F of their nearest training point (")
+        "DANK: test points take the row of F of their nearest training point (the "
+        "nearest-point rule, the paper's).")
     reg = ab.legend("dank_svr")
     assert "takes the target of its nearest" in reg and "SVR: the plain SVR with" in reg
     assert "SVR-CV: σ and C" in reg
