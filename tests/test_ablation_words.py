@@ -275,7 +275,7 @@ def test_legend_and_rule_in_words():
         "5-fold cross-validation.")
     assert ab.legend("dank", Est()).startswith(
         "DANK: test points take the row of F of their nearest training point (the "
-        "nearest-point rule, the paper's).")
+        "nearest-point rule, not the paper's).")
     reg = ab.legend("dank_svr")
     assert "takes the target of its nearest" in reg and "SVR: the plain SVR with" in reg
     assert "SVR-CV: σ and C" in reg

@@ -63,9 +63,12 @@ def legend(method: str, estimator: Any = None) -> str:
 
     name, sym = METHODS[method].label, matrix_symbol(method)
     base = "SVR" if METHODS[method].task != CLASSIFICATION else "SVM"
+    # the rule the method's paper defines is its default; the other is the lab's option
+    whose = "the paper's" if rule_key(method, estimator) == rule_key(method) else \
+        "not the paper's"
     return (f"{name}: test points take the row of {sym} of their "
             f"{method_rule(method, estimator)} (the "
-            f"{rule_name(rule_key(method, estimator))}, the paper's). {sym} off: the same "
+            f"{rule_name(rule_key(method, estimator))}, {whose}). {sym} off: the same "
             f"learned α and b with the plain kernel at test time ({sym} = all ones). 1-nearest "
             f"neighbour: every test point takes the {'label' if base == 'SVM' else 'target'}"
             f" of its nearest training point. {base}: the plain {base} with the same σ and "
