@@ -311,9 +311,11 @@ def _pair(region="nn_rule", agree=0.95, gap="holds", gain="holds", method="dank"
 
 
 def test_some_settings_and_not_others_by_hand():
+    from functools import partial
+
     from nplk_lab.model.claims_tables import depends, somewhere
 
-    check = somewhere(("dank",))
+    check = partial(somewhere, ("dank",))
     follows, not_ = _pair(s=1.0), _pair(s=2.0, gap="inconclusive", agree=0.5)
     assert check([follows, not_], [follows, not_]) == []
     # following at one set of draws only does not count
@@ -325,7 +327,7 @@ def test_some_settings_and_not_others_by_hand():
         "dank: no cell follows 1-NN more than the baseline at both sets of draws"]
     assert check([follows, {**follows, "sigma": 2.0}], [follows, {**follows, "sigma": 2.0}]) \
         == ["dank: every cell follows 1-NN more than the baseline"]
-    dep = depends(("dank",))
+    dep = partial(depends, ("dank",))
     alone = _pair(s=2.0, region="matrix_alone")
     assert dep([follows, alone], [follows, alone]) == []
     assert dep([follows, alone], [follows, {**alone, "region": "nn_rule"}]) == [
@@ -334,3 +336,61 @@ def test_some_settings_and_not_others_by_hand():
                [follows, alone]) != []
     assert dep([alone], [alone]) == ["dank: no cell where the rule carries the gain at both "
                                      "draws"]
+
+
+def test_the_small_helpers_by_hand():
+    from nplk_lab.model import claims_tables as T
+
+    assert [T.plain_number(x) for x in (1.0, 10.0, 1.5, 2.04, 0.0)] == \
+        ["1", "10", "1.5", "2", "0"]
+    assert np.isnan(T.value({}, "gain_mean")) and T.value({"x": "2"}, "x") == 2.0
+    with pytest.raises(KeyError, match="no cell dank / moons / σ = 1 / C = 2 in the table"):
+        T.cell([], "dank", "moons", 1, 2)
+    r = {"method": "dank", "dataset": "moons", "sigma": 1.0, "C": 2.0, "n_seeds": 10,
+         "a": 1.23456, "b": -2.0}
+    assert T.need(True, "x", r, ("a",)) == []
+    assert T.need(False, "the words", r, ("a", "b")) == [
+        "dank / moons / σ = 1 / C = 2: the words (a = 1.235, b = -2; 10 seeds)"]
+
+
+def _alone(m="dank", s=1.0, **kw):
+    row = {"method": m, "dataset": "moons", "sigma": s, "C": 1.0, "region": "matrix_alone",
+           "gain_verdict": "holds", "off_gain_verdict": "holds", "off_vs_cv_verdict": "fails",
+           "off_vs_plain10_verdict": "fails", "off_vs_plain10_hi": 1.0,
+           "off_vs_plain10_mean": -1.0, "off_gain_mean": 5.0, "gain_mean": 10.0,
+           "agree_method": 0.95}
+    row.update(kw)
+    return row
+
+
+def test_the_atlas_sentences_counts_at_their_edges():
+    """Crafted pairs of cells: an interval ending at 0 is not "clearly above", a mean of
+    0.5 is "lower on average", a tuned baseline beaten at one set of draws counts, the
+    share is the median of off / gain."""
+    from nplk_lab.model.claims_tables import atlas_numbers
+
+    a = [_alone(s=1.0, off_vs_plain10_hi=0.0, off_vs_plain10_mean=0.5),
+         _alone(s=2.0, off_vs_plain10_hi=-0.1, off_vs_plain10_mean=-2.0, off_gain_mean=8.0),
+         _alone(s=4.5, off_vs_plain10_verdict="holds"),
+         _alone("knpl", s=1.0, region="nn_rule", off_gain_verdict="fails",
+                agree_method=0.9)]
+    h = [dict(r) for r in a]
+    n = atlas_numbers(a, h)
+    assert (n["cells"], n["alone"], n["alone_not_10c"], n["alone_10c_better"],
+            n["alone_10c_lower"]) == (4, 3, 2, 1, 1)
+    assert (n["best"], n["gain"], n["kept"], n["share"], n["whole"]) == (8, 4, 3, 50, 0)
+    assert (n["nn_rule"], n["nn_rule_90"], n["alone_cv"]) == (1, 1, 0)
+    h[2] = {**h[2], "off_vs_cv_verdict": "holds"}
+    assert atlas_numbers(a, h)["alone_cv"] == 1
+    h[0] = {**h[0], "off_vs_plain10_mean": 0.0}
+    assert atlas_numbers(a, h)["alone_10c_lower"] == 0
+    empty = atlas_numbers([], [])
+    assert empty["cells"] == 0 and np.isnan(empty["best"]) and np.isnan(empty["share"])
+
+
+@needs_tables
+def test_the_knpl_doc_gap_is_in_points():
+    claim = next(c for c in C.CLAIMS if c.key == "knpl_sandwich_doc")
+    wide = [{**r, "score_nn": r["score_method"] - 0.45} if AW.cell_key(r) ==
+            ("knpl", "sandwich", 1.0, 1.0) else r for r in HELD]
+    assert claim.values(ATLAS, wide)["gap"] == "45"

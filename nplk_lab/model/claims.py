@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -89,10 +90,10 @@ class Claim:
         return TEXT[self.key]
 
 
-def _both(fn: Callable[[Rows], list[str]]) -> Callable[[Rows, Rows], list[str]]:
+def both(fn: Callable[[Rows], list[str]], atlas: Rows, held: Rows) -> list[str]:
     """A check that must hold on the atlas (seeds 0–9) and on the held-out draws
-    (seeds 10–19)."""
-    return lambda atlas, held: fn(atlas) + fn(held)
+    (seeds 10–19): a claim's check is ``partial(both, fn)``."""
+    return fn(atlas) + fn(held)
 
 
 def _two(atlas: Rows, held: Rows, key: tuple) -> tuple[dict, dict]:
@@ -141,7 +142,7 @@ def _defaults_numbers(atlas: Rows, held: Rows) -> dict:
             "gain_a": f"{_v(a, 'gain_mean'):+.1f}", "lo_a": f"{_v(a, 'gain_lo'):+.1f}",
             "hi_a": f"{_v(a, 'gain_hi'):+.1f}", "m_h": f"{_v(h, 'score_method'):.3f}",
             "p_h": f"{_v(h, 'score_plain'):.3f}",
-            "agree_a": f"{100 * _v(a, 'agree_method'):.1f}".rstrip("0").rstrip("."),
+            "agree_a": _g(100 * _v(a, "agree_method")),
             "agree_p": f"{100 * _v(a, 'agree_plain'):.0f}", "nn_a": f"{_v(a, 'score_nn'):.3f}",
             "off_a": f"{_v(a, 'score_off'):.3f}",
             "vs_off_a": _g(_v(a, "method_vs_off_mean"))}
@@ -405,42 +406,43 @@ NUMBERS: dict[str, dict] = {
 
 CLAIMS: tuple[Claim, ...] = (
     Claim("home_dank_clowns", TEMPLATES["home_dank_clowns"], ("app.py",), _clowns_numbers,
-          _both(_dank_clowns), (_CLOWNS,), "DANK, clowns, σ = 10, C = 10, data seeds 0–19"),
+          partial(both, _dank_clowns), (_CLOWNS,),
+          "DANK, clowns, σ = 10, C = 10, data seeds 0–19"),
     Claim("dank_clowns", TEMPLATES["dank_clowns"], ("nplk_lab/model/presets.py",),
-          _clowns_numbers, _both(_dank_clowns), (_CLOWNS,),
+          _clowns_numbers, partial(both, _dank_clowns), (_CLOWNS,),
           "DANK, clowns, σ = 10, C = 10, data seeds 0–19"),
     Claim("knpl_sandwich", TEMPLATES["knpl_sandwich"], ("nplk_lab/model/presets.py",),
-          _sandwich_numbers, _both(_knpl_sandwich), (_SANDWICH,),
+          _sandwich_numbers, partial(both, _knpl_sandwich), (_SANDWICH,),
           "KNPL, sandwich, σ = 1, C = 1, data seeds 0–19"),
     Claim("dank_svr_step", TEMPLATES["dank_svr_step"], ("nplk_lab/model/presets.py",),
-          _none, _both(_svr_step), (_STEP,),
+          _none, partial(both, _svr_step), (_STEP,),
           "DANK-SVR, step, σ = 10, C = 10, data seeds 0–19"),
     Claim("dank_svr_harmonic", TEMPLATES["dank_svr_harmonic"],
-          ("nplk_lab/model/presets.py",), _none, _both(_svr_harmonic), (_HARMONIC,),
+          ("nplk_lab/model/presets.py",), _none, partial(both, _svr_harmonic), (_HARMONIC,),
           "DANK-SVR, harmonic, σ = 10, C = 10, data seeds 0–19"),
     Claim("sandwich_wide", TEMPLATES["sandwich_wide"], ("docs/where-the-gain-comes-from.md",),
-          _wide_numbers, _both(_sandwich_wide), (_WIDE, _WIDE_KNPL),
+          _wide_numbers, partial(both, _sandwich_wide), (_WIDE, _WIDE_KNPL),
           "DANK and KNPL, sandwich, σ = 4.5, C = 10, data seeds 0–19"),
     Claim("presets_rule", TEMPLATES["presets_rule"], ("docs/where-the-gain-comes-from.md",),
-          _presets_numbers, _both(_presets_rule), (_CLOWNS, _SANDWICH, _STEP, _HARMONIC),
+          _presets_numbers, partial(both, _presets_rule), (_CLOWNS, _SANDWICH, _STEP, _HARMONIC),
           "the presets' cells, data seeds 0–19"),
     Claim("knpl_sandwich_doc", TEMPLATES["knpl_sandwich_doc"],
-          ("docs/where-the-gain-comes-from.md",), _knpl_doc_numbers, _both(_knpl_doc),
+          ("docs/where-the-gain-comes-from.md",), _knpl_doc_numbers, partial(both, _knpl_doc),
           (_SANDWICH,), "KNPL, sandwich, σ = 1, C = 1, data seeds 0–19"),
     Claim("classification_nn", TEMPLATES["classification_nn"], ("pages/1_Classification.py",),
-          _none, somewhere(("dank", "knpl")), (),
+          _none, partial(somewhere, ("dank", "knpl")), (),
           "DANK and KNPL over the atlas's classification cells, data seeds 0–19"),
     Claim("nn_help", TEMPLATES["nn_help"], ("nplk_lab/model/settings_table.py",), _none,
-          somewhere(("dank", "knpl")), (),
+          partial(somewhere, ("dank", "knpl")), (),
           "DANK and KNPL over the atlas's classification cells, data seeds 0–19"),
     Claim("nn_help_svr", TEMPLATES["nn_help_svr"], ("pages/2_Regression.py",), _none,
-          somewhere(("dank_svr",)), (),
+          partial(somewhere, ("dank_svr",)), (),
           "DANK-SVR over the atlas's regression cells, data seeds 0–19"),
     Claim("readme_defaults", TEMPLATES["readme_defaults"], ("README.md",),
-          _defaults_numbers, _both(_defaults), (_CLOWNS,),
+          _defaults_numbers, partial(both, _defaults), (_CLOWNS,),
           "DANK, clowns, σ = 10, C = 10, data seeds 0–19"),
     Claim("sensitivity_rule", TEMPLATES["sensitivity_rule"], ("pages/4_Sensitivity.py",),
-          _none, depends(("dank", "knpl")), (),
+          _none, partial(depends, ("dank", "knpl")), (),
           "DANK and KNPL over the atlas's classification cells, data seeds 0–19"),
     Claim("unsettled", TEMPLATES["unsettled"], ("README.md",
                                                 "docs/where-the-gain-comes-from.md"),
