@@ -601,3 +601,43 @@ def test_the_claims_command_prints_every_claims_numbers(capsys):
     for c in C.CLAIMS:
         assert f"{c.key}: {c.values(COMMITTED, held)}; holds" in lines
     assert any(line.startswith("npkl: {") for line in lines)
+
+
+def test_the_committed_tables_are_found_from_anywhere(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    path = A.table_path("atlas.csv")
+    assert path.exists() and path == ROOT_OUT / "atlas.csv"
+    assert A.load_atlas() == A.read_csv(path)
+    assert A.load_atlas(tmp_path / "missing.csv") == []
+
+
+def test_read_csv_keeps_names_verdicts_and_booleans_as_they_are(tmp_path):
+    (tmp_path / "a.csv").write_text("method,dataset,gain_verdict,region,error,x,flag,y\n"
+                                    "1,2,holds,none,,0.5,True,nan\n")
+    (r,) = A.read_csv(tmp_path / "a.csv")
+    assert (r["method"], r["dataset"], r["gain_verdict"], r["region"], r["error"]) == \
+        ("1", "2", "holds", "none", "")
+    assert r["x"] == 0.5 and r["flag"] is True and np.isnan(r["y"])
+
+
+def test_files_and_caches_make_their_folders(tmp_path):
+    A.write_csv([{"a": 1.0}], ("a",), tmp_path / "x" / "y" / "t.csv")
+    assert (tmp_path / "x" / "y" / "t.csv").read_text() == "a\n1\n"
+    A.write_cached(tmp_path / "c" / "d", "moons", 3, [{"a": 1}])
+    assert A.cache_path(tmp_path / "c" / "d", "moons", 3).read_text() == '[{"a": 1}]'
+    assert not list((tmp_path / "c" / "d").glob("*.tmp"))
+
+
+def test_a_cached_row_is_complete_with_every_column_or_an_error():
+    from nplk_lab.model.atlas_cache import complete
+
+    cols = ("method", "score_method", "error")
+    assert complete({"method": "dank", "score_method": 0.5}, cols)      # no error key
+    assert complete({"method": "dank", "error": "ValueError: x"}, cols)
+    assert not complete({"method": "dank", "error": ""}, cols)
+
+
+def test_a_row_without_its_interval_is_no_loss():
+    assert not A.is_loss({}, "gain") and not A.is_loss({"gain_hi": "x"}, "gain")
+    assert A.region({"method": "dank", **{f"{c}_verdict": P.INCONCLUSIVE
+                                          for c in A.COMPARISONS}}) == "none"

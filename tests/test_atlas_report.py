@@ -124,3 +124,17 @@ def test_the_committed_readme_is_the_committed_tables_in_words():
     held_info = json.loads((out / "held-out" / "run.json").read_text())
     assert held_info["seeds"] == list(range(10, 20))
     assert len(held) == len(COMMITTED)
+
+
+@pytest.mark.skipif(not COMMITTED, reason="no committed atlas")
+@pytest.mark.parametrize("where", ["", "held-out"])
+def test_the_committed_readmes_are_written_again_word_for_word(tmp_path, where):
+    """Each committed README is exactly what write_report makes of the committed
+    tables and run.json (``python -m nplk_lab.model.atlas --report``)."""
+    out = ROOT / A.DEFAULT_OUT / where
+    info = json.loads((out / "run.json").read_text())
+    held = A.load_atlas(out / "held-out" / "atlas.csv") if not where else []
+    R.write_report(A.load_atlas(out / "atlas.csv"), info, tmp_path / "README.md",
+                   command=info["command"], seeds=info["seeds"], note=info.get("note", ""),
+                   held=held)
+    assert (tmp_path / "README.md").read_text() == (out / "README.md").read_text()
