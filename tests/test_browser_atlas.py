@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, urlparse
 
+import numpy as np
 import pytest
 import test_browser as tb
 from test_browser import (
@@ -26,6 +27,7 @@ from test_browser import (
 from test_browser_maps import CELL_JS
 
 from nplk_lab.model import atlas as A
+from nplk_lab.model import atlas_view as AV
 
 chromium_path, app_server, page = tb.chromium_path, tb.app_server, tb.page
 
@@ -52,6 +54,19 @@ def test_the_atlas_map_opens_a_clicked_square_on_its_page(app_server, page):
     i1, i2 = sigmas.index(4.5), 2            # σ = 4.5, C = 10 (the third C)
     hover = page.evaluate(HOVER_JS, [TITLE, i1, i2])
     assert hover.startswith("σ = 4.5, C = 10") and "95 % interval" in hover
+    assert "at 10 other draws: DANK − plain SVM" in hover
+    # a square whose region differs at the other draws is drawn and named unsettled
+    held = A.load_atlas(A.table_path("held-out/atlas.csv"))
+    grid = AV.atlas_grid(A.load_atlas(), "dank", "clowns", held)
+    (j2, j1), *_ = [tuple(ix) for ix in np.argwhere(
+        grid.regions == AV.VIEW_REGIONS.index(AV.UNSETTLED))]
+    assert "→ unsettled: at the other draws" in page.evaluate(HOVER_JS,
+                                                               [TITLE, int(j1), int(j2)])
+    ticks = page.evaluate("""(start) => {
+      const gd = [...document.querySelectorAll('.js-plotly-plot')].find(g =>
+        g._fullLayout && g._fullLayout.title && g._fullLayout.title.text === start);
+      return gd.data[0].colorbar.ticktext; }""", TITLE)
+    assert ticks[-1] == "unsettled"
     page.locator(".js-plotly-plot").filter(has_text=TITLE).first.scroll_into_view_if_needed()
     art = ROOT / "test-artifacts"
     art.mkdir(exist_ok=True)
