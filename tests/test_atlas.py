@@ -641,3 +641,97 @@ def test_a_row_without_its_interval_is_no_loss():
     assert not A.is_loss({}, "gain") and not A.is_loss({"gain_hi": "x"}, "gain")
     assert A.region({"method": "dank", **{f"{c}_verdict": P.INCONCLUSIVE
                                           for c in A.COMPARISONS}}) == "none"
+
+
+def test_the_command_says_what_each_option_does(capsys):
+    with pytest.raises(SystemExit):
+        A.main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert text.startswith("usage: python -m nplk_lab.model.atlas [-h]")
+    for words in (A.__doc__.split("\n\n")[0].split()[0],
+                  "re-measure the quick cells and compare with the committed atlas",
+                  "processes (default: cores)", "a Dask scheduler's address",
+                  "how many data seeds", "the first data seed (10 with --seeds 10: the "
+                  "held-out draws)", "a folder for each job's rows: a run stopped "
+                  "part-way resumes from it (default: <out>/.cache; --no-cache to measure "
+                  "afresh)", "print the numbers of every sentence of "
+                  "nplk_lab/model/claims.py from the committed tables (no fitting)",
+                  "write README.md again from the committed tables and run.json (no "
+                  "fitting)", "which cells: the whole grid, the quick cells, or the cells "
+                  "the lab's sentences speak of", "{all,quick,claims}",
+                  "{" + ",".join(A.METHODS) + "}"):
+        assert words in text, words
+
+
+def test_the_command_measures_the_quick_or_the_claimed_cells_and_shows_progress(
+        tmp_path, monkeypatch, capsys):
+    import json
+
+    calls = []
+    monkeypatch.setattr(A, "measure_set", _fake_measure(calls))
+    for which, cells in (("quick", A.quick_cells()), ("claims", A.claim_cells())):
+        out = tmp_path / which
+        assert A.main(["--cells", which, "--seeds", "1", "--workers", "1", "--out",
+                       str(out)]) == 0
+        got = {(r["method"], r["dataset"], r["sigma"], r["C"])
+               for r in A.read_csv(out / "atlas.csv")}
+        assert got == {(m, d, s, c) for d, cs in cells.items() for m, s, c in cs}
+        text = (out / "run.json").read_text()
+        assert text == json.dumps(json.loads(text), indent=1) + "\n"
+    err = capsys.readouterr().err
+    assert f"\r{len(A.quick_cells())}/{len(A.quick_cells())} jobs" in err
+    assert A.main(["--quick", "--seeds", "1", "--workers", "1", "--out",
+                   str(tmp_path / "quick")]) == 0
+    assert "| method | data set | σ | C | method | off |" in capsys.readouterr().out
+
+
+@needs_atlas
+def test_report_rewrites_the_committed_readme_from_a_copy_of_the_tables(tmp_path):
+    import shutil
+
+    for rel in ("atlas.csv", "run.json", "held-out/atlas.csv"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT_OUT / rel, tmp_path / rel)
+    assert A.main(["--report", "--out", str(tmp_path)]) == 0
+    assert (tmp_path / "README.md").read_text() == (ROOT_OUT / "README.md").read_text()
+
+
+@needs_atlas
+def test_the_claims_command_reads_the_simplenpkl_table(capsys):
+    import ast
+
+    from nplk_lab.model import claims as C
+
+    assert A.main(["--claims", "--out", str(ROOT_OUT)]) == 0
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if x.startswith("npkl: ")]
+    assert ast.literal_eval(line[len("npkl: "):]) == C.NUMBERS["npkl"]
+
+
+def test_a_run_on_a_dask_cluster_says_so(monkeypatch):
+    """The run hands its jobs to the cluster's backend (here threads standing in for
+    it) and says so; without a worker count it uses every core."""
+    import contextlib
+    import os
+
+    import joblib
+
+    import nplk_core.parallel as par
+
+    calls = []
+    monkeypatch.setattr(A, "measure_set", _fake_measure(calls))
+    seen = []
+    monkeypatch.setattr(par, "dask_client", lambda address: seen.append(address) or "c")
+
+    @contextlib.contextmanager
+    def backend(client):
+        seen.append(client)
+        with joblib.parallel_config(backend="threading"):
+            yield client
+
+    monkeypatch.setattr(par, "dask_backend", backend)
+    rows, info = A.run({"clowns": [("dank", 1.0, 1.0)]}, (0, 1), dask="tcp://x:8786")
+    assert seen == ["tcp://x:8786", "c"] and len(rows) == 2 and len(calls) == 2
+    assert (info["backend"], info["workers"]) == ("dask", "dask")
+    with joblib.parallel_config(backend="threading"):
+        _, info = A.run({"clowns": [("dank", 1.0, 1.0)]}, (0,))
+    assert info["workers"] == (os.cpu_count() or 1) and info["backend"] == "loky"
