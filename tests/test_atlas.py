@@ -682,7 +682,9 @@ def test_the_command_measures_the_quick_or_the_claimed_cells_and_shows_progress(
     assert f"\r{len(A.quick_cells())}/{len(A.quick_cells())} jobs" in err
     assert A.main(["--quick", "--seeds", "1", "--workers", "1", "--out",
                    str(tmp_path / "quick")]) == 0
-    assert "| method | data set | σ | C | method | off |" in capsys.readouterr().out
+    assert ("| method | data set | σ | C | method | off | 1-NN | plain | tuned | method − "
+            "plain | off − plain | agree 1-NN (method / plain) | region |") in \
+        capsys.readouterr().out
 
 
 @needs_atlas
@@ -735,3 +737,34 @@ def test_a_run_on_a_dask_cluster_says_so(monkeypatch):
     with joblib.parallel_config(backend="threading"):
         _, info = A.run({"clowns": [("dank", 1.0, 1.0)]}, (0,))
     assert info["workers"] == (os.cpu_count() or 1) and info["backend"] == "loky"
+
+
+def test_two_seeds_are_enough_for_an_interval_and_no_fitted_seed_gives_no_numbers():
+    rows = _distinct_seed_rows()[:2]
+    (row,) = A.summarize(rows)
+    assert np.isfinite(row["gain_lo"]) and row["gain_verdict"] in P.VERDICTS
+    failed = [{**r, "error": "ValueError: x"} for r in rows]
+    (row,) = A.summarize(failed)
+    assert row["n_seeds"] == 0 and row["errors"] == 2 and np.isnan(row["fit_s"])
+    assert np.isnan(row["score_method"]) and np.isnan(row["agree_off"])
+
+
+def test_a_column_a_seed_row_lacks_is_not_a_number():
+    rows = [{k: v for k, v in r.items() if k != "score_plain10"}
+            for r in _distinct_seed_rows()]
+    (row,) = A.summarize(rows)
+    assert np.isnan(row["score_plain10"]) and np.isnan(row["off_vs_plain10_mean"])
+
+
+def test_numbers_are_written_with_six_digits_and_no_infinity():
+    from nplk_lab.model.atlas_files import _fmt
+
+    assert [_fmt(x) for x in (float("inf"), float("-inf"), float("nan"), 1 / 3, 12.0)] \
+        == ["nan", "nan", "nan", "0.333333", "12"]
+    assert _fmt("x") == "x" and _fmt(True) == "True"
+
+
+def test_the_gzip_table_carries_no_time(tmp_path):
+    A.write_csv([{"a": 1.0}], ("a",), tmp_path / "t.csv.gz")
+    head = (tmp_path / "t.csv.gz").read_bytes()[:10]
+    assert head[:3] == b"\x1f\x8b\x08" and head[4:8] == b"\x00\x00\x00\x00"

@@ -138,3 +138,22 @@ def test_the_committed_readmes_are_written_again_word_for_word(tmp_path, where):
                    command=info["command"], seeds=info["seeds"], note=info.get("note", ""),
                    held=held)
     assert (tmp_path / "README.md").read_text() == (out / "README.md").read_text()
+
+
+def test_the_largest_gain_with_the_matrix_off_skips_a_cell_without_one():
+    rows = [_cell("dank", "clowns", 1.0, 1.0, "none", off_gain_lo=float("nan"),
+                  off_gain_mean=float("nan"), off_gain_hi=float("nan")),
+            _cell("dank", "clowns", 2.0, 1.0, "none", off_gain_lo=-3.0, off_gain_mean=-1.0,
+                  off_gain_hi=1.0)]
+    line = R.headline_markdown(rows).splitlines()[2]
+    assert line.endswith("| σ = 2, C = 1: -1.0 [-3.0, +1.0] |")
+
+
+def test_one_method_is_named_alone_and_no_note_adds_nothing(tmp_path):
+    info = {"seconds": 1.0, "backend": "loky", "workers": 1, "fits": 2}
+    R.write_report(CELLS[:2], info, tmp_path / "README.md", command="", seeds=[0, 1])
+    text = (tmp_path / "README.md").read_text()
+    assert "Of the 2 cells of DANK where the model" in text
+    assert "`nplk_lab/model/atlas.py` says what every column means.\n" in text
+    R.write_report(CELLS[:4], info, tmp_path / "README.md", command="", seeds=[0, 1])
+    assert "Of the 2 cells of DANK and KNPL where" in (tmp_path / "README.md").read_text()

@@ -272,6 +272,25 @@ BREAKS = (
 )
 
 
+#: the numbers a failure message shows, where they are not just the broken field
+KEYS = {("dank_svr_step", "DANK-SVR's error a small fraction"): ("score_method", "score_plain"),
+        ("dank_svr_step", "F off at the SVR's error"): ("off_gain_lo", "off_gain_hi"),
+        ("dank_clowns", "F off above the SVM, not beyond"): ("off_gain_mean", "off_gain_lo"),
+        ("dank_clowns", "SVM-CV at least as good as DANK"): ("cv_gap_mean", "cv_gap_hi"),
+        ("dank_svr_harmonic", "SVR nearly flat"): ("score_plain", "gain_lo"),
+        ("dank_svr_harmonic", "F off about as flat"): ("score_off", "off_gain_lo"),
+        ("dank_svr_harmonic", "1-NN above DANK-SVR"): ("method_vs_nn_mean", "method_vs_nn_hi"),
+        ("dank_clowns", "DANK above the SVM"): ("gain_lo",),
+        ("knpl_sandwich", "KNPL above the SVM"): ("gain_lo",),
+        ("knpl_sandwich", "G off below the SVM on average"): ("off_gain_mean", "off_gain_hi"),
+        ("sandwich_wide", "DANK's F off above the same-(σ, C) SVM"): ("off_gain_mean",
+                                                                     "off_gain_lo"),
+        ("sandwich_wide", "but not above the SVM with 10 × C"): ("off_vs_plain10_mean",
+                                                                  "off_vs_cv_mean"),
+        ("readme_defaults", "the 1-NN rule's region"): ("gain_lo",),
+        ("readme_defaults", "DANK above its F-off"): ("method_vs_off_lo",)}
+
+
 @needs_tables
 @pytest.mark.parametrize("key, field, value, words", BREAKS,
                          ids=[f"{b[0]}-{b[1]}" for b in BREAKS])
@@ -282,7 +301,9 @@ def test_each_condition_of_a_check_fails_alone_and_says_which(key, field, value,
     (line,) = [m for m in claim.check(ATLAS, broken) if words in m]
     m, d, s, c = cell
     assert line.startswith(f"{m} / {d} / σ = {s:g} / C = {c:g}: {words}")
-    assert line.endswith("; 10 seeds)") and " = " in line
+    assert line.endswith("; 10 seeds)")
+    for name in KEYS.get((key, words), (field,)):
+        assert f"{name} = " in line, name
     assert claim.check(broken, HELD) != []          # and at the atlas's own draws
 
 
@@ -394,3 +415,62 @@ def test_the_knpl_doc_gap_is_in_points():
     wide = [{**r, "score_nn": r["score_method"] - 0.45} if AW.cell_key(r) ==
             ("knpl", "sandwich", 1.0, 1.0) else r for r in HELD]
     assert claim.values(ATLAS, wide)["gap"] == "45"
+
+
+def _edge(key, **fields):
+    """The claim's check on the held-out table with its cell's fields set to ``fields``."""
+    claim = next(c for c in C.CLAIMS if c.key == key)
+    cell = claim.cells[0]
+    edited = [{**r, **fields} if AW.cell_key(r) == cell else r for r in HELD]
+    return claim.check(ATLAS, edited)
+
+
+@needs_tables
+def test_the_checks_thresholds_are_inclusive_where_the_words_are():
+    """At a threshold the words still hold: an error ratio of exactly 0.2 is "a small
+    fraction", agreement of exactly 0.99 is "like 1-NN", an F-off interval ending at
+    ±0.5 points is "at the SVR's error"."""
+    assert _edge("dank_svr_step", score_method=0.5, score_plain=-1.5) == []   # 0.5 / 2.5
+    assert _edge("dank_svr_step", agree_method=0.99) == []
+    assert _edge("dank_svr_step", off_gain_lo=-0.5, off_gain_hi=0.5) == []
+    assert _edge("dank_svr_step", off_gain_lo=-0.5000001) != []
+    assert _edge("dank_clowns", agree_method=0.95) == []
+    assert _edge("knpl_sandwich_doc", agree_method=0.99) == []
+    assert _edge("dank_svr_harmonic", score_plain=0.1, score_off=0.15) == []
+    assert _edge("sandwich_wide", off_gain_lo=3.0) == []
+
+
+@needs_tables
+def test_the_underfit_check_reads_the_largest_gain_of_the_cells_settled_alone():
+    claim = next(c for c in C.CLAIMS if c.key == "atlas")
+    from nplk_lab.model.claims_tables import pair_cells
+
+    pairs = [(k, a, h) for k, (a, h) in pair_cells(ATLAS, HELD).items()
+             if k[0] in ("dank", "knpl", "onk", "dank_svr")
+             and a["region"] == h["region"] == "matrix_alone"]
+    k, a, h = max(pairs, key=lambda p: p[1]["off_gain_mean"])
+    # exactly 10 points between the tuned and the plain baseline is underfitting
+    at = [{**r, "score_cv": 0.1, "score_plain": 0.0} if AW.cell_key(r) == k else r
+          for r in HELD]
+    assert claim.check(ATLAS, at) == []
+    # the largest gain of an unsettled cell or of LAB RBF is not the one read
+    moved = [{**r, "score_cv": r["score_plain"]} if AW.cell_key(r) == k else r
+             for r in HELD]
+    (line,) = claim.check(ATLAS, moved)
+    m, d, s, c = k
+    assert line.startswith(f"{m} / {d} / σ = {s:g} / C = {c:g}: the plain baseline "
+                           "underfits where the gain is largest (score_plain = ")
+    assert "score_cv = " in line
+    lab = [{**r, "region": "none"} if AW.cell_key(r) == k else r for r in HELD]
+    assert claim.check(ATLAS, lab) == []            # another cell is then the largest
+
+
+def test_the_share_of_unsettled_cells_and_the_flat_clusters_by_hand():
+    from nplk_lab.model.claims_tables import npkl_numbers, unsettled_numbers
+
+    one = [{"method": "dank", "dataset": "moons", "sigma": 1.0, "C": 1.0, "region": "none"}]
+    moved = [{**one[0], "region": "worse"}]
+    assert unsettled_numbers(one, moved) == {"moved": "1", "cells": "1", "pct": "100"}
+    assert unsettled_numbers(one, one)["pct"] == "0"
+    flat = [{"dataset": "x", "C": 1.0, "region": "none", "rand": 0.52}]
+    assert npkl_numbers(flat)["hi_flat"] == 1
