@@ -377,19 +377,28 @@ class _OneVsRestMixin:
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """Signed distance to the boundary: shape (n,) for two classes, else
         (n, n_classes) one-vs-rest scores (largest wins)."""
+        return self._decide(self._checked(X))
+
+    def predict(self, X: ArrayLike) -> np.ndarray:
+        """Class labels: the sign of the decision (binary) or the largest OvR score."""
+        return self._labels(self.decision_function(X))
+
+    def _checked(self, X: ArrayLike) -> np.ndarray:
         from sklearn.utils.validation import check_is_fitted, validate_data
 
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        prep = self._prepare(X)
+        return validate_data(self, X, dtype=np.float64, reset=False)
+
+    def _decide(self, X: np.ndarray, *prepare_args: Any) -> NDArray[np.float64]:
+        """The decision on checked points; ``prepare_args`` go to ``_prepare`` (KNPL's
+        out-of-sample rule for one call)."""
+        prep = self._prepare(X, *prepare_args)
         if self.classes_.size == 2:
             return self._decision_binary(prep, None)
         return np.column_stack([self._decision_binary(prep, k)
                                 for k in range(self.classes_.size)])
 
-    def predict(self, X: ArrayLike) -> np.ndarray:
-        """Class labels: the sign of the decision (binary) or the largest OvR score."""
-        d = self.decision_function(X)
+    def _labels(self, d: np.ndarray) -> np.ndarray:
         if d.ndim == 1:
             return self.classes_[(d > 0).astype(int)]
         return self.classes_[np.argmax(d, axis=1)]

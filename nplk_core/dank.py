@@ -37,46 +37,20 @@ from ._base import (
     warn_not_converged,
 )
 from ._dank_core import SOLVERS, DankProblem, InnerSolution, LowRankInner
-from .kernels import gaussian_kernel, sigma_to_gamma, squared_distances
+from .extension import (
+    RULES,
+    WIDTH_OF_SIGMA,
+    borrowing,
+    extended_decision,
+    nearest_index,
+    reciprocal_index,
+)
+from .kernels import gaussian_kernel, sigma_to_gamma
 from .spectral import pivoted_cholesky
 
 #: the solver ``solver="auto"`` resolves to (fastest that reaches Algorithm 1's optimum;
 #: see benchmarks/bench_dank.py)
 AUTO_SOLVER = "apg"
-
-
-# ---------------------------------------------------------------------------
-# out-of-sample extension (seed 000 §2.3, KNPL eq. 23)
-# ---------------------------------------------------------------------------
-
-def nearest_index(X_train: np.ndarray, X_test: np.ndarray) -> np.ndarray:
-    """For each test point the index of its nearest training point."""
-    return np.argmin(squared_distances(X_test, X_train), axis=1)
-
-
-def reciprocal_index(X_train: np.ndarray, X_test: np.ndarray) -> np.ndarray:
-    r"""Reciprocal nearest neighbour of every test point (seed 000 §2.3).
-
-    ``M_ij = 1/(r_ij s_ij)`` where ``r_ij`` is the rank of test point j among all
-    test points by distance to training point i, and ``s_ij`` the rank of training
-    point i among the training points by distance to test point j (1 = nearest);
-    returns ``j* = argmax_i M_ij`` for every test point j. Ties go to the nearer
-    training point. The answer depends on the whole test set (by design of the paper).
-    """
-    D = squared_distances(X_train, X_test)  # (n, m)
-    n, m = D.shape
-    # r_ij: rank along the test axis (row-wise ranks)
-    order = np.argsort(D, axis=1, kind="stable")
-    r = np.empty_like(order)
-    rows = np.arange(n)[:, None]
-    r[rows, order] = np.arange(1, m + 1)[None, :]
-    # s_ij: rank along the training axis (column-wise ranks)
-    order_t = np.argsort(D, axis=0, kind="stable")
-    s = np.empty_like(order_t)
-    s[order_t, np.arange(m)[None, :]] = np.arange(1, n + 1)[:, None]
-    score = r.astype(float) * s  # minimise r*s; tie-break by s (nearer training point)
-    score += s / (n + 1.0)
-    return np.argmin(score, axis=0)
 
 
 def _plain_svm(C, sigma, X, target, *, regression=False, epsilon=0.1):
@@ -201,15 +175,14 @@ class _DANKBase(BaseEstimator):
         }
 
     def _extension_columns(self, X: np.ndarray, extension: str | None) -> np.ndarray:
+        """What each point of ``X`` takes from the training rows of ``F`` under the rule
+        (:func:`nplk_core.extension.borrowing`): a row index (the papers' rules) or the
+        smooth rule's weights over every row."""
         ext = self.extension if extension is None else extension
-        if ext == "nearest":
-            return nearest_index(self.X_fit_, X)
-        if ext == "reciprocal":
-            return reciprocal_index(self.X_fit_, X)
-        raise ValueError(f"extension must be 'reciprocal' or 'nearest', got {ext!r}.")
+        return borrowing(ext, self.X_fit_, X, sigma=self.sigma, width=self.extension_width)
 
     def _raw_decision(self, X: np.ndarray, extension: str | None) -> np.ndarray:
-        """``sum_i u_i F_{i, j*} k(x_i, x) + b`` over the support of u."""
+        """``sum_i u_i F~(x, x_i) k(x_i, x) + b`` over the support of u."""
         S = np.flatnonzero(self.dual_u_)
         if S.size == 0:
             return np.full(X.shape[0], self.intercept_)
@@ -217,14 +190,11 @@ class _DANKBase(BaseEstimator):
         return self._decision_from(cols, gaussian_kernel(self.X_fit_[S], X, sigma=self.sigma))
 
     def _decision_from(self, cols: np.ndarray, K_support: np.ndarray) -> np.ndarray:
-        """The decision values given each point's training column ``j*`` (``cols``) and
-        the kernel rows of the support of u (``K_support``, shape ``(|S|, m)``); lets a
-        caller that keeps the distances to the training points (the app's grid) skip
-        recomputing them."""
-        S = np.flatnonzero(self.dual_u_)
-        if S.size == 0:
-            return np.full(len(cols), self.intercept_)
-        return self.dual_u_[S] @ (self.F_[np.ix_(S, cols)] * K_support) + self.intercept_
+        """The decision values given what each point takes from the training rows
+        (``cols``: :meth:`_extension_columns`) and the kernel rows of the support of u
+        (``K_support``, shape ``(|S|, m)``); lets a caller that keeps the distances to
+        the training points (the app's grid) skip recomputing them."""
+        return extended_decision(self.dual_u_, self.F_, cols, K_support, self.intercept_)
 
 
 class DANKClassifier(ClassifierMixin, _DANKBase):
@@ -254,9 +224,18 @@ class DANKClassifier(ClassifierMixin, _DANKBase):
         gradient with backtracking and adaptive restart (ours; same optimum, 10-20x
         fewer iterations). ``"auto"`` = ``"apg"``.
     max_iter, tol : stop after ``max_iter`` iterations or when ``||a_{t+1} - a_t|| <= tol``.
-    extension : {"reciprocal", "nearest"}
-        Out-of-sample rule (§2.3): reciprocal nearest neighbour, or KNPL's nearest
-        training point. ``decision_function(X, extension=...)`` overrides it per call.
+    extension : {"reciprocal", "nearest", "smooth"}
+        Out-of-sample rule (:mod:`nplk_core.extension`): a new point takes the row of
+        ``F`` of its reciprocal nearest neighbour (§2.3), of its nearest training point
+        (KNPL's eq. 23), or (``"smooth"``, the lab's, not the paper's) the
+        Nadaraya–Watson average of all rows, :math:`\tilde F(x, x_i) = \sum_l p_l(x)
+        F_{li}` with :math:`p_l(x) \propto \exp(-\|x - x_l\|^2 / (2h^2))` (Nadaraya,
+        *On estimating regression*, 1964; Watson, *Smooth regression analysis*, 1964).
+        ``F = 11^T`` gives the plain kernel's decision exactly under it; ``h -> 0`` gives
+        the nearest-point rule. ``decision_function(X, extension=...)`` overrides it per
+        call.
+    extension_width : float > 0 or "sigma"
+        The smooth rule's width ``h``; ``"sigma"`` (default) is the kernel's own σ.
     n_clusters : int >= 1
         ``> 1`` switches to the scalable decomposition (§4): k-means partition, one
         sub-problem per cluster solved in parallel (``tau = 0``, no bias), prediction
@@ -295,9 +274,9 @@ class DANKClassifier(ClassifierMixin, _DANKBase):
     """
 
     def __init__(self, C=1.0, *, sigma=1.0, tau=0.01, eta="auto", solver="auto",
-                 max_iter=2000, tol=1e-4, extension="reciprocal", n_clusters=1, n_jobs=None,
-                 cluster_C="same", vote=1, warm_start=False, callback=None,
-                 random_state=None):
+                 max_iter=2000, tol=1e-4, extension="reciprocal", extension_width="sigma",
+                 n_clusters=1, n_jobs=None, cluster_C="same", vote=1, warm_start=False,
+                 callback=None, random_state=None):
         self.C = C
         self.sigma = sigma
         self.tau = tau
@@ -306,6 +285,7 @@ class DANKClassifier(ClassifierMixin, _DANKBase):
         self.max_iter = max_iter
         self.tol = tol
         self.extension = extension
+        self.extension_width = extension_width
         self.n_clusters = n_clusters
         self.n_jobs = n_jobs
         self.cluster_C = cluster_C
@@ -315,7 +295,8 @@ class DANKClassifier(ClassifierMixin, _DANKBase):
         self.random_state = random_state
 
     _param_rules = {**_DANKBase._param_rules,
-                    "extension": rules.one_of("reciprocal", "nearest"),
+                    "extension": rules.one_of(*RULES),
+                    "extension_width": rules.positive_or(WIDTH_OF_SIGMA),
                     "cluster_C": rules.one_of("same", "scaled"), "vote": rules.positive_int}
 
     def fit(self, X, y):
@@ -400,7 +381,8 @@ class DANKRegressor(RegressorMixin, _DANKBase):
     subject to ``0 <= a_hat, a_check <= C`` and ``1^T (a_hat - a_check) = 0``.
     Parameters and attributes as :class:`DANKClassifier`; ``alpha_`` is
     ``a_hat - a_check``; ``eta="auto"`` uses ``||a_hat - a_check||^2`` of a plain SVR.
-    Out-of-sample: the nearest-training-point column of ``F`` (``extension``). The
+    Out-of-sample: the nearest-training-point column of ``F`` by default
+    (``extension``, ``extension_width``: the same three rules as the classifier). The
     scalable decomposition (``n_clusters``) is defined for the SVM form only. The
     accelerated solver (``"apg"``, the default) works in ``u = a_hat - a_check`` with the
     exact proximal step of ``eps ||u||_1`` (see :class:`nplk_core._dank_core._SvrOracle`):
@@ -410,11 +392,12 @@ class DANKRegressor(RegressorMixin, _DANKBase):
     _param_rules = {**{k: v for k, v in _DANKBase._param_rules.items()
                        if k not in ("n_clusters", "n_jobs")},
                     "epsilon": rules.nonnegative,
-                    "extension": rules.one_of("reciprocal", "nearest")}
+                    "extension": rules.one_of(*RULES),
+                    "extension_width": rules.positive_or(WIDTH_OF_SIGMA)}
 
     def __init__(self, C=1.0, *, epsilon=0.1, sigma=1.0, tau=0.01, eta="auto", solver="auto",
-                 max_iter=2000, tol=1e-4, extension="nearest", warm_start=False,
-                 callback=None, random_state=None):
+                 max_iter=2000, tol=1e-4, extension="nearest", extension_width="sigma",
+                 warm_start=False, callback=None, random_state=None):
         self.C = C
         self.epsilon = epsilon
         self.sigma = sigma
@@ -424,6 +407,7 @@ class DANKRegressor(RegressorMixin, _DANKBase):
         self.max_iter = max_iter
         self.tol = tol
         self.extension = extension
+        self.extension_width = extension_width
         self.warm_start = warm_start
         self.callback = callback
         self.random_state = random_state

@@ -20,7 +20,8 @@ accelerated projected gradient): the saddle point of eq. (4). The paper's route 
 as ``solver="alternating"``: ``G`` by the ADMM of Algorithm 1 (:func:`knpl_admm`), then
 ``alpha`` by SMO (scikit-learn's :class:`~sklearn.svm.SVC` on the precomputed kernel
 :math:`G\circ K`), for ``n_outer`` rounds (Algorithm 2); it can cycle. Test points
-borrow the column of ``G`` that belongs to their nearest training point (eq. 23).
+borrow the column of ``G`` that belongs to their nearest training point (eq. 23), or
+the smooth rule's average of all its columns (:mod:`nplk_core.extension`).
 
 Facts used below (all checked by the tests):
 
@@ -62,6 +63,7 @@ from ._base import (
     warn_not_converged,
 )
 from ._dank_core import solve_apg
+from .extension import WIDTH_OF_SIGMA, borrowing, extended_decision
 from .kernels import sigma_to_gamma, squared_distances
 from .projection import project_dual_from
 from .spectral import psd_part
@@ -498,9 +500,15 @@ class KNPLClassifier(_OneVsRestMixin, ClassifierMixin, BaseEstimator):
     admm_tol : float > 0
         ``"alternating"`` only: ADMM stopping threshold on
         :math:`\max(\|\Delta Q\|_F, \|\Delta Z\|_F)` (paper: 1e-4).
-    extension : {"nearest"}
+    extension : {"nearest", "smooth"}
         Out-of-sample rule: a test point uses the column of ``G`` of its nearest
-        training point (eq. 23).
+        training point (eq. 23), or (``"smooth"``, the lab's, not the paper's) the
+        Nadaraya–Watson average of all columns, :math:`\tilde G(x, x_i) = \sum_l
+        p_l(x) G_{li}`, :math:`p_l(x) \propto \exp(-\|x - x_l\|^2/(2h^2))`
+        (:mod:`nplk_core.extension`); ``G = 11^T`` then gives the plain kernel's
+        decision exactly. ``decision_function(X, extension=...)`` overrides it per call.
+    extension_width : float > 0 or "sigma"
+        The smooth rule's width ``h``; ``"sigma"`` (default) is the kernel's own σ.
     callback : callable, optional
         ``callback(iteration, state, elapsed)`` after every iteration (``"apg"``) or outer
         round (``"alternating"``); ``state`` holds the recorded scalars plus ``"alpha"``
@@ -564,7 +572,8 @@ class KNPLClassifier(_OneVsRestMixin, ClassifierMixin, BaseEstimator):
         "n_outer": positive_int,
         "admm_max_iter": positive_int,
         "admm_tol": positive,
-        "extension": one_of("nearest"),
+        "extension": one_of("nearest", "smooth"),
+        "extension_width": positive_or(WIDTH_OF_SIGMA),
         "callback": callable_or_none,
         "random_state": any_value,
     }
@@ -573,7 +582,8 @@ class KNPLClassifier(_OneVsRestMixin, ClassifierMixin, BaseEstimator):
     def __init__(self, C: float = 1.0, *, sigma: float = 1.0, gamma: float | str = "auto",
                  solver: str = "apg", max_iter: int = 2000, tol: float = 1e-6,
                  rho: float = 1.1, n_outer: int = 10, admm_max_iter: int = 15,
-                 admm_tol: float = 1e-4, extension: str = "nearest", callback=None,
+                 admm_tol: float = 1e-4, extension: str = "nearest",
+                 extension_width: float | str = "sigma", callback=None,
                  random_state=None) -> None:
         self.C = C
         self.sigma = sigma
@@ -586,6 +596,7 @@ class KNPLClassifier(_OneVsRestMixin, ClassifierMixin, BaseEstimator):
         self.admm_max_iter = admm_max_iter
         self.admm_tol = admm_tol
         self.extension = extension
+        self.extension_width = extension_width
         self.callback = callback
         self.random_state = random_state
 
@@ -697,17 +708,34 @@ class KNPLClassifier(_OneVsRestMixin, ClassifierMixin, BaseEstimator):
             "snapshots_": None,  # G comes from an ADMM, not from alpha: no replay
         }
 
-    def _prepare(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def decision_function(self, X: ArrayLike, *, extension: str | None = None
+                          ) -> NDArray[np.float64]:
+        """Signed distance to the boundary: shape (n,) for two classes, else
+        (n, n_classes) one-vs-rest scores (largest wins); ``extension`` overrides the
+        out-of-sample rule for this call."""
+        return self._decide(self._checked(X), extension)
+
+    def predict(self, X: ArrayLike, *, extension: str | None = None) -> np.ndarray:
+        """Class labels: the sign of the decision (binary) or the largest OvR score."""
+        return self._labels(self.decision_function(X, extension=extension))
+
+    def _prepare(self, X: np.ndarray, extension: str | None = None
+                 ) -> tuple[np.ndarray, np.ndarray]:
         D = squared_distances(self.X_fit_, X)  # (n_train, m)
-        nearest = np.argmin(D, axis=0)
+        rule = self.extension if extension is None else extension
+        if rule not in ("nearest", "smooth"):
+            raise ValueError(f"KNPL's out-of-sample rule must be 'nearest' or 'smooth', "
+                             f"got {rule!r}.")
+        taken = borrowing(rule, self.X_fit_, X, sigma=self.sigma,
+                          width=self.extension_width, sqdist=D.T)
         D *= -sigma_to_gamma(self.sigma)
-        return np.exp(D, out=D), nearest
+        return np.exp(D, out=D), taken
 
     def _decision_binary(self, prep, k: int | None) -> np.ndarray:
-        Kt, nearest = prep
+        Kt, taken = prep
         coef = self.dual_coef_ if k is None else self.dual_coef_[k]
         G = self.G_ if k is None else self.G_[k]
         b = self.intercept_ if k is None else self.intercept_[k]
+        # f(x) = sum_i alpha_i y_i G~(x, x_i) k(x_i, x) + b   (eq. 23 for the nearest rule)
         S = np.flatnonzero(coef)
-        # f(x) = sum_i alpha_i y_i G[i, nn(x)] k(x_i, x) + b   (eq. 23)
-        return coef[S] @ (G[np.ix_(S, nearest)] * Kt[S]) + b
+        return extended_decision(coef, G, taken, Kt[S], b)

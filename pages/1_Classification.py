@@ -53,7 +53,7 @@ with right:
 with switches:
     ui.control("show_baseline")
     ui.control("show_nn")
-    if s_res is not None and s_res.method == "dank":
+    if s_res is not None and s_res.method in ("dank", "knpl"):
         ui.control("extension")
 with left:
     add_mode, add_label = ui.points_panel(force=P["dataset"] == "drawn")

@@ -7,7 +7,8 @@ below knows is returned too, so a new wording has to come with its premise.
 
 ``nums`` holds the intervals over the test points as ``(lo, hi)`` pairs — ``gain``
 (method − plain), ``off`` (the method with its matrix off − plain), ``edge`` (agreement
-with 1-NN, method − plain), ``vs_off`` (method − its off model) — and ``follows`` (the
+with 1-NN, method − plain), ``vs_off`` (method − its off model), ``smooth`` (the method
+under the smooth rule − plain, when the table has that row) — and ``follows`` (the
 method's agreement, or closeness, with 1-NN) and ``at`` (the threshold for "follows").
 """
 
@@ -42,12 +43,18 @@ CLAUSES = (
      lambda n: _below(n["gain"])),
     (r"is level with the plain", "the method level with the baseline",
      lambda n: _level(n["gain"])),
-    (r"above the plain \w+ beyond its interval", "the off model above the baseline",
-     lambda n: _above(n["off"])),
-    (r"below the plain \w+ beyond its interval", "the off model below the baseline",
-     lambda n: _below(n["off"])),
-    (r"level with the plain \w+ within its interval", "the off model level",
-     lambda n: _level(n["off"])),
+    (r"^With \w switched off at test time.* above the plain \w+ beyond its interval",
+     "the off model above the baseline", lambda n: _above(n["off"])),
+    (r"^With \w switched off at test time.* below the plain \w+ beyond its interval",
+     "the off model below the baseline", lambda n: _below(n["off"])),
+    (r"^With \w switched off at test time.* level with the plain \w+ within its interval",
+     "the off model level", lambda n: _level(n["off"])),
+    (r"^With the smooth rule.* above the plain \w+ beyond its interval",
+     "the smooth rule above the baseline", lambda n: _above(n.get("smooth"))),
+    (r"^With the smooth rule.* below the plain \w+ beyond its interval",
+     "the smooth rule below the baseline", lambda n: _below(n.get("smooth"))),
+    (r"^With the smooth rule.* level with the plain \w+ within its interval",
+     "the smooth rule level", lambda n: _level(n.get("smooth"))),
     (r"part of the gain survives", "a gain, the off model above the baseline and the "
      "method above its off model", lambda n: _above(n["gain"]) and _above(n["off"])
      and _above(n["vs_off"])),
@@ -95,7 +102,7 @@ CLAUSES = (
 
 #: sentences that state numbers only (checked by the table's own tests)
 NUMBERS_ONLY = (r"^Here \S+ gives the same label as 1-nearest neighbour on",
-                r"^Test R²:", r"^With \w switched off at test time",
+                r"^Test R²:", r"^With \w switched off at test time", r"^With the smooth rule",
                 r"^Here the \d+ test targets are all equal")
 
 

@@ -122,14 +122,17 @@ def test_table_numbers_are_the_lab_fits_own(method):
     plain = fitted(base, **over)[2]
     a = ab.ablation(method, res.estimator, res.X_train, res.y_train, data.X_test,
                     data.y_test, plain=plain.estimator)
-    assert [r.key for r in a.rows] == ["method", "off", "nn", "plain"]
+    assert [r.key for r in a.rows] == ["method", "off", "smooth", "nn", "plain"]
     nn = ab.nearest_labels(data.X_train, data.y_train, data.X_test)
     off = ab.off_predict(res.estimator, data.X_test, task)
+    smooth = res.estimator.predict(data.X_test, extension="smooth")
     if task == lab.CLASSIFICATION:
         assert a.score("method") == pytest.approx(res.test_score)
         assert a.score("plain") == pytest.approx(plain.test_score)
         assert a.score("nn") == pytest.approx(np.mean(nn == data.y_test))
         assert a.score("off") == pytest.approx(np.mean(off == data.y_test))
+        assert a.score("smooth") == pytest.approx(np.mean(smooth == data.y_test))
+        assert a.row("smooth").agree_nn == pytest.approx(np.mean(smooth == nn))
         assert a.row("nn").agree_nn == 1.0
         assert a.follows_nn == pytest.approx(
             np.mean(res.estimator.predict(data.X_test) == nn))
@@ -140,6 +143,8 @@ def test_table_numbers_are_the_lab_fits_own(method):
         assert a.row("plain").rel_error == pytest.approx(plain.test_score)
         assert a.row("nn").rel_error == pytest.approx(lab.relative_error(data.y_test, nn))
         assert a.row("nn").agree_nn == pytest.approx(1.0)
+        assert a.row("smooth").rel_error == pytest.approx(
+            lab.relative_error(data.y_test, smooth))
     # every cell is plain text and the numbers in the table are the rows'
     table = a.table()
     assert all(isinstance(v, str) for row in table for v in row.values())
@@ -258,11 +263,11 @@ def test_regression_page_table_with_svr_cv_and_the_nn_step_curve():
     q = {"n_samples": 60, "reg_dataset": "step", "ablation_cv": 1, "show_nn": 1}
     at = open_page("pages/2_Regression.py", **q)
     shown = shown_table(at)
-    assert list(shown)[-1] == "SVR-CV" and len(shown) == 5
+    assert list(shown)[-1] == "SVR-CV" and len(shown) == 6
     P = {**lab.defaults(), **{k: lab.coerce(k, v) for k, v in q.items()}}
     from nplk_lab.model import settings_table  # noqa: F401  (coerce above)
     want = _expected(lab.REGRESSION, "dank_svr", P)
-    assert [c["test R²"] for c in shown.values()][:4] == [f"{r.score:.3f}" for r in want.rows]
+    assert [c["test R²"] for c in shown.values()][:5] == [f"{r.score:.3f}" for r in want.rows]
     assert any(re.search(r"squared difference is [\d.]+ %", m.value) for m in at.markdown)
     assert fg.NN_NAME in _trace_names(at)
 
@@ -272,13 +277,13 @@ def test_switches_beside_the_figure_act_in_the_run_that_changed_them():
     """Ticking SVM-CV adds its row, and switching the plain SVM off removes its boundary,
     in the very rerun the click causes (the switches are drawn before what reads them)."""
     at = open_page("pages/1_Classification.py", n_samples=60)
-    assert len(shown_table(at)) == 4
+    assert len(shown_table(at)) == 5
     # the legend names the plain SVM and its test score (polish §4)
     assert any(n.startswith("SVM boundary (σ=10, C=10)") for n in _trace_names(at))
     at.toggle(key="w_ablation_cv").set_value(True).run()
     assert not at.exception
     shown = shown_table(at)
-    assert len(shown) == 5 and list(shown)[-1] == "SVM-CV"
+    assert len(shown) == 6 and list(shown)[-1] == "SVM-CV"
     at.toggle(key="w_show_baseline").set_value(False).run()
     assert not any(n.startswith("SVM boundary") for n in _trace_names(at))
 

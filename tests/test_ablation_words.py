@@ -240,14 +240,15 @@ def test_row_labels_and_the_models_rows(method):
     rule = "reciprocal-neighbour" if method == "dank" else "nearest-point"
     assert [r.label for r in a.rows] == [f"{name} ({rule} rule)",
                                          f"{name}, {sym} off at test time",
+                                         f"{name} (smooth rule)",
                                          "1-nearest neighbour", f"{B}, same σ and C",
                                          f"{B}-CV"]
-    assert [r.key for r in a.rows] == ["method", "off", "nn", "plain", "cv"]
+    assert [r.key for r in a.rows] == ["method", "off", "smooth", "nn", "plain", "cv"]
     assert a.score("cv") == a.score("plain") and a.vs_plain("cv").mean == 0.0
     assert f"the plain {B}" in a.verdict
     b = ab.ablation(method, res.estimator, res.X_train, res.y_train, data.X_test,
                     data.y_test, plain=plain, labels={"plain": "mine"}, method_label="M")
-    assert [r.label for r in b.rows][::3] == ["M (" + rule + " rule)", "mine"]
+    assert [r.label for r in b.rows][::4] == ["M (" + rule + " rule)", "mine"]
     assert b.verdict.startswith("Here M")
     assert np.isnan(b.score("cv")) and b.vs_plain("cv") is None and b.row("cv") is None
     one = ab.ablation(method, res.estimator, res.X_train, res.y_train, data.X_test[:1],
@@ -270,7 +271,9 @@ def test_legend_and_rule_in_words():
         "DANK: test points take the row of F of their reciprocal nearest neighbours (the "
         "reciprocal-neighbour rule, the paper's). F off: the same learned α and b with the "
         "plain kernel at test time "
-        "(F = all ones). 1-nearest neighbour: every test point takes the label of its nearest "
+        "(F = all ones). Smooth rule: every test point takes an average of all the rows of "
+        "F, weighted by the kernel of width σ, so it copies no training point's row. "
+        "1-nearest neighbour: every test point takes the label of its nearest "
         "training point. SVM: the plain SVM with the same σ and C; SVM-CV: σ and C by "
         "5-fold cross-validation.")
     assert ab.legend("dank", Est()).startswith(
@@ -287,7 +290,8 @@ def test_legend_and_rule_in_words():
     assert ab.rule_name(ab.rule_key("dank")) == "reciprocal-neighbour rule"
     assert ab.rule_name(ab.rule_key("dank", Est())) == "nearest-point rule"
     labels = dict(lab.setting("extension").option_labels)
-    assert all(labels[k].startswith(ab.rule_name(k)) for k in ("reciprocal", "nearest"))
+    assert all(labels[k].startswith(ab.rule_name(k))
+               for k in ("reciprocal", "nearest", "smooth"))
     assert ab.method_rule("knpl") == ab.method_rule("dank", Est()) == "nearest training point"
     assert [ab.matrix_symbol(m) for m in ("dank", "knpl", "dank_svr")] == ["F", "G", "F"]
 
@@ -676,3 +680,32 @@ def test_follows_1nn_needs_nine_in_ten_not_less():
     assert a.follows_nn == pytest.approx(0.875) and a.nn_edge.lo > 0
     assert a.verdict.endswith("Its labels differ from 1-NN's on 12 % of the test points, "
                               "so the rule does not decide everything here.")
+
+
+@pytest.mark.parametrize("draw", range(20))
+def test_the_smooth_rules_sentence_follows_its_own_interval(draw):
+    """With a smooth row in the table its sentence says where the smooth rule's interval
+    lies, and every other clause keeps its premise (random states, as above)."""
+    rng = np.random.default_rng(3000 + draw)
+    n = int(rng.integers(10, 100))
+    y = rng.choice([-1, 1], n)
+
+    def flip(v, q):
+        return np.where(rng.random(n) < q, -v, v)
+
+    nn = flip(y, 0.1)
+    plain = flip(nn, rng.choice([0.05, 0.4]))
+    method = flip(nn, 0.02)
+    off = flip(plain, 0.1)
+    smooth = flip(y, rng.choice([0.0, 0.2, 0.6]))
+    a = ab.from_predictions("dank", y, {"method": ("m", method), "off": ("o", off),
+                                        "smooth": ("s", smooth), "nn": ("n", nn),
+                                        "plain": ("p", plain)})
+    ref = 100.0 * (plain == y)
+    iv = lambda p: _ref_interval(100.0 * (p == y) - ref)          # noqa: E731
+    nums = {"gain": iv(method), "off": iv(off), "smooth": iv(smooth),
+            "edge": _ref_interval(100.0 * ((method == nn).astype(float) - (plain == nn))),
+            "vs_off": _ref_interval(100.0 * ((method == y).astype(float) - (off == y))),
+            "follows": a.follows_nn, "at": ab.FOLLOWS_NN_AT}
+    assert "With the smooth rule" in a.verdict
+    assert premises.broken(a.verdict, nums) == [], a.verdict

@@ -72,7 +72,7 @@ def markdown(at: AppTest) -> str:
 def test_lesson_2_step_3_from_a_link_hides_the_answer_until_one_is_picked():
     at = open_lessons(lesson=2, step=3)
     step = L.lesson(2).steps[2]
-    assert "step 3 of 5" in markdown(at)
+    assert "step 3 of 6" in markdown(at)
     assert step.sentence in markdown(at)
     radio = at.radio(key="nplk-keep-answer-L2-3")
     assert radio.value is None and list(radio.options) == list(step.options)

@@ -1,9 +1,9 @@
 """Real-browser test of "where the test score comes from" (issue: the mechanism): on the
 Classification page the score table stands beside the decision surface (DANK, DANK with
-F off at test time, 1-nearest neighbour, the plain SVM) with its paragraph; clicking
-"Show 1-nearest neighbour" draws 1-NN's boundary on the surface and puts ``show_nn``
-in the URL. On the Regression page (step function) the same for DANK-SVR and 1-NN's
-step curve.
+F off at test time, DANK with the smooth rule, 1-nearest neighbour, the plain SVM) with
+its paragraph; clicking "Show 1-nearest neighbour" draws 1-NN's boundary on the surface
+and puts ``show_nn`` in the URL; choosing the smooth rule redraws the surface with it. On
+the Regression page (step function) the same for DANK-SVR and 1-NN's step curve.
 
 Drives Debian's Chromium through Playwright against ``streamlit run app.py`` (helpers
 and fixtures from ``test_browser.py``); skips when either is missing.
@@ -15,7 +15,15 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 import test_browser as tb
-from test_browser import ARTIFACTS, exception_texts, wait_idle, wait_surface
+from test_browser import (
+    ARTIFACTS,
+    choose,
+    exception_texts,
+    settled_surface,
+    wait_idle,
+    wait_surface,
+    wait_url,
+)
 
 chromium_path, app_server, page = tb.chromium_path, tb.app_server, tb.page
 
@@ -75,6 +83,33 @@ def test_classification_table_beside_the_surface_and_the_nn_boundary(app_server,
     assert exception_texts(page) == []
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "ablation-classification.png"), full_page=True)
+
+
+SURFACE_TITLE_JS = """
+() => { const gd = [...document.querySelectorAll('.js-plotly-plot')].find(g =>
+          Array.isArray(g.data) && g.data.some(t => t.name === 'decision function'));
+        return gd ? (gd.layout.title && gd.layout.title.text) || '' : ''; }
+"""
+
+
+def test_choosing_the_smooth_rule_redraws_the_surface_with_it(app_server, page):
+    """A person picks the smooth rule in the chooser beside the surface: the surface is
+    drawn again under it (its title names the rule, the picture changes), the URL keeps
+    the choice, and the score table has its row either way."""
+    page.goto(app_server.url + tb.CLASSIFICATION_PATH + "?n_samples=60",
+              wait_until="domcontentloaded")
+    wait_surface(page)
+    before = settled_surface(page)
+    assert "DANK (smooth rule)" in table_text(page)
+    assert "smooth rule" not in page.evaluate(SURFACE_TITLE_JS)
+    choose(page, "Out-of-sample rule (drawn surface)", "smooth rule")
+    wait_url(page, "extension", "smooth")
+    after = settled_surface(page)
+    assert after != before
+    assert "surface: smooth rule" in page.evaluate(SURFACE_TITLE_JS)
+    assert "DANK (smooth rule)" in table_text(page)
+    assert exception_texts(page) == []
+    page.screenshot(path=str(ARTIFACTS / "smooth-rule-classification.png"))
 
 
 def test_regression_table_and_the_nn_step_curve(app_server, page):

@@ -138,7 +138,7 @@ def test_all_ones_F_gives_the_plain_eigenfunctions(data):
     F = res.estimator.F_
     assert np.max(np.abs(F - 1.0)) < 1e-6
     grid = lab.make_grid(data.X, 30)
-    for rule in ("nearest", "reciprocal"):
+    for rule in ("nearest", "reciprocal", "smooth"):
         maps = em.eigenfunction_maps(res, grid.points, range(1, 5), extension=rule)
         for i in range(4):
             a, b = maps.maps["F × K"][i], maps.maps["K"][i]
@@ -215,7 +215,7 @@ def _reciprocal_slow(X_train, X_new):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("rule", ["nearest", "reciprocal"])
+@pytest.mark.parametrize("rule", ["nearest", "reciprocal", "smooth"])
 def test_fast_maps_match_a_slow_dense_reference(rule):
     data = _data(n=40)
     res = _fit(data, "dank", tau=0.05)
@@ -224,14 +224,18 @@ def test_fast_maps_match_a_slow_dense_reference(rule):
     pts = grid.points
     F = res.estimator.F_
     if rule == "nearest":
-        cols = np.array([np.argmin([np.sum((p - x) ** 2) for x in X]) for p in pts])
-    else:
-        cols = _reciprocal_slow(X, pts)
+        taken = F[[np.argmin([np.sum((p - x) ** 2) for x in X]) for p in pts]]
+    elif rule == "reciprocal":
+        taken = F[_reciprocal_slow(X, pts)]
+    else:   # the smooth rule at width σ = 1: each point's Gaussian-weighted mean row of F
+        taken = np.array([sum(np.exp(-np.sum((p - x) ** 2) / 2) * F[i]
+                              for i, x in enumerate(X))
+                          / sum(np.exp(-np.sum((p - x) ** 2) / 2) for x in X) for p in pts])
     K = _gaussian(X, X, 1.0)
     Kx = _gaussian(pts, X, 1.0)
     idx = (1, 2, 3, 5)
     fast = em.eigenfunction_maps(res, pts, idx, extension=rule)
-    for name, M, rows in (("F × K", F * K, F[cols] * Kx), ("K", K, Kx), ("F", F, F[cols])):
+    for name, M, rows in (("F × K", F * K, taken * Kx), ("K", K, Kx), ("F", F, taken)):
         w, V = _dense_pairs(M)
         for r, j in enumerate(idx):
             if w[j - 1] <= 1e-10 * w[0]:

@@ -134,6 +134,9 @@ def test_F_all_ones_gives_the_plain_kernel(toy):
         inf = influence_basis(exact, "dank", X, pts, extension=rule).at(4)
         np.testing.assert_array_equal(inf.learned, inf.plain)
         np.testing.assert_array_equal(inf.change, 1.0)
+    # the smooth rule: a weighted average of rows of ones (the weights sum to 1)
+    inf = influence_basis(exact, "dank", X, pts, extension="smooth").at(4)
+    np.testing.assert_allclose(inf.change, 1.0, rtol=0, atol=1e-14)
 
 
 def test_lab_rbf_ellipse_axes_are_the_points_bandwidths(fits, toy):
@@ -169,8 +172,8 @@ def test_lab_rbf_ellipse_axes_are_the_points_bandwidths(fits, toy):
 # ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("method, rule", [
-    ("dank", "nearest"), ("dank", "reciprocal"), ("knpl", None), ("lab_rbf", None),
-    ("svm", None), ("mkl_uniform", None)])
+    ("dank", "nearest"), ("dank", "reciprocal"), ("dank", "smooth"), ("knpl", None),
+    ("knpl", "smooth"), ("lab_rbf", None), ("svm", None), ("mkl_uniform", None)])
 def test_the_maps_rebuild_the_models_decision_function(fits, toy, method, rule):
     """Σᵢ uᵢ k̃(xᵢ, x) + b at every grid point = the model's decision function (with the
     same rule): the learned map is exactly the kernel the model predicts with."""
@@ -216,7 +219,8 @@ def _slow_reciprocal(X, T):
 
 
 @pytest.mark.parametrize("method, rule", [("dank", "nearest"), ("dank", "reciprocal"),
-                                          ("knpl", None), ("onk", None), ("svm", None),
+                                          ("dank", "smooth"), ("knpl", None),
+                                          ("knpl", "smooth"), ("onk", None), ("svm", None),
                                           ("mkl_uniform", None)])
 @pytest.mark.slow
 def test_fast_path_matches_a_slow_dense_reference(fits, toy, method, rule):
@@ -228,7 +232,7 @@ def test_fast_path_matches_a_slow_dense_reference(fits, toy, method, rule):
     T = grid.points
     geom = lab.grid_geometry(grid, X)
     basis = influence_basis(est, method, X, T, extension=rule, sqdist=geom.sqdist,
-                            cols=geom.nearest)
+                            cols=geom.columns(rule, sigma=getattr(est, "sigma", None)))
     if rule == "reciprocal":
         cols = _slow_reciprocal(X, T)
     else:
@@ -241,7 +245,15 @@ def test_fast_path_matches_a_slow_dense_reference(fits, toy, method, rule):
                                for s in sigmas]) for t in T])
         inf = basis.at(i)
         np.testing.assert_allclose(inf.plain, k, rtol=1e-12, atol=1e-300)
-        if method in ("dank", "knpl"):
+        if method in ("dank", "knpl") and rule == "smooth":
+            M = est.F_ if method == "dank" else est.G_
+            s = float(est.sigma)
+            ref = []
+            for t, kk in zip(T, k, strict=True):
+                p = np.array([np.exp(-np.sum((x - t) ** 2) / (2 * s * s)) for x in X])
+                ref.append(sum(p[j] * M[i, j] for j in range(len(X))) / p.sum() * kk)
+            np.testing.assert_allclose(inf.learned, ref, rtol=1e-10, atol=1e-300)
+        elif method in ("dank", "knpl"):
             M = est.F_ if method == "dank" else est.G_
             ref = np.array([M[i, c] * kk for c, kk in zip(cols, k, strict=True)])
         elif method == "onk":

@@ -211,6 +211,9 @@ def test_dank_gain_numbers_agree_with_an_independent_computation():
     assert g["svm"] == pytest.approx(svm.score(data.X_test, data.y_test))
     assert g["f_off"] == pytest.approx(np.mean(off == data.y_test), abs=1 / len(nn))
     assert g["f_dev"] == pytest.approx(np.max(np.abs(est.F_ - 1)), rel=0.05)
+    smooth = est.predict(data.X_test, extension="smooth")     # every row of F, averaged
+    assert g["smooth"] == pytest.approx(np.mean(smooth == data.y_test), abs=1 / len(nn))
+    assert g["smooth_nn"] == pytest.approx(np.mean(smooth == nn), abs=1 / len(nn))
     # the lesson's claim in numbers: F within ±1 %, DANK ≈ 1-NN, F off ≈ plain SVM
     m = len(data.y_test)
     assert g["f_dev"] < 0.01

@@ -185,6 +185,25 @@ def test_frames_end_at_the_final_fit(task, method):
             else res.estimator.support_)
 
 
+@pytest.mark.parametrize("task,method", [(lab.CLASSIFICATION, "dank"),
+                                         (lab.CLASSIFICATION, "knpl"),
+                                         (lab.REGRESSION, "dank_svr")])
+def test_frames_under_the_smooth_rule_end_at_the_fits_smooth_surface(task, method):
+    """The drawn rule set to the smooth rule: the last frame is the fit with that rule
+    (KNPL too, whose paper has only the nearest-point rule), and differs from the
+    nearest-point rule's."""
+    P, data, res = _fit(task, method, extension="smooth")
+    grid = lab.make_grid(data.X, 25) if data.n_features == 2 else lab.line_points(data.X, 80)
+    rp = replay_frames(res, data, grid, P)
+    assert rp.ok, rp.messages
+    pts = grid.points if isinstance(grid, lab.Grid) else grid
+    est = res.estimator
+    fn = est.decision_function if task == lab.CLASSIFICATION else est.predict
+    smooth = fn(pts, extension="smooth")
+    np.testing.assert_allclose(np.ravel(rp.frames[-1].values), smooth, rtol=0, atol=1e-8)
+    assert np.abs(smooth - fn(pts, extension="nearest")).max() > 1e-3
+
+
 def test_the_dank_matrix_frame_is_the_pooled_F_of_the_final_fit():
     from nplk_lab.figures.matrices import _pool, class_order
 

@@ -39,7 +39,7 @@ class Mutant:
 
 
 _WORDS = ("tests/test_ablation_words.py",)
-_ATLAS = ("tests/test_atlas.py", "tests/test_atlas_words.py")
+_ATLAS = ("tests/test_atlas.py", "tests/test_atlas_command.py", "tests/test_atlas_words.py")
 _CLAIMS = ("tests/test_claims.py", "tests/test_register.py")
 
 MUTANTS = (

@@ -24,6 +24,9 @@ REGION_COLORS = ("#d95f02", "#1f4e99", "#8fb9dd", "#7570b3", "#c2185b", "#e3e3e3
                  "#5f5f5f")
 #: SimpleNPKL against k-means: better (orange), worse (red-pink), no difference (grey)
 NPKL_COLORS = (REGION_COLORS[0], REGION_COLORS[4], REGION_COLORS[5])
+#: the smooth rule's regions (:data:`nplk_lab.model.atlas.SMOOTH_REGIONS`): helps without
+#: copying (orange), the tuned baseline better (purple), worse (red-pink), no difference
+SMOOTH_COLORS = (REGION_COLORS[0], REGION_COLORS[3], REGION_COLORS[4], REGION_COLORS[5])
 
 
 def region_map(sigmas: Sequence[float], Cs: Sequence[float], regions: np.ndarray,
@@ -60,4 +63,4 @@ def region_map(sigmas: Sequence[float], Cs: Sequence[float], regions: np.ndarray
     return _figure([tr], layout)
 
 
-__all__ = ["NPKL_COLORS", "REGION_COLORS", "region_map"]
+__all__ = ["NPKL_COLORS", "REGION_COLORS", "SMOOTH_COLORS", "region_map"]

@@ -69,6 +69,7 @@ from .grids import (  # noqa: F401
     click_grid,
     cluster_regions,
     decision_values,
+    drawn_rule,
     fit_baseline_svm,
     fit_baseline_svr,
     grid_geometry,

@@ -14,6 +14,9 @@ F∘K) and the borrowed row of F. This module separates them, on the page's own 
 * ``method`` — the method as the paper defines it (its out-of-sample rule);
 * ``off`` — the same α and b with the learned matrix switched off at test time
   (F = 11ᵀ: :math:`\sum_i u_i k(x_i, x) + b`);
+* ``smooth`` — the same model with the smooth rule, which copies no row: x takes a
+  Gaussian-weighted average of all the rows of F, of width σ
+  (:mod:`nplk_core.extension`);
 * ``nn`` — 1-nearest neighbour (k-NN regression with k = 1): the label of j*(x);
 * ``plain`` — the plain SVM / SVR with the same σ and C (and ε);
 * ``cv`` — SVM-CV / SVR-CV (σ and C by 5-fold cross-validation), when it was fitted.
@@ -69,7 +72,9 @@ def legend(method: str, estimator: Any = None) -> str:
     return (f"{name}: test points take the row of {sym} of their "
             f"{method_rule(method, estimator)} (the "
             f"{rule_name(rule_key(method, estimator))}, {whose}). {sym} off: the same "
-            f"learned α and b with the plain kernel at test time ({sym} = all ones). 1-nearest "
+            f"learned α and b with the plain kernel at test time ({sym} = all ones). Smooth "
+            f"rule: every test point takes an average of all the rows of {sym}, weighted by "
+            f"the kernel of width σ, so it copies no training point's row. 1-nearest "
             f"neighbour: every test point takes the {'label' if base == 'SVM' else 'target'}"
             f" of its nearest training point. {base}: the plain {base} with the same σ and "
             f"C; {base}-CV: σ and C by 5-fold cross-validation.")
@@ -88,7 +93,8 @@ def nn_grid(nearest: np.ndarray, y_train: np.ndarray) -> np.ndarray | None:
 
 #: the one name of each out-of-sample rule, wherever the lab shows it (figure title, the
 #: rule chooser, the score table's row)
-RULE_NAMES = {"reciprocal": "reciprocal-neighbour rule", "nearest": "nearest-point rule"}
+RULE_NAMES = {"reciprocal": "reciprocal-neighbour rule", "nearest": "nearest-point rule",
+              "smooth": "smooth rule"}
 
 
 def rule_key(method: str, estimator: Any = None) -> str:
@@ -161,6 +167,18 @@ def off_decision(estimator: Any, X: np.ndarray) -> np.ndarray | None:
         return np.column_stack([_binary_off(coef[k], b[k], estimator, estimator.X_fit_, X)
                                 for k in range(coef.shape[0])])
     return None
+
+
+def smooth_predict(estimator: Any, X: np.ndarray) -> np.ndarray | None:
+    """The fitted model's predictions with the smooth rule (every point takes a
+    weighted average of all the rows of its learned matrix; :mod:`nplk_core.extension`).
+    None for a model without that rule: no learned matrix, DANK one-vs-rest (its
+    per-class models keep their own rule) or DANK's scalable mode."""
+    if "extension_width" not in getattr(estimator, "get_params", dict)() \
+            or getattr(estimator, "ovr_", None) is not None \
+            or getattr(estimator, "n_clusters", 1) > 1:
+        return None
+    return np.asarray(estimator.predict(np.asarray(X, dtype=float), extension="smooth"))
 
 
 def off_predict(estimator: Any, X: np.ndarray, task: str) -> np.ndarray | None:
@@ -370,8 +388,11 @@ def ablation(method: str, estimator: Any, X_train: np.ndarray, y_train: np.ndarr
     rule = rule_name(rule_key(method, estimator))
     preds: dict[str, tuple[str, np.ndarray]] = {
         "method": (f"{name} ({rule})", pred),
-        "off": (f"{name}, {sym} off at test time", off),
-        "nn": ("1-nearest neighbour", nn)}
+        "off": (f"{name}, {sym} off at test time", off)}
+    smooth = smooth_predict(estimator, X_test)
+    if smooth is not None:
+        preds["smooth"] = (f"{name} ({rule_name('smooth')})", smooth)
+    preds["nn"] = ("1-nearest neighbour", nn)
     base = "SVM" if task == CLASSIFICATION else "SVR"
     for key, model, default in (("plain", plain, f"{base}, same σ and C"),
                                 ("cv", cv, f"{base}-CV")):
@@ -385,7 +406,7 @@ def from_predictions(method: str, y_test: np.ndarray,
                      method_label: str | None = None) -> Ablation:
     """The score table from the test predictions themselves: ``predictions`` maps the
     row keys (``"method"``, ``"off"``, ``"nn"`` — all three needed — and optionally
-    ``"plain"``, ``"cv"``) to (label, predictions on the test points). Every row but
+    ``"smooth"``, ``"plain"``, ``"cv"``) to (label, predictions on the test points). Every row but
     the plain one carries its paired difference from the plain row over the test points
     (:func:`point_values`), and the table the difference in agreement with 1-NN between
     the method and the plain row."""
@@ -522,11 +543,17 @@ def verdict(method: str, task: str, rows: Sequence[Row], n_test: int, follows_nn
                      f"the test points {_signed(gain.lo, cls)} to {_signed(gain.hi, cls)}).")
     # the learned matrix switched off at test time
     o_side = _side(off_gain)
-    off_words = {"above": f"above the plain {base} beyond its interval",
-                 "below": f"below the plain {base} beyond its interval",
-                 "level": f"level with the plain {base} within its interval"}[o_side]
+    against = {"above": f"above the plain {base} beyond its interval",
+               "below": f"below the plain {base} beyond its interval",
+               "level": f"level with the plain {base} within its interval"}
+    off_words = against[o_side]
     parts.append(f"With {sym} switched off at test time (its own α and b, the plain "
                  f"kernel) it scores {off:.3f}, {off_words} ({_interval(off_gain, cls, unit)}).")
+    smooth = _row_of(rows, "smooth")
+    if smooth is not None and smooth.vs_plain is not None:
+        parts.append(f"With the smooth rule, which copies no row of {sym}, it scores "
+                     f"{smooth.score:.3f}, {against[_side(smooth.vs_plain)]} "
+                     f"({_interval(smooth.vs_plain, cls, unit)}).")
     # the explanation: each clause is said only where its premise holds
     e_side = _side(nn_edge)
     v_side = _side(vs_off)              # the method against itself with the matrix off
@@ -594,4 +621,4 @@ def verdict(method: str, task: str, rows: Sequence[Row], n_test: int, follows_nn
 __all__ = ["ABLATION_METHODS", "FOLLOWS_NN_AT", "RULE_NAMES", "Ablation", "Row", "ablation",
            "from_predictions", "legend", "matrix_symbol", "method_rule", "nearest_labels",
            "nn_grid", "off_decision", "off_predict", "point_values", "rule_key", "rule_name",
-           "verdict"]
+           "smooth_predict", "verdict"]

@@ -160,7 +160,7 @@ def measure_set(name: str, seed: int, cells: Sequence[tuple[str, float, float]]
     """One row per ``(method, σ, C)`` of ``cells`` on data set ``name`` at data seed
     ``seed`` (the job one worker runs: the data, 1-NN and the tuned baseline are shared
     by all its cells)."""
-    from .ablation import nearest_labels, off_predict
+    from .ablation import nearest_labels, off_predict, smooth_predict
 
     task = SETS[name].task
     d = load(name, seed)
@@ -197,6 +197,7 @@ def measure_set(name: str, seed: int, cells: Sequence[tuple[str, float, float]]
                                    d.X_train, d.y_train)
                 off = off_predict(est, d.X_test, task)
             pred = est.predict(d.X_test)
+            smooth = smooth_predict(est, d.X_test) if method in SMOOTH_METHODS else None
         except (ValueError, np.linalg.LinAlgError, FloatingPointError) as exc:
             row.update(error=f"{type(exc).__name__}: {str(exc)[:200]}", warned=False,
                        fit_s=time.perf_counter() - t1)
@@ -213,6 +214,10 @@ def measure_set(name: str, seed: int, cells: Sequence[tuple[str, float, float]]
             if key in AGREED:
                 row["agree_" + key] = a
         row.update(per_point_intervals(method, y, preds))
+        # the smooth rule's column: NaN for a method without the rule, so every row of
+        # a run has every column (a run's cache counts a row complete by its columns)
+        row["score_smooth"], row["agree_smooth"] = (
+            _scores(task, y, smooth, nn) if smooth is not None else (np.nan, np.nan))
         rows.append(row)
     for row in rows:
         row["set_s"] = time.perf_counter() - t0
@@ -386,9 +391,66 @@ def summarize(seed_rows: Iterable[dict]) -> list[dict]:
             row.update({f"{name_c}_mean": p.mean, f"{name_c}_lo": p.lo,
                         f"{name_c}_hi": p.hi, f"{name_c}_verdict": p.verdict})
         row["region"] = region(row)
+        summarize_smooth(row, ok)
         out.append(row)
     out.sort(key=_row_key)
     return out
+
+
+#: methods whose learned matrix the smooth rule carries to test points instead of a
+#: borrowed row (:mod:`nplk_core.extension`): an extra column of the atlas
+SMOOTH_METHODS = NN_RULE_METHODS
+#: the smooth rule's comparisons: against the same baseline, what its F adds at test
+#: time beyond F switched off, the tuned baseline against it, and who follows 1-NN more
+SMOOTH_COMPARISONS = {
+    "smooth_gain": ("smooth", "plain"),
+    "smooth_vs_off": ("smooth", "off"),
+    "smooth_cv_gap": ("cv", "smooth"),
+    "smooth_agree_gap": ("agree_smooth", "agree_plain"),
+}
+#: the smooth rule's regions, in the order they take precedence (their words:
+#: :data:`nplk_lab.model.atlas_report.SMOOTH_REGION_WORDS`)
+SMOOTH_REGIONS = ("no_copy", "tuned_better", "worse", "none")
+
+
+def summarize_smooth(row: dict, ok: list[dict]) -> None:
+    """Add the smooth rule's mean score, agreement with 1-NN, paired comparisons
+    (:data:`SMOOTH_COMPARISONS`) and region (:func:`smooth_region`) to a summary
+    ``row`` from its seeds' rows ``ok``; nothing for a method without the rule or rows
+    measured before it had one."""
+    if row["method"] not in SMOOTH_METHODS or not ok or \
+            not np.all(np.isfinite(_column(ok, "score_smooth"))):
+        return
+    row["score_smooth"] = float(np.mean(_column(ok, "score_smooth")))
+    row["agree_smooth"] = float(np.mean(_column(ok, "agree_smooth")))
+    for name_c, (a, b) in SMOOTH_COMPARISONS.items():
+        if len(ok) < 2:
+            row.update({f"{name_c}_mean": np.nan, f"{name_c}_lo": np.nan,
+                        f"{name_c}_hi": np.nan, f"{name_c}_verdict": P.SHOWN})
+            continue
+        p = P.paired(_column(ok, _key(a)), _column(ok, _key(b)), label=name_c,
+                     unit="points", scale=100.0)
+        row.update({f"{name_c}_mean": p.mean, f"{name_c}_lo": p.lo,
+                    f"{name_c}_hi": p.hi, f"{name_c}_verdict": p.verdict})
+    row["smooth_region"] = smooth_region(row)
+
+
+def smooth_region(row: dict) -> str:
+    """The cell's region under the smooth rule, the first of :data:`SMOOTH_REGIONS`
+    whose rule holds:
+
+    * ``no_copy`` — with the smooth rule the method beats the same-(σ, C) baseline
+      (``smooth_gain``) and the tuned baseline is not better (``smooth_cv_gap`` does not
+      hold): the learned kernel helps at test time without copying a training row;
+    * ``tuned_better`` — it beats the same baseline, but the tuned one beats it;
+    * ``worse`` — it scores below the same baseline;
+    * ``none`` — no difference the seeds can tell.
+    """
+    if holds(row, "smooth_gain"):
+        return "tuned_better" if holds(row, "smooth_cv_gap") else "no_copy"
+    if is_loss(row, "smooth_gain"):
+        return "worse"
+    return "none"
 
 
 def holds(row: dict, comparison: str) -> bool:
@@ -441,7 +503,7 @@ def signature(row: dict) -> tuple:
 SEED_COLUMNS = (("method", "dataset", "task", "sigma", "C", "seed", "n_test")
                 + tuple(f"score_{k}" for k in SCORED) + tuple(f"agree_{k}" for k in AGREED)
                 + tuple(f"{k}_{p}" for k in POINT_INTERVALS for p in ("mean", "lo", "hi"))
-                + ("fit_s", "set_s", "warned", "error"))
+                + ("fit_s", "set_s", "warned", "error", "score_smooth", "agree_smooth"))
 
 
 def summary_columns() -> tuple[str, ...]:
@@ -449,7 +511,10 @@ def summary_columns() -> tuple[str, ...]:
              "fit_s") + tuple(f"score_{k}" for k in SCORED)
             + tuple(f"agree_{k}" for k in AGREED)
             + tuple(f"{c}_{p}" for c in COMPARISONS for p in ("mean", "lo", "hi", "verdict"))
-            + ("region",))
+            + ("region", "score_smooth", "agree_smooth")
+            + tuple(f"{c}_{p}" for c in SMOOTH_COMPARISONS
+                    for p in ("mean", "lo", "hi", "verdict"))
+            + ("smooth_region",))
 
 
 def compare(committed: Iterable[dict], fresh: Iterable[dict]) -> list[str]:

@@ -37,7 +37,7 @@ def write_csv(rows: Iterable[dict], columns: Sequence[str], path: Path) -> None:
         path.write_bytes(data)
 
 
-_NUMERIC_TEXT = {"method", "dataset", "task", "region", "error"}
+_NUMERIC_TEXT = {"method", "dataset", "task", "region", "smooth_region", "error"}
 
 
 def read_csv(path: Path) -> list[dict]:
@@ -53,6 +53,8 @@ def read_csv(path: Path) -> list[dict]:
                 out[k] = v
             elif v in ("True", "False"):
                 out[k] = v == "True"
+            elif v == "":                     # a column this row has no value in
+                out[k] = float("nan")
             else:
                 try:
                     out[k] = float(v)

@@ -19,6 +19,19 @@ METHOD_NAMES = {"dank": "DANK", "knpl": "KNPL", "onk": "ONK", "dank_svr": "DANK-
 REGION_SHORT = {"matrix_alone": "matrix alone", "nn_rule": "1-NN rule",
                 "gain_other": "gain, other", "tuned_best": "tuned best", "worse": "worse",
                 "none": "no difference"}
+#: the smooth rule's regions (:func:`nplk_lab.model.atlas.smooth_region`): short names
+#: and what each means
+SMOOTH_REGION_SHORT = {"no_copy": "helps without copying", "tuned_better": "tuned better",
+                       "worse": "worse", "none": "no difference"}
+SMOOTH_REGION_WORDS = {
+    "no_copy": "the learned kernel helps without copying: with the smooth rule the method "
+               "beats the same baseline, and the tuned baseline is not better",
+    "tuned_better": "with the smooth rule the method beats the same baseline, but the "
+                    "tuned baseline is better still",
+    "worse": "with the smooth rule the method scores below the same baseline",
+    "none": "with the smooth rule, no difference from the same baseline that the draws "
+            "can tell",
+}
 
 
 def _pm(row: dict, c: str) -> str:
@@ -103,11 +116,36 @@ def totals_markdown(cells: Sequence[dict]) -> str:
     return "\n".join(lines)
 
 
+def smooth_markdown(cells: Sequence[dict]) -> str:
+    """Per method and data set, the cells of each region under the smooth rule
+    (:func:`nplk_lab.model.atlas.smooth_region`), and of those where the rule helps
+    without copying, how many beat the same model with the matrix switched off; "" when
+    the table has no smooth-rule column."""
+    rs = [r for r in cells if r.get("smooth_region") in SMOOTH_REGION_SHORT]
+    if not rs:
+        return ""
+    cols = list(SMOOTH_REGION_SHORT)
+    lines = ["| method | data set | cells | " + " | ".join(SMOOTH_REGION_SHORT.values())
+             + " | of those helping, beyond the matrix off |", "|" + "---|" * (len(cols) + 4)]
+    by: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for r in rs:
+        by[(r["method"], r["dataset"])].append(r)
+    for (m, name), group in by.items():
+        c = Counter(r["smooth_region"] for r in group)
+        beyond = sum(r["smooth_region"] == "no_copy"
+                     and r.get("smooth_vs_off_verdict") == "holds" for r in group)
+        lines.append(f"| {METHOD_NAMES[m]} | {name} | {len(group)} | "
+                     + " | ".join(str(c.get(k, 0)) for k in cols) + f" | {beyond} |")
+    return "\n".join(lines)
+
+
 def write_report(cells: Sequence[dict], info: dict, path: Path, *, command: str,
-                 seeds: Sequence[int], note: str = "", held: Sequence[dict] = ()) -> None:
-    """``reports/atlas/README.md``: how the atlas was made, its totals and its
-    per-data-set table; with ``held`` (the same cells at other draws of the data), how
-    many cells change region between the two (:mod:`nplk_lab.model.atlas_words`)."""
+                 seeds: Sequence[int], note: str = "", held: Sequence[dict] = (),
+                 made_by: str | None = None) -> None:
+    """``reports/atlas/README.md``: how the atlas was made (``made_by`` replaces that
+    paragraph, e.g. when a column was added to a table measured earlier), its totals and
+    its per-data-set table; with ``held`` (the same cells at other draws of the data),
+    how many cells change region between the two (:mod:`nplk_lab.model.atlas_words`)."""
     learned = [r for r in cells if r["method"] != "lab_rbf_reg"]
     lc, lr = larger_c(learned), larger_c([r for r in cells if r["method"] == "lab_rbf_reg"])
     names = [METHOD_NAMES[m] for m in METHOD_NAMES if any(r["method"] == m for r in learned)]
@@ -117,7 +155,7 @@ def write_report(cells: Sequence[dict], info: dict, path: Path, *, command: str,
     text = [
         "# The atlas: where a learned kernel's gain holds",
         "",
-        "Made by `python -m nplk_lab.model.atlas " + command.strip() + "` "
+        made_by or "Made by `python -m nplk_lab.model.atlas " + command.strip() + "` "
         f"in {info['seconds']:.0f} s on {info['backend']} ({info['workers']} workers), "
         f"{info['fits']} fits; data seeds {seeds[0]}–{seeds[-1]}. The tables come from "
         "`atlas.csv` (one row per cell) and `seeds.csv.gz` (one row per cell and seed); "
@@ -159,6 +197,21 @@ def write_report(cells: Sequence[dict], info: dict, path: Path, *, command: str,
                        "`held-out/` holds every cell measured again at data seeds 10–19 "
                        "(its own README has its totals).", "",
                        changes_markdown(cells, held), ""]
+    smooth = smooth_markdown(cells)
+    if smooth:
+        text += [
+            "## Under the smooth rule: does the learned kernel help without copying?",
+            "",
+            "The same cells with DANK's, KNPL's and DANK-SVR's test points taking an "
+            "average of all rows of the learned matrix, weighted by the kernel (the lab's "
+            "smooth rule, which copies no training point's row; `nplk_core/extension.py`). "
+            "A cell helps without copying when the method with that rule beats the plain "
+            "baseline with the same σ and C and the tuned baseline is not better (95 % "
+            "intervals over the draws).",
+            "",
+            smooth,
+            "",
+        ]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(text))
 
@@ -190,5 +243,6 @@ def changes_markdown(atlas: Sequence[dict], held: Sequence[dict]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["METHOD_NAMES", "changes_markdown", "REGION_SHORT", "headline_markdown", "larger_c",
-           "region_counts", "totals_markdown", "write_report"]
+__all__ = ["METHOD_NAMES", "REGION_SHORT", "SMOOTH_REGION_SHORT", "SMOOTH_REGION_WORDS",
+           "changes_markdown", "headline_markdown", "larger_c", "region_counts",
+           "smooth_markdown", "totals_markdown", "write_report"]

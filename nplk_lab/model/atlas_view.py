@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .atlas import REGION_WORDS, REGIONS
+from .atlas import REGION_WORDS, REGIONS, SMOOTH_METHODS, SMOOTH_REGIONS
 from .atlas_data import SETS
-from .atlas_report import METHOD_NAMES, REGION_SHORT
+from .atlas_report import METHOD_NAMES, REGION_SHORT, SMOOTH_REGION_SHORT, SMOOTH_REGION_WORDS
 from .settings_table import CLASSIFICATION
 
 #: a cell whose region differs between the atlas's draws and the held-out ones
@@ -22,6 +22,8 @@ UNSETTLED = "unsettled"
 VIEW_REGIONS = REGIONS + (UNSETTLED,)
 #: the region names on the map's colour bar (short, plain words)
 REGION_LABELS = tuple(REGION_SHORT[r] for r in REGIONS) + (UNSETTLED,)
+#: the same for the smooth rule's map
+SMOOTH_REGION_LABELS = tuple(SMOOTH_REGION_SHORT[r] for r in SMOOTH_REGIONS)
 #: the lab method each atlas method opens on its page
 PAGE_METHOD = {"lab_rbf_reg": "lab_rbf_reg"}
 
@@ -29,7 +31,8 @@ PAGE_METHOD = {"lab_rbf_reg": "lab_rbf_reg"}
 @dataclass(frozen=True)
 class AtlasGrid:
     """One method on one data set: ``regions[i_C, i_σ]`` indexes :data:`REGIONS` (−1:
-    not measured), ``hover`` the matching text, ``rows`` the summary rows by cell."""
+    not measured; :data:`~nplk_lab.model.atlas.SMOOTH_REGIONS` when ``rule`` is
+    ``"smooth"``), ``hover`` the matching text, ``rows`` the summary rows by cell."""
 
     method: str
     dataset: str
@@ -38,6 +41,7 @@ class AtlasGrid:
     regions: np.ndarray
     hover: np.ndarray
     rows: dict[tuple[int, int], dict] = field(default_factory=dict)
+    rule: str = "paper"
 
     @property
     def counts(self) -> dict[str, int]:
@@ -102,9 +106,9 @@ def hover_text(row: dict, held: dict | None = None) -> str:
 
 
 def _grid(rows: list[dict], method: str, dataset: str, x: str, regions: tuple[str, ...],
-          hover: Callable[[dict], str]) -> AtlasGrid | None:
-    """Rows on a grid of ``x`` (columns) × C (rows): region indices into ``regions``
-    (−1 unmeasured or unknown), hover text, and the rows by cell."""
+          hover: Callable[[dict], str], key: str = "region") -> AtlasGrid | None:
+    """Rows on a grid of ``x`` (columns) × C (rows): region indices into ``regions`` (the
+    rows' ``key``; −1 unmeasured or unknown), hover text, and the rows by cell."""
     if not rows:
         return None
     xs = tuple(sorted({float(r[x]) for r in rows}))
@@ -114,10 +118,11 @@ def _grid(rows: list[dict], method: str, dataset: str, x: str, regions: tuple[st
     by_cell = {}
     for r in rows:
         i, j = Cs.index(float(r["C"])), xs.index(float(r[x]))
-        idx[i, j] = regions.index(r["region"]) if r["region"] in regions else -1
+        idx[i, j] = regions.index(r.get(key)) if r.get(key) in regions else -1
         text[i, j] = hover(r)
         by_cell[(i, j)] = r
-    return AtlasGrid(method, dataset, xs, Cs, idx, text, by_cell)
+    return AtlasGrid(method, dataset, xs, Cs, idx, text, by_cell,
+                     "smooth" if key == "smooth_region" else "paper")
 
 
 def atlas_grid(cells: Iterable[dict], method: str, dataset: str,
@@ -144,6 +149,68 @@ def atlas_grid(cells: Iterable[dict], method: str, dataset: str,
     return _grid(rows, method, dataset, "sigma", VIEW_REGIONS, hover)
 
 
+def has_smooth(cells: Iterable[dict], method: str | None = None) -> bool:
+    """Whether the atlas measured the smooth rule (for ``method``, or any method)."""
+    return any(r.get("smooth_region") in SMOOTH_REGIONS for r in cells
+               if method is None or r["method"] == method)
+
+
+def smooth_hover(row: dict) -> str:
+    """A cell's numbers under the smooth rule: its score beside the paper's rule, F off,
+    the baselines, the paired differences with their intervals, the agreement with
+    1-NN, and its region."""
+    clf = row.get("task") == CLASSIFICATION
+    metric = "accuracy" if clf else "R²"
+    base = "SVM" if clf else "SVR"
+    name = METHOD_NAMES.get(row["method"], row["method"])
+
+    def s(k):
+        v = float(row.get("score_" + k, np.nan))
+        return "—" if not np.isfinite(v) else f"{v:.3f}"
+
+    agree = "same label as 1-NN" if clf else "closeness to 1-NN"
+    return "<br>".join([
+        f"σ = {row['sigma']:g}, C = {row['C']:g}: mean test {metric} over "
+        f"{int(row.get('n_seeds', 0))} draws of the data",
+        f"{name}: smooth rule {s('smooth')}, paper's rule {s('method')}, matrix off "
+        f"{s('off')}",
+        f"plain {base} {s('plain')}, tuned {base} {s('cv')}, 1-NN {s('nn')}",
+        f"smooth rule − plain {base}: {_ci(row, 'smooth_gain')}",
+        f"smooth rule − matrix off: {_ci(row, 'smooth_vs_off')}",
+        f"tuned {base} − smooth rule: {_ci(row, 'smooth_cv_gap')}",
+        f"{agree}: smooth rule {float(row.get('agree_smooth', np.nan)):.2f}, plain {base} "
+        f"{float(row.get('agree_plain', np.nan)):.2f}",
+        f"→ {SMOOTH_REGION_WORDS.get(row.get('smooth_region'), '')}"])
+
+
+def smooth_grid(cells: Iterable[dict], method: str, dataset: str) -> AtlasGrid | None:
+    """The σ × C grid of ``method`` on ``dataset`` under the smooth rule (regions index
+    :data:`~nplk_lab.model.atlas.SMOOTH_REGIONS`); None without a measured cell."""
+    if method not in SMOOTH_METHODS:
+        return None
+    rows = [r for r in cells if r["method"] == method and r["dataset"] == dataset
+            and r.get("smooth_region") in SMOOTH_REGIONS]
+    return _grid(rows, method, dataset, "sigma", SMOOTH_REGIONS, smooth_hover,
+                 key="smooth_region")
+
+
+def smooth_summary_sentence(grid: AtlasGrid) -> str:
+    """How many of a smooth-rule grid's cells fall in each region, and where the rule
+    helps, how many of those owe it to F at test time (beyond F switched off)."""
+    n = int(np.sum(grid.regions >= 0))
+    counts = {r: int(np.sum(grid.regions == i)) for i, r in enumerate(SMOOTH_REGIONS)}
+    parts = [f"{c} {SMOOTH_REGION_SHORT[r]}" for r, c in counts.items() if c]
+    name = METHOD_NAMES.get(grid.method, grid.method)
+    text = (f"{name} with the smooth rule on {SETS[grid.dataset].title}: of {n} settings "
+            f"of σ and C, " + ", ".join(parts) + ".")
+    helps = [r for r in grid.rows.values() if r.get("smooth_region") == "no_copy"]
+    if helps:
+        beyond = sum(r.get("smooth_vs_off_verdict") == "holds" for r in helps)
+        text += (f" Where it helps without copying ({len(helps)}), it beats the same model "
+                 f"with the matrix switched off in {beyond}.")
+    return text
+
+
 def open_state(grid: AtlasGrid, cell: tuple[int, int], seed: int = 0
                ) -> tuple[str, dict] | None:
     """The page and the settings a click on ``cell`` opens: the method on its page at
@@ -154,6 +221,8 @@ def open_state(grid: AtlasGrid, cell: tuple[int, int], seed: int = 0
     i, j = cell
     clf = SETS[grid.dataset].task == CLASSIFICATION
     P = {"sigma": grid.sigmas[j], "C": grid.Cs[i], "seed": int(seed)}
+    if grid.rule == "smooth":          # a cell of the smooth rule's map: drawn with it
+        P["extension"] = "smooth"
     if clf:
         return "classification", {**P, "method": grid.method, "dataset": grid.dataset}
     return "regression", {**P, "reg_method": PAGE_METHOD.get(grid.method, grid.method),
@@ -201,12 +270,16 @@ def npkl_grid(cells: Iterable[dict], dataset: str) -> AtlasGrid | None:
 
 
 def region_legend(regions: Sequence[str] = VIEW_REGIONS) -> list[str]:
-    """One line per region: its short name and what it means."""
+    """One line per region: its short name and what it means (the smooth rule's regions
+    when ``regions`` is :data:`~nplk_lab.model.atlas.SMOOTH_REGIONS`)."""
+    if tuple(regions) == SMOOTH_REGIONS:
+        return [f"{SMOOTH_REGION_SHORT[r]}: {SMOOTH_REGION_WORDS[r]}" for r in regions]
     words = {**REGION_WORDS, UNSETTLED: "measured again at other draws of the data, the "
              "cell fell in another region: no explanation is settled there"}
     return [f"{REGION_SHORT.get(r, r)}: {words[r]}" for r in regions]
 
 
-__all__ = ["PAGE_METHOD", "REGION_LABELS", "UNSETTLED", "VIEW_REGIONS", "AtlasGrid",
-           "atlas_grid", "choices", "hover_text", "interval_words", "npkl_grid",
-           "open_state", "region_legend", "summary_sentence"]
+__all__ = ["PAGE_METHOD", "REGION_LABELS", "SMOOTH_REGION_LABELS", "UNSETTLED",
+           "VIEW_REGIONS", "AtlasGrid", "atlas_grid", "choices", "has_smooth", "hover_text",
+           "interval_words", "npkl_grid", "open_state", "region_legend", "smooth_grid",
+           "smooth_hover", "smooth_summary_sentence", "summary_sentence"]

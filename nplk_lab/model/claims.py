@@ -351,7 +351,8 @@ TEMPLATES = {
         "DANK and KNPL learn their matrix on the training points; a test point borrows "
         "the row of its nearest training point. At some settings that makes their test "
         "labels 1-nearest neighbour's, at others not: the table beside the figure "
-        "measures it at this one.",
+        "measures it at this one, and scores the smooth rule, which copies no row, beside "
+        "it.",
     "nn_help":
         "DANK and KNPL carry their learned matrix to a test point through its nearest "
         "training point; at some settings their test labels then follow this rule, at "

@@ -17,7 +17,9 @@ Three kernels are extended:
   :math:`m(x, x_i) = \tilde F(x, x_i)\, k(x, x_i)`, where :math:`\tilde F(x, x_i) =
   F_{j^*(x), i}` borrows the row of the training point :math:`j^*(x)` that the
   out-of-sample rule picks (DANK: "nearest" or "reciprocal", the ``extension``
-  setting; KNPL: nearest, eq. 23); ONK's ``G = K + uu^T/(2ρ)`` is a kernel, extended
+  setting; KNPL: nearest, eq. 23), or under the smooth rule (either method) the
+  weighted average :math:`\sum_l p_l(x) F_{l i}` of every row
+  (:mod:`nplk_core.extension`); ONK's ``G = K + uu^T/(2ρ)`` is a kernel, extended
   as :math:`k(x, x_i) + (G - K)_{j^*(x), i}` with the nearest rule;
 * the learned multiplier ``F`` (``G``) alone, with the same rule:
   :math:`\varphi_j(x) = (F u_j)_{j^*(x)} / \lambda_j = u_{j^*(x), j}`, piecewise constant
@@ -59,9 +61,10 @@ DEFAULT_COUNT = 6
 #: (DANK's F, KNPL's G) or a kernel of its own (ONK's G = K + a rank-one term)
 LEARNED_FORM = {"dank": "multiplier", "dank_svr": "multiplier", "knpl": "multiplier",
                 "onk": "additive"}
-#: methods whose out-of-sample rule is the ``extension`` setting (others: nearest)
+#: methods whose out-of-sample rule is the ``extension`` setting (others: nearest;
+#: KNPL also takes the smooth rule, see :func:`rule_of`)
 RULE_SETTING = ("dank", "dank_svr")
-RULES = ("nearest", "reciprocal")
+RULES = ("nearest", "reciprocal", "smooth")
 #: up to this size the eigenpairs come from one full decomposition (see spectral.eigh_above:
 #: the subset drivers are several times slower on kernel spectra); above it, Lanczos
 FULL_EIGH_N = 500
@@ -160,25 +163,36 @@ def nystrom(rows: np.ndarray, pairs: Eigenpairs) -> np.ndarray:
     return _scale(rows @ pairs.vectors, pairs)
 
 
+def _taken_rows(A: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    """The rows of ``A`` the new points take (``A[j*]``, or the smooth rule's weighted
+    average of every row): :func:`nplk_core.extension.borrowed_rows` on ``Aᵀ``."""
+    from nplk_core.extension import borrowed_rows
+
+    return borrowed_rows(np.asarray(A, dtype=float).T, columns).T
+
+
 def nystrom_borrowed(M: np.ndarray, columns: np.ndarray, pairs: Eigenpairs) -> np.ndarray:
     """The extension of ``M``'s own eigenvectors when a new point x borrows the row
     ``columns[x]`` of ``M`` (``M̃(x, x_i) = M[j*(x), i]``): ``(M U)[j*] / λ``, which is
-    ``U[j*]`` wherever λ is not null."""
-    return _scale((np.asarray(M, dtype=float) @ pairs.vectors)[np.asarray(columns)], pairs)
+    ``U[j*]`` wherever λ is not null; under the smooth rule (``columns`` the weights
+    ``p(x)``) ``p(x)ᵀ M U / λ``."""
+    return _scale(_taken_rows(np.asarray(M, dtype=float) @ pairs.vectors, columns), pairs)
 
 
 def learned_rows(K_rows: np.ndarray, M: np.ndarray, columns: np.ndarray, form: str, *,
                  K: np.ndarray | None = None) -> np.ndarray:
     """The learned kernel between new points and the training points: ``M[j*] ∘ k`` for
     a multiplier (``form="multiplier"``), ``k + (M − K)[j*]`` for a kernel of its own
-    (``"additive"``, needs the training ``K``)."""
-    gathered = np.asarray(M, dtype=float)[np.asarray(columns)]
+    (``"additive"``, needs the training ``K``); under the smooth rule (``columns`` its
+    weights) the weighted average of the rows in place of ``M[j*]``."""
+    columns = np.asarray(columns)
+    gathered = _taken_rows(M, columns)
     if form == "multiplier":
         return gathered * K_rows
     if form == "additive":
         if K is None:
             raise ValueError("an additive learned kernel needs the training kernel K.")
-        return K_rows + (gathered - np.asarray(K, dtype=float)[np.asarray(columns)])
+        return K_rows + (gathered - _taken_rows(K, columns))
     raise ValueError(f"form must be 'multiplier' or 'additive', got {form!r}.")
 
 
@@ -273,13 +287,14 @@ def index_from_clicks(clicks: Any, n: int, *, seen: float = 0.0
 
 def rule_of(res: LabResult, extension: str | None = None) -> str:
     """The out-of-sample rule for ``res``'s learned rows: ``extension`` (or the
-    estimator's own) for DANK, nearest for KNPL and ONK."""
+    estimator's own) for DANK; for KNPL the smooth rule when asked, else nearest (its
+    paper's); nearest for ONK."""
     if res.method in RULE_SETTING:
         rule = extension or getattr(res.estimator, "extension", None) or "nearest"
         if rule not in RULES:
             raise ValueError(f"the out-of-sample rule must be one of {RULES}, got {rule!r}.")
         return rule
-    return "nearest"
+    return "smooth" if res.method == "knpl" and extension == "smooth" else "nearest"
 
 
 def eigenfunction_maps(res: LabResult, points: np.ndarray, indices: Sequence[int], *,
@@ -333,7 +348,8 @@ def _maps(res: LabResult, K: np.ndarray | None, points: np.ndarray, indices: Seq
     if kernel_name is not None:
         rule = rule_of(res, extension)
         if columns is None:
-            columns = rule_columns(rule, points, X, sqdist)
+            columns = rule_columns(rule, points, X, sqdist, sigma=float(res.params["sigma"]),
+                                   width=getattr(res.estimator, "extension_width", "sigma"))
         M = np.asarray(res.matrix, dtype=float)
         rows = learned_rows(K_rows, M, columns, LEARNED_FORM[res.method], K=K)
         p = _pick(bases[kernel_name], sel)

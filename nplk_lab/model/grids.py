@@ -67,22 +67,34 @@ def decision_values(estimator: Any, X: np.ndarray, *, extension: str | None = No
 
 
 def rule_columns(rule: str, points: np.ndarray, X_train: np.ndarray,
-                 sqdist: np.ndarray | None = None) -> np.ndarray:
-    """The training column ``j*(x)`` whose row of F (or G) every evaluation point
-    borrows under an out-of-sample rule: ``"nearest"`` (argmin of the distance;
-    ``sqdist``, points × training, saves recomputing it) or ``"reciprocal"`` (DANK
-    §2.3, which depends on the whole set of evaluation points, as for the drawn
-    surface)."""
-    from nplk_core.dank import nearest_index, reciprocal_index
+                 sqdist: np.ndarray | None = None, *, sigma: float | None = None,
+                 width: Any = "sigma") -> np.ndarray:
+    """What every evaluation point takes from the training rows of F (or G) under an
+    out-of-sample rule (:func:`nplk_core.extension.borrowing`): the training column
+    ``j*(x)`` of ``"nearest"`` (argmin of the distance; ``sqdist``, points × training,
+    saves recomputing it) or ``"reciprocal"`` (DANK §2.3, which depends on the whole
+    set of evaluation points, as for the drawn surface), or the ``"smooth"`` rule's
+    weights over every row (points × training; needs the kernel's ``sigma``, and
+    ``width`` as the estimator's ``extension_width``)."""
+    from nplk_core.extension import borrowing
 
-    if rule == "nearest":
-        return np.argmin(sqdist, axis=1) if sqdist is not None else \
-            nearest_index(np.asarray(X_train, dtype=float), np.asarray(points, dtype=float))
-    if rule == "reciprocal":
-        return reciprocal_index(np.asarray(X_train, dtype=float),
-                                np.asarray(points, dtype=float))
-    raise ValueError(f"the out-of-sample rule must be 'nearest' or 'reciprocal', got "
-                     f"{rule!r}.")
+    if rule == "smooth" and sigma is None:
+        raise ValueError("the smooth rule needs the kernel's σ (its default width).")
+    return borrowing(rule, np.asarray(X_train, dtype=float), np.asarray(points, dtype=float),
+                     sigma=1.0 if sigma is None else float(sigma), width=width,
+                     sqdist=sqdist)
+
+
+def drawn_rule(method: str, extension: str | None) -> str | None:
+    """The out-of-sample rule a page draws ``method`` with, from the ``extension`` view
+    setting: DANK and DANK-SVR take the setting as it is; KNPL, whose paper has no
+    reciprocal rule, takes the smooth rule when it is chosen and otherwise its own
+    nearest-point rule (None: the estimator's own); None for every other method."""
+    if method in ("dank", "dank_svr"):
+        return extension
+    if method == "knpl" and extension == "smooth":
+        return "smooth"
+    return None
 
 
 @dataclass(frozen=True)
@@ -90,7 +102,7 @@ class GridGeometry:
     """What every model on one grid over one training set shares: the squared
     distances from each grid point to each training point, and each grid point's
     nearest training point. Lets :func:`grid_values` evaluate the plain SVM and DANK
-    (either out-of-sample rule) from kernel columns, computed only for their support.
+    (any out-of-sample rule) from kernel columns, computed only for their support.
     The reciprocal rule's columns depend only on the grid and the training points, so
     :meth:`columns` computes them once per geometry, for the surface, the influence
     map and the eigenfunction maps alike."""
@@ -101,10 +113,15 @@ class GridGeometry:
     points: np.ndarray | None = None  # the grid points (needed by the reciprocal rule)
     _rule_cache: dict = field(default_factory=dict, compare=False, repr=False)
 
-    def columns(self, rule: str | None) -> np.ndarray:
-        """:func:`rule_columns` of this grid (``None``: nearest), computed once."""
+    def columns(self, rule: str | None, *, sigma: float | None = None,
+                width: Any = "sigma") -> np.ndarray:
+        """:func:`rule_columns` of this grid (``None``: nearest); the reciprocal rule's
+        are computed once, the smooth rule's weights (which depend on σ) every time."""
         if rule in (None, "nearest"):
             return self.nearest
+        if rule == "smooth":
+            return rule_columns(rule, self.points, self.X_train, self.sqdist, sigma=sigma,
+                                width=width)
         if rule not in self._rule_cache:
             if self.points is None:
                 raise ValueError("this geometry was built without its grid points")
@@ -124,11 +141,12 @@ def _fast_decision(estimator: Any, geom: GridGeometry, extension: str | None
                    ) -> np.ndarray | None:
     """The decision values on the grid from the shared geometry, for the two models the
     classification page draws on every move (a binary RBF ``SVC``; exact binary DANK
-    with either rule); None when ``estimator`` is not one of them (or was fitted
+    with any rule); None when ``estimator`` is not one of them (or was fitted
     on other points): the caller then asks the estimator itself."""
     from sklearn.svm import SVC
 
     from nplk_core.dank import DANKClassifier
+    from nplk_core.extension import RULES
     from nplk_core.kernels import sigma_to_gamma
 
     if isinstance(estimator, SVC):
@@ -142,15 +160,16 @@ def _fast_decision(estimator: Any, geom: GridGeometry, extension: str | None
         return Kc @ estimator.dual_coef_[0] + estimator.intercept_[0]
     if isinstance(estimator, DANKClassifier):
         ext = estimator.extension if extension is None else extension
-        if ext not in ("nearest", "reciprocal") or getattr(estimator, "ovr_", None) is not None \
+        if ext not in RULES or getattr(estimator, "ovr_", None) is not None \
                 or estimator.n_clusters > 1 \
                 or (ext == "reciprocal" and geom.points is None) \
                 or not np.array_equal(estimator.X_fit_, geom.X_train):
             return None
         S = np.flatnonzero(estimator.dual_u_)
         gamma = sigma_to_gamma(float(estimator.sigma))
-        return estimator._decision_from(geom.columns(ext),
-                                        np.exp(-gamma * geom.sqdist[:, S].T))
+        taken = geom.columns(ext, sigma=float(estimator.sigma),
+                             width=estimator.extension_width)
+        return estimator._decision_from(taken, np.exp(-gamma * geom.sqdist[:, S].T))
     return None
 
 

@@ -8,8 +8,10 @@ similarity
 beside the plain Gaussian :math:`k(x_i, x)`, where :math:`\tilde F(x_i, x) = F_{i, j^*(x)}`
 takes the column of the training point :math:`j^*(x)` that the selected out-of-sample
 rule assigns to ``x`` (DANK: ``"nearest"`` or ``"reciprocal"``, DANK §2.3; KNPL: the
-nearest training point, eq. 23). So at a training point :math:`x_j` (nearest rule) the
-map is the row entry :math:`(F\circ K)_{ij}`. The other learned kernels:
+nearest training point, eq. 23), or under the smooth rule (either method) the weighted
+average :math:`\sum_l p_l(x) F_{il}` of every column. So at a training point
+:math:`x_j` (nearest rule) the map is the row entry :math:`(F\circ K)_{ij}`. The other
+learned kernels:
 
 * ONK: :math:`G = K + (Y\alpha)(Y\alpha)^\top/(2\rho)` is additive, so the map is
   :math:`k(x_i, x) + (G - K)_{i, j^*(x)}` with the nearest rule: the row of ``G`` at
@@ -85,7 +87,8 @@ class InfluenceBasis:
     points: np.ndarray
     sqdist: np.ndarray | None = None        # (m, n) evaluation-to-training distances²
     gammas: tuple[float, ...] = ()          # the plain kernel: mean of exp(−γ d²) over γ
-    cols: np.ndarray | None = None          # (m,) training column per evaluation point
+    cols: np.ndarray | None = None          # (m,) training column per evaluation point,
+    #                                         or (m, n) the smooth rule's weights
     matrix: np.ndarray | None = None        # (n, n): M or D
     name: str = "F"
     rule: str = "nearest"
@@ -119,7 +122,9 @@ class InfluenceBasis:
         k = self.plain_row(i)
         point = self.X_train[i].copy()
         if self.kind == "multiplier":
-            factor = self.matrix[i, self.cols]
+            from nplk_core.extension import borrowed_rows
+
+            factor = borrowed_rows(self.matrix, self.cols, [i])[0]
             return Influence(i, point, k, factor * k, factor, "ratio",
                              f"{self.name}̃ × k ({self.rule} rule)", "k", self.note)
         if self.kind == "additive":
@@ -196,10 +201,12 @@ def influence_basis(estimator: Any, method: str, X_train: np.ndarray, points: np
         if M is None or np.shape(M) != (n, n):
             raise ValueError("this fit has no single learned matrix (more than two "
                              "classes, or the scalable decomposition).")
-        rule = "nearest" if method == "knpl" else (extension or est.extension)
+        rule = (("smooth" if extension == "smooth" else "nearest") if method == "knpl"
+                else (extension or est.extension))
         D = dists()
         if cols is None:
-            cols = rule_columns(rule, points, X_train, D)
+            cols = rule_columns(rule, points, X_train, D, sigma=float(est.sigma),
+                                width=est.extension_width)
         return InfluenceBasis("multiplier", X_train, points, D,
                               (sigma_to_gamma(float(est.sigma)),), np.asarray(cols),
                               np.asarray(M, dtype=float), attr.rstrip("_"), rule)

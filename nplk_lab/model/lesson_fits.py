@@ -164,8 +164,10 @@ def nearest_neighbour_labels(data: LabData) -> np.ndarray:
 
 def dank_gain(params: Mapping[str, Any]) -> dict[str, float]:
     """Where DANK's test score comes from at ``params``: DANK, DANK with F switched off
-    at test time, the plain SVM with the same σ and C, 1-NN, DANK's agreement with 1-NN
-    and with the SVM on the test points, and F's largest distance from all-ones."""
+    at test time, DANK with the smooth rule (a test point takes an average of all rows of
+    F; ``smooth``, and its agreement with 1-NN ``smooth_nn``), the plain SVM with the
+    same σ and C, 1-NN, DANK's agreement with 1-NN and with the SVM on the test points,
+    and F's largest distance from all-ones."""
     data, dank = lesson_fit({**params, "method": "dank"}, "dank")
     _, svm = lesson_fit({**params, "method": "svm"}, "svm")
     y = data.y_test
@@ -173,7 +175,9 @@ def dank_gain(params: Mapping[str, Any]) -> dict[str, float]:
     off = np.where(f_off_scores(dank, data) >= 0, 1.0, -1.0)
     nn = nearest_neighbour_labels(data)
     svm_pred = svm.estimator.predict(data.X_test)
+    smooth = ablation.smooth_predict(dank.estimator, data.X_test)
     return {"dank": dank.test_score, "svm": svm.test_score,
+            "smooth": float(np.mean(smooth == y)), "smooth_nn": float(np.mean(smooth == nn)),
             "f_off": float(np.mean(off == y)), "nn": float(np.mean(nn == y)),
             "agree_nn": float(np.mean(pred == nn)), "agree_svm": float(np.mean(pred == svm_pred)),
             "f_dev": float(np.max(np.abs(dank.matrix - 1.0))), "m": float(len(y))}

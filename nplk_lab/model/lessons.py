@@ -1,6 +1,6 @@
 r"""Lessons: guided walks through the lab for a student who knows an SVM but not the papers.
 
-This file is long because it is the five lessons themselves, as data: 27 steps, each with
+This file is long because it is the five lessons themselves, as data: 28 steps, each with
 its sentence, state, question, options and the small function that measures its answer.
 The fitting lives in :mod:`.lesson_fits` and the teacher's own lessons in
 :mod:`.teacher_lessons`; splitting the lessons further would scatter one text.
@@ -344,6 +344,19 @@ def _no_gain(p: Mapping[str, Any]) -> Reveal:
                   f"{_acc(g['svm'], m)}.", g, label=label)
 
 
+def _smooth_rule(p: Mapping[str, Any]) -> Reveal:
+    """DANK with the smooth rule against DANK (the paper's rule) and against F off."""
+    g = dank_gain(p)
+    m = int(g["m"])
+    c = {k: _count(g[k], m) for k in ("dank", "smooth", "f_off", "svm")}
+    like_off, like_dank = abs(c["smooth"] - c["f_off"]) <= 1, c["dank"] - c["smooth"] <= 1
+    ans = 0 if like_dank else 1 if like_off else 2
+    return Reveal(ans, f"Test points right, of {m}: DANK with the paper's rule {c['dank']}, "
+                       f"with the smooth rule {c['smooth']}, with F switched off "
+                       f"{c['f_off']}; plain SVM {c['svm']}. With the smooth rule DANK's "
+                       f"labels equal 1-NN's on {g['smooth_nn']:.0%} of the test points.", g)
+
+
 def _every_seed(p: Mapping[str, Any]) -> Reveal:
     gains = [dank_gain(at_draw(p, s)) for s in draw_seeds(p, 5)]
     agree = [g["agree_nn"] for g in gains]
@@ -387,6 +400,13 @@ LESSON_DANK = Lesson(2, "What DANK learns, and where its gain comes from",
           "Nowhere: it is within one test point of the plain SVM"), 1, _gain_source,
          draws=10, labels=("the learned F", "mostly the out-of-sample rule",
                            "no gain")),
+    Step("A rule that copies no neighbour: the lab's smooth rule gives a new point an "
+         "average of all the rows of F, weighted by the kernel. The surface is drawn "
+         "with it.", "classification", {**_DANK_STATE, "extension": "smooth"}, "surface",
+         "With the smooth rule, how does DANK score on the test points?",
+         ("As with the paper's rule (within one test point)",
+          "As with F switched off (within one test point)", "Somewhere else"), 1,
+         _smooth_rule, draws=10, labels=("as the paper's rule", "as F off", "elsewhere")),
     Step("One data set could be a fluke. The same comparison on five draws of the data, "
          "each a new sample with its own train/test split; the figure shows the first.",
          "classification", _DANK_STATE, "surface",
@@ -495,8 +515,7 @@ LESSON_MOVE = Lesson(3, "How far a kernel may move: ρ in ONK, γ in KNPL",
          "How far is G from all-ones now?", _SIZES, 1, _knpl_move),
     Step("At γ = auto KNPL beats the plain SVM on the sandwich's test points at most "
          "draws of the data. Check where that comes from, as lesson 2 did for DANK.",
-         "classification",
-         {**_KNPL, "gamma": "auto"}, "surface",
+         "classification", {**_KNPL, "gamma": "auto"}, "surface",
          "On what share of the test points are KNPL's labels those of a "
          "1-nearest-neighbour classifier?",
          ("90 % or more", "Between half and 90 %", "Under half"), 0, _knpl_copies,

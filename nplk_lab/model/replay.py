@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .grids import Grid
+from .grids import Grid, drawn_rule, rule_columns
 from .settings_table import CLASSIFICATION, Message, _msg
 
 #: methods whose estimator keeps ``snapshots_`` (and the fitted attribute of the
@@ -183,8 +183,9 @@ class _Evaluator:
                 if not len(P):
                     self.cols[name] = np.zeros(0, dtype=int)
                 elif self.method == "knpl":
-                    from nplk_core.kernels import squared_distances
-                    self.cols[name] = np.argmin(squared_distances(self.X, P), axis=0)
+                    self.cols[name] = rule_columns("smooth" if ext == "smooth" else "nearest",
+                                                   P, self.X, sigma=sigma,
+                                                   width=est.extension_width)
                 else:
                     self.cols[name] = est._extension_columns(P, ext)
 
@@ -210,6 +211,8 @@ class _Evaluator:
         else:
             u = alpha * self._labels()
         S = np.flatnonzero(u)
+        from nplk_core.extension import extended_decision
+
         if m in ("dank", "dank_svr"):
             M = self.problem.evaluate(alpha, gradient=False)[2].dense()
         elif m == "knpl":
@@ -225,7 +228,7 @@ class _Evaluator:
             elif m == "onk":
                 out[name] = u[S] @ Kt[S] + b
             else:
-                out[name] = u[S] @ (M[np.ix_(S, self.cols[name])] * Kt[S]) + b
+                out[name] = extended_decision(u, M, self.cols[name], Kt[S], b)
         support = np.flatnonzero(alpha[:n] + (alpha[n:] if m == "dank_svr" else 0) > 0)
         return out, support, M
 
@@ -343,7 +346,7 @@ def replay_frames(res: Any, data: Any, grid: Grid | np.ndarray, P: Mapping[str, 
     if getattr(est, "n_clusters", 1) > 1:
         return _fail(res, "The scalable decomposition solves one problem per cluster; "
                           "its training is not replayed.")
-    ext = P.get("extension") if res.method in ("dank", "dank_svr") else None
+    ext = drawn_rule(res.method, P.get("extension"))
     messages: list[Message] = []
     surface = isinstance(grid, Grid)
     n_snaps = len(snaps)

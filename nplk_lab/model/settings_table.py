@@ -225,14 +225,20 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
             methods=_DANK, pages=_ALL_FIT_PAGES,
             help="Iteration cap (the paper uses 2000)."),
     Setting("extension", "choice", "nearest", "Out-of-sample rule (drawn surface)",
-            group="view", options=("nearest", "reciprocal"),
+            group="view", options=("nearest", "reciprocal", "smooth"),
             option_labels=(("reciprocal", "reciprocal-neighbour rule (the DANK paper's)"),
-                           ("nearest", "nearest-point rule (faster; the KNPL paper's)")),
-            methods=_DANK, pages=("classification", "regression"),
-            help="How F is extended to the grid the surface is drawn on. The paper's "
-                 "reciprocal rule depends on the whole set of new points (here: the 10,000 "
-                 "grid points, so the picture depends on the grid, and it is slower); the "
-                 "nearest-point rule does not. Test scores always use the paper's rule."),
+                           ("nearest", "nearest-point rule (faster; the KNPL paper's)"),
+                           ("smooth", "smooth rule (an average of all rows; copies none)")),
+            methods=_DANK + ("knpl",), pages=("classification", "regression"),
+            help="How the learned matrix (F, or KNPL's G) is extended to the grid the surface "
+                 "is drawn on. The nearest-point rule gives each new point the row of its "
+                 "nearest training point. The DANK paper's reciprocal rule depends on the "
+                 "whole set of new points (here: the 10,000 grid points, so the picture "
+                 "depends on the grid, and it is slower); KNPL has no such rule and draws "
+                 "the nearest-point rule instead. The smooth rule, the lab's, copies no row: "
+                 "a new point takes an average of all the rows, weighted by the kernel of "
+                 "width σ. The method's test score always uses its paper's rule; the score "
+                 "table shows the smooth rule's beside it."),
     Setting("epsilon", "float", 0.1, "ε (tube width)", min=1e-3, max=2.0, log=True,
             methods=("dank_svr", "svr", "svr_cv"), pages=_R_PAGES, continuous=True,
             help="ε is the half-width of the tube around the fit: errors smaller than ε "

@@ -129,8 +129,7 @@ def surface_chart(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabRe
         return
     grid = grid_for(data) if data is not None else lab.make_grid(np.zeros((0, 2)))
     Z = base = None
-    ext = P.get("extension") if res is not None and "extension" in _view_settings(res) \
-        else None
+    ext = None if res is None else lab.drawn_rule(res.method, P.get("extension"))
     if res is not None:
         Z, msgs = grid_values(res, data, P, ext)
         show_messages(msgs)
@@ -317,7 +316,9 @@ def regression_chart(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult
     """Curve (1-D), surface (2-D) or predicted-vs-true (more features) with the plain
     SVR and the noiseless function for comparison."""
     spec = lab.METHODS[res.method]
-    ext = P.get("extension") if res.method == "dank_svr" else None
+    ext = lab.drawn_rule(res.method, P.get("extension"))
+    # the papers' rules are the fit's own; the smooth rule is named on the figure
+    named = f" — {rule_name(ext)}" if ext == "smooth" else ""
     fkey = fit_key(res.params, data, res.method)
     d = data.n_features
     base_on = bool(P.get("show_baseline")) and res.method != "svr"
@@ -353,7 +354,7 @@ def regression_chart(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult
                 data.X_train, data.y_train, xl[:, 0], yl, X_test=data.X_test,
                 y_test=data.y_test, support=sup, support_y=sup_y, others=others,
                 name=spec.label, train_score=res.train_score, test_score=res.test_score,
-                title=f"{spec.label} fit", nn_curve=nn_curve)
+                title=f"{spec.label} fit{named}", nn_curve=nn_curve)
             return fig, msgs
         if d == 2:
             grid = grid_for(data)
@@ -372,14 +373,14 @@ def regression_chart(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult
                 X_test=data.X_test, y_test=data.y_test, support=res.support_points,
                 train_score=res.train_score, test_score=res.test_score,
                 baseline=zb, baseline_name=_svr_name(P, data),
-                title=f"{spec.label} fit")
+                title=f"{spec.label} fit{named}")
             return fig, msgs
         yp, m = lab.predict_values(res.estimator, data.X_test if len(data.y_test)
                                    else data.X_train, extension=ext)
         if yp is None:
             return None, m
         yt = data.y_test if len(data.y_test) else data.y_train
-        return fg.parity_figure(yt, yp, title=f"{spec.label}: predicted vs true (test)"), m
+        return fg.parity_figure(yt, yp, title=f"{spec.label}{named}: predicted vs true (test)"), m
 
     fig, msgs = cached("figs", key, build)
     show_messages(msgs)

@@ -73,9 +73,8 @@ def index_input(n: int, container: Any = None) -> int:
 
 
 def _rule(P: Mapping[str, Any], res: lab.LabResult) -> str | None:
-    if res.method in lab.eigenmaps.RULE_SETTING:
-        return P.get("extension") or "nearest"
-    return None
+    rule = lab.drawn_rule(res.method, P.get("extension"))
+    return (rule or "nearest") if res.method in lab.eigenmaps.RULE_SETTING else rule
 
 
 def _points(data: lab.LabData) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
@@ -107,7 +106,8 @@ def eigen_maps(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult, j: i
             sqdist = geom.sqdist
             # the rule's columns depend only on the grid and the data: kept on the
             # geometry, shared with the surface and the influence map
-            columns = geom.columns(rule)
+            columns = geom.columns(rule, sigma=float(res.params["sigma"]),
+                                   width=getattr(res.estimator, "extension_width", "sigma"))
         return lab.eigenfunction_maps(res, pts, idx, extension=rule, sqdist=sqdist,
                                       columns=columns)
     return cached("grids", ("eigenmaps", fkey, rule, idx, data.n_features), compute)
@@ -143,6 +143,15 @@ def caption(maps: lab.EigenMaps) -> str:
             "largest entry is made positive). ")
     if not learned:
         return head + "This method learns no kernel matrix: only K is drawn."
+    if maps.rule == "smooth":
+        text = head + (f"The learned kernel {learned[0]} uses, for a new point x, an average "
+                       "of all the rows of the learned matrix weighted by the kernel (the "
+                       "smooth rule), so its maps need not keep the eigenvector's values at "
+                       "the training points, as they do under the papers' rules. ")
+        if len(learned) > 1:
+            text += (f"{learned[1]} alone, averaged the same way, gives its eigenvector "
+                     "averaged over the nearby training points. ")
+        return text + "An eigenvalue ≈ 0 is in the null space: its map is left empty."
     text = head + (f"The learned kernel {learned[0]} uses, for a new point x, the row of the "
                    f"training point that the {maps.rule} rule picks. ")
     if len(learned) > 1:

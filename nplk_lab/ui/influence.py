@@ -161,7 +161,7 @@ def matrix_clicks(fig: Any, key: str, data: lab.LabData, res: lab.LabResult,
 # ---------------------------------------------------------------------------
 
 def _extension(P: Mapping[str, Any], res: lab.LabResult) -> str | None:
-    return P.get("extension") if res.method in ("dank", "dank_svr") else None
+    return lab.drawn_rule(res.method, P.get("extension"))
 
 
 def basis(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult
@@ -181,7 +181,8 @@ def basis(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult
         rule = ext or "nearest"
         # the rule's columns depend on the points only: kept on the geometry, shared
         # with the surface and the eigenfunction maps
-        cols = geom.columns(rule)
+        cols = geom.columns(rule, sigma=float(res.params["sigma"]),
+                            width=getattr(res.estimator, "extension_width", "sigma"))
         return lab.influence_basis(res.estimator, res.method, data.X_train, grid.points,
                                    extension=ext, sqdist=geom.sqdist, cols=cols)
     return cached("grids", key, build)

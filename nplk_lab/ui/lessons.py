@@ -63,10 +63,6 @@ _HEIGHT_PRESENT = 760
 # figures
 # ---------------------------------------------------------------------------
 
-def _dank_rule(method: str) -> str | None:
-    return "nearest" if method == "dank" else None
-
-
 def step_figure(step: L.Step, revealed: bool, height: int = _HEIGHT, *,
                 matrix_grid: bool = True, present: bool = False) -> Any:
     """The step's figure: the fitted view once ``revealed``; before, the data alone
@@ -147,7 +143,13 @@ def step_figure(step: L.Step, revealed: bool, height: int = _HEIGHT, *,
                                  title=f"Gaussian kernel K, σ = {p['sigma']:g} "
                                        "(points ordered by class)", height=height,
                                  zrange=(0.0, 1.0))
-    Z, _ = lab.grid_values(res.estimator, grid, extension=_dank_rule(method))
+    rule = lab.drawn_rule(method, p.get("extension"))
+    Z, _ = lab.grid_values(res.estimator, grid, extension=rule)
+    train, test = res.train_score, res.test_score
+    if rule == "smooth":    # the corner's scores are those of the rule drawn
+        train, test = (float(np.mean(res.estimator.predict(X, extension="smooth") == y))
+                       for X, y in ((data.X_train, data.y_train), (data.X_test, data.y_test)))
+        label += " with the smooth rule"
     base = None
     if p.get("show_baseline") and method != "svm":
         svm = lab.fit_baseline_svm(data.X_train, data.y_train, C=p["C"], sigma=p["sigma"])
@@ -156,7 +158,7 @@ def step_figure(step: L.Step, revealed: bool, height: int = _HEIGHT, *,
         grid.xs, grid.ys, Z, data.X_train, data.y_train, data.X_test, data.y_test,
         support=res.support_points, baseline=base,
         baseline_name=f"plain SVM boundary (σ = {p['sigma']:g}, C = {p['C']:g})",
-        train_score=res.train_score, test_score=res.test_score,
+        train_score=train, test_score=test,
         title=f"{label} (σ = {p['sigma']:g}, C = {p['C']:g})", height=height)
 
 

@@ -58,7 +58,7 @@ def replay_panel(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabRes
         st.info("The replay draws the model on the plane or the line; these data have "
                 f"{data.n_features} features.")
         return
-    ext = P.get("extension") if res.method in ("dank", "dank_svr") else None
+    ext = lab.drawn_rule(res.method, P.get("extension"))
     fkey = fit_key(res.params, data, res.method)
     grid = _replay_grid(data, res.task)
 

@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 
 import nplk_lab.figures as fg
-from nplk_lab.figures.atlas import NPKL_COLORS, region_map
+from nplk_lab.figures.atlas import NPKL_COLORS, REGION_COLORS, SMOOTH_COLORS, region_map
 from nplk_lab.model import atlas as A
 from nplk_lab.model import atlas_npkl as AN
 from nplk_lab.model import atlas_view as AV
@@ -100,18 +100,33 @@ def atlas_panel() -> None:
                                help="The lab's toys, scikit-learn's generators and real "
                                     "data sets that scikit-learn ships; only the toys "
                                     "open on a page.")
-    grid = AV.atlas_grid(cells, method, dataset, _held())
+    smooth = AV.has_smooth(cells, method) and st.radio(
+        "Rule at test time", ("paper", "smooth"), horizontal=True, key="atlas_rule",
+        format_func={"paper": "the paper's (a test point copies a training point's row)",
+                     "smooth": "the smooth rule (an average of all rows; copies none)"}.get,
+        help="How the learned matrix reaches a test point: the paper's rule copies the "
+             "row of a nearest training point; the smooth rule averages all the rows, "
+             "weighted by the kernel, so its map says where the learned kernel helps "
+             "without copying a neighbour.") == "smooth"
+    grid = AV.smooth_grid(cells, method, dataset) if smooth else \
+        AV.atlas_grid(cells, method, dataset, _held())
     if grid is None:  # pragma: no cover - the choosers only offer measured pairs
         return
-    fig = region_map(grid.sigmas, grid.Cs, grid.regions, AV.REGION_LABELS, hover=grid.hover,
-                     title=f"{METHOD_NAMES[method]} on {SETS[dataset].title}")
+    title = f"{METHOD_NAMES[method]} on {SETS[dataset].title}"
+    fig = region_map(grid.sigmas, grid.Cs, grid.regions,
+                     AV.SMOOTH_REGION_LABELS if smooth else AV.REGION_LABELS,
+                     hover=grid.hover, colors=SMOOTH_COLORS if smooth else REGION_COLORS,
+                     title=title + (", smooth rule" if smooth else ""))
     live_chart(fg.figure_json(fig), key=_KEY, config=fg.plot_config(
-        f"nplk-atlas-{method}-{dataset}"), height=fig.layout.height,
-        on_click=_on_click(grid), ack=st.session_state.get(_SEEN, 0.0), mark_color="#111",
-        alt=fg.alt_text(fig))
+        f"nplk-atlas-{method}-{dataset}{'-smooth' if smooth else ''}"),
+        height=fig.layout.height, on_click=_on_click(grid),
+        ack=st.session_state.get(_SEEN, 0.0), mark_color="#111", alt=fg.alt_text(fig))
     note = st.session_state.pop(_NOTE, None)
     if note:
         st.info(note)
+    if smooth:
+        _smooth_words(grid)
+        return
     st.text(AV.summary_sentence(grid))
     if method == "onk":
         st.caption("ONK's learned kernel changes only the training: a test point meets "
@@ -136,6 +151,26 @@ def atlas_panel() -> None:
         "high": round(r["gain_hi"], 1), "off − plain (points)": round(r["off_gain_mean"], 1),
         "off low": round(r["off_gain_lo"], 1), "off high": round(r["off_gain_hi"], 1)}
         for r in grid.rows.values()]
+    with st.expander("Every square's numbers (means over the draws; low and high: the "
+                     "95 % interval)"):
+        st.dataframe(pd.DataFrame(rows), hide_index=True)
+
+
+def _smooth_words(grid: AV.AtlasGrid) -> None:
+    """Below the smooth rule's map: its counts, what its colours mean, its numbers."""
+    st.text(AV.smooth_summary_sentence(grid))
+    with st.expander("What the colours mean"):
+        for line in AV.region_legend(A.SMOOTH_REGIONS):
+            st.text(line)
+    rows = [{"σ": r["sigma"], "C": r["C"],
+             "region": AV.SMOOTH_REGION_LABELS[A.SMOOTH_REGIONS.index(r["smooth_region"])],
+             "smooth rule": round(r["score_smooth"], 3),
+             "paper's rule": round(r["score_method"], 3),
+             "matrix off": round(r["score_off"], 3), "plain": round(r["score_plain"], 3),
+             "tuned": round(r["score_cv"], 3),
+             "smooth − plain (points)": round(r["smooth_gain_mean"], 1),
+             "low": round(r["smooth_gain_lo"], 1), "high": round(r["smooth_gain_hi"], 1)}
+            for r in grid.rows.values()]
     with st.expander("Every square's numbers (means over the draws; low and high: the "
                      "95 % interval)"):
         st.dataframe(pd.DataFrame(rows), hide_index=True)
