@@ -370,3 +370,136 @@ def test_the_gzip_table_carries_no_time(tmp_path):
     A.write_csv([{"a": 1.0}], ("a",), tmp_path / "t.csv.gz")
     head = (tmp_path / "t.csv.gz").read_bytes()[:10]
     assert head[:3] == b"\x1f\x8b\x08" and head[4:8] == b"\x00\x00\x00\x00"
+
+
+def _word(text: str, words: str) -> bool:
+    import re
+    return re.search(r"(?<![A-Za-z])" + re.escape(words) + r"(?![A-Za-z])", text) is not None
+
+
+def test_each_option_says_exactly_what_it_does(capsys):
+    with pytest.raises(SystemExit):
+        A.main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for words in ("re-measure the quick cells and compare with the committed atlas",
+                  "processes (default: cores)", "a Dask scheduler's address",
+                  "how many data seeds", "the first data seed (10 with --seeds 10: the "
+                  "held-out draws)"):
+        assert _word(text, words), words
+    assert _word(text, A.__doc__.split("\n\n")[0].split("\n")[0])
+    with pytest.raises(SystemExit):
+        A.main(["--sets", "nowhere"])
+    assert "invalid choice: 'nowhere'" in capsys.readouterr().err
+
+
+def _copy_tables(dst, with_npkl=True):
+    import shutil
+
+    names = ["atlas.csv", "run.json", "held-out/atlas.csv"] + (
+        ["simple_npkl.csv"] if with_npkl else [])
+    for rel in names:
+        (dst / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT_OUT / rel, dst / rel)
+
+
+@needs_atlas
+def test_the_default_folder_and_the_command_line_of_the_process(tmp_path, monkeypatch):
+    import json
+    import sys
+
+    _copy_tables(tmp_path)
+    monkeypatch.setattr(A, "DEFAULT_OUT", tmp_path)
+    assert A.main(["--report"]) == 0
+    assert (tmp_path / "README.md").read_text() == (ROOT_OUT / "README.md").read_text()
+    calls = []
+    monkeypatch.setattr(A, "measure_set", _fake_measure(calls))
+    out = tmp_path / "run"
+    monkeypatch.setattr(sys, "argv", ["atlas", "--cells", "quick", "--seeds", "1",
+                                      "--workers", "1", "--out", str(out)])
+    assert A.main() == 0
+    info = json.loads((out / "run.json").read_text())
+    assert info["command"] == f"--cells quick --seeds 1 --workers 1 --out {out}"
+    assert info["seeds"] == [0] and info["workers"] == 1
+
+
+def test_the_command_prints_its_progress_its_tables_and_its_differences(
+        tmp_path, monkeypatch, capsys):
+    calls = []
+    monkeypatch.setattr(A, "measure_set", _fake_measure(calls))
+    assert A.main(["--cells", "quick", "--seeds", "1", "--workers", "1", "--out",
+                   str(tmp_path)]) == 0
+    n = len(A.quick_cells())
+    got = capsys.readouterr()
+    assert got.err == "".join(f"\r{i}/{n} jobs" for i in range(1, n + 1)) + "\n"
+    assert "| method | data set | cells | matrix alone |" in got.out
+    readme = (tmp_path / "README.md").read_text()
+    assert readme.splitlines()[2].endswith("says what every column means.")
+    assert A.main(["--quick", "--seeds", "1", "--workers", "1", "--out",
+                   str(tmp_path / "none")]) == 1
+    got = capsys.readouterr()
+    assert got.err == "".join(f"\r{i}/{n} jobs" for i in range(1, n + 1)) + "\n"
+    lines = got.out.splitlines()
+    assert sum(ln.endswith(": not in the committed atlas") for ln in lines) == \
+        len(A.QUICK_CELLS)
+    assert A.main(["--quick", "--seeds", "1", "--workers", "1", "--out",
+                   str(tmp_path)]) == 0
+    assert "every verdict as committed" in capsys.readouterr().out.splitlines()
+
+
+def test_a_run_hands_its_worker_count_to_the_pool(monkeypatch):
+    import contextlib
+
+    import nplk_core.parallel as par
+
+    calls, seen = [], []
+    monkeypatch.setattr(A, "measure_set", _fake_measure(calls))
+    real = par.iter_fits
+
+    def record(fn, tasks, *, n_jobs=None, shared=None):
+        seen.append(n_jobs)
+        return real(fn, tasks, n_jobs=1, shared=shared)
+
+    monkeypatch.setattr(par, "iter_fits", record)
+    _, info = A.run({"clowns": [("dank", 1.0, 1.0)]}, (0,), n_jobs=3)
+    monkeypatch.setattr(par, "dask_client", lambda address: "c")
+    monkeypatch.setattr(par, "dask_backend", lambda c: contextlib.nullcontext(c))
+    A.run({"clowns": [("dank", 1.0, 1.0)]}, (0,), dask="tcp://x:1")
+    assert seen == [3, -1] and 0 <= info["seconds"] < 60
+
+
+@needs_atlas
+def test_the_claims_command_reads_the_folder_it_is_given(tmp_path, capsys):
+    import ast
+
+    from nplk_lab.model import claims as C
+
+    _copy_tables(tmp_path, with_npkl=False)
+    rows = A.read_csv(tmp_path / "atlas.csv")
+    rows = [{**r, "region": "none"} if r["region"] == "matrix_alone" else r for r in rows]
+    A.write_csv(rows, A.summary_columns(), tmp_path / "atlas.csv")
+    assert A.main(["--claims", "--out", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    atlas = next(c for c in C.CLAIMS if c.key == "atlas")
+    held = A.load_atlas(tmp_path / "held-out" / "atlas.csv")
+    want = atlas.values(A.load_atlas(tmp_path / "atlas.csv"), held)
+    assert want["alone"] == 0
+    (line,) = [x for x in lines if x.startswith("atlas: ")]
+    assert line[len("atlas: "):line.rindex("; ")] == repr(want)
+    (line,) = [x for x in lines if x.startswith("npkl: ")]
+    assert ast.literal_eval(line[len("npkl: "):])["cells"] == 0      # no SimpleNPKL table
+
+
+def test_one_seed_of_the_smooth_rule_has_no_interval_and_two_have_one():
+    rows = _distinct_seed_rows_local()
+    (one,) = A.summarize(rows[:1])
+    assert all(one[f"{c}_verdict"] == P.SHOWN and np.isnan(one[f"{c}_mean"])
+               for c in A.SMOOTH_COMPARISONS)
+    (two,) = A.summarize(rows[:2])
+    assert all(np.isfinite(two[f"{c}_lo"]) for c in A.SMOOTH_COMPARISONS)
+
+
+def _distinct_seed_rows_local():
+    rows = _seed_rows([0.9, 0.8, 0.95], [0.8, 0.8, 0.8], [0.85, 0.8, 0.9])
+    for i, r in enumerate(rows):
+        r.update(score_smooth=0.7 + 0.05 * i, agree_smooth=0.6)
+    return rows

@@ -157,3 +157,22 @@ def test_one_method_is_named_alone_and_no_note_adds_nothing(tmp_path):
     assert "`nplk_lab/model/atlas.py` says what every column means.\n" in text
     R.write_report(CELLS[:4], info, tmp_path / "README.md", command="", seeds=[0, 1])
     assert "Of the 2 cells of DANK and KNPL where" in (tmp_path / "README.md").read_text()
+
+
+def test_a_table_of_lab_rbf_alone_names_no_learned_method_and_nested_folders_are_made(
+        tmp_path):
+    info = {"seconds": 1.0, "backend": "loky", "workers": 1, "fits": 1}
+    path = tmp_path / "a" / "b" / "README.md"
+    R.write_report(CELLS[4:], info, path, command="", seeds=[0])
+    assert "Of the 0 cells of no method where the model" in path.read_text()
+
+
+def test_the_smooth_rules_section_counts_where_it_helps_beyond_f_off():
+    rows = [_cell("dank", "clowns", s, 1.0, "none", smooth_region=reg,
+                  smooth_vs_off_verdict=v, score_smooth=0.9)
+            for s, reg, v in ((1.0, "no_copy", "holds"), (2.0, "no_copy", "inconclusive"),
+                              (4.5, "worse", "holds"), (10.0, "none", "holds"))]
+    md = R.smooth_markdown(rows)
+    (line,) = [ln for ln in md.splitlines() if ln.startswith("| DANK | clowns |")]
+    assert line == "| DANK | clowns | 4 | 2 | 0 | 1 | 1 | 1 |"
+    assert R.smooth_markdown(CELLS[:1]) == ""          # a table without the rule

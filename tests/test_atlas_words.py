@@ -115,6 +115,13 @@ def test_unsettled_cells_and_the_changes_table():
     assert ch["dank"][("none", "matrix_alone")] == 1
     md = AR.changes_markdown(atlas, held)
     assert "Of the 3 cells measured at both sets of draws, 2 change region" in md
+    assert "10–19 (67 %)" in md
+    one = AR.changes_markdown(atlas[:1], [{**atlas[0], "region": "worse"}])
+    assert "Of the 1 cells measured at both sets of draws, 1 change region" in one
+    assert "10–19 (100 %)" in one
+    # a method with no cells is skipped, not the end of the table; no change is a dash
+    skip = AR.changes_markdown([atlas[0], _cell("onk")], [atlas[0], _cell("onk")])
+    assert "| ONK | 1 | 1 | 0 | — |" in skip and "| DANK | 1 | 1 | 0 | — |" in skip
     assert "| DANK | 2 | 1 | 1 | no difference → matrix alone: 1 |" in md
     assert "| KNPL | 1 | 0 | 1 | worse → no difference: 1 |" in md
 

@@ -474,3 +474,109 @@ def test_the_share_of_unsettled_cells_and_the_flat_clusters_by_hand():
     assert unsettled_numbers(one, one)["pct"] == "0"
     flat = [{"dataset": "x", "C": 1.0, "region": "none", "rand": 0.52}]
     assert npkl_numbers(flat)["hi_flat"] == 1
+
+
+@needs_tables
+def test_more_edges_where_the_words_turn():
+    # "1 to 1.5 points above it": an F-off mean of exactly 0 is not above
+    assert _edge("dank_clowns", off_gain_mean=0.0) != []
+    # "at least as well as DANK": a mean of 0 is as well; an interval ending at 0 is not
+    assert _edge("dank_clowns", cv_gap_mean=0.0) == []
+    assert _edge("dank_clowns", cv_gap_hi=0.0) != [] and _edge("dank_clowns",
+                                                                cv_gap_hi=0.5) == []
+    # "below the SVM": a G-off mean of 0 or above is not below
+    assert _edge("knpl_sandwich", off_gain_mean=0.0) != []
+    assert _edge("knpl_sandwich", off_gain_mean=0.5) != []
+    # "a small fraction of the SVR's error": half of it is not
+    assert _edge("dank_svr_step", score_method=0.5, score_plain=0.0) != []
+    # "far above": a lower bound of exactly 30 points is not beyond 30
+    assert _edge("dank_svr_harmonic", gain_lo=30.0) != []
+    assert _edge("dank_svr_harmonic", gain_lo=30.5) == []
+    assert _edge("dank_svr_harmonic", method_vs_nn_hi=0.0) != []
+
+
+@needs_tables
+def test_the_wide_sandwich_claim_names_knpls_cell_and_numbers():
+    claim = next(c for c in C.CLAIMS if c.key == "sandwich_wide")
+    knpl = ("knpl", "sandwich", 4.5, 10.0)
+    broken = [{**r, "off_gain_verdict": "holds"} if AW.cell_key(r) == knpl else r
+              for r in HELD]
+    (line,) = claim.check(ATLAS, broken)
+    assert line.startswith("knpl / sandwich / σ = 4.5 / C = 10: KNPL's G off not clearly "
+                           "above (off_gain_mean = ")
+    assert ", off_gain_lo = " in line
+
+
+@needs_tables
+def test_the_presets_finding_names_its_numbers_and_reads_the_off_verdict():
+    claim = next(c for c in C.CLAIMS if c.key == "presets_rule")
+    cell = claim.cells[0]
+    for field, value in (("region", "matrix_alone"), ("off_gain_verdict", "holds")):
+        broken = [{**r, field: value} if AW.cell_key(r) == cell else r for r in HELD]
+        (line,) = claim.check(ATLAS, broken)
+        assert line.startswith("dank / clowns / σ = 10 / C = 10: the gain with 1-NN's labels, "
+                               "none of it with the matrix off (gain_lo = ")
+        assert ", agree_gap_lo = " in line and ", off_gain_lo = " in line
+
+
+def _two_alone(first_a, first_h, second_a, second_h, **kw):
+    rows_a, rows_h = [], []
+    for s, a_mean, h_mean in ((1.0, first_a, first_h), (2.0, second_a, second_h)):
+        base = _alone(s=s, n_seeds=10, score_plain=0.5, score_cv=0.9)
+        rows_a.append({**base, "off_gain_mean": a_mean})
+        rows_h.append({**base, "off_gain_mean": h_mean})
+    rows_a[1].update(kw)
+    rows_h[1].update(kw)
+    return rows_a, rows_h
+
+
+def test_the_underfit_check_reads_the_largest_gain_at_the_atlas_draws():
+    from nplk_lab.model.claims_tables import atlas_check
+
+    # the second cell has the largest gain at the atlas's draws, the first at the others
+    a, h = _two_alone(5.0, 20.0, 10.0, 2.0, score_cv=0.5)
+    lines = atlas_check(a, h)                            # at both sets of draws
+    assert len(lines) == 2 and all(ln.startswith(
+        "dank / moons / σ = 2 / C = 1: the plain baseline underfits") for ln in lines)
+    a, h = _two_alone(5.0, 20.0, 10.0, 2.0)
+    assert atlas_check(a, h) == []
+    a = [{**r, "off_vs_cv_verdict": "holds"} if r["sigma"] == 1.0 else r for r in a]
+    assert atlas_check(a, h) == ["the model with its matrix off beats the tuned baseline "
+                                 "in 1 cells"]
+
+
+def test_following_1nn_at_exactly_nine_in_ten_counts():
+    from functools import partial
+
+    from nplk_lab.model.claims_tables import somewhere
+
+    at = _pair(s=1.0, agree=0.9)
+    other = _pair(s=2.0, gap="inconclusive", agree=0.5)
+    assert partial(somewhere, ("dank",))([at, other], [at, other]) == []
+
+
+def test_the_atlas_sentences_counts_at_one_set_of_draws_only():
+    """Each count takes a cell only where its statement holds at both sets of draws."""
+    from nplk_lab.model.claims_tables import atlas_numbers
+
+    a = [_alone(s=1.0, off_vs_plain10_hi=0.0, off_vs_plain10_mean=0.5),
+         _alone(s=2.0, off_vs_plain10_hi=-0.1, off_vs_plain10_mean=-2.0, off_gain_mean=7.0),
+         _alone(s=4.5, off_vs_plain10_verdict="fails", off_gain_mean=10.0),
+         _alone("knpl", s=1.0, region="nn_rule", off_gain_verdict="fails",
+                agree_method=0.95)]
+    h = [_alone(s=1.0, off_vs_plain10_hi=-0.5, off_vs_plain10_mean=-0.5),
+         _alone(s=2.0, off_vs_plain10_hi=-0.1, off_vs_plain10_mean=-2.0, off_gain_mean=7.0),
+         _alone(s=4.5, off_vs_plain10_verdict="holds", off_gain_mean=10.0),
+         _alone("knpl", s=1.0, region="nn_rule", off_gain_verdict="fails",
+                agree_method=0.85)]
+    n = atlas_numbers(a, h)
+    # 10 × C clearly better at both: only σ = 2; lower on average at both: none;
+    # not clearly above 10 × C at either: σ = 1 and 2 (σ = 4.5 is at the held-out draws)
+    assert (n["alone_not_10c"], n["alone_10c_better"], n["alone_10c_lower"]) == (2, 1, 0)
+    assert n["nn_rule"] == 1 and n["nn_rule_90"] == 0
+    a[2]["off_vs_cv_verdict"] = "holds"
+    assert atlas_numbers(a, h)["alone_cv"] == 1
+    # shares: 0.5, 0.7 and 1.0 of the gain: median 70 %, all of it in one
+    a = [_alone(s=1.0), _alone(s=2.0, off_gain_mean=7.0), _alone(s=4.5, off_gain_mean=10.0)]
+    n = atlas_numbers(a, [dict(r) for r in a])
+    assert (n["share"], n["whole"]) == (70, 1)
