@@ -22,8 +22,15 @@ All servers share one cache directory holding each tree's first-paint snapshot
 (``nplk_lab/serve/firstpaint.py``), written first by one untimed server per tree, as the
 first run after an install or an edit does.
 
+``--empty-cache``: instead, every round starts each tree's server with a cache directory
+of its own, empty, as the first start after ``pip install`` on a new machine: this
+checkout through the ``nplk-lab`` command (``python -m nplk_lab.serve.command``, which
+prepares the pages' first pictures before the server listens), the ``--before`` tree as
+``streamlit run app.py`` (what its ``nplk-lab`` ran). Printed per server: seconds from
+the launch until it answers, from the request to the first surface, and in all.
+
     python benchmarks/bench_first_paint.py [--rounds 3] [--sessions 10] [--before DIR]
-        [--workers 2] [--no-pool-row]
+        [--workers 2] [--no-pool-row] [--empty-cache]
 
 ``--no-pool-row`` adds the checkout with ``NPLK_LAB_WORKERS=0`` (fits in the page's
 process) as a reference. The machine's load average is printed with each server.
@@ -109,6 +116,90 @@ def _idle(mon: Monitor, settle: float, limit: float = 60.0) -> None:
         last = now
 
 
+def _command_server(tree: Path, log: Path):
+    """The ``nplk-lab`` command of ``tree`` on a free port (``python -m
+    nplk_lab.serve.command``), as StreamlitServer starts ``streamlit run``."""
+    import subprocess
+
+    from _waits import OutputLines
+    from test_browser import StreamlitServer
+
+    class CommandServer(StreamlitServer):
+        def start(self):
+            cmd = [sys.executable, "-m", "nplk_lab.serve.command", "--server.headless",
+                   "true", "--server.port", "0", "--server.address", "127.0.0.1",
+                   "--browser.gatherUsageStats", "false"]
+            self.started_at = time.perf_counter()
+            self.proc = subprocess.Popen(cmd, cwd=self.cwd, stdout=subprocess.PIPE,
+                                         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                         env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                                         start_new_session=True)
+            self.output = OutputLines(self.proc.stdout, self.log_path)
+            return self
+    return CommandServer("app.py", cwd=tree, log=log)
+
+
+def empty_cache_server(name: str, tree: Path, env: dict, tmp: Path, command: bool,
+                       log: Path) -> dict:
+    """A new server with an empty cache directory of its own: seconds from its launch
+    until it answers, and from the request to the first surface."""
+    cache = Path(tempfile.mkdtemp(prefix="empty-cache-", dir=tmp))
+    load = os.getloadavg()[0]
+    run_env = {**env, "PYTHONPATH": str(tree), "NPLK_LAB_CACHE_DIR": str(cache)}
+    t0 = time.perf_counter()
+    if command:
+        server = _command_server(tree, log)
+        old = {k: os.environ.get(k) for k in run_env}
+        os.environ.update(run_env)
+        try:
+            server.start()
+        finally:
+            for k, v in old.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+        server.wait_healthy(timeout=600)
+    else:
+        server = serve("app.py", cwd=tree, log=log, env=run_env)
+    up = time.perf_counter() - t0
+    try:
+        first, exc = asyncio.run(_open(server.url))
+    finally:
+        server.stop()
+    return dict(name=name, up=up, first=first, exceptions=exc, load=load)
+
+
+def empty_cache_rounds(variants, rounds: int, tmp: Path) -> None:
+    rows: dict[str, list[dict]] = {name: [] for name, _, _, _ in variants}
+    for r in range(rounds):
+        for i, (name, tree, env, command) in enumerate(variants):
+            out = empty_cache_server(name, tree, env, tmp, command,
+                                     tmp / f"empty{r}-{i}.log")
+            rows[name].append(out)
+            print(f"round {r + 1} {name} (empty cache): answers after {out['up']:.2f} s, "
+                  f"first surface {out['first'] or float('nan'):.2f} s later; load "
+                  f"{out['load']:.1f}" + (f"; EXCEPTIONS {out['exceptions'][:2]}"
+                                          if out["exceptions"] else ""),
+                  file=sys.stderr, flush=True)
+    print(f"\nA new server with an empty cache folder (the first start after an install): "
+          f"{rounds} rounds, trees alternating, {os.cpu_count()} cores.\n")
+    print("| tree | started as | launch → answers, min / median / max (s) | request → first "
+          "surface, min / median / max (s) | launch → first surface, median (s) | "
+          "load 1 min |")
+    print("|---|---|---|---|---|---|")
+    for name, _tree, _env, command in variants:
+        outs = rows[name]
+        ups = [o["up"] for o in outs]
+        firsts = [o["first"] for o in outs if o["first"] is not None]
+        total = [o["up"] + o["first"] for o in outs if o["first"] is not None]
+        loads = [o["load"] for o in outs]
+        how = "nplk-lab" if command else "streamlit run app.py"
+        print(f"| {name} | {how} | {fmt(ups)} | {fmt(firsts)} | "
+              f"{statistics.median(total) if total else float('nan'):.2f} | "
+              f"{min(loads):.1f}–{max(loads):.1f} |")
+
+
 def one_server(name: str, tree: Path, env: dict, cache: Path, sessions: int,
                log: Path) -> dict:
     load = os.getloadavg()[0]
@@ -163,6 +254,8 @@ def main() -> int:
     ap.add_argument("--before", type=Path, help="another tree (a plain copy of a commit)")
     ap.add_argument("--workers", type=int, default=2, help="NPLK_LAB_WORKERS")
     ap.add_argument("--no-pool-row", action="store_true")
+    ap.add_argument("--empty-cache", action="store_true",
+                    help="new servers with empty cache folders (a fresh install)")
     args = ap.parse_args()
 
     pool = {"NPLK_LAB_WORKERS": str(args.workers)}
@@ -172,6 +265,12 @@ def main() -> int:
     if args.no_pool_row:
         variants.append(("now, NPLK_LAB_WORKERS=0", ROOT, {"NPLK_LAB_WORKERS": "0"}))
     tmp = Path(tempfile.mkdtemp(prefix="bench-first-paint-"))
+    if args.empty_cache:
+        empty = [(name, tree, env, name != "before") for name, tree, env in variants
+                 if "WORKERS=0" not in name]
+        empty_cache_rounds(empty, args.rounds, tmp)
+        print(f"\nlogs: {tmp}", file=sys.stderr)
+        return 0
     cache = tmp / "cache"
     for i, (name, tree, env) in enumerate(variants):
         prepare(name, tree, env, cache, tmp / f"prepare-{i}.log")

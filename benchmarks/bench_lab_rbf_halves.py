@@ -3,6 +3,10 @@ the paper's model, the paper's model against a ridge on the same centres fitted 
 points, and the lab's extension (learned bandwidths, coefficients fitted to all points).
 
     python benchmarks/bench_lab_rbf_halves.py [--seeds 0 1 ... 9] [--sets chirp sin ...]
+    python benchmarks/bench_lab_rbf_halves.py --timing 30 60 100 140 [--before DIR]
+
+``--timing``: the CPU time of the three comparison fits on the Regression page's default
+data at those support counts, with ``--before`` a checkout's in the same run.
 
 For every data set and seed: ``LABRBFRegressor(n_support=30, random_state=seed)`` with the
 paper's defaults (λ = 10⁻³), then the three fits of :mod:`nplk_lab.model.lab_rbf_halves`
@@ -36,7 +40,8 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# the checkout measured: this one, or (--timing --before) the one a child is told
+sys.path.insert(0, os.environ.get("NPLK_BENCH_ROOT") or str(Path(__file__).resolve().parents[1]))
 
 from nplk_lab.model.lab_rbf_halves import FITS, SETS, draw, measure, summary  # noqa: E402
 from nplk_lab.model.paired import paired  # noqa: E402
@@ -94,11 +99,91 @@ def summarise(results: dict) -> None:
     print(repr({name: summary(res["r2"], res["frac"]) for name, res in results.items()}))
 
 
+def timing(counts, repeats: int) -> dict[int, dict[str, float]]:
+    """CPU seconds of the three comparison fits (median of ``repeats``) on the Regression
+    page's default data, per support count (LAB RBF fitted once per count)."""
+    import warnings
+
+    import nplk_lab.model as lab
+    from nplk_core.lab_rbf import LABRBFRegressor
+    from nplk_lab.model import lab_rbf_halves as lh
+
+    data, _ = lab.prepare_data(lab.defaults(), lab.REGRESSION)
+    X, y = data.X_train, data.y_train
+    out = {}
+    for N in counts:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            m = LABRBFRegressor(n_support=N, random_state=0).fit(X, y)
+        row = {"N": len(m.support_)}
+        for name, fn in (("shared", lh.shared_bandwidth), ("ridge", lh.one_bandwidth_ridge),
+                         ("extension", lh.learned_ridge)):
+            ts = []
+            for _ in range(repeats):
+                t0 = time.process_time()
+                fn(m, X, y)
+                ts.append(time.process_time() - t0)
+            row[name] = float(np.median(ts))
+        out[N] = row
+    return out
+
+
+def timing_table(args) -> None:
+    """``--timing``: this checkout, and ``--before DIR`` in a child process, per count."""
+    import json
+    import subprocess
+
+    def child(root: str) -> dict:
+        cmd = [sys.executable, __file__, "--timing", *map(str, args.timing), "--repeats",
+               str(args.repeats), "--json"]
+        env = {**os.environ, "PYTHONPATH": root, "NPLK_BENCH_ROOT": root}
+        out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
+        return {int(k): v for k, v in json.loads(out.stdout.splitlines()[-1]).items()}
+
+    load0 = os.getloadavg()
+    after = timing(args.timing, args.repeats)
+    before = child(args.before) if args.before else {}
+    load1 = os.getloadavg()
+    print(f"# `python benchmarks/bench_lab_rbf_halves.py --timing "
+          f"{' '.join(map(str, args.timing))} --repeats {args.repeats}"
+          + (f" --before {args.before}" if args.before else "") + "`: CPU seconds per fit "
+          f"(median of {args.repeats}), one BLAS thread, the Regression page's default data; "
+          f"load average {load0[0]:.1f} → {load1[0]:.1f} on {os.cpu_count()} cores\n")
+    print("| support count | one width, support labels | one-width ridge on all points | "
+          "learned widths, ridge on all | all three |")
+    print("|---|---|---|---|---|")
+    for N in args.timing:
+        a = after[N]
+
+        def cell(key, a=a, N=N):
+            b = before.get(N)
+            return (f"{b[key]:.3f} → {a[key]:.3f}" if b else f"{a[key]:.3f}")
+        total = {k: sum(r[x] for x in ("shared", "ridge", "extension"))
+                 for k, r in (("a", a), ("b", before.get(N)))
+                 if r}
+        tot = (f"{total['b']:.3f} → {total['a']:.3f}" if "b" in total else f"{total['a']:.3f}")
+        print(f"| {a['N']} | {cell('shared')} | {cell('ridge')} | {cell('extension')} | "
+              f"{tot} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, nargs="+", default=list(range(10)))
     ap.add_argument("--sets", nargs="+", default=list(SETS), choices=list(SETS))
+    ap.add_argument("--timing", type=int, nargs="+", default=None,
+                    help="instead: time the comparison at these support counts")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--before", default=None, help="with --timing: also this checkout")
+    ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.timing and args.json:
+        import json
+
+        print(json.dumps(timing(args.timing, args.repeats)))
+        return
+    if args.timing:
+        timing_table(args)
+        return
     print(f"# load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; n_support 30, "
           "λ = 1e-3 (the paper's model); R² on held-out points; one BLAS thread\n")
     print("| data | seed | " + " | ".join(k for k, _ in FITS)

@@ -2,6 +2,11 @@
 
     python benchmarks/bench_sliders.py                    # 12 points per method, n = 200
     python benchmarks/bench_sliders.py --points 24 --n 300 --cap 20
+    python benchmarks/bench_sliders.py --methods dank_svr --solver apg newton \
+        --n 200 400 600 1000                              # DANK-SVR's solvers by size
+
+With several ``--n`` and ``--solver`` every pair is measured on the same points (each
+size draws its data, the points are the same for every size and solver).
 
 The core-level version of issue 11 item 6. For each DANK method on its page's default
 data (DANK: clowns, DANK-SVR: step function; ``n`` points drawn, the page's 30% test
@@ -107,17 +112,22 @@ def summary(res: dict, clock: str) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--points", type=int, default=12)
-    ap.add_argument("--n", type=int, default=200)
+    ap.add_argument("--n", type=int, nargs="+", default=[200])
     ap.add_argument("--cap", type=float, default=20.0, help="stop a fit after this many s")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--solver", default="auto")
+    ap.add_argument("--solver", nargs="+", default=["auto"])
     ap.add_argument("--methods", nargs="+", default=["dank", "dank_svr"])
     ap.add_argument("--detail", action="store_true", help="print every point")
     args = ap.parse_args()
-    print(f"# random slider points, solver={args.solver}; load average "
+    print(f"# random slider points, solver={', '.join(args.solver)}; load average "
           f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} cores\n")
-    results = [run(m, args.n, args.points, args.cap, args.seed, args.solver)
-               for m in args.methods]
+    results = []
+    for m in args.methods:
+        for n in args.n:
+            for solver in args.solver:
+                res = run(m, n, args.points, args.cap, args.seed, solver)
+                res["method"] = m if len(args.solver) == 1 else f"{m} ({solver})"
+                results.append(res)
     print("| method | clock | n train | points | p50 (s) | p90 (s) | max (s) | sklearn p50 / p90 / "
           "max (ms) | p50 ratio | iterations median / max | at max_iter | capped | goal |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")

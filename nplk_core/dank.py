@@ -18,10 +18,12 @@ solvers and the exact support trick that makes every evaluation cheap.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.multiclass import OneVsRestClassifier
 from sklearn.svm import SVC, SVR
 from sklearn.utils.multiclass import check_classification_targets
@@ -37,6 +39,7 @@ from ._base import (
     warn_not_converged,
 )
 from ._dank_core import SOLVERS, DankProblem, InnerSolution, LowRankInner
+from ._dank_newton import solve_newton
 from .extension import (
     RULES,
     WIDTH_OF_SIGMA,
@@ -51,13 +54,33 @@ from .spectral import pivoted_cholesky
 #: the solver ``solver="auto"`` resolves to (fastest that reaches Algorithm 1's optimum;
 #: see benchmarks/bench_dank.py)
 AUTO_SOLVER = "apg"
+#: the regression form's solvers: the shared ones and Newton's method
+#: (:mod:`nplk_core._dank_newton`), which needs the regression form's structure
+SVR_SOLVERS = {**SOLVERS, "newton": solve_newton}
+#: ``solver="auto"`` of the regression form is Newton's method up to this many training
+#: points and the accelerated solver beyond: Newton's Hessian costs O(n^2 k r) per
+#: iteration (k the rank of F), so its fits grow faster with n. Over random slider
+#: points its p90 was a quarter of the accelerated solver's at 140 points and 0.7 of it
+#: at 280, but 1.5 times it at 420 (`benchmarks/bench_sliders.py --methods dank_svr
+#: --solver apg newton --n 200 400 600 1000`, docs/slider-latency-on-every-page.md)
+AUTO_SVR_NEWTON_MAX_N = 300
 
 
-def _plain_svm(C, sigma, X, target, *, regression=False, epsilon=0.1):
-    """The plain SVM/SVR with the same sigma and C, and its dual vector."""
+#: libsvm iterations per training point of the plain SVR that only starts Newton's method
+#: (eta given): an ill-conditioned SVR needs up to 500 per point (74,000 SMO steps,
+#: 0.4 s, at C = 700, sigma = 0.5, eps = 0.0015 on the step data), which Newton's method
+#: then does not need; its iterates are feasible, so a capped one is a start like any
+START_SMO_STEPS_PER_POINT = 20
+
+
+def _plain_svm(C, sigma, X, target, *, regression=False, epsilon=0.1, max_iter=-1):
+    """The plain SVM/SVR with the same sigma and C, and its dual vector (``max_iter``
+    libsvm steps at most, -1 for none: then the dual vector is the SVR's own)."""
     gamma = sigma_to_gamma(sigma)
     if regression:
-        svm = SVR(C=C, gamma=gamma, epsilon=epsilon).fit(X, target)
+        with warnings.catch_warnings():  # a capped start is meant to stop early
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            svm = SVR(C=C, gamma=gamma, epsilon=epsilon, max_iter=max_iter).fit(X, target)
         n = X.shape[0]
         beta = np.zeros(2 * n)
         coef = svm.dual_coef_[0]
@@ -110,10 +133,14 @@ class _DANKBase(BaseEstimator):
         beta0 = np.zeros(linear.size)
         warm = self.warm_start and previous is not None and previous.shape == beta0.shape
         beta_svm = None
-        if self.eta == "auto" or (not warm and self.solver in ("auto", "apg")):
-            beta_svm, eta_svm = _plain_svm(self.C, self.sigma, X, target,
-                                           regression=labels is None,
-                                           epsilon=getattr(self, "epsilon", 0.1))
+        if self.eta == "auto" or (not warm and self.solver in ("auto", "apg", "newton")):
+            newton = labels is None and (self.solver == "newton" or (
+                self.solver == "auto" and X.shape[0] <= AUTO_SVR_NEWTON_MAX_N))
+            capped = newton and self.eta != "auto"  # the SVR only starts the solve
+            beta_svm, eta_svm = _plain_svm(
+                self.C, self.sigma, X, target, regression=labels is None,
+                epsilon=getattr(self, "epsilon", 0.1),
+                max_iter=START_SMO_STEPS_PER_POINT * X.shape[0] if capped else -1)
         self.eta_ = max(eta_svm, 1e-12) if self.eta == "auto" else float(self.eta)
         # the solvers' many small eigenproblems and products only lose to threaded BLAS
         with single_thread_blas():
@@ -126,12 +153,13 @@ class _DANKBase(BaseEstimator):
         """Run the chosen solver. Algorithm 1 and PG start from 0 (the paper's choice)
         unless warm-started; the accelerated solver starts from the plain SVM's dual
         vector, which ``eta="auto"`` has computed anyway and which is already close."""
-        solver_name = AUTO_SOLVER if self.solver == "auto" else self.solver
-        if solver_name == "apg" and beta_svm is not None and not np.any(beta0):
+        solver_name = self._auto_solver(problem) if self.solver == "auto" else self.solver
+        fast = solver_name in ("apg", "newton")
+        if fast and beta_svm is not None and not np.any(beta0):
             beta0 = beta_svm
-        L = problem.lipschitz(_lambda_max(problem.K, exact=solver_name != "apg"))
-        result = SOLVERS[solver_name](problem, beta0, L, max_iter=self.max_iter,
-                                      tol=self.tol, callback=self.callback)
+        L = problem.lipschitz(_lambda_max(problem.K, exact=not fast))
+        result = SVR_SOLVERS[solver_name](problem, beta0, L, max_iter=self.max_iter,
+                                          tol=self.tol, callback=self.callback)
         if not np.isfinite(result.objective):
             raise ValueError(
                 "DANK's objective became non-finite; the data or parameters are degenerate "
@@ -149,6 +177,14 @@ class _DANKBase(BaseEstimator):
         self.snapshots_ = result.log.snapshots.finish(
             len(result.log) - 1, problem.snapshot(result.beta, result.inner))
         return result
+
+    @staticmethod
+    def _auto_solver(problem: DankProblem) -> str:
+        """``"auto"``: Newton's method for the regression form up to
+        :data:`AUTO_SVR_NEWTON_MAX_N` points, else the accelerated solver."""
+        if problem.svr and problem.n <= AUTO_SVR_NEWTON_MAX_N:
+            return "newton"
+        return AUTO_SOLVER
 
     def _snapshot_bias(self, target, labels):
         """``bias_of(beta, Qu)`` for :meth:`DankProblem.snapshot` (the SVM's or the SVR's
@@ -383,14 +419,19 @@ class DANKRegressor(RegressorMixin, _DANKBase):
     ``a_hat - a_check``; ``eta="auto"`` uses ``||a_hat - a_check||^2`` of a plain SVR.
     Out-of-sample: the nearest-training-point column of ``F`` by default
     (``extension``, ``extension_width``: the same three rules as the classifier). The
-    scalable decomposition (``n_clusters``) is defined for the SVM form only. The
-    accelerated solver (``"apg"``, the default) works in ``u = a_hat - a_check`` with the
-    exact proximal step of ``eps ||u||_1`` (see :class:`nplk_core._dank_core._SvrOracle`):
-    the same optimum as Algorithm 1 on the stacked variable.
+    scalable decomposition (``n_clusters``) is defined for the SVM form only. Besides
+    the classifier's solvers, ``solver="newton"`` is Newton's method with the exact
+    Hessian of h and a box-constrained quadratic step (:mod:`nplk_core._dank_newton`);
+    ``"auto"`` is Newton's method up to :data:`AUTO_SVR_NEWTON_MAX_N` training points,
+    the accelerated solver (``"apg"``) beyond. Both work in ``u = a_hat - a_check`` with
+    the exact proximal step of ``eps ||u||_1`` (see
+    :class:`nplk_core._dank_core._SvrOracle`): the same optimum as Algorithm 1 on the
+    stacked variable.
     """
 
     _param_rules = {**{k: v for k, v in _DANKBase._param_rules.items()
                        if k not in ("n_clusters", "n_jobs")},
+                    "solver": rules.one_of("auto", *SVR_SOLVERS),
                     "epsilon": rules.nonnegative,
                     "extension": rules.one_of(*RULES),
                     "extension_width": rules.positive_or(WIDTH_OF_SIGMA)}
@@ -531,4 +572,4 @@ def _power_lambda_max(K: np.ndarray, iters: int = 100, rtol: float = 1e-6) -> fl
 
 
 __all__ = ["DANKClassifier", "DANKRegressor", "nearest_index", "reciprocal_index",
-           "AUTO_SOLVER"]
+           "AUTO_SOLVER", "SVR_SOLVERS"]

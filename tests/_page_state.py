@@ -232,6 +232,7 @@ CHARTS_UNDRAWN_JS = """
   const boxes = [...document.querySelectorAll('[data-testid^="stBidiComponent"]')];
   for (const el of boxes) {
     if (el.querySelector('.nplk-replay')) continue;        // the replay's player
+    if (el.querySelector('.nplk-kept')) continue;          // a text kept in the browser
     const root = el.querySelector('.nplk-live-chart');
     const key = ([...(el.closest('[class*="st-key-"]') || el).classList]
                  .find(c => c.startsWith('st-key-')) || '?').slice(7);

@@ -292,7 +292,7 @@ def test_switches_beside_the_figure_act_in_the_run_that_changed_them():
 def test_home_picture_draws_the_nn_boundary_beside_dank_and_the_svm():
     at = open_page("app.py")
     names = _trace_names(at)
-    assert {"1-nearest neighbour boundary", "f(x) = 0"} <= names
+    assert {"1-nearest neighbour boundary", "decision boundary"} <= names
     assert any("labels like 1-nearest neighbour" in c.value for c in at.caption)
 
 
@@ -331,3 +331,20 @@ def test_off_decision_for_knpl_one_vs_rest_and_odd_models():
                                 intercept_=-0.5, X_fit_=X[:3], sigma=1.0)
     np.testing.assert_allclose(ab.off_decision(one, X[:5]),
                                2.0 * gaussian_kernel(X[1:2], X[:5], sigma=1.0)[0] - 0.5)
+
+
+@pytest.mark.slow
+def test_the_figure_names_both_rules_when_the_surface_and_the_scores_differ():
+    """DANK's surface is drawn with the nearest-point rule while its test score (the
+    table's row) uses the paper's reciprocal-neighbour rule: the figure's title names
+    both, so the figure and the table do not seem to name two rules for one thing."""
+    at = open_page("pages/1_Classification.py", n_samples=60)
+    titles = [f["layout"].get("title", {}).get("text", "") for f in _figures(at)]
+    surface = next(t for t in titles if t.startswith("DANK — surface"))
+    assert surface == ("DANK — surface: nearest-point rule; test scores: "
+                       "reciprocal-neighbour rule"), surface
+    assert any(label.startswith("DANK (reciprocal-neighbour rule)")
+               for label in shown_table(at))
+    at = open_page("pages/1_Classification.py", n_samples=60, extension="reciprocal")
+    titles = [f["layout"].get("title", {}).get("text", "") for f in _figures(at)]
+    assert "DANK — surface: reciprocal-neighbour rule" in titles

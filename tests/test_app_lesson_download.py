@@ -80,3 +80,10 @@ def test_a_teachers_lesson_downloads_as_its_own_file(pressed):
     assert data["title"] == "Your teacher's lesson"
     assert [s["sentence"] for s in data["steps"]] == ["My <b>first</b> step"]
     assert "<b>" not in page
+
+
+def test_a_greek_letter_in_a_title_is_spelt_out_in_the_file_name():
+    from nplk_lab.ui.lesson_download import _file_name
+    assert _file_name("L1", L.lesson(1).title) == \
+        "nplk-lesson-l1-what-sigma-does-to-a-kernel.html"
+    assert _file_name("mine", "ρ, γ & τ") == "nplk-lesson-mine-rho-gamma-tau.html"

@@ -69,23 +69,36 @@ def markdown(at: AppTest) -> str:
     return "\n".join(m.value for m in at.markdown)
 
 
+def lock_in(at: AppTest, key: str, option: str) -> None:
+    """Choose ``option`` in the radio ``key`` (nothing is revealed yet), then lock it in."""
+    at.radio(key=key).set_value(option).run()
+    assert_clean(at)
+    assert not at.success and not at.error, "a choice alone revealed the answer"
+    at.button(key="lesson_lock").click().run()
+    assert_clean(at)
+
+
 def test_lesson_2_step_3_from_a_link_hides_the_answer_until_one_is_picked():
     at = open_lessons(lesson=2, step=3)
     step = L.lesson(2).steps[2]
     assert "step 3 of 6" in markdown(at)
     assert step.sentence in markdown(at)
-    radio = at.radio(key="nplk-keep-answer-L2-3")
+    radio = at.radio(key="lesson_pick-L2-3")
     assert radio.value is None and list(radio.options) == list(step.options)
     # nothing revealed yet: no verdict, no numbers, the data without the fitted model
     assert not at.success and not at.error
     assert "1-NN" not in markdown(at)
     assert "decision function" not in trace_names(figure(at))
+    # "Lock in" with nothing chosen reveals nothing and says what to do
+    at.button(key="lesson_lock").click().run()
+    assert not at.success and not at.error
+    assert any("Choose an option first" in c.value for c in at.caption)
 
     rev = step.reveal()                       # measured at the step's state
-    radio.set_value(step.options[rev.answer]).run()
-    assert_clean(at)
-    assert [s.value for s in at.success] == ["Right."]
-    assert rev.text in markdown(at)
+    lock_in(at, "lesson_pick-L2-3", step.options[rev.answer])
+    assert [s.value for s in at.success] == [f"Right: “{step.options[rev.answer]}”."]
+    assert query(at)["answers"] == "--" + str(rev.answer)
+    assert all(part in markdown(at) for part in rev.text.split("\n\n"))
     assert "1-NN" in rev.text and "F switched off" in rev.text
     assert "decision function" in trace_names(figure(at))
     # a "try it yourself" link opens the Classification page in the step's state
@@ -100,10 +113,10 @@ def test_a_wrong_answer_names_the_measured_one():
     step = L.lesson(1).steps[3]
     rev = step.reveal()
     wrong = next(o for i, o in enumerate(step.options) if i != rev.answer)
-    at.radio(key="nplk-keep-answer-L1-4").set_value(wrong).run()
-    assert_clean(at)
+    lock_in(at, "lesson_pick-L1-4", wrong)
     assert not at.success
     assert at.error and step.options[rev.answer] in at.error[0].value
+    assert wrong in at.error[0].value
 
 
 def test_a_step_whose_answer_varies_shows_the_count_over_ten_draws():
@@ -114,12 +127,11 @@ def test_a_step_whose_answer_varies_shows_the_count_over_ten_draws():
     assert step.draws == 10
     assert "At 10 draws" not in markdown(at)
     rev = step.reveal()
-    at.radio(key="nplk-keep-answer-L3-3").set_value(step.options[rev.answer]).run()
-    assert_clean(at)
-    assert [s.value for s in at.success] == ["Right."]
+    lock_in(at, "lesson_pick-L3-3", step.options[rev.answer])
+    assert [s.value for s in at.success] == [f"Right: “{step.options[rev.answer]}”."]
     shown = markdown(at)
-    assert rev.text in shown and "At 10 draws of the data (this one and the next nine)" \
-        in shown
+    assert all(part in shown for part in rev.text.split("\n\n"))
+    assert "At 10 draws of the data (this one and the next nine)" in shown
     assert sum(k for _, k in rev.spread) == 10
     for label, k in rev.spread:
         assert f"“{label}” at {k}" in shown
@@ -174,7 +186,7 @@ def test_present_hides_the_controls_on_the_lessons_page_and_any_page():
     assert "stSidebar" in html and "display: none" in html
     assert at.button(key="present_exit")
     assert not at.selectbox                                   # the lesson picker is not drawn
-    assert at.radio(key="nplk-keep-answer-L2-1")              # the question stays
+    assert at.radio(key="lesson_pick-L2-1")                   # the question stays
     assert query(at)["present"] == "1"
     at.button(key="present_exit").click().run()
     assert query(at)["present"] == "0" and at.selectbox
@@ -201,13 +213,17 @@ def test_exit_presentation_on_home_which_does_not_rewrite_its_url():
     assert not [b for b in at.button if b.key == "present_exit"]
 
 
-def test_present_button_gives_the_link_as_plain_text():
+def test_present_presents_and_its_link_is_plain_text_with_no_empty_parameter():
     at = open_lessons(lesson=3, step=2)
-    at.button(key="lesson_present").click().run()
-    code = [c.value for c in at.code]
+    code = [c.value for c in at.code if "present=1" in c.value]
     assert code, "no link shown"
-    q = {k: v[-1] for k, v in parse_qs(urlsplit(code[-1]).query).items()}
-    assert q["present"] == "1" and q["lesson"] == "3" and q["step"] == "2"
+    q = parse_qs(urlsplit(code[-1]).query, keep_blank_values=True)
+    assert {k: v[-1] for k, v in q.items()} == {"present": "1", "lesson": "3", "step": "2"}
+    at.button(key="lesson_present").click().run()
+    assert_clean(at)
+    assert query(at)["present"] == "1" and at.button(key="present_exit")
+    assert any("step 2 of" in c.value for c in at.caption) and not at.selectbox
+    assert "" not in query(at).values()                      # no empty parameter
 
 
 def test_views_collected_on_a_lab_page_become_one_lesson_link():
@@ -256,16 +272,16 @@ def test_a_question_chosen_on_a_lab_page_is_asked_in_the_teachers_lesson():
     assert_clean(at)
     radio = at.radio[0]
     assert radio.options == list(T.QUESTIONS["vs_svm"].options)
+    key = radio.key
     import nplk_lab.ui.components.chart as chart_component
     drawn = [chart_component.figure_of(e) for e in at.get("bidi_component")]
     assert not [f for f in drawn if f and "decision function" in trace_names(f)], \
         "the fitted surface is the answer: hidden until the class has answered"
     step = T.decode_teacher_lesson(query(at)["my_lesson"])[0][0].as_step()
     rev = step.measure(step.params)
-    radio.set_value(step.options[rev.answer]).run()
-    assert_clean(at)
+    lock_in(at, key, step.options[rev.answer])
     assert "decision function" in trace_names(figure(at))
-    assert [e.value for e in at.success] == ["Right."]
+    assert [e.value for e in at.success] == [f"Right: “{step.options[rev.answer]}”."]
     assert any(plain(rev.text) in plain(m.value) for m in at.markdown)
 
 
@@ -279,20 +295,22 @@ def test_the_last_step_leads_to_the_students_answers_and_the_next_lesson():
     step = lesson.steps[n - 1]
     rev = step.reveal()
     wrong = next(o for i, o in enumerate(step.options) if i != rev.answer)
-    at.radio(key=f"nplk-keep-answer-L1-{n}").set_value(wrong).run()
+    lock_in(at, f"lesson_pick-L1-{n}", wrong)
     at.button(key="lesson_next").click().run()
     assert_clean(at)
     assert query(at)["step"] == str(n + 1)
     assert "the end" in markdown(at)
-    table = at.dataframe[0].value
+    # the answers as a table in the lesson's own text: one row per question
+    text = next(plain(m.value) for m in at.markdown if m.value.startswith("| step |"))
+    cells = [[c.strip() for c in line.strip("|").split("|")]
+             for line in text.splitlines()[2:]]
     asked = [i for i, s in enumerate(lesson.steps, 1) if s.question]
-    assert list(table["step"]) == asked
-    last = table[table["step"] == n].iloc[0]
-    assert last["your answer"] == wrong and last["the numbers said"] == step.options[rev.answer]
-    assert last["verdict"] == "not quite"
+    assert [int(r[0]) for r in cells] == asked
+    last = next(r for r in cells if r[0] == str(n))
+    assert last[2:] == [wrong, step.options[rev.answer], "not quite"]
     # unanswered questions keep their answer hidden
-    assert set(table[table["step"] != n]["the numbers said"]) <= {"(answer to see it)"}
-    assert "0 of 1" in markdown(at)
+    assert {r[3] for r in cells if r[0] != str(n)} <= {"(answer to see it)"}
+    assert f"You answered **1 of {len(asked)}** questions; **0** of your" in markdown(at)
     at.button(key="lesson_after").click().run()
     assert_clean(at)
     assert query(at)["lesson"] == "2" and query(at)["step"] == "1"
@@ -300,8 +318,60 @@ def test_the_last_step_leads_to_the_students_answers_and_the_next_lesson():
 
 def test_the_last_lesson_ends_without_a_next_one():
     n = len(L.LESSONS[-1].steps)
-    at = open_lessons(lesson=L.LESSONS[-1].number, step=n + 1)
+    at = open_lessons(lesson=L.LESSONS[-1].number, step=n + 1, answers="1")
     assert "the end" in markdown(at)
     assert not [b for b in at.button if b.key == "lesson_after"]
     at.button(key="lesson_again").click().run()
-    assert query(at)["step"] == "1"
+    assert query(at)["step"] == "1" and "answers" not in query(at)   # cleared
+
+
+def test_answers_stay_with_the_lesson_through_back_next_and_a_new_session():
+    """Answers locked in are kept when the step changes and come back from the link in
+    a new session (a refresh); a damaged answer in the link is dropped with a note;
+    another lesson starts with none."""
+    lesson = L.lesson(1)
+    at = open_lessons(lesson=1, step=1)
+    picks = {}
+    for k in (1, 2):
+        step = lesson.steps[k - 1]
+        picks[k] = (step.reveal().answer + 1) % len(step.options)
+        lock_in(at, f"lesson_pick-L1-{k}", step.options[picks[k]])
+        at.button(key="lesson_next").click().run()
+    at.button(key="lesson_back").click().run()
+    at.button(key="lesson_back").click().run()
+    assert "step 1 of 5" in markdown(at) and at.error          # still answered
+    assert not [r for r in at.radio if r.key == "lesson_pick-L1-1"]
+    q = query(at)
+    assert q["answers"] == f"{picks[1]}{picks[2]}"
+    again = open_lessons(**q)                                  # a refresh: a new session
+    assert at.error and again.error[0].value == at.error[0].value
+    damaged = open_lessons(lesson=1, step=1, answers=f"9{picks[2]}")
+    assert any("Step 1's answer" in w.value for w in damaged.warning)
+    assert query(damaged)["answers"] == f"-{picks[2]}"
+    assert damaged.radio(key="lesson_pick-L1-1")               # step 1 asks again
+    damaged.selectbox(key="lesson_pick").set_value(2).run()
+    assert "answers" not in query(damaged)
+
+
+def test_a_lessons_comparison_is_the_one_the_page_it_opens_shows():
+    """Lesson 2 step 1's reveal gives DANK's difference from the plain SVM with its 95 %
+    interval; "Try it yourself" opens the Classification page in the step's state, whose
+    score table shows the same difference and interval."""
+    import re
+
+    step = L.lesson(2).steps[0]
+    g = L.dank_gain(step.params)
+    rev = step.reveal()
+    shown = f"{g['diff']:+.1f} points, 95 % interval {g['lo']:+.1f} to {g['hi']:+.1f}"
+    assert shown.replace("-", "−") in rev.text
+    at = AppTest.from_file(str(ROOT / "pages/1_Classification.py"), default_timeout=TIMEOUT)
+    for k, v in L.step_query(step).items():
+        at.query_params[k] = v
+    at.run()
+    assert_clean(at)
+    table = next(plain(m.value) for m in at.markdown if "against the plain SVM" in m.value)
+    row = next(line for line in table.splitlines() if line.startswith("| DANK ("))
+    got = re.search(r"([+-]?\d+\.\d) points \(([+-]?\d+\.\d) to ([+-]?\d+\.\d)\)", row)
+    assert got, row
+    assert [float(x) for x in got.groups()] == pytest.approx(
+        [g["diff"], g["lo"], g["hi"]], abs=0.051)

@@ -140,8 +140,10 @@ def test_no_serious_axe_violation_and_every_chart_has_a_text_alternative(
 
 
 def test_a_lesson_is_walked_with_the_keyboard_alone(app_server, browser):
-    """Lesson 1, step 1: Tab to the answer, Space picks it (the verdict and the numbers
-    appear), Tab to Next, Enter opens step 2; there, the same for the next question."""
+    """Lesson 1, step 1: Tab to the answer, Space chooses the first option, the down
+    arrow the second (nothing is revealed: a choice is not an answer), Enter locks it in
+    (the verdict and the numbers appear), Tab to Next, Enter opens step 2; there, the
+    same for the next question."""
     ctx, page = _open(browser, app_server.url + "/Lessons?lesson=1&step=1", charts=1)
     focused = ("() => { const e = document.activeElement; "
                "return e ? e.outerHTML.slice(0, 120) : ''; }")
@@ -159,12 +161,23 @@ def test_a_lesson_is_walked_with_the_keyboard_alone(app_server, browser):
     next_button = ("() => { const e = document.activeElement; return !!e && "
                    "!!e.closest('.st-key-lesson_next') && e.tagName === 'BUTTON'; }")
     verdict = ("() => [...document.querySelectorAll('[data-testid=\"stAlert\"]')].some("
-               "(e) => /Right\\.|Not quite/.test(e.textContent))")
+               "(e) => /Right:|Not quite/.test(e.textContent))")
+    checked = ("() => [...document.querySelectorAll('[class*=\"st-key-nplk-keep-question\"]"
+               " input[type=radio]')].findIndex((e) => e.checked)")
     try:
         for step in (1, 2):
             assert not page.evaluate(verdict)
             tab_to(radio, "the answer's radio buttons")
             page.keyboard.press("Space")
+            page.wait_for_function(f"() => ({checked})() === 0 && ({IDLE_JS})()",
+                                   polling=100, timeout=tb.FIRST_CHART_TIMEOUT_MS)
+            # the down arrow moves to the next option: chosen, not answered
+            page.keyboard.press("ArrowDown")
+            page.wait_for_function(f"() => ({checked})() === 1 && ({IDLE_JS})()",
+                                   polling=100, timeout=tb.FIRST_CHART_TIMEOUT_MS)
+            assert not page.evaluate(verdict), "an arrow key answered"
+            assert page.evaluate(f"() => ({radio})()"), "the arrow key lost the focus"
+            page.keyboard.press("Enter")          # Enter locks the choice in
             page.wait_for_function(f"() => ({verdict})() && ({IDLE_JS})()", polling=100,
                                    timeout=tb.FIRST_CHART_TIMEOUT_MS)
             page.screenshot(path=str(SHOTS / f"keyboard-step{step}.png"))

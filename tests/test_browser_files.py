@@ -34,8 +34,6 @@ MAX_LINES = 20
 CODE_LINE = re.compile(r"^\s*(</?[A-Za-z!]|//|/\*|\*/)|=>|[;{}]\s*$")
 NOT_YET_MOVED = {
     "nplk_lab/ui/components/titles.py",   # the title fit
-    "nplk_lab/ui/present_mode.py",        # the presentation mode's CSS and fit script
-    "nplk_lab/model/lesson_file.py",      # the lesson file's page and player
 }
 
 

@@ -1,9 +1,11 @@
 """The downloadable lesson file in a real browser: opened from ``file://`` with every
 request that is not a ``file:`` URL aborted (and recorded: none may be attempted), a
-student answers one question wrongly and one rightly, sees the verdict, the measured
-numbers and the fitted figure appear, steps to the end and sees the summary of the
-predictions; a teacher's sentence holding HTML shows as the characters typed and runs
-nothing. Screenshots at 1280×720 go to ``test-artifacts/``.
+student chooses with a click and the down arrow (nothing is revealed), locks in one
+question wrongly and one rightly (the button, then Enter), sees the verdict, the measured
+numbers and the fitted figure appear, reloads the file with both answers kept, steps to
+the end, sees the summary of the predictions and starts again with none; a teacher's
+sentence holding HTML shows as the characters typed and runs nothing. Screenshots at
+1280×720 go to ``test-artifacts/``.
 
 Drives Debian's Chromium through Playwright (no Streamlit server needed); skips when
 either is missing. Run alone with::
@@ -78,25 +80,38 @@ def test_a_student_answers_steps_through_and_sees_the_summary(offline, lesson_fi
     choices = page.locator("#choices button")
     assert choices.count() == len(les.steps[0].options)
 
-    # step 1, a wrong answer: the verdict names the measured option, the numbers appear
+    # choosing is not answering: a click and the down arrow choose, nothing is revealed
     wrong = next(i for i in range(choices.count()) if i != answers[0])
+    choices.nth(0).click()
+    page.keyboard.press("ArrowDown")
+    assert page.evaluate("() => document.activeElement.dataset.index") == "1"
+    assert page.inner_text("#verdict") == "" and page.inner_text("#reveal") == ""
+    assert page.evaluate("() => document.getElementById('figure').dataset.drawn") == "yes"
+    # step 1, a wrong answer locked in: the verdict names both options, the numbers appear
     choices.nth(wrong).click()
+    page.click("#lock")
     page.wait_for_function("() => document.getElementById('verdict').textContent !== ''")
     assert page.inner_text("#verdict").startswith("Not quite")
     assert les.steps[0].options[answers[0]] in page.inner_text("#verdict")
+    assert les.steps[0].options[wrong] in page.inner_text("#verdict")
     assert page.inner_text("#reveal").strip() != ""
-    assert all(choices.nth(i).is_disabled() for i in range(choices.count()))  # first pick
+    assert all(choices.nth(i).is_disabled() for i in range(choices.count()))  # made once
     _drawn(page)
     page.screenshot(path=str(tb.ARTIFACTS / "lesson-file-1280x720-reveal.png"))
 
-    # step 2 (its figure is the answer): nothing drawn before; a right answer
+    # step 2 (its figure is the answer): nothing drawn before; a right answer, by Enter
     page.click("#next")
     assert _step(page) == "2"
     _drawn(page, "none")
-    page.locator("#choices button").nth(answers[1]).click()
+    page.locator("#choices button").nth(answers[1]).focus()
+    page.keyboard.press("Enter")
     page.wait_for_function("() => document.getElementById('verdict').textContent !== ''")
-    assert page.inner_text("#verdict") == "Right."
+    assert page.inner_text("#verdict") == f"Right: “{les.steps[1].options[answers[1]]}”."
     _drawn(page)
+
+    # a reload keeps both answers (the browser's storage) and the step (the address)
+    page.reload(wait_until="load")
+    assert _step(page) == "2" and page.inner_text("#verdict").startswith("Right")
 
     # Back keeps the answer given; the arrow keys step too
     page.click("#back")
@@ -122,6 +137,12 @@ def test_a_student_answers_steps_through_and_sees_the_summary(offline, lesson_fi
     page.screenshot(path=str(tb.ARTIFACTS / "lesson-file-1280x720-summary.png"))
     page.click("#back")
     assert _step(page) == str(n)
+    # "Start again" clears the answers, also for the next visit
+    page.click("#next")
+    page.click("#again")
+    assert _step(page) == "1" and page.inner_text("#verdict") == ""
+    page.reload(wait_until="load")
+    assert page.inner_text("#verdict") == ""
     assert not attempted, attempted
 
 

@@ -2,9 +2,10 @@
 
 Opens /Lessons?lesson=2&step=1&present=1 in Chromium at 1280×720, checks that the
 sidebar and every control are hidden, then walks the whole lesson with the → key: at
-each step the answer is hidden until an option is clicked, the option clicked is the one
-the lab measures at that step's state (``Step.reveal``, computed in this process), and
-the page then says "Right." and shows the numbers; the figure (with its scores) and the
+each step the answer is hidden until an option is locked in (choosing it reveals
+nothing), the option locked in is the one the lab measures at that step's state
+(``Step.reveal``, computed in this process), and the page then says "Right:" and shows
+the numbers; the figure (with its scores) and the
 verdict are above the fold. ← steps back. The same step at 1920×1080, and the
 Classification page with present=1 at both sizes, are checked for the fold too. The
 pictures go to test-artifacts/pictures/; the README and docs/teaching-with-the-lab.md
@@ -82,15 +83,37 @@ def chart_box(page, fitted: bool | None = None) -> dict:
     return page.evaluate(CHART_BOX_JS)
 
 
+#: the verdict shown once an answer is locked in: 'wrong', 'right', 'none' or ''
+VERDICT_JS = """() => { const t = [...document.querySelectorAll('[data-testid=stAlert]')]
+  .map((e) => e.innerText.trim());
+  return t.some((s) => s.startsWith('Not quite')) ? 'wrong'
+       : t.some((s) => s.startsWith('Right:')) ? 'right'
+       : t.some((s) => s.startsWith('You predicted')) ? 'none' : ''; }"""
+
+
+def lock_in(page, option: str, verdict: str | None = None) -> None:
+    """Choose ``option`` with a click (nothing is revealed: the page reruns and no
+    verdict appears), press "Lock in", and wait for the ``verdict`` ('right' or
+    'wrong'; None: any) and for the page to be idle."""
+    label = page.locator('[data-testid="stRadio"] label').filter(has_text=option).first
+    label.click()
+    page.wait_for_function("(o) => [...document.querySelectorAll('[data-testid=stRadio] "
+                           "label')].some((l) => l.textContent.includes(o) && "
+                           "l.querySelector('input').checked)", arg=option, timeout=60_000)
+    wait_idle(page, 60_000)
+    assert page.evaluate(VERDICT_JS) == "", "choosing alone revealed the answer"
+    page.locator('.st-key-lesson_lock').get_by_role("button", name="Lock in").click()
+    page.wait_for_function(f"(v) => v ? ({VERDICT_JS})() === v : ({VERDICT_JS})() !== ''",
+                           arg=verdict, timeout=60_000)
+    wait_idle(page, 60_000)
+
+
 def answer(page, step: L.Step) -> L.Reveal:
-    """Click the option the lab measures at the step's state; wait for the verdict."""
+    """Lock in the option the lab measures at the step's state; wait for the verdict."""
     rev = step.reveal()
     assert rev.answer >= 0, rev.text
-    assert page.get_by_text("Right.", exact=True).count() == 0   # nothing revealed yet
-    option = step.options[rev.answer]
-    page.locator('[data-testid="stRadio"] label').filter(has_text=option).first.click()
-    page.get_by_text("Right.", exact=True).wait_for(timeout=60_000)
-    wait_idle(page, 60_000)
+    assert page.evaluate(VERDICT_JS) == ""                 # nothing revealed yet
+    lock_in(page, step.options[rev.answer], "right")
     return rev
 
 
@@ -140,7 +163,8 @@ def test_walk_a_lesson_in_presentation_mode(app_server, chromium_path):
                 rev = answer(page, step)
                 box = chart_box(page, fitted=True if surface else None)
                 assert_above_fold(page, f"step {k}")
-                verdict = page.get_by_text("Right.", exact=True).bounding_box()
+                verdict = page.locator('[data-testid=stAlert]').filter(
+                    has_text="Right:").first.bounding_box()
                 assert verdict["y"] + verdict["height"] <= box["inner"]
                 # the numbers of the reveal are on the page
                 first = rev.text.split(";")[0].split(".")[0]
@@ -185,3 +209,75 @@ def test_walk_a_lesson_in_presentation_mode(app_server, chromium_path):
                 ctx.close()
         finally:
             browser.close()
+
+
+def test_two_clicks_from_home_present_lesson_1(app_server, chromium_path):
+    """Home, one click on "Lessons" in the sidebar, one on "Present": lesson 1's first
+    step in presentation mode, its address with no empty parameter."""
+    from urllib.parse import parse_qs, urlparse
+
+    with tb.open_browser(chromium_path) as browser:
+        ctx, page = new_page(browser, SIZES[0])
+        page.goto(app_server.url, wait_until="domcontentloaded")
+        link = page.locator('[data-testid="stSidebar"] a').filter(has_text="Lessons").first
+        link.wait_for(timeout=tb.FIRST_CHART_TIMEOUT_MS)
+        link.click()                                                  # click 1
+        present = page.locator(".st-key-lesson_present").get_by_role("button")
+        present.wait_for(timeout=tb.FIRST_CHART_TIMEOUT_MS)
+        wait_idle(page, 60_000)
+        top = present.bounding_box()
+        assert top["y"] + top["height"] <= SIZES[0][1], top           # above the fold
+        present.click()                                               # click 2
+        page.get_by_role("button", name="Exit presentation").wait_for(timeout=60_000)
+        wait_step(page, 1, len(L.lesson(1).steps))
+        assert L.lesson(1).title in heading(page)
+        assert page.evaluate(VISIBLE_CONTROLS_JS) == {"controls": 0, "sidebar": False}
+        q = parse_qs(urlparse(page.url).query, keep_blank_values=True)
+        assert q.get("present") == ["1"] and q.get("lesson", ["1"]) == ["1"], page.url
+        assert all(v != [""] for v in q.values()), page.url
+        assert exception_texts(page) == []
+        ctx.close()
+
+
+def test_answers_survive_back_next_and_a_refresh_and_finish_counts_them(app_server,
+                                                                         chromium_path):
+    """Lesson 1: all five questions locked in (the first two wrong, the rest right),
+    Back twice and Next twice (each answered step stays answered, its figure shown),
+    a refresh, and Finish: "5 of 5", two of them not right."""
+    lesson = L.lesson(1)
+    n = len(lesson.steps)
+    revs = [s.reveal() for s in lesson.steps]
+    picks = [(r.answer + 1) % len(s.options) if k < 2 else r.answer
+             for k, (s, r) in enumerate(zip(lesson.steps, revs, strict=True))]
+    with tb.open_browser(chromium_path) as browser:
+        ctx, page = new_page(browser, SIZES[0])
+        page.goto(f"{app_server.url}/Lessons?lesson=1&step=1", wait_until="domcontentloaded")
+        for k, (step, pick) in enumerate(zip(lesson.steps, picks, strict=True), 1):
+            wait_step(page, k, n)
+            lock_in(page, step.options[pick], "right" if pick == revs[k - 1].answer
+                    else "wrong")
+            page.keyboard.press("ArrowRight")
+        page.get_by_text("The end of the lesson", exact=True).wait_for(timeout=60_000)
+        for k in (n, n - 1, n - 2):                      # back: still answered
+            page.keyboard.press("ArrowLeft")
+            wait_step(page, k, n)
+            page.wait_for_function(f"() => ({VERDICT_JS})() !== ''", timeout=60_000)
+            assert page.locator('[data-testid="stRadio"]').count() == 0
+        page.keyboard.press("ArrowRight")
+        wait_step(page, n - 1, n)
+        assert page.evaluate(VERDICT_JS) == "right"
+        page.reload(wait_until="domcontentloaded")       # a refresh: a new session
+        wait_step(page, n - 1, n)
+        page.wait_for_function(f"() => ({VERDICT_JS})() === 'right'", timeout=60_000)
+        page.locator(".st-key-lesson_next").get_by_role("button").click()
+        wait_step(page, n, n)
+        page.locator(".st-key-lesson_next").get_by_role("button").click()   # Finish
+        score = page.locator('[data-testid="stMarkdownContainer"]').filter(
+            has_text="You answered")
+        score.wait_for(timeout=60_000)
+        assert score.inner_text().startswith(f"You answered {n} of {n} questions; {n - 2} "
+                                             "of your predictions were"), score.inner_text()
+        assert "not answered" not in page.locator('[data-testid="stMain"]').inner_text()
+        page.screenshot(path=str(SHOTS / "lesson-end-5-of-5-1280x720.png"))
+        assert exception_texts(page) == []
+        ctx.close()

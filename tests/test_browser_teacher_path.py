@@ -3,14 +3,14 @@
 A teacher on the Classification page (KNPL, 60 points) opens "Present · add to a
 lesson" in the sidebar, types a sentence, picks the question "does KNPL score higher
 than the plain SVM", adds the view, follows "Make the lesson link" to the Lessons page
-and makes the link. A student opens that link in a browser of their own (a new context:
+and makes the link; a refresh and the address typed again keep the step collected. A
+student opens that link in a browser of their own (a new context:
 no session shared with the teacher): the question's options are shown and the fitted
 surface is not drawn before an answer; the option the lab measures (computed here from
-the link) gets "Right." and the surface. Then lesson 1's last step is answered wrong
-and "Finish ▶" leads to the end screen: its score sentence, and the answers table read
-from the text table the grid keeps inside its canvas for screen readers (the cells
-themselves are drawn); its button opens lesson 2 at step 1. The end screen
-at 1280×720 goes to ``test-artifacts/lesson-end-1280.png``. Run alone with::
+the link) gets "Right:" and the surface. Then lesson 1's last step is answered wrong
+and "Finish ▶" leads to the end screen: its score sentence, and the answers table, in
+the lesson's own text size; its button opens lesson 2 at step 1. The end screen at
+1280×720 goes to ``test-artifacts/lesson-end-1280.png``. Run alone with::
 
     python -m pytest tests/test_browser_teacher_path.py -q -m browser
 """
@@ -22,7 +22,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 import test_browser as tb
 from test_browser import exception_texts, wait_idle
-from test_browser_lessons import answer, chart_box, new_page, wait_step
+from test_browser_lessons import answer, chart_box, lock_in, new_page, wait_step
 
 from nplk_lab.model import lessons as L
 from nplk_lab.model import teacher_lessons as T
@@ -34,13 +34,11 @@ SIZE = (1280, 720)
 SENTENCE = "Predict first, then look at the surface."
 LOAD_MS = 120_000   # a cold server's first page: imports and the first fit
 
-#: the answers table's text as far as the page exposes it in the DOM (Streamlit's
-#: st.dataframe draws its cells on a canvas and writes a text table for screen readers
-#: inside it, for the rows in view)
+#: the answers table's text, row by row (an HTML table in the lesson's text size)
 TABLE_TEXT_JS = """
-() => [...document.querySelectorAll('[data-testid="stDataFrame"] [role="row"]')]
-  .map((r) => [...r.querySelectorAll('[role="gridcell"], [role="columnheader"]')]
-                 .map((c) => c.textContent.trim()))
+() => [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stMarkdownContainer"] '
+                                    + 'table tr')]
+  .map((r) => [...r.querySelectorAll('td, th')].map((c) => c.textContent.trim()))
 """
 
 
@@ -122,9 +120,17 @@ def test_a_teachers_question_is_asked_in_the_students_browser(app_server, browse
     listed = page.get_by_text("asks: " + wording, exact=False)
     listed.wait_for(timeout=60_000)
     assert SENTENCE in listed.inner_text()
+    # a refresh, and the address typed again (a new session each), keep the step: the
+    # browser keeps it
+    for again in (page.reload, lambda **kw: page.goto(f"{app_server.url}/Lessons", **kw)):
+        again(wait_until="domcontentloaded")
+        page.get_by_text("Make your own lesson (1 step so far)", exact=True).wait_for(
+            timeout=LOAD_MS)
+        page.get_by_text("asks: " + wording, exact=False).wait_for(timeout=60_000)
     wait_idle(page, 60_000)
     button(page, "my_make").click()
-    code = page.locator('[data-testid="stExpander"] [data-testid="stCode"] code')
+    code = page.locator('[data-testid="stMain"] [data-testid="stExpander"] '
+                        '[data-testid="stCode"] code')
     code.wait_for(timeout=60_000)
     link = "".join(code.inner_text().split())
     assert link.startswith(f"{app_server.url}/Lessons?my_lesson="), link
@@ -174,23 +180,24 @@ def test_the_last_step_finishes_on_the_students_answers(app_server, browser):
     wait_step(page, n, n)
     finish = button(page, "lesson_next")
     assert finish.inner_text().splitlines()[0].strip() == "Finish ▶"
-    page.locator('[role="radiogroup"] label').filter(has_text=wrong).first.click()
-    page.get_by_text("Not quite", exact=False).first.wait_for(timeout=60_000)
-    wait_idle(page, 60_000)
+    lock_in(page, wrong, "wrong")
     finish.click()
     tb.wait_url(page, "step", n + 1, 60_000)
     page.get_by_text(f"{lesson.title} — the end", exact=True).wait_for()
     page.get_by_text("The end of the lesson", exact=True).wait_for()
     score = page.locator('[data-testid="stMarkdownContainer"]').filter(
-        has_text="You predicted")
-    assert "0 of 1" in score.inner_text(), score.inner_text()
-    grid = page.locator('[data-testid="stDataFrame"]')
-    grid.wait_for()
-    grid.scroll_into_view_if_needed()
-    tb.wait_still(page)
-    # the grid writes its text table a moment after it draws (debounced)
+        has_text="You answered")
+    asked = sum(1 for s in lesson.steps if s.question)
+    assert f"1 of {asked} questions; 0 of your" in score.inner_text(), score.inner_text()
     page.wait_for_function(f"(k) => ({TABLE_TEXT_JS})().some((r) => r[0] === k)",
                            arg=str(n))
+    # as large as the lesson's words (a data grid's cells were 13–14 px)
+    sizes = page.evaluate("() => [...document.querySelectorAll('[data-testid=\"stMain\"] "
+                          "table td')].map((c) => parseFloat(getComputedStyle(c).fontSize))")
+    words = page.evaluate("() => parseFloat(getComputedStyle(document.querySelector("
+                          "'[data-testid=\"stMain\"] [data-testid=\"stMarkdownContainer\"] "
+                          "p')).fontSize)")
+    assert sizes and min(sizes) >= words - 0.5, (sizes, words)
     table = page.evaluate(TABLE_TEXT_JS)
     asked = [i for i, s in enumerate(lesson.steps, 1) if s.question]
     rows = [r for r in table if r and r[0].isdigit()]

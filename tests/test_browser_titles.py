@@ -16,6 +16,9 @@ from __future__ import annotations
 import pytest
 import test_browser as tb
 from test_browser import ARTIFACTS, FIRST_CHART_TIMEOUT_MS, exception_texts, wait_idle
+from test_browser_lessons import lock_in
+
+from nplk_lab.model import lessons as L
 
 chromium_path, app_server, page = tb.chromium_path, tb.app_server, tb.page
 
@@ -193,7 +196,7 @@ def test_a_lessons_matrix_step_keeps_its_colour_bars_clear(app_server, page, siz
     title or tick label on a heatmap or on another bar's words. A row of four was about
     80 px a panel there, its bar titles running into each other."""
     _open(page, app_server.url + "/Lessons?lesson=2&step=2", size, '[data-testid="stRadio"]')
-    page.locator('[data-testid="stRadio"] label:has(input[type=radio])').first.click()
+    lock_in(page, L.lesson(2).steps[1].options[0])
     page.wait_for_function(f"() => {{ const m = ({BARS_JS})(); return !!m && m.areas === 4 "
                            "&& m.words > 6; }", timeout=tb.RERUN_TIMEOUT_MS, polling=100)
     wait_idle(page)

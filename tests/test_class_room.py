@@ -35,11 +35,12 @@ def test_the_setting_names_the_store_and_the_default_is_the_cache_folder(tmp_pat
 def test_purge_runs_at_most_once_a_minute(tmp_path, monkeypatch):
     monkeypatch.setenv(class_room.ENV, str(tmp_path / "p"))
     store = class_room.store()
-    first = store.start_class("L1", idle_timeout_s=60).code
+    # kept a day (the default, the end of today, is within the hour just before midnight)
+    first = store.start_class("L1", idle_timeout_s=60, retention_s=86400).code
     later = time.time() + 3600
     class_room.tidy(later, force=True)
     assert store.state(first).ended
-    second = store.start_class("L1", idle_timeout_s=60).code
+    second = store.start_class("L1", idle_timeout_s=60, retention_s=86400).code
     class_room.tidy(later)                       # within the minute: skipped
     assert not store.state(second).ended
     class_room.tidy(later, force=True)

@@ -484,12 +484,13 @@ def test_svr_apg_reaches_algorithm1_and_long_pg():
 
 
 @pytest.mark.slow
-def test_svr_estimator_apg_matches_nesterov_at_1e6():
+@pytest.mark.parametrize("solver", ["apg", "newton"])
+def test_svr_estimator_apg_matches_nesterov_at_1e6(solver):
     X, y = make_step(40, noise=0.05, random_state=2)
     kw = dict(C=1.0, sigma=0.7, epsilon=0.05, eta=5.0, tau=0.01)
     a1 = DANKRegressor(solver="nesterov", tol=1e-8, max_iter=100000, **kw).fit(X, y)
-    a2 = DANKRegressor(**kw).fit(X, y)
-    assert a2.solver_ == "apg" and a2.converged_ and a1.converged_
+    a2 = DANKRegressor(solver=solver, **kw).fit(X, y)
+    assert a2.solver_ == solver and a2.converged_ and a1.converged_
     assert a2.objective_ == pytest.approx(a1.objective_, rel=1e-6)
     np.testing.assert_allclose(a2.predict(X), a1.predict(X), atol=1e-2)
 

@@ -127,7 +127,7 @@ def test_decision_surface_follows_the_gallery_conventions(toy):
     np.testing.assert_array_equal(f.z, np.clip(Z, -f.zmax, f.zmax).astype(np.float32))
     # level lines drawn as line traces lying on their level of their own function
     by_name = {c.name: c for c in lines}
-    zero, pm1 = by_name["f(x) = 0"], by_name["f(x) = ±1"]
+    zero, pm1 = by_name[fg.BOUNDARY_NAME], by_name[fg.MARGIN_NAME]
     assert zero.line.dash == "solid" and pm1.line.dash == "dash"
     base = [c for c in lines if c.name.startswith("SVM")]
     assert len(base) == 1 and base[0].line.dash == "dot"
@@ -785,3 +785,4 @@ def test_shaded_clusters_fill_their_axes():
     assert tuple(lay.xaxis.range) == (-9.0, 9.0) and tuple(lay.yaxis.range) == (-3.0, 3.0)
     assert lay.xaxis.constrain == "domain" and lay.yaxis.constrain == "domain"
     assert lay.yaxis.scaleanchor == "x"
+

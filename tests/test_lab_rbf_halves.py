@@ -298,28 +298,24 @@ def test_measured_numbers_are_what_the_benchmark_measures(name):
     assert lh.summary(r2, lh.draw(name, 0)[4]) == lh.MEASURED[name]
 
 
-def test_with_many_support_points_the_comparison_waits_for_a_press():
-    """Above AUTO_MAX_SUPPORT support points the one-width search costs seconds (N³): a
-    slider move does not compute it; the button does, and the table then stays."""
+@pytest.mark.parametrize("n_support", [65, 200])
+def test_the_comparison_is_drawn_at_every_support_count_without_a_press(n_support):
+    """The one-width search costs one factor per width (nplk_core.lab_rbf_width), so the
+    comparison is computed with the fit at any support count the slider allows (200 is
+    capped at the training size), with no button, and a rerun keeps it (cached)."""
     from streamlit.testing.v1 import AppTest
-
-    from nplk_lab.ui import lab_rbf_halves as panel
 
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     at = AppTest.from_file(str(ROOT / "pages/2_Regression.py"), default_timeout=180)
-    n_support = panel.AUTO_MAX_SUPPORT + 5
     for k, v in {"n_samples": "200", "reg_dataset": "chirp", "reg_method": "lab_rbf_reg",
                  "n_support": str(n_support)}.items():
         at.query_params[k] = v
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     md = "\n".join(e.value for e in at.markdown)
-    assert "Learned widths, and where the paper" in md
-    assert "On this draw" not in md                      # not computed
-    assert any(f"With {n_support} support points" in c.value for c in at.caption)
-    at.button(key="regression_lab_halves_go").click().run()
-    assert not at.exception, [e.value for e in at.exception]
-    assert "On this draw" in "\n".join(e.value for e in at.markdown)
-    at.run()                                              # a rerun keeps it (cached)
+    assert "Learned widths, and where the paper" in md and "On this draw" in md
+    assert "relative test error" in md
+    assert not [b for b in at.button if b.key == "regression_lab_halves_go"]
+    at.run()
     assert "On this draw" in "\n".join(e.value for e in at.markdown)

@@ -57,8 +57,9 @@ def test_a_teachers_text_stays_text(teacher_page):
     blob = _DATA.findall(page)[0]
     assert not set("<>&") & set(blob)
     # the player puts text on the page with textContent only, never as HTML
-    assert "innerHTML" not in LF._PLAYER and "insertAdjacentHTML" not in LF._PLAYER
-    assert "textContent" in LF._PLAYER
+    player = LF._browser_file("lesson_file.js")
+    assert "innerHTML" not in player and "insertAdjacentHTML" not in player
+    assert "textContent" in player
 
 
 def test_a_step_without_a_question_shows_its_figure_at_once(teacher_page):

@@ -79,7 +79,8 @@ class Room:
         fake.write_text(FAKE_WORKER)
         self.port = free_port_block(WORKERS + 1)
         self.url = f"http://127.0.0.1:{self.port}"
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        # stand-in workers draw no pictures: no first pictures to prepare
+        env = dict(os.environ, NPLK_LAB_FIRST_PAINT="0", PYTHONPATH=os.pathsep.join(
             [str(ROOT), os.environ.get("PYTHONPATH", "")]))
         if max_deaths is not None:
             env["TEST_MAX_DEATHS"] = str(max_deaths)

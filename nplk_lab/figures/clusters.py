@@ -128,8 +128,10 @@ def constraints_figure(X: np.ndarray, labels: np.ndarray, must_link: np.ndarray,
                        cannot_link: np.ndarray, *, y_true: np.ndarray | None = None,
                        max_lines: int = 600, title: str = "", score_text: str = "",
                        regions: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
-                       height: int = 540) -> go.Figure:
-    """Points coloured by cluster, outlined by true class (two legend groups); must-link
+                       height: int = 540, clusters: str = "clusters (learned kernel)"
+                       ) -> go.Figure:
+    """Points coloured by cluster (legend group ``clusters``: say which clustering),
+    outlined by true class (two legend groups); must-link
     pairs as solid green lines, cannot-link pairs as dashed orange lines (a random
     sample of at most ``max_lines`` each; 0: none, the legend still counts them);
     ``regions`` = (xs, ys, Z) colours the plane by the cluster found (Z: cluster per
@@ -149,7 +151,7 @@ def constraints_figure(X: np.ndarray, labels: np.ndarray, must_link: np.ndarray,
                            line=dict(color=color, width=1.6, dash=dash), opacity=0.8,
                            hoverinfo="skip", legendgroup="pairs"))
     traces[first]["legendgrouptitle"] = dict(text="constraints")
-    traces += _cluster_traces(X, labels, y_true)
+    traces += _cluster_traces(X, labels, y_true, what=clusters)
     xaxis, yaxis = _axis("x1"), _axis("x2", scaleanchor="x")
     if regions is not None:
         # the axes span the shaded grid exactly and the plot area shrinks to keep x and y

@@ -38,6 +38,11 @@ DIVERGING: list[list[Any]] = [[0.0, "#2166AC"], [0.2, "#4393C3"], [0.4, "#D1E5F0
 SEQUENTIAL = "Viridis"
 BASELINE_COLOR = "#009E73"
 SURFACE_BANDS = 20  # colour bands of the decision surface (a filled contour's levels)
+#: plain names of a classifier's decision function on its surface: its 0 level, its
+#: ±1 levels and the colour bar of its values (no "f(x)" on a student's screen)
+BOUNDARY_NAME = "decision boundary"
+MARGIN_NAME = "margin (±1)"
+DECISION_VALUE = "decision<br>value"
 MUST_LINK_COLOR = "#009E73"
 CANNOT_LINK_COLOR = "#D55E00"
 
@@ -131,10 +136,44 @@ def _layout(title: str = "", height: int = 480, *, top: int | None = None,
     return lay
 
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def for_people(x: float, digits: int = 2) -> str:
+    """``x`` with ``digits`` significant digits as a person writes it: 0.0028, 56, 1.5 ×
+    10⁵, 2.6 × 10⁻⁶ (never "2.6e-06" nor "100000.0"); a power of ten alone as 10⁵."""
+    x = float(x)
+    if not np.isfinite(x):
+        return "—"
+    if x == 0 or 1e-3 <= abs(x) < 1e5:
+        text = f"{x:.{digits}g}"
+        if "e" not in text:
+            return text.replace("-", "−")
+    exp = int(np.floor(np.log10(abs(x))))
+    mant = float(f"{x / 10 ** exp:.{digits - 1}f}")
+    if abs(mant) >= 10:              # 9.96 rounds to 10.0
+        mant, exp = mant / 10, exp + 1
+    power = "10" + str(exp).translate(_SUPERSCRIPT)
+    if mant == 1:
+        return power
+    if mant == -1:
+        return "−" + power
+    return f"{mant:g} × {power}".replace("-", "−")
+
+
+def bar_title(text: str, side: str = "top") -> str:
+    """A colour bar's title with an empty line between it and the bar: Plotly sets the
+    title right against the bar's end, where half of the end tick's label stands, so
+    the two touched ("decision value" on "+2.68"; "K, F × K" on "1")."""
+    return f"{text}<br>&nbsp;" if side == "top" else f"&nbsp;<br>{text}"
+
+
 def _axis(title: str = "", **kw: Any) -> dict[str, Any]:
+    # (powers of ten, 2×10⁻⁶, not the SI prefixes of Plotly's default: "2μ")
     ax = dict(showgrid=True, gridcolor="#E5E5E5", zeroline=False, showline=True,
               linecolor="#888", mirror=True, ticks="outside", tickcolor="#888",
-              tickfont=dict(size=13, color=TICK_COLOR), automargin=True)
+              tickfont=dict(size=13, color=TICK_COLOR), automargin=True,
+              exponentformat="power")
     if title:
         ax["title"] = dict(text=title, font=dict(size=14, color=TEXT_COLOR))
     ax.update(kw)

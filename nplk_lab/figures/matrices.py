@@ -7,7 +7,18 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
-from .common import DIVERGING, SEQUENTIAL, TEXT_COLOR, TICK_COLOR, _figure, _layout, _suffix, f32
+from .common import (
+    DIVERGING,
+    SEQUENTIAL,
+    TEXT_COLOR,
+    TICK_COLOR,
+    _figure,
+    _layout,
+    _suffix,
+    f32,
+    for_people,
+)
+from .common import bar_title as spaced
 
 # ---------------------------------------------------------------------------
 # matrices
@@ -76,8 +87,9 @@ def _heatmap(M: np.ndarray, order: np.ndarray, *, name: str, colorscale: Any,
         hover = (f"rows %{{y}}, columns %{{x}} (in class order)<br>mean of {name} over "
                  f"the block = %{{z:.4g}}<extra></extra>")
     tr = dict(type="heatmap", z=f32(P), x=labels, y=labels, colorscale=colorscale,
-              name=name, colorbar=colorbar or dict(thickness=12), xaxis=f"x{s}",
-              yaxis=f"y{s}", hovertemplate=hover)
+              name=name, xaxis=f"x{s}", yaxis=f"y{s}", hovertemplate=hover,
+              # powers of ten on the bar (2×10⁻⁶), not Plotly's SI prefixes ("2μ")
+              colorbar={"exponentformat": "power", **(colorbar or dict(thickness=12))})
     for k, v in (("zmid", zmid), ("zmin", zmin), ("zmax", zmax)):
         if v is not None:
             tr[k] = v
@@ -124,7 +136,7 @@ def _matrix_axes(s: str, **kw: Any) -> tuple[dict, dict]:
 
 
 def _pm(v: float) -> str:
-    return f"{v:.2g}"
+    return for_people(v)
 
 
 def matrix_heatmap(M: np.ndarray, y: np.ndarray | None = None, *, name: str = "F",
@@ -145,8 +157,8 @@ def matrix_heatmap(M: np.ndarray, y: np.ndarray | None = None, *, name: str = "F
     drawn = _ordered(M, order, max_side)
     if center is not None:
         lo, hi = symmetric_limits(drawn[0], center)
-        bar = dict(thickness=12, title=dict(text=f"{name}<br>{center:g} ± {_pm(hi - center)}",
-                                            side="top"))
+        bar = dict(thickness=12, title=dict(
+            text=spaced(f"{name}<br>{center:g} ± {_pm(hi - center)}"), side="top"))
         tr, starts = _heatmap(M, order, name=name, colorscale=DIVERGING, zmid=center,
                               zmin=lo, zmax=hi, colorbar=bar, drawn=drawn)
     else:
@@ -248,7 +260,8 @@ def matrix_triptych(K: np.ndarray, F: np.ndarray, y: np.ndarray | None = None, *
                    xanchor="left",
                    x=right + 0.02 + slot * b, outlinewidth=0,
                    tickfont=dict(size=12, color=TICK_COLOR),
-                   title=dict(text=bar_title, side="bottom" if b % 2 else "top",
+                   title=dict(text=spaced(bar_title, "bottom" if b % 2 else "top"),
+                              side="bottom" if b % 2 else "top",
                               font=dict(size=13, color=TEXT_COLOR)))
         M = d[0]
         tr, starts = _heatmap(M, order, name=nm, colorscale=cs, zmid=mid, zmin=zmin,
@@ -309,8 +322,8 @@ def _triptych_grid(panels: list, y: np.ndarray | None, order: np.ndarray, side: 
                        tickfont=dict(size=12, color=TICK_COLOR),
                        # the left bar's title on one line per matrix: it stands in
                        # the gap between the columns
-                       title=dict(text=bar_title.replace(", ", ",<br>") if c == 0
-                                  else bar_title, side="top",
+                       title=dict(text=spaced(bar_title.replace(", ", ",<br>") if c == 0
+                                              else bar_title), side="top",
                                   font=dict(size=13, color=TEXT_COLOR)))
             tr, starts = _heatmap(d[0], order, name=nm, colorscale=cs, zmid=mid,
                                   zmin=zmin, zmax=zmax, colorbar=bar, axes=a, drawn=d)

@@ -224,9 +224,10 @@ def bandwidth_figure(support: np.ndarray, bandwidths: np.ndarray, *,
         traces = [dict(
             type="scatter", x=f32(S[order, 0]), y=f32(W[order, 0]), mode="markers+lines",
             marker=dict(size=8, color=SERIES_COLORS[1]), line=dict(width=1, dash="dot"),
-            name="width 1/θᵢ", hovertemplate="x=%{x:.3f}<br>1/θ=%{y:.3g}<extra></extra>")]
+            name="kernel width",
+            hovertemplate="x=%{x:.3f}<br>kernel width %{y:.3g}<extra></extra>")]
         layout = _layout(title, height, xaxis=_axis("support point x"),
-                         yaxis=_axis("kernel width 1/θᵢ", type="log"))
+                         yaxis=_axis("kernel width", type="log"))
         return _figure(traces, layout)
     traces: list[dict] = []
     xa, ya = _axis("x1"), _axis("x2", scaleanchor="x")

@@ -21,7 +21,10 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .common import (
+    BOUNDARY_NAME,
+    DECISION_VALUE,
     DIVERGING,
+    MARGIN_NAME,
     SCATTER,
     SEQUENTIAL,
     SERIES_COLORS,
@@ -117,11 +120,11 @@ def replay_figure(rp: Any, X_train: np.ndarray, y_train: np.ndarray,
         if clf:
             m = float(np.nanpercentile(np.abs(last.values), 99)) if last.values.size else 1.0
             lo, hi = -max(1.25, min(m, 50.0)), max(1.25, min(m, 50.0))
-            scale, bar = banded(DIVERGING, SURFACE_BANDS), "f(x)"
+            scale, bar = banded(DIVERGING, SURFACE_BANDS), DECISION_VALUE
         else:
             allv = np.concatenate([f.values.ravel() for f in rp.played])
             lo, hi = (float(v) for v in np.nanpercentile(allv, [1, 99]))
-            scale, bar = SEQUENTIAL, "f(x)"
+            scale, bar = SEQUENTIAL, "fitted<br>value"
         zq = lambda fr: quantize(fr.values, lo, hi)  # noqa: E731
         traces.append(dict(type="heatmap", x=f32(rp.xs), y=f32(rp.ys), z=zq(last),
                            colorscale=scale, zmin=0, zmax=LEVELS, zsmooth="best",
@@ -131,8 +134,8 @@ def replay_figure(rp: Any, X_train: np.ndarray, y_train: np.ndarray,
                            colorbar=_colorbar(lo, hi, bar, len=0.8, x=0.6, xanchor="left")))
         changing.append(0)
         if clf:
-            for levels, width, dash, nm in (((0.0,), 2.5, "solid", "f(x) = 0"),
-                                            ((-1.0, 1.0), 1.2, "dash", "f(x) = ±1")):
+            for levels, width, dash, nm in (((0.0,), 2.5, "solid", BOUNDARY_NAME),
+                                            ((-1.0, 1.0), 1.2, "dash", MARGIN_NAME)):
                 x, y = _level_xy(rp.xs, rp.ys, last.values, levels)
                 changing.append(len(traces))
                 traces.append(dict(type="scatter", x=x, y=y, mode="lines", name=nm,

@@ -10,10 +10,13 @@ import plotly.graph_objects as go
 from .ablation import NN_COLOR, NN_DASH, NN_NAME
 from .common import (
     BASELINE_COLOR,
+    BOUNDARY_NAME,
     CLASS_COLORS,
     CLASS_NAMES,
     CLASS_SYMBOLS,
+    DECISION_VALUE,
     DIVERGING,
+    MARGIN_NAME,
     SCATTER,
     SURFACE_BANDS,
     _axis,
@@ -23,6 +26,7 @@ from .common import (
     _note_top,
     _score_text,
     banded,
+    bar_title,
     f32,
 )
 
@@ -177,7 +181,7 @@ def _level_trace(xs: np.ndarray, ys: np.ndarray, z: np.ndarray, *, levels: Seque
 
 
 def _fixed_width_colorbar(m: float) -> dict:
-    """The f(x) colour bar with five ticks, the widest label (±m) always made of a sign,
+    """The decision value's colour bar with five ticks, the widest label (±m) always made of a sign,
     three digits and a point (m < 10: two decimals, else one; m ≤ 50), so the bar, and
     with it the plot area (centred, square cells), does not shift when the range of f
     changes (e.g. while the user adds points). Digits are equally wide in Plotly's
@@ -185,7 +189,7 @@ def _fixed_width_colorbar(m: float) -> dict:
     ticks = [-m, -m / 2, 0.0, m / 2, m]
     digits = 2 if m < 10 else 1
     text = ["0" if v == 0 else f"{v:+.{digits}f}".replace("-", "\u2212") for v in ticks]
-    return dict(title=dict(text="f(x)"), thickness=12, len=0.8, tickmode="array",
+    return dict(title=dict(text=bar_title(DECISION_VALUE)), thickness=12, len=0.8, tickmode="array",
                 tickvals=ticks, ticktext=text)
 
 
@@ -228,9 +232,9 @@ def decision_surface(xs: np.ndarray, ys: np.ndarray, Z: np.ndarray | None,
             colorbar=_fixed_width_colorbar(m),
             hovertemplate="x1=%{x:.2f}<br>x2=%{y:.2f}<br>f=%{z:.3f}<extra></extra>"))
         traces.append(_level_trace(xs, ys, Z, levels=(0.0,), color="black", width=2.5,
-                                   dash="solid", name="f(x) = 0"))
+                                   dash="solid", name=BOUNDARY_NAME))
         traces.append(_level_trace(xs, ys, Z, levels=(-1.0, 1.0), color="black", width=1.2,
-                                   dash="dash", name="f(x) = ±1"))
+                                   dash="dash", name=MARGIN_NAME))
     if baseline is not None:
         traces.append(_level_trace(xs, ys, baseline, levels=(0.0,), color=BASELINE_COLOR,
                                    width=2.5, dash="dot", name=baseline_name))

@@ -97,10 +97,13 @@ RULE_NAMES = {"reciprocal": "reciprocal-neighbour rule", "nearest": "nearest-poi
               "smooth": "smooth rule"}
 
 
-def rule_key(method: str, estimator: Any = None) -> str:
-    """The out-of-sample rule the method's test score uses: "reciprocal" or "nearest"."""
-    ext = getattr(estimator, "extension", None) or ("nearest" if method != "dank"
-                                                    else "reciprocal")
+def rule_key(method: str, estimator: Any = None, *, extension: str | None = None) -> str:
+    """The out-of-sample rule the method's test score uses: "reciprocal" or "nearest".
+
+    ``extension`` (a fit's own setting) answers without touching ``estimator``: a first
+    picture drawn from the prepared snapshot then never unpickles its model."""
+    ext = (extension or getattr(estimator, "extension", None)
+           or ("nearest" if method != "dank" else "reciprocal"))
     return "reciprocal" if ext == "reciprocal" else "nearest"
 
 

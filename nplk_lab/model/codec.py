@@ -185,12 +185,16 @@ def relevant_names(page: str, params: Mapping[str, Any] | None = None) -> list[s
 
 def encode_query(params: Mapping[str, Any], names: Iterable[str] | None = None
                  ) -> dict[str, str]:
-    """URL query values for ``params`` (all of them, or only ``names``)."""
+    """URL query values for ``params`` (all of them, or only ``names``). An empty token
+    (no teacher's lesson, no class, no answers) is left out: a shared address carries
+    no ``teacher=`` with nothing after it."""
     table = settings()
     keys = list(names) if names is not None else list(params)
     out = {}
     for k in keys:
         if k in table and k in params:
+            if table[k].kind == "token" and not params[k]:
+                continue
             out[k] = to_text(k, params[k])
     return out
 

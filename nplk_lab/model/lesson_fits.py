@@ -167,19 +167,41 @@ def dank_gain(params: Mapping[str, Any]) -> dict[str, float]:
     at test time, DANK with the smooth rule (a test point takes an average of all rows of
     F; ``smooth``, and its agreement with 1-NN ``smooth_nn``), the plain SVM with the
     same σ and C, 1-NN, DANK's agreement with 1-NN and with the SVM on the test points,
-    and F's largest distance from all-ones."""
+    F's largest distance from all-ones, and DANK's difference from the plain SVM in
+    points with its 95 % interval over the test points (``diff``, ``lo``, ``hi``). The
+    scores and the interval are the Classification page's score table's
+    (:func:`.ablation.ablation`, on the same fits): a lesson and the page its "Try it
+    yourself" opens say the same."""
     data, dank = lesson_fit({**params, "method": "dank"}, "dank")
     _, svm = lesson_fit({**params, "method": "svm"}, "svm")
     y = data.y_test
     pred = dank.estimator.predict(data.X_test)
-    off = np.where(f_off_scores(dank, data) >= 0, 1.0, -1.0)
-    nn = nearest_neighbour_labels(data)
     svm_pred = svm.estimator.predict(data.X_test)
+    table = ablation.ablation("dank", dank.estimator, data.X_train, data.y_train,
+                              data.X_test, y, plain=svm.estimator)
+    vs = table.vs_plain("method")
+    nn = nearest_neighbour_labels(data)
     smooth = ablation.smooth_predict(dank.estimator, data.X_test)
-    return {"dank": dank.test_score, "svm": svm.test_score,
+    return {"dank": table.score("method"), "svm": table.score("plain"),
             "smooth": float(np.mean(smooth == y)), "smooth_nn": float(np.mean(smooth == nn)),
-            "f_off": float(np.mean(off == y)), "nn": float(np.mean(nn == y)),
-            "agree_nn": float(np.mean(pred == nn)), "agree_svm": float(np.mean(pred == svm_pred)),
-            "f_dev": float(np.max(np.abs(dank.matrix - 1.0))), "m": float(len(y))}
+            "f_off": table.score("off"), "nn": table.score("nn"),
+            "agree_nn": table.follows_nn, "agree_svm": float(np.mean(pred == svm_pred)),
+            "f_dev": float(np.max(np.abs(dank.matrix - 1.0))), "m": float(len(y)),
+            "diff": vs.mean, "lo": vs.lo, "hi": vs.hi}
 
 
+def interval_words(g: Mapping[str, float], name: str = "DANK") -> str:
+    """" The difference, +11.7 points, has a 95 % interval of −0.1 to +23.4 …": a
+    method's difference from the plain SVM as the Classification page's score table
+    gives it, and whether this one draw's test points can tell the two apart. "" when
+    ``g`` has no interval."""
+    if "lo" not in g or not np.isfinite(g["lo"]):
+        return ""
+    def pts(v: float) -> str:
+        return f"{v:+.1f}".replace("-", "−")
+    side = ("so on this draw's test points it is clearly ahead" if g["lo"] > 0 else
+            "so on this draw's test points it is clearly behind" if g["hi"] < 0 else
+            "so this draw's test points alone cannot tell the two apart")
+    return (f" {name} minus the plain SVM: {pts(g['diff'])} points, 95 % interval "
+            f"{pts(g['lo'])} to {pts(g['hi'])} (as in the Classification page's score "
+            f"table), {side}.")

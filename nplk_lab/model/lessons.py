@@ -44,14 +44,11 @@ away from its check. Pure Python (no Streamlit); scikit-learn only in the fits.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
-from types import MappingProxyType
 from typing import Any
-from urllib.parse import urlencode
 
 import numpy as np
 
-from . import codec
+from ..figures.common import for_people
 from .data import LabData
 from .lesson_fits import (
     _acc,
@@ -65,135 +62,30 @@ from .lesson_fits import (
     draw_seeds,
     draws_phrase,
     f_off_scores,
+    interval_words,
     lesson_data,
     lesson_fit,
     lesson_pairwise,
     nearest_neighbour_labels,
-    spread_counts,
-    spread_text,
 )
-from .presets import PAGE_FILES, PAGE_PATHS
-from .settings_table import CLASSIFICATION, REGRESSION, defaults
+from .lesson_steps import (
+    FIGURES,
+    STEP_PAGES,
+    DrawTable,
+    Lesson,
+    Reveal,
+    Step,
+    matrix_name,
+    step_file,
+    step_query,
+    step_url,
+)
+from .settings_table import REGRESSION
 
-__all__ = ["FIGURES", "LESSONS", "STEP_PAGES", "Lesson", "Reveal", "Step", "dank_gain",
-           "f_off_scores", "lesson", "lesson_data", "lesson_fit", "lesson_pairwise",
-           "nearest_neighbour_labels", "step_file", "step_query", "step_url"]
-
-#: pages a lesson step can show (their figure is drawn on the Lessons page)
-STEP_PAGES = ("classification", "regression", "pairwise")
-#: figures a step can draw, per page
-FIGURES = MappingProxyType({
-    "classification": ("surface", "matrix"),
-    "regression": ("curve", "bandwidth"),
-    "pairwise": ("constraints", "kmeans"),
-})
-_PAGE_METHOD = {"classification": "method", "regression": "reg_method"}
-
-
-# ---------------------------------------------------------------------------
-# lessons as data
-# ---------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Reveal:
-    """What the numbers at a step's state say: ``answer`` is the index of the option
-    they support (−1: none of them), ``text`` says it in words with the numbers,
-    ``numbers`` holds them for tests and the page."""
-
-    answer: int
-    text: str
-    numbers: Mapping[str, float] = field(default_factory=dict)
-    #: this draw's outcome in a few words, for a spread over draws ("" : the option's
-    #: short name)
-    label: str = ""
-    #: (outcome, number of draws) over the step's ``draws`` draws of the data; empty when
-    #: the step shows no spread
-    spread: tuple[tuple[str, int], ...] = ()
-
-
-@dataclass(frozen=True)
-class Step:
-    """One step: a sentence, a page in a set state, a figure and (optionally) a
-    predict-then-reveal question."""
-
-    sentence: str
-    page: str
-    state: Mapping[str, Any]
-    figure: str
-    question: str = ""
-    options: tuple[str, ...] = ()
-    expect: int = -1
-    measure: Callable[[Mapping[str, Any]], Reveal] | None = field(default=None,
-                                                                 compare=False)
-    #: when > 1, the reveal also counts the outcome at this many draws of the data (this
-    #: one and the next ones): the spread of a step whose answer can change with the draw
-    draws: int = 0
-    #: short names of the options for that count (default: the options)
-    labels: tuple[str, ...] = ()
-
-    @property
-    def params(self) -> dict[str, Any]:
-        """The full lab state of the step: the defaults with the step's settings."""
-        return {**defaults(), **self.state}
-
-    @property
-    def method(self) -> str:
-        if self.page == "pairwise":
-            return "simple_npkl"
-        return str(self.params[_PAGE_METHOD[self.page]])
-
-    @property
-    def task(self) -> str:
-        return REGRESSION if self.page == "regression" else CLASSIFICATION
-
-    def outcome(self, r: Reveal) -> str:
-        """A draw's outcome in a few words: the reveal's label, else the option's short
-        name."""
-        if r.label:
-            return r.label
-        if r.answer < 0:
-            return "none of the options"
-        return (self.labels or self.options)[r.answer]
-
-    def reveal(self) -> Reveal | None:
-        """The measured answer (None for a step without a question); with ``draws``, the
-        outcome at that many draws of the data is counted and said first, then this
-        draw's numbers (so the count stays in view on a projector)."""
-        if self.measure is None:
-            return None
-        p = self.params
-        r = self.measure(p)
-        if self.draws <= 1:
-            return r
-        labels = [self.outcome(r)] + [self.outcome(self.measure(at_draw(p, s)))
-                                      for s in draw_seeds(p, self.draws)[1:]]
-        return replace(r, text=f"{spread_text(labels)}\n\n{r.text}",
-                       spread=spread_counts(labels))
-
-
-@dataclass(frozen=True)
-class Lesson:
-    number: int
-    title: str
-    summary: str
-    steps: tuple[Step, ...]
-
-
-def step_query(step: Step) -> dict[str, str]:
-    """URL query of the step's page in the step's whole state (every setting that
-    matters there, so the link replaces what a session had set, like a preset)."""
-    full = step.params
-    return codec.encode_query(full, codec.relevant_names(step.page, full))
-
-
-def step_url(step: Step) -> str:
-    """A relative link that opens the step's lab page in the step's state."""
-    return f"/{PAGE_PATHS[step.page]}?{urlencode(step_query(step))}"
-
-
-def step_file(step: Step) -> str:
-    return PAGE_FILES[step.page]
-
+__all__ = ["FIGURES", "LESSONS", "STEP_PAGES", "DrawTable", "Lesson", "Reveal", "Step",
+           "dank_gain", "f_off_scores", "lesson", "lesson_data", "lesson_fit", "matrix_name",
+           "lesson_pairwise", "nearest_neighbour_labels", "step_file", "step_query",
+           "step_url"]
 
 # ---------------------------------------------------------------------------
 # lesson 1: what σ does to a kernel and an SVM
@@ -227,7 +119,7 @@ def _kernel_share(below: float | None = None, above: float | None = None
         else:
             frac = float(np.mean(K[off] > above))
             what = f"above {above:g}"
-        return Reveal(_share(frac), f"{frac:.1%} of the off-diagonal entries of K are "
+        return Reveal(_share(frac), f"{100 * frac:.1f} % of the off-diagonal entries of K are "
                                     f"{what} (σ = {p['sigma']:g}).", {"share": frac})
     return measure
 
@@ -247,6 +139,15 @@ def _against(other: Mapping[str, Any], what: str) -> Callable[[Mapping[str, Any]
     return measure
 
 
+def _draw(i: int) -> str:
+    """A draw's name in a draw-by-draw table (the first is the one in the figure)."""
+    return str(i)
+
+
+#: said with a learned multiplier's matrix: its colours span its own largest change
+_STRETCHED = (" The colour scale of {name} spans its own largest change, so even a change "
+              "this small shows as strong red and blue: read the numbers on its bar.")
+
 _HIGHER_SAME_LOWER = ("Higher", "About the same (within one test point)", "Lower")
 _SHARES = ("Almost all (over 90 %)", "Some (10–90 %)", "Few (under 10 %)")
 _SIZES = ("Under 1 %", "Between 1 % and 10 %", "Over 10 %")
@@ -254,15 +155,17 @@ _SIZES = ("Under 1 %", "Between 1 % and 10 %", "Over 10 %")
 LESSON_SIGMA = Lesson(1, "What σ does to a kernel and an SVM",
     "The Gaussian kernel's width σ decides which points count as alike; too small and "
     "the SVM memorises, too large and it can only draw a nearly straight line.", (
-    Step("The Gaussian kernel k(x, x′) = exp(−‖x − x′‖² / (2σ²)) measures how alike two "
-         "points are: 1 for the same point, near 0 once they are a few σ apart. Here the "
+    Step("The Gaussian kernel k(x, x′) = exp(−d² / (2σ²)), with d the distance between "
+         "the points x and x′, measures how alike two points are: 1 for the same point, "
+         "near 0 once they are a few σ apart. Here the "
          "plain SVM uses σ = 0.05, tiny next to the spread of the clowns (the data are "
          "scaled to about ±2).", "classification", {**_CLOWNS_SVM, "sigma": 0.05},
          "surface", "How will the SVM score on the points it trained on, and on new test "
          "points?", ("Near-perfect on training points, clearly lower on test points",
                      "About the same on both", "Low on both"), 0, _memorise),
     Step("The kernel matrix K holds k(xᵢ, xⱼ) for every pair of training points, "
-         "ordered by class. At σ = 0.05 most pairs are several σ apart.", "classification",
+         "ordered by class, here at the same σ = 0.05. Its picture appears once you "
+         "answer.", "classification",
          {**_CLOWNS_SVM, "sigma": 0.05, "view": "matrix"}, "matrix",
          "What share of the pairs does the kernel treat as unrelated (k below 0.1)?",
          _SHARES, 0, _kernel_share(below=0.1)),
@@ -274,7 +177,8 @@ LESSON_SIGMA = Lesson(1, "What σ does to a kernel and an SVM",
          {**_CLOWNS_SVM, "sigma": 10.0}, "surface",
          "The test accuracy, compared with σ = 1?", _HIGHER_SAME_LOWER, 2,
          _against({"sigma": 1.0}, "at σ = 1")),
-    Step("Look at K at σ = 10: the colours are almost flat.", "classification",
+    Step("K again, now at σ = 10, wider than the whole data set. Its picture appears "
+         "once you answer.", "classification",
          {**_CLOWNS_SVM, "sigma": 10.0, "view": "matrix"}, "matrix",
          "What share of the pairs look almost the same to the kernel (k above 0.9)?",
          _SHARES, 0, _kernel_share(above=0.9)),
@@ -294,14 +198,16 @@ def _dank_vs_svm(p: Mapping[str, Any]) -> Reveal:
     m = int(g["m"])
     return Reveal(_compare(g["dank"], g["svm"], m),
                   f"DANK: {_acc(g['dank'], m)}; plain SVM with the same σ and C: "
-                  f"{_acc(g['svm'], m)}.", g)
+                  f"{_acc(g['svm'], m)}.{interval_words(g)}", g)
 
 
 def _f_size(p: Mapping[str, Any]) -> Reveal:
     g = dank_gain(p)
-    return Reveal(_size(g["f_dev"]), f"The largest |Fᵢⱼ − 1| is {_pct(g['f_dev'])}: every "
-                                     f"kernel entry is multiplied by a number between "
-                                     f"{1 - g['f_dev']:.4f} and {1 + g['f_dev']:.4f}.", g)
+    return Reveal(_size(g["f_dev"]), f"F's entries differ from 1 by at most "
+                                     f"{_pct(g['f_dev'])}: every kernel entry is multiplied "
+                                     f"by a number between {1 - g['f_dev']:.4f} and "
+                                     f"{1 + g['f_dev']:.4f}.{_STRETCHED.format(name='F')}",
+                  g)
 
 
 def _gain_source(p: Mapping[str, Any]) -> Reveal:
@@ -319,8 +225,9 @@ def _gain_source(p: Mapping[str, Any]) -> Reveal:
         ans = -1
     c = {k: _count(g[k], m) for k in ("dank", "f_off", "svm", "nn")}
     text = (f"Test points right, of {m}: DANK {c['dank']}; the same DANK with F switched "
-            f"off at test time {c['f_off']}; plain SVM {c['svm']}; 1-nearest-neighbour "
-            f"(1-NN) {c['nn']}. DANK's test labels equal 1-NN's on {g['agree_nn']:.0%} of "
+            f"off at test time (its own trained weights, with the plain kernel K for the "
+            f"new points) {c['f_off']}; plain SVM {c['svm']}; 1-nearest-neighbour "
+            f"(1-NN) {c['nn']}. DANK's test labels equal 1-NN's on {100 * g['agree_nn']:.0f} % of "
             f"the test points. F is within {_pct(g['f_dev'])} of all-ones.")
     if gain > 1:
         k = max(kept, 0)
@@ -341,7 +248,7 @@ def _no_gain(p: Mapping[str, Any]) -> Reveal:
     label = ("DANK higher", "within one test point", "DANK lower")[d]
     return Reveal(0 if d == 0 else 1,
                   f"DANK: {_acc(g['dank'], m)}; plain SVM with the same σ and C: "
-                  f"{_acc(g['svm'], m)}.", g, label=label)
+                  f"{_acc(g['svm'], m)}.{interval_words(g)}", g, label=label)
 
 
 def _smooth_rule(p: Mapping[str, Any]) -> Reveal:
@@ -352,9 +259,10 @@ def _smooth_rule(p: Mapping[str, Any]) -> Reveal:
     like_off, like_dank = abs(c["smooth"] - c["f_off"]) <= 1, c["dank"] - c["smooth"] <= 1
     ans = 0 if like_dank else 1 if like_off else 2
     return Reveal(ans, f"Test points right, of {m}: DANK with the paper's rule {c['dank']}, "
-                       f"with the smooth rule {c['smooth']}, with F switched off "
-                       f"{c['f_off']}; plain SVM {c['svm']}. With the smooth rule DANK's "
-                       f"labels equal 1-NN's on {g['smooth_nn']:.0%} of the test points.", g)
+                       f"with the smooth rule {c['smooth']}, with F switched off (its own "
+                       f"weights, the plain kernel K for new points) {c['f_off']}; plain "
+                       f"SVM {c['svm']}. With the smooth rule DANK's labels equal 1-NN's on "
+                       f"{100 * g['smooth_nn']:.0f} % of the test points.", g)
 
 
 def _every_seed(p: Mapping[str, Any]) -> Reveal:
@@ -362,37 +270,40 @@ def _every_seed(p: Mapping[str, Any]) -> Reveal:
     agree = [g["agree_nn"] for g in gains]
     k = sum(a >= 0.9 for a in agree)
     ans = 0 if k == len(agree) else 2 if k == 0 else 1
-    rows = "\n".join(
-        f"- draw {i}: DANK {_count(g['dank'], int(g['m']))}, plain SVM "
-        f"{_count(g['svm'], int(g['m']))}, 1-NN {_count(g['nn'], int(g['m']))} of "
-        f"{int(g['m'])} test points right; DANK's labels equal 1-NN's on "
-        f"{g['agree_nn']:.0%}" + (" (the draw in the figure)" if i == 1 else "")
-        for i, g in enumerate(gains, 1))
+    m = int(gains[0]["m"])
+    rows = tuple((_draw(i), *(str(_count(g[key], int(g["m"]))) for key in ("dank", "svm", "nn")),
+                  f"{100 * g['agree_nn']:.0f} %") for i, g in enumerate(gains, 1))
     return Reveal(ans, f"DANK agrees with 1-NN on at least 90 % of the test points at {k} "
-                       f"of the 5 draws.\n\n{rows}",
-                  {"seeds_at_90": float(k), "min_agree": float(min(agree))})
+                       f"of the 5 draws. Draw by draw (the first in the figure): test "
+                       f"points right, of {m}, and how often DANK's label is 1-NN's.",
+                  {"seeds_at_90": float(k), "min_agree": float(min(agree))},
+                  draws=DrawTable(("draw", "DANK", "SVM", "1-NN", "same as 1-NN"), rows))
 
 
 LESSON_DANK = Lesson(2, "What DANK learns, and where its gain comes from",
     "DANK (“Learning Data-adaptive Non-parametric Kernels”) learns a matrix F that "
-    "multiplies the kernel entry by entry. On the clowns with a too-wide kernel it beats "
-    "the plain SVM on test points — and this lesson measures why.", (
+    "multiplies the kernel entry by entry. On the clowns with a too-wide kernel, this "
+    "lesson compares it with the plain SVM on new points and measures where any "
+    "difference comes from.", (
     Step("DANK trains an SVM on F × K instead of K, multiplied entry by entry: every "
          "kernel entry k(xᵢ, xⱼ) is multiplied by a learned Fᵢⱼ, with F pulled towards "
          "the all-ones matrix (which would leave K unchanged). Both models here use "
-         "σ = 10 and C = 10; the plain SVM's boundary is dotted.", "classification",
+         "σ = 10 and C = 10; once you answer, the figure draws DANK's decision boundary "
+         "and the plain SVM's, dotted.", "classification",
          _DANK_STATE, "surface",
          "Which scores higher on the test points?",
          ("DANK", "About the same (within one test point)", "The plain SVM"), 0,
          _dank_vs_svm, draws=10, labels=("DANK higher", "about the same",
                                           "the plain SVM higher")),
-    Step("This is the learned F, on a colour scale centred at 1 that spans its largest "
-         "deviation (so even a tiny change shows).", "classification",
+    Step("DANK's learned F holds one multiplier for each pair of training points. Once "
+         "you answer, the figure shows K, F, their product and the change it makes.",
+         "classification",
          {**_DANK_STATE, "view": "matrix"}, "matrix",
          "How far is F from the all-ones matrix, at its largest entry?", _SIZES, 0, _f_size),
-    Step("So F barely changes the kernel, yet DANK scores higher on new points. To "
-         "classify a new point DANK needs F's entries for it, which training never "
-         "produced.", "classification", _DANK_STATE, "surface",
+    Step("So F barely changes the kernel, yet in step 1 DANK got more of the 60 test "
+         "points right than the plain SVM. To classify a new point DANK needs F's entries "
+         "for it, which training never produced.", "classification", _DANK_STATE,
+         "surface",
          "Where does DANK's gain come from?",
          ("The learned F reshapes the decision boundary",
           "Mostly the out-of-sample rule: a test point takes the row of F of its nearest "
@@ -405,7 +316,7 @@ LESSON_DANK = Lesson(2, "What DANK learns, and where its gain comes from",
          "with it.", "classification", {**_DANK_STATE, "extension": "smooth"}, "surface",
          "With the smooth rule, how does DANK score on the test points?",
          ("As with the paper's rule (within one test point)",
-          "As with F switched off (within one test point)", "Somewhere else"), 1,
+          "As with F switched off, the plain kernel (within one test point)", "Somewhere else"), 1,
          _smooth_rule, draws=10, labels=("as the paper's rule", "as F off", "elsewhere")),
     Step("One data set could be a fluke. The same comparison on five draws of the data, "
          "each a new sample with its own train/test split; the figure shows the first.",
@@ -442,7 +353,9 @@ def _onk_vs_svm(p: Mapping[str, Any]) -> Reveal:
 def _onk_move(p: Mapping[str, Any]) -> Reveal:
     _, r = lesson_fit(p, "onk")
     rel = float(np.linalg.norm(r.matrix - r.kernel) / np.linalg.norm(r.kernel))
-    return Reveal(_size(rel), f"‖G − K‖ / ‖K‖ = {_pct(rel)} at ρ = {p['onk_rho']:g}.",
+    return Reveal(_size(rel), f"The change K̃ − K is {_pct(rel)} of the size of K at "
+                              f"ρ = {for_people(p['onk_rho'])} (a matrix's size: the square "
+                              f"root of the sum of its squared entries).",
                   {"relative_move": rel})
 
 
@@ -466,9 +379,10 @@ def _knpl_move(p: Mapping[str, Any]) -> Reveal:
     _, s = lesson_fit({**p, "method": "svm"}, "svm")
     dev = float(np.max(np.abs(r.matrix - 1.0)))
     m = len(data.y_test)
-    return Reveal(_size(dev), f"The largest |Gᵢⱼ − 1| is {_pct(dev)} at γ = {p['gamma']}; "
-                              f"KNPL {_acc(r.test_score, m)}, plain SVM "
-                              f"{_acc(s.test_score, m)}.",
+    gamma = p["gamma"] if p["gamma"] == "auto" else for_people(float(p["gamma"]))
+    return Reveal(_size(dev), f"G's entries differ from 1 by at most {_pct(dev)} at "
+                              f"γ = {gamma}; KNPL {_acc(r.test_score, m)}, plain SVM "
+                              f"{_acc(s.test_score, m)}.{_STRETCHED.format(name='G')}",
                   {"g_dev": dev, "knpl": r.test_score, "svm": s.test_score})
 
 
@@ -484,7 +398,8 @@ def _knpl_copies(p: Mapping[str, Any]) -> Reveal:
     ans = 0 if agree >= 0.9 else 2 if agree < 0.5 else 1
     return Reveal(ans, f"KNPL {_acc(r.test_score, m)}, plain SVM {_acc(s.test_score, m)}, "
                        f"1-NN {_acc(nn_acc, m)}. KNPL's test labels equal 1-NN's on "
-                       f"{agree:.0%} of the test points and the SVM's on {agree_svm:.0%}. "
+                       f"{100 * agree:.0f} % of the test points and the SVM's on "
+                       f"{100 * agree_svm:.0f} %. "
                        f"Like DANK, KNPL extends G to a new point by the row of its nearest "
                        f"training point.", {"agree_nn": agree, "agree_svm": agree_svm,
                                    "knpl": r.test_score, "svm": s.test_score})
@@ -494,15 +409,18 @@ LESSON_MOVE = Lesson(3, "How far a kernel may move: ρ in ONK, γ in KNPL",
     "ONK (“Learning the Optimal Neighborhood Kernel for Classification”) and KNPL "
     "(“Nonlinear Pairwise Layer and Its Training for Kernel Learning”) learn a kernel near "
     "the Gaussian one; one number sets how near.", (
-    Step("ONK looks for the best kernel G near K; ρ is the price of moving away from K, so "
-         "a large ρ keeps G at K. Here ρ = 10⁴ (σ = 4, C = 1; the plain SVM dotted).",
+    Step("ONK looks for the best kernel K̃ (“K tilde”) near K; ρ is the price of moving "
+         "away from K, so a large ρ keeps K̃ at K. Here ρ = 10⁴ (σ = 4, C = 1; once you "
+         "answer, the plain SVM's boundary is drawn dotted).",
          "classification", {**_ONK, "onk_rho": 1e4}, "surface",
          "How does ONK's test accuracy compare with the plain SVM's?",
          ("The same (within one test point)", "Higher", "Lower"), 0, _onk_vs_svm),
-    Step("Now ρ = 0.01: moving is cheap. The matrix view shows G − K, what ONK learned.",
+    Step("Now ρ = 0.01: moving is cheap. Once you answer, the figure shows K̃ − K, what "
+         "ONK learned.",
          "classification", {**_ONK, "onk_rho": 0.01, "view": "matrix"}, "matrix",
-         "How large is G − K relative to K (‖G − K‖ / ‖K‖)?", _SIZES, 2, _onk_move),
-    Step("G has moved a long way from K.", "classification", {**_ONK, "onk_rho": 0.01},
+         "How large is the change K̃ − K, against the size of K itself?", _SIZES, 2,
+         _onk_move),
+    Step("K̃ has moved a long way from K.", "classification", {**_ONK, "onk_rho": 0.01},
          "surface", "Does ONK now beat the plain SVM on the test points?",
          ("Yes, by more than one test point", "No: about the same, or lower"), 1,
          _onk_gain, draws=10),
@@ -510,7 +428,8 @@ LESSON_MOVE = Lesson(3, "How far a kernel may move: ρ in ONK, γ in KNPL",
          "all-ones matrix. On the sandwich data with γ = 10⁵:", "classification",
          {**_KNPL, "gamma": 1e5, "view": "matrix"}, "matrix",
          "How far is G from all-ones, at its largest entry?", _SIZES, 0, _knpl_move),
-    Step("With γ = auto (5 × the largest αᵢ² of the plain SVM) G may move further.",
+    Step("With γ = auto the lab sets γ from the plain SVM: five times the square of the "
+         "largest weight the SVM gives a training point. G may move further.",
          "classification", {**_KNPL, "gamma": "auto", "view": "matrix"}, "matrix",
          "How far is G from all-ones now?", _SIZES, 1, _knpl_move),
     Step("At γ = auto KNPL beats the plain SVM on the sandwich's test points at most "
@@ -565,14 +484,15 @@ def _rand_by_draw(p: Mapping[str, Any]) -> Reveal:
     levels = [_rand_level(x) for x in rand]
     est = fits[0].estimator
     km = [f.rand_kmeans for f in fits]
-    return Reveal(ans, f"SimpleNPKL's Rand index at {draws_phrase(len(seeds))}: "
-                       f"{', '.join(f'{x:.2f}' for x in rand)}. Over 0.9 at "
-                       f"{levels.count(0)}, between 0.6 and 0.9 at {levels.count(1)}, under "
-                       f"0.6 at {levels.count(2)}. The first draw (in the figure) had "
+    rows = tuple((_draw(i), f"{x:.2f}") for i, x in enumerate(rand, 1))
+    return Reveal(ans, f"SimpleNPKL's Rand index at {draws_phrase(len(seeds))}: over 0.9 "
+                       f"at {levels.count(0)}, between 0.6 and 0.9 at {levels.count(1)}, "
+                       f"under 0.6 at {levels.count(2)} (k-means: {min(km):.2f} to "
+                       f"{max(km):.2f}). The first draw, in the figure, had "
                        f"{len(est.must_link_)} must-link and {len(est.cannot_link_)} "
-                       f"cannot-link pairs; k-means on the raw points: {min(km):.2f} to "
-                       f"{max(km):.2f}.",
-                  {"rand_min": lo, "rand_max": hi, "near_one": float(levels.count(0))})
+                       f"cannot-link pairs.",
+                  {"rand_min": lo, "rand_max": hi, "near_one": float(levels.count(0))},
+                  draws=DrawTable(("draw", "Rand index"), rows))
 
 
 LESSON_PAIRS = Lesson(4, "Learning a kernel from pairs: SimpleNPKL on the spirals",
@@ -584,14 +504,15 @@ LESSON_PAIRS = Lesson(4, "Learning a kernel from pairs: SimpleNPKL on the spiral
          "perfect, about 0.5 = chance).", "pairwise", _PAIRS, "kmeans",
          "Plain k-means with two clusters on these points: what Rand index?", _RAND, 2,
          _kmeans_rand),
-    Step("SimpleNPKL gets pairs drawn from 30 % of the labels: solid green lines join "
-         "points of the same class (must-link), dashed ones points of different classes "
-         "(cannot-link). It learns a kernel that keeps must-link pairs close and follows "
-         "a neighbour graph, then clusters with that kernel.", "pairwise", _PAIRS,
+    Step("SimpleNPKL gets pairs drawn from 30 % of the labels: must-link pairs (points "
+         "of the same class) and cannot-link pairs (points of different classes); once "
+         "you answer, the figure joins them by solid green and dashed orange lines. It "
+         "learns a kernel that keeps must-link pairs close and follows a neighbour graph, "
+         "then clusters with that kernel.", "pairwise", _PAIRS,
          "constraints", "What Rand index will its clusters reach?", _RAND, 0, _npkl_rand),
-    Step("Far fewer pairs: drawn from 5 % of the labels. Which few pairs it gets now "
-         "depends on the draw of the data, so compare ten draws, each a new sample; the "
-         "figure shows the first.", "pairwise",
+    Step("Far fewer pairs, drawn from 5 % of the labels: which ones it gets depends on "
+         "the draw of the data, so compare ten draws, each a new sample; the figure shows "
+         "the first.", "pairwise",
          {**_PAIRS, "constraint_fraction": 0.05}, "constraints",
          "How does SimpleNPKL's Rand index come out over the ten draws?",
          ("Near 1 (over 0.9) at every draw",
@@ -632,8 +553,8 @@ def _mid(data: LabData) -> float:
 
 
 def _lab_sides(p: Mapping[str, Any]) -> dict[str, float]:
-    """LAB RBF's support points and their median kernel width 1/θ on the slow (left)
-    and fast (right) half of the chirp."""
+    """LAB RBF's support points and their median kernel width on the slow (left) and
+    fast (right) half of the chirp (a width is 1 over the point's learned θ)."""
     data, r = lesson_fit(p, "lab_rbf_reg", REGRESSION)
     est = r.estimator
     x = np.asarray(est.support_vectors_)[:, 0]
@@ -653,14 +574,16 @@ def _supports(p: Mapping[str, Any]) -> Reveal:
     n = len(sides)
     more = sum(g["n_right"] > g["n_left"] for g in sides)
     first = sides[0]
-    listed = ", ".join(f"{g['n_right']:.0f}" for g in sides)
+    rows = tuple((_draw(i), f"{g['n_right']:.0f}", f"{g['n_left']:.0f}")
+                 for i, g in enumerate(sides, 1))
     return Reveal(0 if more > n / 2 else 1,
-                  f"Support points on the fast (right) half, of "
-                  f"{first['n_left'] + first['n_right']:.0f}, at {draws_phrase(n)}: "
-                  f"{listed}. More than on the slow half at {more} of {n}. On the first "
-                  f"draw (in the figure) the median kernel width 1/θ is "
-                  f"{first['w_right']:.3g} on the right and {first['w_left']:.3g} on the "
-                  f"left.", {"draws_more_right": float(more), **first})
+                  f"LAB RBF puts more of its {first['n_left'] + first['n_right']:.0f} "
+                  f"support points on the fast (right) half than on the slow half at "
+                  f"{more} of {draws_phrase(n)}. On the first draw, in the figure, the "
+                  f"median kernel width is {for_people(first['w_right'])} on the right "
+                  f"and {for_people(first['w_left'])} on the left.",
+                  {"draws_more_right": float(more), **first},
+                  draws=DrawTable(("draw", "points fast", "slow"), rows))
 
 
 def _widths_by_seed(p: Mapping[str, Any]) -> Reveal:
@@ -669,16 +592,18 @@ def _widths_by_seed(p: Mapping[str, Any]) -> Reveal:
     narrower = [g["w_left"] >= 1.5 * g["w_right"] for g in sides]
     k = sum(narrower)
     ans = 0 if k == len(sides) else 2 if k == 0 else 1
-    widths = ", ".join(f"{g['w_right']:.2g} vs {g['w_left']:.2g}" for g in sides)
     more = sum(g["n_right"] > g["n_left"] for g in sides)
-    return Reveal(ans, f"Median width on the fast half vs the slow half at "
-                       f"{draws_phrase(len(sides))}: "
-                       f"{widths}: at least 1.5 times narrower on {k} of {n}. More support "
-                       f"points on the fast half: {more} of {n}."
+    rows = tuple((_draw(i), for_people(g["w_right"]), for_people(g["w_left"]))
+                 for i, g in enumerate(sides, 1))
+    return Reveal(ans, f"The median width on the fast half is at least 1.5 times narrower "
+                       f"than on the slow half at {k} of {draws_phrase(n)} (draw by draw: "
+                       f"the median width on each half); more support points on the fast "
+                       f"half: {more} of {n}."
                        + (" LAB RBF adapts to the rising frequency more reliably by where "
                           "it puts its support points than by their widths."
                           if more > k else ""),
-                  {"seeds_narrower": float(k), "seeds_more_support": float(more)})
+                  {"seeds_narrower": float(k), "seeds_more_support": float(more)},
+                  draws=DrawTable(("draw", "fast", "slow"), rows))
 
 
 def _lab_vs_svr(sigma: float) -> Callable[[Mapping[str, Any]], Reveal]:
@@ -707,10 +632,10 @@ def _fast_half(ref: float) -> Callable[[Mapping[str, Any]], Reveal]:
                  "within a factor of two on both halves")
         return Reveal(ans, f"Mean squared test error on the fast (right) half: "
                            f"{here['right']:.3g} with σ = {p['sigma']:g}, {other['right']:.3g} "
-                           f"with σ = {ref:g} ({ratio:.0%} of it). On the slow (left) half: "
+                           f"with σ = {ref:g} ({for_people(100 * ratio)} % of it). On the "
+                           f"slow (left) half: "
                            f"{here['left']:.3g}, so this SVR's error is {where}.",
-                      {"right": here["right"], "left": here["left"], "ratio": ratio},
-                      label=where)
+                      {"right": here["right"], "left": here["left"], "ratio": ratio})
     return measure
 
 
@@ -728,12 +653,15 @@ def _lab_vs_svr_draws(sigma: float) -> Callable[[Mapping[str, Any]], Reveal]:
         lab_lower = sum(a < b for a, b in pairs)
         wrong = sum(a > 2 * b for a, b in pairs)
         ans = 0 if lab_lower > n / 2 else 1 if lab_lower < n / 2 else 2
-        listed = ", ".join(f"{a:.2g} vs {b:.2g}" for a, b in pairs)
-        return Reveal(ans, f"Relative test error, LAB RBF with {p['n_support']} support points "
-                           f"vs the SVR with one σ = {sigma:g}, at {draws_phrase(n)}: "
-                           f"{listed}. LAB RBF's is lower at {lab_lower} of {n}; at {wrong} "
-                           f"its fit goes wrong (more than twice the SVR's error).",
-                      {"lab_lower": float(lab_lower), "lab_wrong": float(wrong)})
+        rows = tuple((_draw(i), for_people(a / b)) for i, (a, b) in enumerate(pairs, 1))
+        return Reveal(ans, f"Relative test error, LAB RBF with {p['n_support']} support "
+                           f"points against the SVR with one σ = {sigma:g}, at "
+                           f"{draws_phrase(n)}: LAB RBF's is lower at {lab_lower} of {n}; "
+                           f"at {wrong} its fit goes wrong (more than twice the SVR's "
+                           f"error). Draw by draw: LAB RBF's error divided by the SVR's "
+                           f"(under 1: LAB RBF's is lower).",
+                      {"lab_lower": float(lab_lower), "lab_wrong": float(wrong)},
+                      draws=DrawTable(("draw", "LAB ÷ SVR"), rows))
     return measure
 
 
@@ -746,27 +674,28 @@ LESSON_LAB = Lesson(5, "Bandwidths that adapt: LAB RBF on a chirp",
     "Kernels”) gives every support point its own kernel width, so one model can be smooth "
     "where the data are smooth and sharp where they wiggle.", (
     Step("A chirp: a sine whose frequency rises from left to right, sampled without "
-         "noise. An SVR with one Gaussian width σ = 0.1 everywhere (C = 10); the chirp "
-         "itself dotted.",
+         "noise; the dashed line is the chirp itself (“noiseless function”). Here an SVR "
+         "fits it with one Gaussian width σ = 0.1 everywhere (C = 10).",
          "regression", {**_SVR, "sigma": 0.1}, "curve",
          "Where is the SVR's error larger?", ("On the right, where the signal is fast",
                                               "On the left, where it is slow",
                                               "About the same on both halves"), 0, _halves),
     Step("LAB RBF picks 30 support points from the data and learns a kernel width for "
-         "each of them. The figure shows each support point's width 1/θ at its x. Where "
-         "it puts them changes from draw to draw, so count over ten draws of the data, "
-         "each a new sample; the figure shows the first.",
+         "each. Where it puts them changes from draw to draw, so count over ten draws of "
+         "the data; once you answer, the figure shows the first draw's widths.",
          "regression", _LAB, "bandwidth",
          "At how many of the ten does it put more of its support points on the right, "
          "where the signal is fast, than on the left?",
          ("More than half of them", "Half of them or fewer"), 0, _supports),
-    Step("Narrow kernels where the signal is fast is the idea behind LAB RBF. Look at "
-         "the learned widths over the same ten draws; the figure shows the first.",
+    Step("Narrow kernels where the signal is fast is the idea behind LAB RBF. Now the "
+         "learned widths, over the same ten draws; once you answer, the figure shows the "
+         "first draw's.",
          "regression", _LAB,
          "bandwidth", "On how many of the ten are the widths on the fast half at least "
          "1.5 times narrower than on the slow half?",
          ("All ten", "Some of them", "None"), 1, _widths_by_seed),
-    Step("LAB RBF's fit of the chirp, with its 30 support points as rings.", "regression",
+    Step("LAB RBF's fit of the chirp with its 30 support points (drawn as rings once you "
+         "answer).", "regression",
          _LAB, "curve",
          "Its test error, against the SVR with one σ = 0.1?", _LOWER_SAME_HIGHER, 0,
          _lab_vs_svr(0.1), draws=10,
@@ -775,7 +704,8 @@ LESSON_LAB = Lesson(5, "Bandwidths that adapt: LAB RBF on a chirp",
          "regression", {**_SVR, "sigma": 0.05}, "curve",
          "Its error on the fast (right) half, against the SVR with σ = 0.1 there?",
          ("Less than a fifth of it", "Between a fifth and the same", "Larger"), 0,
-         _fast_half(0.1), draws=10),
+         _fast_half(0.1), draws=10,
+         labels=("under a fifth", "a fifth to the same", "larger")),
     Step("So one σ = 0.05 does far better than σ = 0.1 here. Compare LAB RBF with it, "
          "and with only 5 support points.", "regression", {**_LAB, "n_support": 5},
          "curve", "LAB RBF with 5 support points, against the SVR with σ = 0.05?",

@@ -199,7 +199,9 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
                            ("nesterov-monotone", "Nesterov, monotone"),
                            ("pg", "projected gradient"), ("apg", "accelerated PG")),
             help="How DANK finds its optimum (the best α for its dual objective h(α)); "
-                 "all solvers reach the same optimum, at different speeds."),
+                 "all solvers reach the same optimum, at different speeds. auto: "
+                 "accelerated PG for DANK, Newton's method for DANK-SVR (up to 300 "
+                 "training points)."),
     Setting("C", "float", 10.0, "C (box constraint)", min=0.01, max=1000.0, log=True,
             methods=("dank", "knpl", "onk", "svm", "dank_svr", "svr", "mkl_uniform"),
             pages=PAGES, continuous=True,
@@ -415,6 +417,9 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
     Setting("step", "int", 1, "Step", group="lesson", min=1, max=13, step=1,
             pages=("lessons",),
             help="The lesson's step (1 = the first; one past the last: the lesson's end)."),
+    Setting("answers", "token", "", "Your answers", group="lesson", max=16,
+            pages=("lessons",),
+            help="The options you locked in, one character a step (- : not answered)."),
     Setting("my_lesson", "token", "", "A teacher's lesson", group="lesson", max=6000,
             pages=("lessons",),
             help="A lesson made of lab states and sentences, packed into the link."),

@@ -35,6 +35,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from . import class_room, supervise
+from .parent_watch import pdeathsig_preexec
 
 APP_PACKAGE = "nplk_lab_app"  # app.py, pages/ and .streamlit/ in an installed wheel
 PROXY = "haproxy"
@@ -276,6 +277,7 @@ def classroom(ns: argparse.Namespace, extra: Sequence[str]) -> int:
                   f"For {ns.workers} workers behind a proxy install it with:\n"
                   f"    {INSTALL_HINT}\n", file=sys.stderr, flush=True)
         opts = merged(base, {"server.address": ns.address, "server.port": ns.port}, given)
+        await_first_pictures(first_pictures(folder, env))
         print(f"NPLK Lab for a class (one process): {public_url(ns.address, ns.port)}",
               flush=True)
         cmd = streamlit_command(opts, rest, folder)
@@ -309,7 +311,11 @@ def classroom(ns: argparse.Namespace, extra: Sequence[str]) -> int:
            for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
            if signal.getsignal(s) is not signal.SIG_IGN}
     code = 0
+    builder = None
     try:
+        # the first pictures are prepared while the workers start; the proxy, the only
+        # door to them, opens once both are done
+        builder = first_pictures(folder, env, with_parent=True)
         for w in workers:
             sup.start(w)
         for w in workers:
@@ -319,6 +325,7 @@ def classroom(ns: argparse.Namespace, extra: Sequence[str]) -> int:
                 print(supervise.tail(w.log), file=sys.stderr)
                 raise SystemExit(f"nplk-lab: {e}") from None
             print(f"{w.name}: {w.url} (pid {w.proc.pid})", flush=True)
+        await_first_pictures(builder)
         sup.start(proxy_child)
         try:
             sup.wait_first_health(proxy_child)
@@ -337,6 +344,9 @@ def classroom(ns: argparse.Namespace, extra: Sequence[str]) -> int:
     finally:
         for s, h in old.items():
             signal.signal(s, h)
+        if builder is not None and builder.poll() is None:
+            builder.kill()
+            builder.wait()
         sup.stop()
         shutil.rmtree(work, ignore_errors=True)
     return code
@@ -419,6 +429,39 @@ def parse(argv: Sequence[str]) -> tuple[str, argparse.Namespace | None, list[str
     return "run", None, argv
 
 
+# ---------------------------------------------------------------------------
+# the first pictures, before the first connection
+# ---------------------------------------------------------------------------
+
+def first_pictures(folder: Path, env: Mapping[str, str] | None = None, *,
+                   with_parent: bool = False) -> subprocess.Popen | None:
+    """Start preparing every page's first picture at its defaults (the first-paint
+    snapshots a new install or a new version of the lab does not have yet:
+    :mod:`.firstpaint_build`) in a process of its own; the caller waits for it before
+    its port takes connections, so the first student's page is drawn from the snapshot.
+    None when the snapshots are off (``NPLK_LAB_FIRST_PAINT=0``). ``with_parent``: it
+    dies with this process (a supervisor's child, started from its main thread)."""
+    env = dict(os.environ if env is None else env)
+    if env.get("NPLK_LAB_FIRST_PAINT", "1") in ("0", "false", "no", "off"):
+        return None
+    return subprocess.Popen([sys.executable, "-m", "nplk_lab.serve.firstpaint_build",
+                             str(folder)], env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            preexec_fn=pdeathsig_preexec() if with_parent else None)
+
+
+def await_first_pictures(builder: subprocess.Popen | None) -> None:
+    """Wait for :func:`first_pictures` and pass on what it says (its pages' own log lines
+    stay out of the server's log); a failure only means a page computes on its first
+    visit, so it never stops the server."""
+    if builder is None:
+        return
+    out, _ = builder.communicate()
+    for line in (out or "").splitlines():
+        if line.startswith("nplk-lab:"):
+            print(line, file=sys.stderr, flush=True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] in (["-h"], ["--help"]):
@@ -430,6 +473,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     folder = app_dir()
     given, rest = user_options(extra)
     cmd = streamlit_command(merged(shipped_options(folder), given), rest, folder)
+    await_first_pictures(first_pictures(folder))
     os.execv(cmd[0], cmd)  # the app replaces this process, as `streamlit run` would
     return 0  # not reached
 

@@ -212,8 +212,11 @@ def start(page: str) -> None:
 
 
 def finish(page: str, P: Mapping[str, Any]) -> None:
-    """Called at the end of a page run: write the snapshot when this run was at the
-    page's defaults and none exists yet."""
+    """Called at the end of a page run: write the snapshot when this run started at the
+    page's defaults and none exists yet. The snapshot is keyed by the state the run
+    started from (what :func:`restore` looks up), not the one it ended in: a page may
+    settle a setting during its run (the Regression page's view, for DANK-SVR), and its
+    default run would then never have written one."""
     _LAST_RUN[0] = time.monotonic()
     _ACTIVE.pop(threading.get_ident(), None)
     if _TIMING:  # benchmarks/bench_app.py: where a cold start's server time goes
@@ -222,9 +225,11 @@ def finish(page: str, P: Mapping[str, Any]) -> None:
             "run %s: %.3f → %.3f (epoch s); scikit-learn imported: %s", page,
             getattr(_RUN_START, "t", float("nan")), time.time(), "sklearn" in sys.modules)
     seen = recorder.stop()
-    if not seen or not enabled() or dict(P) != lab.defaults():
+    started = getattr(_RUN_START, "P", None)
+    _RUN_START.P = None
+    if not seen or not enabled() or started != lab.defaults():
         return
-    path = snapshot_path(page, P)
+    path = snapshot_path(page, started)
     if path.exists():
         return
     entries = []
@@ -269,6 +274,7 @@ def restore(page: str, P: Mapping[str, Any]) -> bool:
     """Put a snapshot's entries for ``(page, P)`` into the stores where missing; True
     when a snapshot was found. Loaded once per process; a missing or unreadable file
     costs one ``stat``."""
+    _RUN_START.P = dict(P)  # the state this run starts from (see finish)
     if not enabled():
         return False
     path = snapshot_path(page, P)

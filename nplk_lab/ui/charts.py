@@ -11,7 +11,7 @@ import streamlit as st
 
 import nplk_lab.figures as fg
 import nplk_lab.model as lab
-from nplk_lab.model.ablation import rule_name
+from nplk_lab.model.ablation import rule_key, rule_name
 from nplk_lab.ui.components.chart import drawn_widgets, live_chart
 
 from . import influence
@@ -145,6 +145,13 @@ def surface_chart(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabRe
     title = lab.METHODS[res.method].label if res is not None else "Data"
     if ext:   # the rule's one name, as in the score table's row and the chooser
         title += f" — surface: {rule_name(ext)}"
+        # the fit's own settings say which rule scored it (the estimator was built from
+        # them): a first picture from the prepared snapshot never unpickles its model
+        given = (res.params.get("extension", lab.setting("extension").default)
+                 if "extension" in lab.method_params(res.method) else None)
+        scored = rule_key(res.method, extension=given)
+        if scored != ext:   # the table names the scores' rule: say both, not two names
+            title += f"; test scores: {rule_name(scored)}"
     key = ("surface", None if res is None else fit_key(res.params, data, res.method), ext,
            None if data is None else data.key, base is not None, nn is not None,
            float(P["C"]), float(P["sigma"]))
@@ -340,8 +347,7 @@ def regression_chart(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult
             if truth is not None:
                 others["noiseless function"] = truth(xl)
             if base_on:
-                svr = lab.fit_baseline_svr(data.X_train, data.y_train, C=P["C"],
-                                           sigma=P["sigma"], epsilon=P["epsilon"])
+                svr = _plain_svr(P, data)
                 if svr is not None:
                     others[_svr_name(P, data)] = svr.predict(xl)
             sup = res.support_points
@@ -364,8 +370,7 @@ def regression_chart(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult
                 return None, msgs
             zb = None
             if base_on:  # the plain SVR's level curves over the learned surface
-                svr = lab.fit_baseline_svr(data.X_train, data.y_train, C=P["C"],
-                                           sigma=P["sigma"], epsilon=P["epsilon"])
+                svr = _plain_svr(P, data)
                 if svr is not None:
                     zb = svr.predict(grid.points).reshape(grid.shape)
             fig = fg.regression_surface(
@@ -390,6 +395,13 @@ def regression_chart(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult
     if fig is not None:
         fig, kw = influence.regression_clicks(fig, "regression_fit", data, res, page)
         chart(fig, "regression_fit", f"nplk-{res.method}-fit", **kw)
+
+
+def _plain_svr(P: Mapping[str, Any], data: lab.LabData) -> Any:
+    """The plain SVR with the page's σ, C and ε: the one the score beside the figure was
+    fitted with (cached), not a second fit (an ill-conditioned SVR takes 0.3-0.4 s)."""
+    bs = baseline_score(P, data, lab.REGRESSION)
+    return None if bs is None else bs.estimator
 
 
 def _svr_name(P: Mapping[str, Any], data: lab.LabData) -> str:

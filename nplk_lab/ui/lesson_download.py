@@ -43,8 +43,16 @@ def built_lesson(key: Hashable, title: str, steps: Sequence[Step],
         return page
 
 
+#: Greek letters of the lessons' titles, spelt out in a file name
+_GREEK = str.maketrans({"σ": " sigma ", "ρ": " rho ", "γ": " gamma ", "τ": " tau ",
+                        "η": " eta ", "θ": " theta ", "α": " alpha ", "λ": " lambda "})
+
+
 def _file_name(lesson_id: str, title: str) -> str:
-    words = "".join(c if c.isascii() and c.isalnum() else " " for c in title.lower())
+    """``nplk-lesson-l1-what-sigma-does-to-a-kernel.html``: the lesson's id and its
+    title's first six words, ASCII (a Greek letter spelt out: it was dropped)."""
+    words = "".join(c if c.isascii() and c.isalnum() else " "
+                    for c in title.lower().translate(_GREEK))
     return f"nplk-lesson-{lesson_id.lower()}-{'-'.join(words.split()[:6]) or 'lesson'}.html"
 
 

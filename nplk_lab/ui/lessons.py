@@ -23,40 +23,31 @@ import streamlit as st
 
 import nplk_lab.figures as fg
 import nplk_lab.model as lab
+from nplk_lab.model import lesson_answers as A
 from nplk_lab.model import lessons as L
 from nplk_lab.model import teacher_lessons as T
 from nplk_lab.model.presets import PAGE_PATHS
 
 from . import class_session
+from .ablation import markdown_table
 from .charts import chart
+from .components import browser_files
 from .lesson_download import download_lesson_button
-from .present_mode import COLLECTED, KEEP, base_url, present_url, presenting
+from .present_mode import COLLECTED, KEEP, base_url, present_url, presenting, set_present
 from .sharing import cached
 from .state import params, safe_text, show_messages
 
 _FIG_KEY = "lesson_figure"
-# An answer picked with the mouse leaves its radio focused, and the arrow keys would then
-# move the answer instead of the step: ← and → pressed there go to Back and Next.
-_KEYS_JS = """
-<script>
-if (!window.__nplkLessonKeys) {
-  window.__nplkLessonKeys = true;
-  document.addEventListener('keydown', (e) => {
-    const key = { ArrowLeft: 'lesson_back', ArrowRight: 'lesson_next' }[e.key];
-    const t = e.target;
-    if (!key || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey || !t || !t.closest ||
-        !t.closest('[class*="st-key-nplk-keep-q"]')) return;
-    e.preventDefault();
-    e.stopPropagation();
-    t.blur();
-    const b = document.querySelector('.st-key-' + key + ' button');
-    if (b && !b.disabled) b.click();
-  }, true);
-}
-</script>
-"""
+_LOCK = "lesson_lock"
+_NO_PICK = "lab_lesson_no_pick"   # the step where "Lock in" was pressed with no option
+
+
 _HEIGHT = 600
-_HEIGHT_PRESENT = 760
+#: presentation mode's figure and words columns, by figure: a plot drawn to scale (the
+#: surface, the clusters) with its legend and colour bar on its right needs about 1.85
+#: times the words' width at 16:9; a matrix step's panels more (its words are short)
+_PRESENT_COLUMNS = {"surface": [1.85, 1], "constraints": [1.85, 1], "kmeans": [1.85, 1],
+                    "matrix": [2.2, 1]}
 
 
 # ---------------------------------------------------------------------------
@@ -64,13 +55,15 @@ _HEIGHT_PRESENT = 760
 # ---------------------------------------------------------------------------
 
 def step_figure(step: L.Step, revealed: bool, height: int = _HEIGHT, *,
-                matrix_grid: bool = True, present: bool = False) -> Any:
+                matrix_grid: bool = True, projector: bool = False) -> Any:
     """The step's figure: the fitted view once ``revealed``; before, the data alone
     (surface, curve, clusters) or None (a matrix or bandwidths view is the answer).
     ``matrix_grid``: a matrix view's panels in two columns. A lesson's figure has
     half the page's width at most (and a phone's in a class): a row of four heatmaps
-    there was about 80 px each, with colour-bar titles running into each other.
-    ``present``: the grid's colour bar gets a projector's room, not a narrow page's."""
+    there was about 80 px each, with colour-bar titles running into each other. In
+    presentation mode the browser sizes the text and the legend for the projector
+    (``components/projector.js``); ``projector``: the grid's colour bars get a
+    projector's share of the width, not a narrow page's."""
     p = step.params
     method = step.method
     if not revealed and step.figure in ("matrix", "bandwidth"):
@@ -88,7 +81,7 @@ def step_figure(step: L.Step, revealed: bool, height: int = _HEIGHT, *,
             return fg.constraints_figure(data.X, res.kmeans_labels, none, none, y_true=data.y,
                                          title="Plain k-means, two clusters",
                                          score_text=f"Rand index {res.rand_kmeans:.3f}",
-                                         height=height)
+                                         height=height, clusters="clusters (k-means)")
         return fg.constraints_figure(
             data.X, est.labels_, est.must_link_, est.cannot_link_, y_true=data.y,
             title="Clusters of the learned kernel (SimpleNPKL)",
@@ -134,9 +127,10 @@ def step_figure(step: L.Step, revealed: bool, height: int = _HEIGHT, *,
         if res.matrix is not None and res.kernel is not None and \
                 res.matrix.shape == res.kernel.shape:
             return fg.matrix_triptych(res.kernel, res.matrix, data.y_train,
-                                      name=res.matrix_name, product=method != "onk",
+                                      name=L.matrix_name(method, res.matrix_name),
+                                      product=method != "onk",
                                       difference=True, height=height, grid=matrix_grid,
-                                      bar_room=0.11 if present else 0.17)
+                                      bar_room=0.11 if projector else 0.17)
         # one colour scale, 0 to 1, for a Gaussian kernel at any σ: the steps that
         # compare K at two σ show it on the same scale
         return fg.matrix_heatmap(res.kernel, data.y_train, name="K", center=None,
@@ -157,7 +151,7 @@ def step_figure(step: L.Step, revealed: bool, height: int = _HEIGHT, *,
     return fg.decision_surface(
         grid.xs, grid.ys, Z, data.X_train, data.y_train, data.X_test, data.y_test,
         support=res.support_points, baseline=base,
-        baseline_name=f"plain SVM boundary (σ = {p['sigma']:g}, C = {p['C']:g})",
+        baseline_name="plain SVM's boundary",
         train_score=train, test_score=test,
         title=f"{label} (σ = {p['sigma']:g}, C = {p['C']:g})", height=height)
 
@@ -190,7 +184,36 @@ def _pick_lesson() -> None:
     P = params()
     P["lesson"] = int(st.session_state["lesson_pick"])
     P["step"] = 1
-    P["my_lesson"] = ""
+    P["my_lesson"], P["answers"] = "", ""
+
+
+def _options(steps: Sequence[L.Step]) -> list[tuple[str, ...]]:
+    """Each step's options (none for a step without a question)."""
+    return [tuple(s.options) if s.question else () for s in steps]
+
+
+def _answers(steps: Sequence[L.Step]) -> list[int | None]:
+    """The options locked in at each step of the lesson shown (the link's ``answers``);
+    what names no option is dropped, with a note, and the link made whole again."""
+    P = params()
+    got, notes = A.read_answers(P.get("answers") or "", _options(steps))
+    if notes:
+        show_messages([lab.Message("warning", n) for n in notes])
+        P["answers"] = A.answers_text(got)
+    return got
+
+
+def _lock(steps: Sequence[L.Step], index: int, pick_key: str) -> None:
+    """"Lock in": the option chosen at step ``index`` (0-based) becomes the answer."""
+    step = steps[index]
+    pick = st.session_state.get(pick_key)
+    if pick not in step.options:
+        st.session_state[_NO_PICK] = index
+        return
+    P = params()
+    P["answers"] = A.lock_answer(P.get("answers") or "", _options(steps), index,
+                                 step.options.index(pick))
+    st.session_state.pop(_NO_PICK, None)
 
 
 def lessons_page() -> None:
@@ -217,30 +240,31 @@ def lessons_page() -> None:
         lesson_id, title, steps = (f"L{P['lesson']}", L.lesson(int(P["lesson"])).title,
                                    L.lesson(int(P["lesson"])).steps)
         P["my_lesson"] = ""
-    if not present and klass is None:        # a class keeps the lesson it started with
-        _lesson_choice(lesson_id)
+    if not present and not student:
+        # a class keeps the lesson it started with: no choice there
+        _lesson_choice(lesson_id, choose=klass is None)
     n = len(steps)
     # step n + 1 is the end of the lesson: the student's answers and what comes next
     k = int(min(max(int(P["step"]), 1), n + 1))
     P["step"] = k
     teacher = lesson_id == "mine"
     if k > n:
-        _end_of_lesson(lesson_id, title, steps, present, teacher)
+        _end_of_lesson(title, steps, _answers(steps), present, teacher)
         return
     step = steps[k - 1]
-
-    answer_key = f"{KEEP}-answer-{lesson_id}-{k}"
+    answers = _answers(steps)
+    ask = (klass, steps, answers, lesson_id, k, present)
     if present:
         # For a projector, nothing below the fold: the figure takes the window's height
         # on the left, the words go on the right (a matrix step's panels need the wider
         # share; its words are short)
         with st.container(key="nplk-lesson-cols"):
-            fig_col, text_col = st.columns([2.2, 1] if step.figure == "matrix"
-                                           else [1.6, 1], gap="small")
+            fig_col, text_col = st.columns(_PRESENT_COLUMNS.get(step.figure, [1.6, 1]),
+                                           gap="small")
         with text_col:
             _nav(title, k, n, present)
             _sentence(step, teacher)
-            revealed = _ask(klass, step, answer_key, present, k)
+            revealed = _ask(*ask)
         with fig_col:
             _figure(step, revealed, present, lesson_id, k)
         return
@@ -248,7 +272,7 @@ def lessons_page() -> None:
     _sentence(step, teacher)
     left, right = st.columns([1.55, 1], gap="large")
     with right:
-        revealed = _ask(klass, step, answer_key, present, k)
+        revealed = _ask(*ask)
         st.page_link(L.step_file(step), label="Try it yourself", icon=":material/science:",
                      query_params=L.step_query(step),
                      help="Opens the lab page in this step's state, with every control.")
@@ -258,61 +282,62 @@ def lessons_page() -> None:
         class_session.start_or_join(lesson_id)
     if student:
         return
-    _present_button()
+    st.divider()
     download_lesson_button(lesson_id, title, steps, step_figure, token=P["my_lesson"] or "",
                            summary="" if teacher else L.lesson(int(P["lesson"])).summary)
 
 
 def _nav(title: str, k: int, n: int, present: bool) -> None:
     """Back and Next (also ← and →) and where the lesson stands; kept in presentation
-    mode, where the heading goes on its own line (the pinned "Exit presentation" button
-    takes the row's right end)."""
+    mode, where the heading goes on its own line in small print (the pinned "Exit
+    presentation" button takes the row's right end)."""
     with st.container(key=f"{KEEP}-nav"):
-        c = st.columns([1, 1, 1.15] if present else [1.1, 1.1, 6],
+        # (the third column leaves the pinned "Exit presentation" its room)
+        c = st.columns([1, 1, 1.6] if present else [1.1, 1.1, 6],
                        vertical_alignment="center")
+        # no tooltips: the buttons show their arrow keys, and a tooltip left over the
+        # words below (the end of a lesson's score) by the click that opened them
         c[0].button("◀ Back", key="lesson_back", on_click=_go, args=(-1, n),
-                    disabled=k <= 1, shortcut="ArrowLeft", width="stretch",
-                    help="The previous step (left arrow key).")
+                    disabled=k <= 1, shortcut="ArrowLeft", width="stretch")
         last = k >= n
         c[1].button("Finish ▶" if last else "Next ▶", key="lesson_next", on_click=_go,
                     args=(1, n + 1), disabled=k > n, shortcut="ArrowRight",
-                    width="stretch", type="primary",
-                    help="Your answers and the next lesson (right arrow key)." if last
-                    else "The next step (right arrow key).")
-        (st if present else c[2]).markdown(
-            f"**{safe_text(f'{title} — ' + (f'step {k} of {n}' if k <= n else 'the end'), 200)}**")
+                    width="stretch", type="primary")
+        where = safe_text(f"{title} — " + (f"step {k} of {n}" if k <= n else "the end"), 200)
+        # on a projector the words of the step matter more: the heading in small print
+        (st.caption if present else c[2].markdown)(f"**{where}**")
 
 
-def _end_of_lesson(lesson_id: str, title: str, steps: Sequence[L.Step], present: bool,
-                   teacher: bool) -> None:
+def _end_of_lesson(title: str, steps: Sequence[L.Step], answers: Sequence[int | None],
+                   present: bool, teacher: bool) -> None:
     """The screen after the last step: each question, the student's answer and the
     measured one (only for questions answered: the others keep their answer hidden, so
     the student can still go back and predict), the count right, and the next lesson."""
     n = len(steps)
     _nav(title, n + 1, n, present)
     rows, right, answered = [], 0, 0
-    for i, step in enumerate(steps, 1):
+    for i, (step, got) in enumerate(zip(steps, answers, strict=True), 1):
         if not step.question:
             continue
-        pick = st.session_state.get(f"{KEEP}-answer-{lesson_id}-{i}")
-        if pick is None or pick not in step.options:
+        if got is None:
             rows.append((i, step.question, "(not answered)", "(answer to see it)", ""))
             continue
         rev = class_session.reveal_of(step)
         measured = step.options[rev.answer] if rev.answer >= 0 else "none of the options"
-        ok = rev.answer >= 0 and step.options.index(pick) == rev.answer
+        ok = rev.answer >= 0 and got == rev.answer
         answered += 1
         right += ok
-        rows.append((i, step.question, pick, measured, "right" if ok else "not quite"))
+        rows.append((i, step.question, step.options[got], measured,
+                     "right" if ok else "not quite"))
     with st.container(key=f"{KEEP}-end"):
         st.markdown("**The end of the lesson**")
         if rows and not answered:
             st.markdown(f"You have not answered any of its {len(rows)} questions yet: go "
                         "back and predict before the figure gives the answer away.")
         elif rows:
-            st.markdown(f"You predicted **{right} of {answered}** answered questions right"
-                        + (f" ({len(rows) - answered} not answered)."
-                           if answered < len(rows) else "."))
+            st.markdown(f"You answered **{answered} of {len(rows)}** questions; "
+                        f"**{right}** of your predictions "
+                        f"{'was' if right == 1 else 'were'} what the lab measured.")
         number = None if teacher else int(params()["lesson"])
         nxt = next((les for les in L.LESSONS if number is not None
                     and les.number == number + 1), None)
@@ -324,23 +349,26 @@ def _end_of_lesson(lesson_id: str, title: str, steps: Sequence[L.Step], present:
                         help="Open the next lesson at its first step.")
         elif not teacher:
             c[0].caption("That was the last lesson.")
-        c[1].button("Start this lesson again", key="lesson_again", on_click=_go,
-                    args=(-n, n + 1), icon=":material/replay:",
-                    help="Back to the first step (your answers stay until you change them).")
+        c[1].button("Start this lesson again", key="lesson_again", on_click=_again,
+                    icon=":material/replay:",
+                    help="Back to the first step, with your answers cleared.")
         # the table last: the next lesson's button stays on a 720 px screen
-        if rows:
-            st.dataframe(
-                {"step": [r[0] for r in rows], "question": [r[1] for r in rows],
-                 "your answer": [r[2] for r in rows], "the numbers said": [r[3] for r in rows],
-                 "verdict": [r[4] for r in rows]},
-                hide_index=True, width="stretch")
+        if rows:   # a table in the lesson's own text size (a data grid was 13–14 px)
+            head = ("step", "question", "your answer", "the numbers said", "verdict")
+            st.markdown(markdown_table([dict(zip(head, map(str, r), strict=True))
+                                        for r in rows]))
         else:
             st.markdown("This lesson asked no questions.")
 
 
 def _start_lesson(number: int) -> None:
     P = params()
-    P["lesson"], P["step"], P["my_lesson"] = int(number), 1, ""
+    P["lesson"], P["step"], P["my_lesson"], P["answers"] = int(number), 1, "", ""
+
+
+def _again() -> None:
+    P = params()
+    P["step"], P["answers"] = 1, ""
 
 
 def _sentence(step: L.Step, teacher: bool) -> None:
@@ -350,59 +378,94 @@ def _sentence(step: L.Step, teacher: bool) -> None:
         st.markdown(step.sentence)        # the lab's own text
 
 
-def _ask(klass: class_session.Klass | None, step: L.Step, answer_key: str, present: bool,
-         k: int) -> bool:
+def _ask(klass: class_session.Klass | None, steps: Sequence[L.Step],
+         answers: Sequence[int | None], lesson_id: str, k: int, present: bool) -> bool:
     """The question alone (:func:`_question`) or in a class (its store, the teacher's
     count and reveal: :mod:`.class_session`)."""
+    step = steps[k - 1]
     if klass is not None and step.question:
         return class_session.question(klass, step, k - 1)
-    return _question(step, answer_key, present)
+    return _question(steps, answers, lesson_id, k, present)
 
 
-def _question(step: L.Step, answer_key: str, present: bool) -> bool:
-    """The step's question and, once answered, the verdict and the measured numbers;
-    True when the figure may show its answer (answered, or no question). In
-    presentation mode a draw-by-draw list goes in a collapsed "Draw by draw" (the
-    count over the draws, said first, stays in view)."""
+def _question(steps: Sequence[L.Step], answers: Sequence[int | None], lesson_id: str,
+              k: int, present: bool) -> bool:
+    """Step ``k``'s question: its options and "Lock in" until an answer is locked in
+    (choosing an option reveals nothing: the arrow keys move between them), then the
+    answer, the verdict and the measured numbers. True when the figure may show its
+    answer (answered, or no question). Each draw's numbers, for a step measured over
+    several draws, go in a collapsed "Draw by draw" (the count, said first, stays in
+    view)."""
+    step = steps[k - 1]
     if not step.question:
         return True
-    st.html(_KEYS_JS, unsafe_allow_javascript=True)
+    keys = browser_files.read("lessons.js", __package__)
+    st.html(f"<script>{keys}</script>", unsafe_allow_javascript=True)
+    chosen = answers[k - 1]
     with st.container(key=f"{KEEP}-question"):
         st.markdown(f"**{step.question}**")
-        pick = st.radio("Your answer", step.options, index=None, key=answer_key,
-                        label_visibility="collapsed",
-                        help="Pick what you predict; the lab then measures it.")
-    if pick is None:
-        st.caption("Pick an answer: the figure and the numbers then show what "
-                   "the lab measures here.")
+        if chosen is None:
+            pick_key = f"lesson_pick-{lesson_id}-{k}"
+            st.radio("Your answer", step.options, index=None, key=pick_key,
+                     label_visibility="collapsed",
+                     help="Choose what you predict, then lock it in: the lab then measures "
+                          "it. The up and down arrow keys move between the options.")
+            st.button("Lock in", key=_LOCK, type="primary", on_click=_lock,
+                      args=(tuple(steps), k - 1, pick_key), icon=":material/lock:",
+                      help="Lock in your prediction (Enter): the figure and the numbers "
+                           "then show what the lab measures here. A prediction is made "
+                           "once.")
+    if chosen is None:
+        if st.session_state.get(_NO_PICK) == k - 1:
+            st.caption("Choose an option first, then lock it in.")
+        else:
+            st.caption("Choose an option and lock it in: the figure and the numbers then "
+                       "show what the lab measures here.")
         return False
     rev = class_session.reveal_of(step)
-    chosen = step.options.index(pick)
+    mine = step.options[chosen]
     with st.container(key=f"{KEEP}-reveal"):
+        # (on a projector, where every line counts, the wrong answer is not repeated)
+        said = "" if present else f"you predicted “{mine}”; "
         if rev.answer < 0:
-            st.warning("The numbers here fit none of the options exactly.")
+            st.warning(f"You predicted “{mine}”. The numbers here fit none of the "
+                       "options exactly.")
         elif chosen == rev.answer:
-            st.success("Right.")
+            st.success(f"Right: “{mine}”.")
         else:
-            st.error(f"Not quite: the numbers say “{step.options[rev.answer]}”.")
-        if not present:
-            st.markdown(rev.text)
-            return True
+            st.error(f"Not quite: {said}the numbers say “{step.options[rev.answer]}”.")
         for part in rev.text.split("\n\n"):
-            if part.lstrip().startswith("- "):
-                with st.expander("Draw by draw", expanded=False):
-                    st.markdown(part)
-            else:
-                st.markdown(part)
+            st.markdown(part)
+        if rev.draws is not None:
+            with st.expander("Draw by draw", expanded=False):
+                _draw_table(rev.draws)
     return True
 
 
+def _draw_table(table: L.DrawTable) -> None:
+    """Each draw's numbers, one row a draw; ten draws as two tables of five side by
+    side, so the fold opened still fits a projector's window."""
+    def markdown(rows: Sequence[Sequence[str]]) -> str:
+        return markdown_table([dict(zip(table.header, r, strict=True)) for r in rows])
+    rows = table.rows
+    if len(rows) <= 6:
+        st.markdown(markdown(rows))
+        return
+    half = (len(rows) + 1) // 2
+    for col, part in zip(st.columns(2, gap="small"), (rows[:half], rows[half:]),
+                         strict=True):
+        col.markdown(markdown(part))
+
+
 def _figure(step: L.Step, revealed: bool, present: bool, lesson_id: str, k: int) -> None:
-    height = _HEIGHT_PRESENT if present else _HEIGHT
+    """The step's figure, made once for every session (presentation mode's browser sizes
+    its text and legend for the projector; a matrix grid's colour bars get a projector's
+    share of the width)."""
+    grid = present and step.figure == "matrix"
     try:
-        key = ("lesson-fig",) + class_session.step_key(step) + (revealed, height, present)
+        key = ("lesson-fig",) + class_session.step_key(step) + (revealed, _HEIGHT, grid)
         fig = cached("figs", key,
-                     lambda: step_figure(step, revealed, height, present=present))
+                     lambda: step_figure(step, revealed, _HEIGHT, projector=grid))
     except ValueError as exc:
         fig = None
         st.error(safe_text(f"This step's figure could not be made: {exc}"))
@@ -412,29 +475,36 @@ def _figure(step: L.Step, revealed: bool, present: bool, lesson_id: str, k: int)
         chart(fig, _FIG_KEY, f"nplk-lesson-{lesson_id}-{k}")
 
 
-def _lesson_choice(current: str) -> None:
+def _lesson_choice(current: str, choose: bool = True) -> None:
+    """The lesson to show (``choose``: not in a class, which keeps its lesson) and,
+    beside it, "Present": presentation mode at this step, one click (outside a class,
+    the link for another computer in the popover beside it; a class's teacher link
+    must not be written twice)."""
     numbers = [les.number for les in L.LESSONS]
     P = params()
-    st.session_state["lesson_pick"] = int(P["lesson"])
-    st.selectbox("Lesson", numbers, key="lesson_pick", on_change=_pick_lesson,
-                 format_func=lambda i: f"{i}. {L.lesson(i).title}",
-                 help="A guided walk through the lab, one question per step.")
+    c = st.columns([5, 1.2, 1.2], vertical_alignment="bottom")
+    if choose:
+        st.session_state["lesson_pick"] = int(P["lesson"])
+        c[0].selectbox("Lesson", numbers, key="lesson_pick", on_change=_pick_lesson,
+                       format_func=lambda i: f"{i}. {L.lesson(i).title}",
+                       help="A guided walk through the lab, one question per step.")
+    c[1].button("Present", key="lesson_present", icon=":material/slideshow:",
+                type="primary", width="stretch", on_click=set_present, args=(True,),
+                help="This lesson for a projector, from this step: no controls, the "
+                     "figure and the words large; ← and → step through.")
+    if choose:   # (a class's teacher has the teacher link, which presents too)
+        with c[2].popover("Link", icon=":material/link:", width="stretch",
+                          help="The presentation link, to open on the projector's "
+                               "computer."):
+            st.caption("Presentation link (copy it, or open it on the projector): no "
+                       "controls, large figure and text; ← and → step through the "
+                       "lesson.")
+            st.code(present_url("lessons", P), language=None, wrap_lines=True)
     if current == "mine":
         st.caption("Showing a teacher's lesson from the link; pick a built-in lesson to "
                    "leave it.")
-    else:
+    elif choose:
         st.caption(L.lesson(int(P["lesson"])).summary)
-
-
-def _present_button() -> None:
-    st.divider()
-    if st.button("Present", key="lesson_present", icon=":material/slideshow:",
-                 help="The link to this lesson step in presentation mode."):
-        st.session_state["lab_present_link"] = "lessons"
-    if st.session_state.get("lab_present_link") == "lessons":
-        st.caption("Presentation link (copy it, or open it on the projector): no controls, "
-                   "large figure and text; ← and → step through the lesson.")
-        st.code(present_url("lessons", params()), language=None, wrap_lines=True)
 
 
 def _teacher_builder() -> None:
@@ -476,5 +546,5 @@ def _teacher_builder() -> None:
                     wrap_lines=True)
             if st.button("Open it here", key="my_open"):
                 P = params()
-                P["my_lesson"], P["step"] = token, 1
+                P["my_lesson"], P["step"], P["answers"] = token, 1, ""
                 st.rerun()

@@ -8,10 +8,13 @@ window's height, and pins an "Exit presentation" button to a corner (on a phone,
 the page). The charts themselves (``components/chart.py``) grow their text with the
 window while the button is on the page (14 px at 1280×720, 18 px at 1920×1080) and
 drop the modebar; the fitting script here redraws them when the window or the mode
-changes. Off, it adds to the sidebar a "Present"
-button that gives the page's presentation link as copyable plain text, and, on the
+changes; a window under 640 px wide (a phone) leaves presentation mode at once, with a
+note (the page as usual is what a phone shows well). Off, it adds to the sidebar a
+"Present" button that presents at once, the page's presentation link as copyable plain
+text, and, on the
 pages a lesson can show, "Add this view to my lesson" (a sentence and the page's state,
-collected in the session and turned into one link on the Lessons page).
+collected in the session, kept in the browser's storage so a refresh or a typed address
+loses none, and turned into one link on the Lessons page).
 
 Controls that must stay visible while presenting (a lesson's question and its Back /
 Next buttons) sit in containers whose key starts with :data:`KEEP`.
@@ -28,138 +31,14 @@ import nplk_lab.model as lab
 from nplk_lab.model import lessons as lessons_model
 from nplk_lab.model import teacher_lessons as teacher
 
+from .components import browser_files
+from .components.kept import keep
 from .state import params, safe_text
 
 #: key prefix of containers whose widgets stay visible in presentation mode
 KEEP = "nplk-keep"
 #: session key of the steps a teacher has collected (a list of TeacherStep)
 COLLECTED = "lab_my_steps"
-
-# The widgets' element containers are hidden (not only the widgets), so no gap remains;
-# :has() and :not() with complex selectors are in every current Chromium and Firefox.
-_CONTROLS = ", ".join(f'[data-testid="{t}"]' for t in (
-    "stSlider", "stSelectbox", "stCheckbox", "stToggle", "stRadio", "stButton",
-    "stDownloadButton", "stFileUploader", "stExpander", "stNumberInput", "stTextInput",
-    "stTextArea", "stMultiSelect", "stPageLink", "stColorPicker", "stSegmentedControl",
-    "stButtonGroup", "stPills"))
-_CSS = f"""
-<style>
-[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
-[data-testid="stExpandSidebarButton"], [data-testid="stHeader"],
-[data-testid="stToolbar"], [data-testid="stDecoration"] {{ display: none !important; }}
-[data-testid="stMainBlockContainer"] {{ padding: 0.6rem 1.6rem 0.8rem !important;
-  max-width: 100% !important; }}
-[data-testid="stMain"] [data-testid="stElementContainer"]:has(:is({_CONTROLS})):not(
-  [class*="st-key-{KEEP}"] *):not([class*="st-key-{KEEP}"]),
-[data-testid="stMain"] [data-testid="stExpander"]:not([class*="st-key-{KEEP}"] *),
-[data-testid="stMain"] [data-testid="stLayoutWrapper"]:has(> [data-testid="stExpander"]):not(
-  [class*="st-key-{KEEP}"] *) {{ display: none !important; }}
-[data-testid="stMain"] h1 {{ font-size: 2.1rem !important; padding: 0 0 0.2rem !important; }}
-/* text grows with the window (about 18 px at 1280×720, 27 px at 1920×1080); the
-   elements sit closer than on a page with controls */
-[data-testid="stMain"] [data-testid="stMarkdownContainer"] :is(p, li),
-[data-testid="stMain"] [data-testid="stText"],
-[data-testid="stMain"] [data-testid="stExpander"] summary p,
-[data-testid="stMain"] [data-testid="stRadio"] label p {{
-  font-size: clamp(1rem, min(1.4vw, 2.5vh), 2rem) !important; line-height: 1.4 !important; }}
-[data-testid="stMain"] [data-testid="stCaptionContainer"] p {{
-  font-size: clamp(0.9rem, min(1.15vw, 2.05vh), 1.7rem) !important; }}
-[data-testid="stMain"] [data-testid="stVerticalBlock"] {{ gap: 0.55rem !important; }}
-[data-testid="stMain"] [data-testid="stAlert"] [role="alert"] {{
-  padding: 0.4rem 0.8rem !important; }}
-[data-testid="stMain"] [data-testid="stMetricValue"] {{ font-size: 2.2rem !important; }}
-[data-testid="stMain"] [data-testid="stMetricLabel"] p {{ font-size: 1.1rem !important; }}
-/* the page's first chart fills the rest of the window (see _FIT_JS) */
-[data-testid="stMain"] .nplk-live-chart.nplk-fit {{ height: var(--nplk-fit) !important; }}
-/* out of the flow, so no gap is left: scripts, empty slots, the pinned Exit button */
-[data-testid="stMain"] [data-testid="stElementContainer"]:has(> [data-testid="stHtml"]
-  > :is(script, style):only-child),
-[data-testid="stMain"] [data-testid="stElementContainer"]:has(> [data-testid="stEmpty"])
-  {{ display: none !important; }}
-[data-testid="stLayoutWrapper"]:has(> .st-key-{KEEP}-exit), .st-key-{KEEP}-exit {{
-  position: fixed !important; right: 0.8rem; top: 0.5rem; z-index: 1000;
-  width: auto !important; }}
-/* a phone stacks the page's columns: the pinned button gets a strip of its own above
-   them, so it covers nothing (a lesson's "◀ Back" came first there) */
-@media (max-width: 640px) {{
-  [data-testid="stMainBlockContainer"] {{ padding-top: 3.4rem !important; }}
-  /* a lesson's words (Back, Next, the question) before its figure */
-  .st-key-nplk-lesson-cols > [data-testid="stLayoutWrapper"]
-    > [data-testid="stHorizontalBlock"] {{
-    flex-direction: column-reverse !important; }}
-}}
-</style>
-"""
-
-
-# The page's first chart gets the height left below its top edge (at least 320 px, at
-# most its own height + 40 %), on every layout change: the figure and the scores in its
-# corner then fit above the fold at any window size. Runs in the page, once per tab.
-_FIT_JS = """
-<script>
-(() => {
-  if (window.__nplkFit) { window.__nplkFit(); return; }
-  let busy = false;
-  const touched = new Set();
-  const SIZES = ['height', 'min-height', 'max-height', 'flex-basis'];
-  const fit = () => {
-    if (busy) return;
-    busy = true;
-    requestAnimationFrame(() => {
-      busy = false;
-      const main = document.querySelector('[data-testid="stMain"]');
-      const on = document.querySelector('[class*="st-key-nplk-keep-exit"]');
-      const charts = main ? [...main.querySelectorAll('.nplk-live-chart')] : [];
-      // chart text follows the window in presentation mode (components/chart.py):
-      // a chart drawn for another window size or mode is drawn again
-      const floor = window.__nplkPresentFloor ? window.__nplkPresentFloor() : 0;
-      charts.forEach((c) => {
-        if (c.__nplkRedraw && (c.__nplkFloor || 0) !== floor) c.__nplkRedraw();
-      });
-      const el = on ? charts.find((c) => c.getBoundingClientRect().width > 0) : null;
-      charts.forEach((c) => {
-        if (c === el || !c.classList.contains('nplk-fit')) return;
-        c.classList.remove('nplk-fit');
-        if (window.Plotly && c.data) window.Plotly.Plots.resize(c);
-      });
-      const keep = new Set();
-      for (let p = el && el.parentElement; p && p !== main; p = p.parentElement) {
-        keep.add(p);
-        if (p.dataset.testid === 'stElementContainer') break;
-      }
-      touched.forEach((p) => { if (!keep.has(p)) {   // presentation left, or a new chart
-        SIZES.forEach((prop) => p.style.removeProperty(prop));
-        touched.delete(p);
-      } });
-      if (!el) return;
-      const top = el.getBoundingClientRect().top + window.scrollY;
-      const own = parseFloat(el.style.height) || 600;
-      const h = Math.round(Math.max(320, Math.min(innerHeight - top - 14, own * 1.4)));
-      el.style.setProperty('--nplk-fit', h + 'px');
-      el.classList.add('nplk-fit');
-      // the component's wrappers keep the figure's own height: give them the new one
-      keep.forEach((p) => {
-        touched.add(p);
-        SIZES.forEach((prop) => {
-          if (p.style.getPropertyValue(prop) !== h + 'px') {
-            p.style.setProperty(prop, h + 'px', 'important');
-          }
-        });
-      });
-      const drawn = el._fullLayout && el._fullLayout.height;
-      if (window.Plotly && el.data && drawn && Math.abs(drawn - h) > 1) {
-        window.Plotly.Plots.resize(el);
-      }
-    });
-  };
-  window.__nplkFit = fit;
-  new MutationObserver(fit).observe(document.body, { childList: true, subtree: true });
-  window.addEventListener('resize', fit);
-  fit();
-})();
-</script>
-"""
-
 
 def presenting() -> bool:
     return bool(params().get("present"))
@@ -171,30 +50,77 @@ def presentation(page: str) -> bool:
     :func:`page_setup`."""
     P = params()
     if P.get("present"):
-        st.html(_CSS)
-        st.html(_FIT_JS, unsafe_allow_javascript=True)
+        # the style, and the script that fits the figure to the window (beside this module)
+        style = browser_files.read("present_mode.css", __package__)
+        fit = browser_files.read("present_mode.js", __package__)
+        st.html(f"<style>{style}</style>")
+        st.html(f"<script>{fit}</script>", unsafe_allow_javascript=True)
         with st.container(key=f"{KEEP}-exit"):
-            st.button("Exit presentation", key="present_exit", on_click=_set_present,
+            st.button("Exit presentation", key="present_exit", on_click=set_present,
                       args=(False,), help="Show the controls and the sidebar again.")
+        # pressed by present_mode.js in a window under 640 px wide (never shown)
+        with st.container(key=f"{KEEP}-narrow"):
+            st.button("Leave presentation mode: the window is narrow", key="present_narrow",
+                      on_click=_narrow)
         return True
+    if st.session_state.pop(_NARROW, False):
+        st.info("Presentation mode is made for a projector or a large screen. On a screen "
+                "this narrow the page shows as usual; open the presentation link on the "
+                "projector's computer.")
     with st.sidebar.expander("Present · add to a lesson", expanded=False):
-        if st.button("Present", key="present_link", icon=":material/slideshow:",
-                     help="Gives this page's link in presentation mode: no controls, the "
-                          "figure large, for a projector."):
-            st.session_state["lab_present_link"] = page
-        if st.session_state.get("lab_present_link") == page:
-            st.caption("Presentation link (copy it, or open it on the projector):")
-            st.code(present_url(page, P), language=None, wrap_lines=True)
-            st.button("Present here", key="present_here", on_click=_set_present,
-                      args=(True,))
+        st.button("Present", key="present_here", icon=":material/slideshow:",
+                  on_click=set_present, args=(True,),
+                  help="This page for a projector: no controls, the figure large.")
+        st.caption("Presentation link (copy it, or open it on the projector's computer):")
+        st.code(present_url(page, P), language=None, wrap_lines=True)
         if page in lessons_model.STEP_PAGES:
             _collector(page, P)
+    _keep_collected()
     return False
 
 
-def _set_present(on: bool) -> None:
+_HAD_STEPS = "lab_my_steps_had"   # this session has collected a step (so none = removed)
+
+
+def _keep_collected() -> None:
+    """The steps a teacher collected, kept in this browser's storage (a refresh, a
+    typed address or a closed tab loses no step) and brought back into a new session
+    that has none."""
+    ss = st.session_state
+    steps = ss.get(COLLECTED) or []
+    text = None
+    if steps:
+        ss[_HAD_STEPS] = True
+        try:
+            text = teacher.encode_teacher_lesson(steps)
+        except ValueError:   # not a lesson (yet): keep what the browser has
+            text = None
+    elif ss.get(_HAD_STEPS):
+        text = ""
+    with st.sidebar:
+        keep("my-lesson", text, key="lab_my_kept", on_restore=_restore_collected)
+
+
+def _restore_collected(token: str) -> None:
+    ss = st.session_state
+    if ss.get(COLLECTED):
+        return
+    steps, _ = teacher.decode_teacher_lesson(token)
+    if steps:   # a damaged text is dropped: the next step collected replaces it
+        ss[COLLECTED] = list(steps)
+
+
+_NARROW = "lab_present_narrow"   # presentation mode was left for a narrow window
+
+
+def _narrow() -> None:
+    set_present(False)
+    st.session_state[_NARROW] = True
+
+
+def set_present(on: bool) -> None:
+    """Presentation mode on or off (a button's callback)."""
     params()["present"] = bool(on)
-    st.session_state.pop("lab_present_link", None)
     # Home and Paper results do not rewrite their URL: a present=1 left there would be
     # read again on the next run
     if "present" in st.query_params:
@@ -218,10 +144,16 @@ def base_url() -> str:
     return f"{parts.scheme}://{parts.netloc}{parts.path}" if parts.netloc else parts.path
 
 
+#: what a presentation link never carries: a class's secrets (a projector shows its
+#: address to the room; the teacher link, kept apart, brings the teacher back)
+_PRIVATE = ("teacher", "seat")
+
+
 def present_url(page: str, P: dict[str, Any]) -> str:
-    """The page's link in its current state with presentation mode on."""
-    q = {**page_query(page, P), "present": "1"}
-    return f"{base_url()}?{urlencode(q)}"
+    """The page's link in its current state with presentation mode on (no class
+    credential in it)."""
+    q = {k: v for k, v in page_query(page, P).items() if k not in _PRIVATE}
+    return f"{base_url()}?{urlencode({**q, 'present': '1'})}"
 
 
 def _collector(page: str, P: dict[str, Any]) -> None:

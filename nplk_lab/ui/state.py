@@ -53,7 +53,7 @@ def page_setup(page: str, title: str, icon: str = ":material/science:") -> dict[
         # drop the keys so every widget re-seeds from the store.
         for key in [k for k in ss.keys() if isinstance(k, str) and k.startswith(PREFIX)]:
             del ss[key]
-    _read_url(ss)
+    _read_url(ss, page)
     ss["lab_page"] = page
     sidebar_nav()
     from . import a11y  # captions and slider values readable in both themes (axe-core)
@@ -142,9 +142,12 @@ def from_browser(key: str) -> bool:
     return key in (st.session_state.get(_FROM_BROWSER) or ())
 
 
-def _read_url(ss: Any) -> None:
+def _read_url(ss: Any, page: str = "") -> None:
     """Apply the URL's state when it is not the one this session last wrote (a pasted
-    link, a browser refresh, a "try this" link); invalid values become notes."""
+    link, a browser refresh, a "try this" link); invalid values become notes. A Lessons
+    link says everything about the lesson it opens: a lesson setting it leaves out (an
+    empty token is never written) takes its default, so a pasted link to lesson 2 does
+    not keep the teacher's lesson or the answers this session had."""
     query = {k: st.query_params.get_all(k) for k in st.query_params.keys()}
     flat = {k: v[-1] if v else "" for k, v in query.items()}
     if not query or flat == ss.get("lab_url_written") or \
@@ -155,6 +158,10 @@ def _read_url(ss: Any) -> None:
         return
     old = ss[STORE]
     new, msgs = lab.decode_query(query, old)
+    if page == "lessons":
+        for name, s in lab.settings().items():
+            if s.group == "lesson" and name not in query:
+                new[name] = s.default
     ss[STORE] = new
     for name in [k for k in new if new[k] != old.get(k)]:
         for key in [k for k in ss.keys() if isinstance(k, str) and

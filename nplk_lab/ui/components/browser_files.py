@@ -23,9 +23,11 @@ from .titles import TITLE_FIT_JS
 COMMON = ("plotly_common.js",)
 
 
-def read(name: str) -> str:
-    """The text of the browser file ``name`` beside this module."""
-    return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+def read(name: str, package: str | None = None) -> str:
+    """The text of the browser file ``name`` beside this module (or in ``package``: a
+    page's own files beside the module that uses them, e.g. ``nplk_lab.ui``)."""
+    return resources.files(package or __package__).joinpath(name).read_text(
+        encoding="utf-8")
 
 
 def script(*names: str) -> str:

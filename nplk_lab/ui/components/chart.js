@@ -2,9 +2,78 @@
 // reruns while its key stays the same, hands each new figure to Plotly.react. It runs
 // in the app page (no iframe) on every rerun that renders the element. The last part
 // of the component's script, after plotly_common.js and the title fit.
-/* global inTurn, loadPlotly, isDark, themed, presentFloor, presented, onSchemeChange,
-   followColumn, reactFitted */
+/* global inTurn, loadPlotly, isDark, themed, presenting, presentFloor, presented,
+   onSchemeChange, followColumn, reactFitted, measure */
 /* exported liveChart */
+
+// Presentation mode's layout for a projector: a figure of one plot drawn to scale (equal
+// units on both axes, so its width follows its height) puts its legend on the right,
+// beside its colour bar, which sits right beside the plot: the legend below took height,
+// and so width, from the plot, and the plot, narrowed to keep its scale, left an empty
+// band before its colour bar. The figure is drawn at the height presentation mode gives
+// it (present_mode.js).
+
+// the width of the widest line of `texts` at `size` px in the figure's font
+const widest = (texts, size, family) => Math.max(0, ...texts.filter(Boolean).flatMap(
+  (t) => String(t).split('<br>')).map((t) => measure(t, size + 'px ' + family)));
+// the legend on the right of a plot drawn to scale, its colour bar between them; the
+// room is shared out from the chart's `box` (its width and the height it is drawn at)
+const sideLegend = (L, D, floor, box) => {
+  if (!floor) return [L, D];
+  if (box.height > 0) L = Object.assign({}, L, { height: Math.round(box.height) });
+  const xa = L.xaxis, ya = L.yaxis;
+  const more = Object.keys(L).some((k) => /^[xy]axis\d+$/.test(k));
+  const bars = D.filter((t) => t && t.colorbar && t.showscale !== false);
+  if (more || !xa || !ya || ya.scaleanchor !== 'x' || !L.legend || bars.length > 1 ||
+      !(box.width > 0)) return [L, D];
+  // width over height: the axes' ranges, or a matrix's heatmap (square)
+  const ratio = Array.isArray(xa.range) && Array.isArray(ya.range)
+    ? Math.abs((xa.range[1] - xa.range[0]) / (ya.range[1] - ya.range[0]))
+    : D.some((t) => t && t.type === 'heatmap') ? 1 : 0;
+  if (!(ratio > 0)) return [L, D];
+  const family = (L.font && L.font.family) || 'sans-serif';
+  const m = Object.assign({ l: 80, r: 80, t: 100, b: 80 }, L.margin || {});
+  const left = Math.max(m.l, Math.round(2.4 * floor + 24));   // y tick labels and title
+  // x tick labels and title (a matrix has neither)
+  const bottom = xa.showticklabels === false ? 16 : Math.round(2.8 * floor + 16);
+  const gap = Math.round(0.8 * floor);
+  const bar = bars[0] && bars[0].colorbar;
+  const barW = bar ? (bar.thickness || 30) + 10 + widest(
+    [...(bar.ticktext || ['−0.000']), bar.title && bar.title.text], floor, family) : 0;
+  const names = D.filter((t) => t && t.showlegend !== false && t.name)
+    .map((t) => t.name);
+  const groups = D.map((t) => t && t.legendgrouptitle && t.legendgrouptitle.text);
+  const legendW = Math.max(widest(names, floor, family) + 48, widest(groups, floor, family));
+  const paper = box.width - left - 8;
+  const plotH = Math.max(60, box.height - m.t - bottom);
+  const plotW = Math.max(60, Math.min(plotH * ratio, paper - barW - legendW - 3 * gap));
+  // the legend below, as drawn without this: its rows take height, so width, from the
+  // plot; a narrow column (a lab page's, beside its score table) keeps that layout when
+  // a legend on the right would leave the plot narrower
+  const items = names.map((t) => widest([t], floor, family) + 48);
+  const rows = Math.max(1, Math.ceil(items.reduce((a, b) => a + b, 0) / paper));
+  const belowH = Math.max(60, plotH - rows * 1.6 * floor - 12);
+  if (plotW < Math.min(belowH * ratio, paper - barW - 2 * gap)) return [L, D];
+  const share = Math.min(1, plotW / paper);
+  const after = (px) => share + px / paper;
+  const L2 = Object.assign({}, L, {
+    margin: Object.assign({}, m, { l: left, r: 8, b: bottom }),
+    xaxis: Object.assign({}, xa, { domain: [0, share] }),
+    yaxis: Object.assign({}, ya, { constraintoward: 'top' }),
+    legend: Object.assign({}, L.legend, { orientation: 'v', xref: 'paper', yref: 'paper',
+      x: after(2 * gap + barW), xanchor: 'left', y: 1, yanchor: 'top' }) });
+  const D2 = D.map((t) => (t && t.colorbar && t.showscale !== false
+    ? Object.assign({}, t, { colorbar: Object.assign({}, t.colorbar, {
+      x: after(gap), xref: 'paper', xanchor: 'left' }) }) : t));
+  return [L2, D2];
+};
+// the box a chart is drawn in: its width, and the height presentation mode gives it
+const presentBox = (root) => ({
+  width: root.clientWidth,
+  height: parseFloat(root.style.getPropertyValue('--nplk-fit')) || root.clientHeight });
+// (the presentation script redraws a chart drawn for another box)
+window.__nplkPresentBox = (root) => { const b = presentBox(root);
+                                      return Math.round(b.width) + 'x' + Math.round(b.height); };
 
 // Clicks on the plot area (data.clicks): Plotly reports a click only on a trace's
 // point, so the chart listens to the click its drag layer dispatches after a
@@ -125,14 +194,16 @@ function liveChart(component) {
       ? JSON.parse(data.config) : (data.config || {}));
     const draw = () => {
       const floor = presentFloor();
-      const [L0, D0] = presented(layout, fig.data || [], floor);
+      const [L0, D0] = sideLegend(...presented(layout, fig.data || [], floor), floor,
+                                  presentBox(root));
+      root.__nplkBox = floor ? window.__nplkPresentBox(root) : '';
       const [L, D] = themed(L0, D0);
       root.dataset.theme = isDark() ? 'dark' : 'light';
       root.__nplkFloor = floor;
       if (floor) root.dataset.fontFloor = String(floor);
       else delete root.dataset.fontFloor;
-      return reactFitted(Plotly, root, D, L,
-                         floor ? Object.assign({}, config, { displayModeBar: false }) : config);
+      return reactFitted(Plotly, root, D, L, floor || presenting()
+        ? Object.assign({}, config, { displayModeBar: false }) : config);
     };
     root.__nplkRedraw = draw;
     if (!root.__nplkThemed) {

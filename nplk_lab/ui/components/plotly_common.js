@@ -2,8 +2,8 @@
 // (nplk_lab/ui/components/browser_files.py joins the parts into one ES module): Plotly.js
 // loaded once per browser tab, the page's charts drawn in turn, the page's dark or light
 // theme, and the larger fonts of presentation mode.
-/* exported inTurn, loadPlotly, pageBackground, isDark, themed, presentFloor, presented,
-   onSchemeChange */
+/* exported inTurn, loadPlotly, pageBackground, isDark, themed, presenting, presentFloor,
+   presented, onSchemeChange */
 
 const addScript = (url) => new Promise((resolve, reject) => {
   const s = document.createElement('script');
@@ -127,15 +127,19 @@ const themed = (layout, data) => {
   });
   return [L, D];
 };
-// Presentation mode (the page shows its pinned "Exit presentation" button): chart text
-// grows with the window for a projector. Every font of the figure (ticks, legend, colour
-// bars, annotations, titles, trace text) is at least `floor` px: 14 at 1280×720, 18 at
-// 1920×1080 (linear in the smaller of the two ratios, 14-24 px), and the modebar is
-// off (on hover it covered the titles; a projected chart is not zoomed). Off: 0.
+// Presentation mode, for a projector at the back of a hall: while the page shows its
+// pinned "Exit presentation" button, every font of a figure (ticks, legend, colour bars,
+// annotations, titles, trace text) is at least `floor` px: 16 at 1280×720, 24 at
+// 1920×1080 (linear in the smaller of the two ratios to 1280×720, 16–32 px), and the
+// modebar is off (a projected chart is not zoomed). A window under 640 px wide (a phone)
+// leaves presentation mode (present_mode.js); until it has, its figures keep their own
+// text (floor 0). Off: 0.
+const PHONE_WIDTH = 640;
+const presenting = () => !!document.querySelector('[class*="st-key-nplk-keep-exit"]');
 const presentFloor = () => {
-  if (!document.querySelector('[class*="st-key-nplk-keep-exit"]')) return 0;
+  if (!presenting() || innerWidth < PHONE_WIDTH) return 0;
   const s = Math.min(innerWidth / 1280, innerHeight / 720);
-  return Math.round(Math.min(24, Math.max(14, 14 + 8 * (s - 1))));
+  return Math.round(Math.min(32, Math.max(16, 16 + 16 * (s - 1))));
 };
 const FONT_KEY = /font$/i;
 const floored = (value, floor, depth) => {
