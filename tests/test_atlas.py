@@ -459,6 +459,23 @@ def test_the_smooth_rules_map_its_words_and_the_state_it_opens():
     fig = region_map(grid.sigmas, grid.Cs, grid.regions, AV.SMOOTH_REGION_LABELS,
                      hover=grid.hover, colors=SMOOTH_COLORS)
     assert list(fig.data[0].colorbar.ticktext) == list(AV.SMOOTH_REGION_LABELS)
+    assert len(SMOOTH_COLORS) == len(AV.SMOOTH_VIEW_REGIONS)
+    # at other draws the first square no longer helps: unsettled, and its hover says so
+    held = [{**cells[0], "smooth_region": "none", "smooth_gain_mean": 1.0,
+             "smooth_gain_lo": -2.0, "smooth_gain_hi": 4.0}, cells[1], cells[2]]
+    grid = AV.smooth_grid(cells, "dank", "clowns", held)
+    assert [AV.SMOOTH_VIEW_REGIONS[i] for i in grid.regions[0]] == [
+        AV.UNSETTLED, "tuned_better", "none"]
+    assert "→ unsettled: at the other draws, " in grid.hover[0, 0]
+    assert "other draws: smooth rule - plain SVM +1.0 points (95 % interval -2.0" in \
+        grid.hover[0, 0].replace("−", "-")
+    assert "→ the same region at the other draws" in grid.hover[0, 1]
+    assert "helps without copying" in grid.hover[0, 0]     # its region at the first draws
+    assert AV.smooth_summary_sentence(grid) == (
+        "DANK with the smooth rule on clowns: of 3 settings of σ and C, 1 tuned better, "
+        "1 no difference, 1 unsettled.")
+    assert AV.region_legend(AV.SMOOTH_VIEW_REGIONS)[-1].startswith("unsettled: measured "
+                                                                   "again at other draws")
 
 
 # ---------------------------------------------------------------------------

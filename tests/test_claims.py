@@ -571,3 +571,56 @@ def test_the_atlas_sentences_counts_at_one_set_of_draws_only():
     a = [_alone(s=1.0), _alone(s=2.0, off_gain_mean=7.0), _alone(s=4.5, off_gain_mean=10.0)]
     n = atlas_numbers(a, [dict(r) for r in a])
     assert (n["share"], n["whole"]) == (70, 1)
+
+
+def _smooth(region="none", gain="inconclusive", vs_off="inconclusive", cv="inconclusive",
+            method="knpl", s=1.0):
+    return {"method": method, "dataset": "clowns", "sigma": s, "C": 1.0, "n_seeds": 10,
+            "smooth_region": region, "smooth_gain_verdict": gain,
+            "smooth_vs_off_verdict": vs_off, "smooth_cv_gap_verdict": cv,
+            "smooth_gain_lo": 1.0, "smooth_vs_off_lo": 1.0, "smooth_cv_gap_lo": 1.0}
+
+
+def test_the_smooth_rules_numbers_by_hand():
+    """Helping at one set of draws is counted there, at both only where both agree;
+    'clearly below the matrix off' counts only where the rule helps; 'above the
+    baseline and the matrix off' is counted whatever the region; ONK has no such rule."""
+    from nplk_lab.model.claims_tables import smooth_numbers
+
+    helps_below = _smooth("no_copy", "holds", "does not hold", s=1.0)
+    helps = _smooth("no_copy", "holds", "inconclusive", s=2.0)
+    over = _smooth("tuned_better", "holds", "holds", "holds", s=3.0)
+    worse = _smooth("worse", "does not hold", "does not hold", s=4.0)
+    onk = {**helps, "method": "onk"}
+    a = [helps_below, helps, over, worse, onk]
+    h = [{**helps_below, "smooth_region": "none"}, helps,
+         {**over, "smooth_gain_verdict": "inconclusive"}, worse, onk]
+    n = smooth_numbers(a, h)
+    assert n == {"cells": "4", "helps_a": 2, "helps_h": 1, "helps": 1,
+                 "helps_cells": [("knpl", "clowns", 2.0, 1.0)], "beyond": "none",
+                 "below_a": 1, "below_h": 0, "over_a": 1, "over_h": 0, "worse": 1}
+    (claim,) = [c for c in C.CLAIMS if c.key == "smooth_rule"]
+    assert claim.check(a, h) == []
+    assert claim.values(a, h)["where"] == " (KNPL on clowns at σ = 2, C = 1)"
+    # four or more settings at both sets of draws are counted, not named
+    many = [{**helps, "sigma": float(s)} for s in range(4)]
+    assert claim.values(many, many)["where"] == ""
+    assert claim.values(many, many)["helps"] == 4
+
+
+def test_the_smooth_rules_check_fails_where_the_learned_kernel_would_help():
+    """Above the baseline and the matrix off with the tuned baseline not clearly better
+    (the learned kernel helping without copying) fails the sentence's 'so the atlas
+    finds no setting', naming the cell; so does a table without the rule's column."""
+    from nplk_lab.model.claims_tables import smooth_numbers
+
+    (claim,) = [c for c in C.CLAIMS if c.key == "smooth_rule"]
+    beyond = _smooth("no_copy", "holds", "holds", "inconclusive")
+    (line,) = claim.check([beyond], [_smooth()])
+    assert line.startswith("knpl / clowns / σ = 1 / C = 1: above the baseline and the "
+                           "matrix off, the tuned baseline not clearly better")
+    assert "smooth_cv_gap_lo = 1" in line and line.endswith("; 10 seeds)")
+    assert claim.check([_smooth()], [beyond]) != []
+    assert smooth_numbers([beyond], [_smooth()])["beyond"] == "1"
+    assert claim.check([{**_smooth(), "smooth_region": ""}], [_smooth()]) == [
+        "data seeds 0–9: 1 cells without the smooth rule's column"]

@@ -239,7 +239,9 @@ def test_every_lesson_step_before_and_after_its_reveal_shows_no_unregistered_fin
         if step.measure is not None:
             rev = step.reveal()
             pick = step.options[rev.answer if rev.answer >= 0 else 0]
-            at.radio(key=f"nplk-keep-answer-L{number}-{i}").set_value(pick).run()
+            at.radio(key=f"lesson_pick-L{number}-{i}").set_value(pick).run()
+            at.button(key="lesson_lock").click().run()
+            assert not at.exception, [e.value for e in at.exception]
             shown.append([x for t, h in screen_texts(at) for x in (t, h) if x])
         unknown = [s for texts in shown for s in _rendered_unknown(texts)]
         if unknown:

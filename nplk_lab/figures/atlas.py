@@ -26,7 +26,9 @@ REGION_COLORS = ("#d95f02", "#1f4e99", "#8fb9dd", "#7570b3", "#c2185b", "#e3e3e3
 NPKL_COLORS = (REGION_COLORS[0], REGION_COLORS[4], REGION_COLORS[5])
 #: the smooth rule's regions (:data:`nplk_lab.model.atlas.SMOOTH_REGIONS`): helps without
 #: copying (orange), the tuned baseline better (purple), worse (red-pink), no difference
-SMOOTH_COLORS = (REGION_COLORS[0], REGION_COLORS[3], REGION_COLORS[4], REGION_COLORS[5])
+#: (light grey), then unsettled (dark grey)
+SMOOTH_COLORS = (REGION_COLORS[0], REGION_COLORS[3], REGION_COLORS[4], REGION_COLORS[5],
+                 REGION_COLORS[6])
 
 
 def region_map(sigmas: Sequence[float], Cs: Sequence[float], regions: np.ndarray,

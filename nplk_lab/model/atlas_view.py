@@ -22,8 +22,12 @@ UNSETTLED = "unsettled"
 VIEW_REGIONS = REGIONS + (UNSETTLED,)
 #: the region names on the map's colour bar (short, plain words)
 REGION_LABELS = tuple(REGION_SHORT[r] for r in REGIONS) + (UNSETTLED,)
+#: the smooth rule's map: its regions, then the cells the two sets of draws disagree on
+SMOOTH_VIEW_REGIONS = SMOOTH_REGIONS + (UNSETTLED,)
 #: the same for the smooth rule's map
-SMOOTH_REGION_LABELS = tuple(SMOOTH_REGION_SHORT[r] for r in SMOOTH_REGIONS)
+SMOOTH_REGION_LABELS = tuple(SMOOTH_REGION_SHORT[r] for r in SMOOTH_REGIONS) + (UNSETTLED,)
+_UNSETTLED_WORDS = ("measured again at other draws of the data, the cell fell in another "
+                    "region: no explanation is settled there")
 #: the lab method each atlas method opens on its page
 PAGE_METHOD = {"lab_rbf_reg": "lab_rbf_reg"}
 
@@ -155,10 +159,12 @@ def has_smooth(cells: Iterable[dict], method: str | None = None) -> bool:
                if method is None or r["method"] == method)
 
 
-def smooth_hover(row: dict) -> str:
+def smooth_hover(row: dict, held: dict | None = None) -> str:
     """A cell's numbers under the smooth rule: its score beside the paper's rule, F off,
     the baselines, the paired differences with their intervals, the agreement with
-    1-NN, and its region."""
+    1-NN, and its region; with ``held`` (the same cell at other draws of the data), the
+    smooth rule's difference from the baseline there and whether its region is the
+    same."""
     clf = row.get("task") == CLASSIFICATION
     metric = "accuracy" if clf else "R²"
     base = "SVM" if clf else "SVR"
@@ -169,7 +175,7 @@ def smooth_hover(row: dict) -> str:
         return "—" if not np.isfinite(v) else f"{v:.3f}"
 
     agree = "same label as 1-NN" if clf else "closeness to 1-NN"
-    return "<br>".join([
+    lines = [
         f"σ = {row['sigma']:g}, C = {row['C']:g}: mean test {metric} over "
         f"{int(row.get('n_seeds', 0))} draws of the data",
         f"{name}: smooth rule {s('smooth')}, paper's rule {s('method')}, matrix off "
@@ -180,17 +186,41 @@ def smooth_hover(row: dict) -> str:
         f"tuned {base} − smooth rule: {_ci(row, 'smooth_cv_gap')}",
         f"{agree}: smooth rule {float(row.get('agree_smooth', np.nan)):.2f}, plain {base} "
         f"{float(row.get('agree_plain', np.nan)):.2f}",
-        f"→ {SMOOTH_REGION_WORDS.get(row.get('smooth_region'), '')}"])
+        f"→ {SMOOTH_REGION_WORDS.get(row.get('smooth_region'), '')}"]
+    if held is not None:
+        lines.append(f"at {int(held.get('n_seeds', 0))} other draws: smooth rule − plain "
+                     f"{base} {_ci(held, 'smooth_gain')}, smooth rule − matrix off "
+                     f"{_ci(held, 'smooth_vs_off')}")
+        lines.append("→ the same region at the other draws"
+                     if held.get("smooth_region") == row.get("smooth_region") else
+                     "→ unsettled: at the other draws, "
+                     f"{SMOOTH_REGION_WORDS.get(held.get('smooth_region'), '')}")
+    return "<br>".join(lines)
 
 
-def smooth_grid(cells: Iterable[dict], method: str, dataset: str) -> AtlasGrid | None:
+def smooth_grid(cells: Iterable[dict], method: str, dataset: str,
+                held: Iterable[dict] = ()) -> AtlasGrid | None:
     """The σ × C grid of ``method`` on ``dataset`` under the smooth rule (regions index
-    :data:`~nplk_lab.model.atlas.SMOOTH_REGIONS`); None without a measured cell."""
+    :data:`SMOOTH_VIEW_REGIONS`); None without a measured cell. With ``held`` (the same
+    cells at other draws of the data), a cell whose smooth-rule region differs there is
+    drawn as :data:`UNSETTLED`."""
+    from .claims_tables import cell_key
+
     if method not in SMOOTH_METHODS:
         return None
     rows = [r for r in cells if r["method"] == method and r["dataset"] == dataset
             and r.get("smooth_region") in SMOOTH_REGIONS]
-    return _grid(rows, method, dataset, "sigma", SMOOTH_REGIONS, smooth_hover,
+    other = {cell_key(r): r for r in held if r["method"] == method
+             and r["dataset"] == dataset and r.get("smooth_region") in SMOOTH_REGIONS}
+    rows = [{**r, "smooth_region_first": r["smooth_region"], "smooth_region":
+             r["smooth_region"] if other[cell_key(r)]["smooth_region"] == r["smooth_region"]
+             else UNSETTLED} if cell_key(r) in other else r for r in rows]
+
+    def hover(r: dict) -> str:
+        first = {**r, "smooth_region": r.get("smooth_region_first", r["smooth_region"])}
+        return smooth_hover(first, other.get(cell_key(r)))
+
+    return _grid(rows, method, dataset, "sigma", SMOOTH_VIEW_REGIONS, hover,
                  key="smooth_region")
 
 
@@ -198,8 +228,8 @@ def smooth_summary_sentence(grid: AtlasGrid) -> str:
     """How many of a smooth-rule grid's cells fall in each region, and where the rule
     helps, how many of those owe it to F at test time (beyond F switched off)."""
     n = int(np.sum(grid.regions >= 0))
-    counts = {r: int(np.sum(grid.regions == i)) for i, r in enumerate(SMOOTH_REGIONS)}
-    parts = [f"{c} {SMOOTH_REGION_SHORT[r]}" for r, c in counts.items() if c]
+    counts = {r: int(np.sum(grid.regions == i)) for i, r in enumerate(SMOOTH_VIEW_REGIONS)}
+    parts = [f"{c} {SMOOTH_REGION_SHORT.get(r, r)}" for r, c in counts.items() if c]
     name = METHOD_NAMES.get(grid.method, grid.method)
     text = (f"{name} with the smooth rule on {SETS[grid.dataset].title}: of {n} settings "
             f"of σ and C, " + ", ".join(parts) + ".")
@@ -272,14 +302,15 @@ def npkl_grid(cells: Iterable[dict], dataset: str) -> AtlasGrid | None:
 def region_legend(regions: Sequence[str] = VIEW_REGIONS) -> list[str]:
     """One line per region: its short name and what it means (the smooth rule's regions
     when ``regions`` is :data:`~nplk_lab.model.atlas.SMOOTH_REGIONS`)."""
-    if tuple(regions) == SMOOTH_REGIONS:
-        return [f"{SMOOTH_REGION_SHORT[r]}: {SMOOTH_REGION_WORDS[r]}" for r in regions]
-    words = {**REGION_WORDS, UNSETTLED: "measured again at other draws of the data, the "
-             "cell fell in another region: no explanation is settled there"}
+    if tuple(regions) in (SMOOTH_REGIONS, SMOOTH_VIEW_REGIONS):
+        words = {**SMOOTH_REGION_WORDS, UNSETTLED: _UNSETTLED_WORDS}
+        return [f"{SMOOTH_REGION_SHORT.get(r, r)}: {words[r]}" for r in SMOOTH_VIEW_REGIONS]
+    words = {**REGION_WORDS, UNSETTLED: _UNSETTLED_WORDS}
     return [f"{REGION_SHORT.get(r, r)}: {words[r]}" for r in regions]
 
 
-__all__ = ["PAGE_METHOD", "REGION_LABELS", "SMOOTH_REGION_LABELS", "UNSETTLED",
+__all__ = ["PAGE_METHOD", "REGION_LABELS", "SMOOTH_REGION_LABELS", "SMOOTH_VIEW_REGIONS",
+           "UNSETTLED",
            "VIEW_REGIONS", "AtlasGrid", "atlas_grid", "choices", "has_smooth", "hover_text",
            "interval_words", "npkl_grid", "open_state", "region_legend", "smooth_grid",
            "smooth_hover", "smooth_summary_sentence", "summary_sentence"]

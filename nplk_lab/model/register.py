@@ -49,7 +49,8 @@ SOURCES = ("README.md", "docs/*.md", "app.py", "pages/*.py", "nplk_lab/ui/*.py",
            "nplk_lab/model/lessons.py", "nplk_lab/model/teacher_lessons.py",
            "nplk_lab/model/methods.py", "nplk_lab/model/ablation.py",
            "nplk_lab/model/atlas_view.py",
-           "nplk_lab/model/atlas.py", "nplk_lab/model/lab_rbf_halves.py")
+           "nplk_lab/model/atlas.py", "nplk_lab/model/lab_rbf_halves.py",
+           "nplk_lab/model/lesson_fits.py")
 
 KINDS = ("finding", "state", "generated", "definition", "record")
 

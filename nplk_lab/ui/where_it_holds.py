@@ -108,7 +108,7 @@ def atlas_panel() -> None:
              "row of a nearest training point; the smooth rule averages all the rows, "
              "weighted by the kernel, so its map says where the learned kernel helps "
              "without copying a neighbour.") == "smooth"
-    grid = AV.smooth_grid(cells, method, dataset) if smooth else \
+    grid = AV.smooth_grid(cells, method, dataset, _held()) if smooth else \
         AV.atlas_grid(cells, method, dataset, _held())
     if grid is None:  # pragma: no cover - the choosers only offer measured pairs
         return
@@ -159,11 +159,13 @@ def atlas_panel() -> None:
 def _smooth_words(grid: AV.AtlasGrid) -> None:
     """Below the smooth rule's map: its counts, what its colours mean, its numbers."""
     st.text(AV.smooth_summary_sentence(grid))
+    st.text(claims.TEXT["smooth_rule"])
     with st.expander("What the colours mean"):
-        for line in AV.region_legend(A.SMOOTH_REGIONS):
+        for line in AV.region_legend(AV.SMOOTH_VIEW_REGIONS):
             st.text(line)
     rows = [{"σ": r["sigma"], "C": r["C"],
-             "region": AV.SMOOTH_REGION_LABELS[A.SMOOTH_REGIONS.index(r["smooth_region"])],
+             "region": AV.SMOOTH_REGION_LABELS[AV.SMOOTH_VIEW_REGIONS.index(
+                 r["smooth_region"])],
              "smooth rule": round(r["score_smooth"], 3),
              "paper's rule": round(r["score_method"], 3),
              "matrix off": round(r["score_off"], 3), "plain": round(r["score_plain"], 3),
