@@ -513,6 +513,6 @@ NPKL_SENTENCE = TEXT["npkl"]
 
 
 __all__ = ["ATLAS_SENTENCE", "ATLAS_TEMPLATE", "CLAIMS", "CLAIM_CELLS", "NPKL_CLAIMS",
-           "NPKL_SENTENCE", "NPKL_TEMPLATE", "NUMBERS", "SMOOTH_TEMPLATE", "TEMPLATES", "TEXT", "Claim",
-           "atlas_numbers", "cell", "npkl_numbers"]
+           "NPKL_SENTENCE", "NPKL_TEMPLATE", "NUMBERS", "SMOOTH_TEMPLATE", "TEMPLATES",
+           "TEXT", "Claim", "atlas_numbers", "cell", "npkl_numbers"]
 
