@@ -510,3 +510,73 @@ def test_paper_results_draws_the_atlas_and_follows_the_choosers():
     assert moved and f"{len(moved)} unsettled" in AV.summary_sentence(grid)
     table = [d.value for d in at.dataframe if "off − plain (points)" in d.value.columns]
     assert len(table) == 1 and len(table[0]) == len(grid.rows)
+
+
+def _atlas_titles(at) -> list[str]:
+    import nplk_lab.ui.components.chart as chart_component
+
+    figs = [chart_component.figure_of(e) for e in at.get("bidi_component")]
+    return [f["layout"]["title"]["text"] for f in figs
+            if f and " on " in f.get("layout", {}).get("title", {}).get("text", "")
+            and not f["layout"]["title"]["text"].startswith("SimpleNPKL")]
+
+
+@needs_atlas
+def test_paper_results_switches_to_the_smooth_rules_map_and_its_sentence():
+    """The rule switch draws the smooth rule's map (unsettled squares included), its
+    counts, the registered sentence with its numbers from both tables and every
+    square's numbers; ONK, which has no such rule, gets no switch."""
+    from test_app import open_paper
+
+    from nplk_lab.model import claims as C
+
+    at = open_paper()
+    assert at.radio(key="atlas_rule").value == "paper"
+    at.radio(key="atlas_rule").set_value("smooth").run()
+    assert not at.exception
+    assert _atlas_titles(at) == ["DANK on clowns, smooth rule"]
+    shown = [t.value for t in at.text]
+    held = A.load_atlas(A.table_path("held-out/atlas.csv"))
+    grid = AV.smooth_grid(COMMITTED, "dank", "clowns", held)
+    assert AV.smooth_summary_sentence(grid) in shown
+    assert C.TEXT["smooth_rule"] in shown and C.ATLAS_SENTENCE not in shown
+    assert int(np.sum(grid.regions == AV.SMOOTH_VIEW_REGIONS.index(AV.UNSETTLED))) > 0
+    (table,) = [d.value for d in at.dataframe if "smooth − plain (points)" in d.value.columns]
+    assert len(table) == len(grid.rows) and "unsettled" in set(table["region"])
+    at.selectbox(key="atlas_method").set_value("onk").run()
+    assert not at.exception
+    assert not [r for r in at.radio if r.key == "atlas_rule"]
+    assert _atlas_titles(at) == ["ONK on clowns"] and C.ATLAS_SENTENCE in \
+        [t.value for t in at.text]
+
+
+@needs_atlas
+def test_the_rule_switch_shows_only_once_the_atlas_has_the_smooth_rules_column(
+        tmp_path, monkeypatch):
+    """Tables measured before the smooth rule (its columns absent) draw the paper's rule's
+    map with no switch and no smooth-rule sentence."""
+    import csv
+
+    from test_app import open_paper
+
+    from nplk_lab.model import claims as C
+
+    for name in ("atlas.csv", "held-out/atlas.csv"):
+        src = A.table_path(name)
+        with src.open(newline="") as f:
+            rows = list(csv.DictReader(f))
+        keep = [k for k in rows[0] if "smooth" not in k]
+        dst = tmp_path / name
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        with dst.open("w", newline="") as f:
+            w = csv.DictWriter(f, keep, extrasaction="ignore")
+            w.writeheader()
+            w.writerows(rows)
+    monkeypatch.setattr(A, "table_path", lambda name="atlas.csv": tmp_path / name)
+    assert not AV.has_smooth(A.read_csv(tmp_path / "atlas.csv"))
+    at = open_paper()
+    assert not at.exception
+    assert not [r for r in at.radio if r.key == "atlas_rule"]
+    assert _atlas_titles(at) == ["DANK on clowns"]
+    shown = [t.value for t in at.text]
+    assert C.ATLAS_SENTENCE in shown and C.TEXT["smooth_rule"] not in shown
