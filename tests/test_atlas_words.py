@@ -162,3 +162,56 @@ def test_the_two_states_where_the_paragraph_overreached():
     text = AW.paragraph(r)
     assert r["pt_gain_lo"] < 0 < r["pt_off_gain_lo"]
     assert "survives" not in text and "beat the plain SVM on their own" in text
+
+
+@pytest.mark.slow
+def test_the_sentences_doc_gives_the_tables_numbers():
+    """docs/every-sentence-against-the-atlas.md lists the sentences that overreached with
+    the numbers that back them now: each count there is the tables' (cells at both sets of
+    draws per method, and the paragraph's cases per set of per-seed rows)."""
+    from nplk_lab.model.claims_tables import pair_cells, value
+
+    doc = " ".join((ROOT / "docs" / "every-sentence-against-the-atlas.md").read_text()
+                   .split())
+    atlas = A.load_atlas()
+    held = A.load_atlas(OUT / "held-out" / "atlas.csv")
+    pairs = pair_cells(atlas, held).values()
+
+    def both(m, pred):
+        return sum(pred(a) and pred(h) for a, h in pairs if a["method"] == m)
+
+    def nn(r):
+        return r["region"] == "nn_rule"
+
+    def kept(r):
+        return r["gain_verdict"] == "holds" and r["off_gain_verdict"] == "holds"
+
+    def follows(r):
+        return r["agree_gap_verdict"] == "holds" and value(r, "agree_method") >= 0.9
+
+    def no_edge(r):
+        return r["agree_gap_verdict"] != "holds"
+
+    assert (f"at both in {both('dank', nn)} DANK and {both('knpl', nn)} KNPL cells; the "
+            f"gain holds and part of it survives with the matrix off at both in "
+            f"{both('dank', kept)} DANK and {both('knpl', kept)} KNPL cells") in doc
+    assert (f"at both in {both('dank', follows)} DANK and {both('knpl', follows)} KNPL "
+            f"cells; no edge at both in {both('dank', no_edge)} and "
+            f"{both('knpl', no_edge)}") in doc
+    assert (f"DANK-SVR follows at both in {both('dank_svr', follows)} cells, has no edge "
+            f"at both in {both('dank_svr', no_edge)}") in doc
+    cases = {k: Counter() for k in SEEDS}
+    for k, rows in ROWS.items():
+        for r in rows:
+            t = AW.paragraph(r)
+            for phrase in ("So the gain survives", "The rest comes",
+                           "on their own, with the plain kernel", "part of the gain survives"):
+                cases[k][phrase] += phrase in t
+    a, h = cases["0-9"], cases["10-19"]
+    assert (f"the whole-gain case at {a['So the gain survives']} (seeds 0–9) and "
+            f"{h['So the gain survives']} (10–19) per-seed rows") in doc
+    assert f"({a['The rest comes']} and {h['The rest comes']} rows)" in doc
+    assert (f"the no-gain case at {a['on their own, with the plain kernel']} and "
+            f"{h['on their own, with the plain kernel']} per-seed rows") in doc
+    assert (f"({a['part of the gain survives']} and {h['part of the gain survives']} "
+            "rows)") in doc
