@@ -127,6 +127,18 @@ MUTANTS = (
            "           level: float = 0.9) -> Paired:", ("tests/test_paired.py",)),
     Mutant("file text cut at 60 characters", "nplk_lab/model/verdicts.py",
            "_MAX_TEXT = 600", "_MAX_TEXT = 60", ("tests/test_verdicts.py",)),
+    # the smooth rule's sentence and map
+    Mutant("the smooth rule helping at either set of draws counted as both",
+           "nplk_lab/model/claims_tables.py",
+           "both = [(a, h) for a, h in pairs if _helps(a) and _helps(h)]",
+           "both = [(a, h) for a, h in pairs if _helps(a) or _helps(h)]", _CLAIMS),
+    Mutant("the smooth rule's check forgets the tuned baseline",
+           "nplk_lab/model/claims_tables.py",
+           'if r["method"] in RULE and _over(r) and r.get("smooth_cv_gap_verdict") != "holds":',
+           'if r["method"] in RULE and _over(r):', _CLAIMS),
+    Mutant("the smooth rule's map without the other draws", "nplk_lab/ui/where_it_holds.py",
+           "AV.smooth_grid(cells, method, dataset, _held())",
+           "AV.smooth_grid(cells, method, dataset)", ("tests/test_atlas.py",)),
 )
 
 
