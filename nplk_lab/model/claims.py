@@ -279,7 +279,7 @@ SMOOTH_TEMPLATE = (
     "matrix, weighted by the kernel, so it copies none), DANK, KNPL or DANK-SVR beats the "
     "plain SVM or SVR with the same σ and C, and the tuned baseline is not better, in "
     "{helps_a} of the {cells} settings at 10 draws of the data and in {helps_h} at 10 "
-    "others, but at both sets of draws in only {helps}{where}. In {beyond} of those "
+    "others, but at both sets of draws in only {helps}. In {beyond} of those "
     "settings, at either set of draws, is it clearly above the same model with its "
     "learned matrix switched off at test time (it is clearly below it in {below_a} of the "
     "{helps_a} and in {below_h} of the {helps_h}); where it is clearly above both that "
@@ -291,19 +291,13 @@ SMOOTH_TEMPLATE = (
     "{worse} settings.")
 
 
+
 def _smooth_numbers(atlas: Rows, held: Rows) -> dict:
-    """:func:`~nplk_lab.model.claims_tables.smooth_numbers`, with the settings where the
-    rule helps at both sets of draws named when there are three or fewer."""
-    from .atlas_data import SETS
-    from .atlas_report import METHOD_NAMES
-
+    """:func:`~nplk_lab.model.claims_tables.smooth_numbers` without the cells' names
+    (the map and ``reports/atlas/README.md`` name them)."""
     n = smooth_numbers(atlas, held)
-    cells = n.pop("helps_cells")
-    n["where"] = "" if not 0 < len(cells) <= 3 else " (" + "; ".join(
-        f"{METHOD_NAMES[m]} on {SETS[d].title.split(' (')[0]} at σ = {s:g}, C = {c:g}"
-        for m, d, s, c in cells) + ")"
+    n.pop("helps_cells")
     return n
-
 
 NPKL_TEMPLATE = (
     "Over the SimpleNPKL part of the atlas ({sets} two-class data sets, pairs drawn from "
@@ -434,7 +428,6 @@ NUMBERS: dict[str, dict] = {
     "knpl_sandwich_doc": {"agree_a": "every one", "agree_h": "99.2 %", "gap": "0.8"},
     "unsettled": {"moved": "332", "cells": "1,440", "pct": "23"},
     "smooth_rule": {"helps_a": 14, "cells": "896", "helps_h": 14, "helps": 1,
-                    "where": " (KNPL on scikit-learn make_classification at σ = 20, C = 1)",
                     "beyond": "none", "below_a": 10, "below_h": 12, "over_a": 17,
                     "over_h": 19, "worse": 48},
     "atlas": {"sets": 17, "cells_text": "1,248", "alone": 41, "alone_sets": 12, "best": 32,
