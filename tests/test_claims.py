@@ -396,6 +396,11 @@ def test_the_atlas_sentences_counts_at_their_edges():
     assert atlas_numbers(a, h)["alone_cv"] == 1
     h[0] = {**h[0], "off_vs_plain10_mean": 0.0}
     assert atlas_numbers(a, h)["alone_10c_lower"] == 0
+    # each set of draws at its own edge: 0 is neither clearly below nor lower on average
+    a2 = [_alone(s=1.0, off_vs_plain10_hi=-0.1, off_vs_plain10_mean=0.0)]
+    h2 = [_alone(s=1.0, off_vs_plain10_hi=0.0, off_vs_plain10_mean=0.5)]
+    n2 = atlas_numbers(a2, h2)
+    assert (n2["alone_not_10c"], n2["alone_10c_better"], n2["alone_10c_lower"]) == (1, 0, 0)
     empty = atlas_numbers([], [])
     assert empty["cells"] == 0 and np.isnan(empty["best"]) and np.isnan(empty["share"])
 
@@ -620,3 +625,9 @@ def test_the_smooth_rules_check_fails_where_the_learned_kernel_would_help():
     assert smooth_numbers([beyond], [_smooth()])["beyond"] == "1"
     assert claim.check([{**_smooth(), "smooth_region": ""}], [_smooth()]) == [
         "data seeds 0–9: 1 cells without the smooth rule's column"]
+    # at the held-out draws, both failures kept, each naming its numbers
+    two = claim.check([_smooth()], [{**_smooth(), "smooth_region": ""},
+                                    {**beyond, "sigma": 2.0, "smooth_vs_off_lo": 2.0}])
+    assert two[0] == "data seeds 10–19: 1 cells without the smooth rule's column"
+    assert len(two) == 2 and two[1].startswith("knpl / clowns / σ = 2 / C = 1: above")
+    assert "smooth_gain_lo = 1, smooth_vs_off_lo = 2, smooth_cv_gap_lo = 1;" in two[1]
