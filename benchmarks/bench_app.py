@@ -37,7 +37,7 @@ At defaults (clowns n = 200, 100×100 grid):
    traces drawn as SVG ``scatter``.
 3. **Cold start**: from launching ``streamlit run app.py`` to the decision surface drawn
    on the Classification page (browser already running, fresh browser context);
-   target ≤ 3 s, and (issue 11) ≤ 1.25× its floor, alternating with it: a page with one
+   target ≤ 3 s, and ≤ 1.25× its floor, alternating with it: a page with one
    slider and a 3-point ``st.plotly_chart``, nothing computed (Streamlit's own start,
    frontend and Plotly). The app finds the first-paint snapshot of the page's default
    state on disk (``nplk_lab/serve/firstpaint.py``; written first if missing, as the first run
@@ -79,8 +79,8 @@ PAGE = "pages/1_Classification.py"
 SERVER_TARGET_MS = 150.0
 BROWSER_TARGET_RATIO = 1.5
 COLD_TARGET_S = 3.0
-FLOOR_TARGET_RATIO = 1.2  # issue 11: slider move ≤ 1.2× the cut-down surface page
-COLD_TARGET_RATIO = 1.25  # issue 11: cold start ≤ 1.25× the cold-start floor page
+FLOOR_TARGET_RATIO = 1.2  # slider move ≤ 1.2× the cut-down surface page
+COLD_TARGET_RATIO = 1.25  # cold start ≤ 1.25× the cold-start floor page
 
 TRIVIAL_PAGE = """
 import streamlit as st
@@ -755,7 +755,7 @@ def main() -> int:
             if lat["lab_floor"]:
                 r_floor = median(xs) / median(lat["lab_floor"])
                 table.append(("  the same against the cut-down surface page (floor row "
-                              "below; issue 11)", f"{r_floor:.2f}× the cut-down page",
+                              "below)", f"{r_floor:.2f}× the cut-down page",
                               f"≤ {FLOOR_TARGET_RATIO}×", verdict(r_floor <= FLOOR_TARGET_RATIO)))
             data = lat[name + ":data"]
             draw = [a - b for a, b in zip(xs, data, strict=True)]

@@ -22,10 +22,10 @@ and the bias), SVC with the same kernel and C timed alternately in the same run,
 ratio, iterations and the final h = H(alpha, F(alpha)). "dh" is the relative gap to the
 best h found by any solver at that n (the solvers must agree to 1e-4). The slow
 reference solvers (Algorithm 1, its monotone variant, projected gradient) run once at
-n >= 1000. The scalable row (SPEC §3) is DANK with 20 k-means clusters and n_jobs = 2 on
-n = 20,000 against one SVC on all the data.
+n >= 1000. The scalable row (the DANK paper's decomposition for large data) is DANK with
+20 k-means clusters and n_jobs = 2 on n = 20,000 against one SVC on all the data.
 
-Targets (issue 2): n = 200 default solver <= 60 ms median, n = 1000 <= 1.5 s,
+Targets: n = 200 default solver <= 60 ms median, n = 1000 <= 1.5 s,
 n = 2000 <= 5 s, scalable at 20,000 <= 4x SVC.
 """
 

@@ -1,4 +1,4 @@
-"""A worker killed mid-class: what it costs the class (issue 30, point 5).
+"""A worker killed mid-class: what it costs the class.
 
 Starts ``nplk-lab classroom --workers 2`` (the real command, HAProxy in front), opens
 ``--students`` protocol-level tabs (``st_client.Tab``, each keeping HAProxy's cookie

@@ -1,4 +1,4 @@
-"""Eigenfunction maps (issue 13.3): server time of the eigen-decay view when j changes
+"""Eigenfunction maps: server time of the eigen-decay view when j changes
 and when a slider moves, at toy size on the 100 × 100 grid, in one run.
 
     python benchmarks/bench_eigenmaps.py [--moves 12] [--seed 0] [--n 200]

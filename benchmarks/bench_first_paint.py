@@ -1,4 +1,4 @@
-"""A new server's first picture, at the protocol level (issue 30, point 1).
+"""A new server's first picture, at the protocol level.
 
 Each round launches a new ``streamlit run app.py`` of every code tree under test (the
 checkout this file is in, and ``--before DIR``: another commit's plain copy), one tree

@@ -2,12 +2,12 @@
 
     python benchmarks/bench_knpl_onk.py [--n 200] [--repeats 7] [--level] [--dataset clowns]
 
-Target (issue 3): KNPL and ONK (cgd) fit in <= 150 ms median at n = 200 with default
+Target: KNPL and ONK (cgd) fit in <= 150 ms median at n = 200 with default
 parameters on clowns. Each row times the method and an SVC with the same sigma and C
 alternately, so both see the same machine load; "ratio" = method / SVC. ``--level`` adds
 the level method (not a target: an LP and a QP per iteration).
 
-KNPL rows (issue 10): the default (saddle point by accelerated projected gradient) and
+KNPL rows: the default (saddle point by accelerated projected gradient) and
 the paper's Algorithm 2 (``solver="alternating"``) at the same gamma. "h gap" is
 ``(h* - h(alpha)) / |h* - gamma n^2|`` with ``h(alpha) = H(alpha, G*(alpha))`` the concave
 outer objective at the returned alpha and ``h*`` a run of the default solver to tol 1e-12

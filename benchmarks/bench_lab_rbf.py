@@ -4,7 +4,7 @@ authors' two 1-D toys, over noise seeds; optionally beside an earlier revision o
 
     python benchmarks/bench_lab_rbf.py [--seeds 0 1 2 3 4] [--ref REV] [--runs 1]
 
-Toys (issue 10 §5): ``sin(2 x^3)`` on ``[0, 0.8 pi]`` and the chirp of
+Toys: ``sin(2 x^3)`` on ``[0, 0.8 pi]`` and the chirp of
 ``nplk_core.datasets.make_chirp`` (f0 = 1, f1 = 10, on [0, 1]), ``x`` uniform, noise
 ``sigma = 0.1``; ``n = 300`` with 30 support points and ``n = 100`` with 20. Score: R² on a
 1,000-point noiseless grid over the domain.
@@ -21,7 +21,7 @@ the last stage hit ``max_iter``, a ConvergenceWarning); fit CPU times (median of
 The older chirp sweep over support counts (LAB vs oracle KRR on all points) is
 ``--sweep``.
 
-``--against`` (issue 14 §4): LAB RBF against one bandwidth done fairly. The reference is a
+``--against``: LAB RBF against one bandwidth done fairly. The reference is a
 subset-of-regressors kernel ridge on LAB's own final support points (``f(x) = sum_i a_i
 exp(-gamma |x - x_i|^2) + mean(y)``, ``a`` by least squares on ALL training points with the
 penalty ``lambda a^T K_mm a``), ``gamma`` and ``lambda`` chosen on the validation split LAB
@@ -38,7 +38,7 @@ training mean, R² > 0).
 ``--best-settings``: the bound for any validation choice, each seed's best LAB RBF setting
 on the TEST grid (3 support selections x 4 ridges) against one bandwidth on its supports.
 
-``--live [--ref REV]`` (issue 11): the lab's slider moves as ``benchmarks/bench_live.py``
+``--live [--ref REV]``: the lab's slider moves as ``benchmarks/bench_live.py``
 draws them (same seed, same ranges, stores emptied before each move), on both LAB RBF
 pages at their default data, timed in CPU seconds of the whole process (the page rerun:
 fit, grid, figures, serialisation; and the fit alone) so that the numbers do not depend on
@@ -84,7 +84,7 @@ SIN_HI = 0.8 * np.pi
 
 
 def sin_toy(n, noise, seed):
-    """``y = sin(2 x^3) + noise``, ``x ~ U(0, 0.8 pi)`` (seed 004's Fig. 1 function)."""
+    """``y = sin(2 x^3) + noise``, ``x ~ U(0, 0.8 pi)`` (the LAB RBF paper's Fig. 1 function)."""
     rng = np.random.default_rng(seed)
     x = rng.uniform(0.0, SIN_HI, n)
     return x[:, None], np.sin(2 * x ** 3) + noise * rng.standard_normal(n)
@@ -476,7 +476,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--sweep", action="store_true", help="the chirp support-count sweep")
     ap.add_argument("--against", action="store_true",
-                    help="LAB RBF against one bandwidth chosen on validation data (issue 14)")
+                    help="LAB RBF against one bandwidth chosen on validation data")
     ap.add_argument("--best-settings", action="store_true",
                     help="diagnostic: LAB RBF's test-chosen setting against one bandwidth")
     ap.add_argument("--live", action="store_true",

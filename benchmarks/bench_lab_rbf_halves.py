@@ -1,4 +1,4 @@
-"""LAB RBF, both halves (issue 29 §6): learned bandwidths against one shared bandwidth inside
+"""LAB RBF, both halves: learned bandwidths against one shared bandwidth inside
 the paper's model, the paper's model against a ridge on the same centres fitted to all
 points, and the lab's extension (learned bandwidths, coefficients fitted to all points).
 
@@ -21,7 +21,7 @@ LAB itself held out (never on the test points):
     model, and − the one-bandwidth ridge.
 
 Data: chirp (f 1 → 10, noise 0.1) and sin 2x³ on [0, 0.8π] (noise 0.1), n = 300, scored
-on a 1,000-point noiseless grid; the step function (seed 000: s = 3, w = 2, a = 0.05 on
+on a 1,000-point noiseless grid; the step function (the DANK paper's: s = 3, w = 2, a = 0.05 on
 [−5, 5], noise 0.3, n = 300, 1,000-point noiseless grid); the noiseless chirp (the
 Regression page's default data); diabetes (scikit-learn, 442 × 10; 10 random 70/30
 splits, seed = split). Score: R² on the held-out points. Paired differences over the 10

@@ -1,4 +1,4 @@
-"""Size and build time of every built-in lesson's downloadable HTML file (issue 31 §6).
+"""Size and build time of every built-in lesson's downloadable HTML file.
 
     python benchmarks/bench_lesson_file.py
 

@@ -1,4 +1,4 @@
-"""Every lesson step's statement at many draws of the data (issue 29 §5).
+"""Every lesson step's statement at many draws of the data.
 
     python benchmarks/bench_lesson_seeds.py                  # data seeds 0–9
     python benchmarks/bench_lesson_seeds.py --seeds 10-49    # seeds the lessons were not
@@ -13,7 +13,7 @@ draws measures, at seed s, the draws s, s + 1, …. The fits are those of the Le
 
     python benchmarks/bench_lesson_seeds.py --lab-rbf-halves --seeds 0-29
 
-A diagnostic for lesson 5 (issue 29 §6, "both halves"): on the lesson's noiseless chirp,
+A diagnostic for lesson 5 ("both halves"): on the lesson's noiseless chirp,
 at each draw, LAB RBF (30 support points, the paper's model) beside the fits of
 :mod:`nplk_lab.model.lab_rbf_halves` on the same support points: one shared width inside
 the paper's model, a one-width ridge fitted to all training points, and the learned

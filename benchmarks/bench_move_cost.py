@@ -16,7 +16,7 @@ short reference). The servers run one after the other, rounds interleaved.
     PYTHONPATH=. python benchmarks/bench_move_cost.py --before /tmp/move-cost-base \
         [--moves 6] [--rounds 2]
 
-Targets (issue 30, point 2): a new-value move sends ≤ 150 KB; a repeat move costs
+Targets: a new-value move sends ≤ 150 KB; a repeat move costs
 ≤ 0.025 CPU-s in the page process.
 """
 

@@ -1,4 +1,4 @@
-"""Does the same scalable DANK fit give the same answer on every run and backend? (issue 30)
+"""Does the same scalable DANK fit give the same answer on every run and backend?
 
 Fits ``DANKClassifier(n_clusters=8)`` on 5,000 clowns several times in each mode and
 compares every run's test predictions (20,000 points), alphas and k-means centres with

@@ -30,7 +30,7 @@ local models summed); see :func:`nplk_core.scalable.fit_scalable`. ``--vote`` an
     python benchmarks/bench_scale.py --sizes 100000 --data covtype --variants paper tuned \
         --modes local svc                 # the before/after rows of the README
 
-Goals (issue 14): 100k in <= 1x SVC's time at equal accuracy (within 1 point); 1M in
+Goals: 100k in <= 1x SVC's time at equal accuracy (within 1 point); 1M in
 under 10 minutes with peak memory under 8 GB.
 """
 

@@ -13,7 +13,7 @@ The servers find the first-paint snapshot of the page's default state on disk (w
 here first if missing, as the first run after an install or an edit does); with
 ``--no-snapshot`` each server imports scikit-learn and fits the first model itself.
 
-Target (issue 11): the k sessions reach their first charts within 3× a single session's
+Target: the k sessions reach their first charts within 3× a single session's
 time.
 """
 

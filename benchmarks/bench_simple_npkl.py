@@ -1,6 +1,6 @@
 """SimpleNPKL fit time per loss against plain k-means, in one run.
 
-Target (issue 3): at n = 200 with default parameters every loss fits in <= 150 ms
+Target: at n = 200 with default parameters every loss fits in <= 150 ms
 (median of >= 5 runs). The table lists loss, n, median fit time, iterations, number of
 constraints, the Rand index of the learned clustering, and plain k-means on the raw
 points (time and Rand index) measured in the same run. A second table compares the

@@ -8,8 +8,8 @@
 With several ``--n`` and ``--solver`` every pair is measured on the same points (each
 size draws its data, the points are the same for every size and solver).
 
-The core-level version of issue 11 item 6. For each DANK method on its page's default
-data (DANK: clowns, DANK-SVR: step function; ``n`` points drawn, the page's 30% test
+The core-level version of the lab's slider-move benchmark. For each DANK method on its
+page's default data (DANK: clowns, DANK-SVR: step function; ``n`` points drawn, the page's 30% test
 split, so 140 training points at n = 200), ``--points`` random slider settings are drawn
 from the sliders' ranges (log-uniform, as the sliders are log): C in [0.01, 1000],
 sigma in [0.05, 20], tau in [1e-4, 10], eta in [1e-3, 1e5] or "auto" (one point in
@@ -22,7 +22,7 @@ stopped through its callback and counted as "capped" (its time is then a lower b
 Each row is given twice: wall time, and CPU time of the process (``time.process_time``),
 which a busy shared machine inflates much less (DANK runs its BLAS single-threaded).
 
-Goal (issue 11): p90 <= 0.5 s and no fit over 5 s at toy size (n <= 300).
+Goal: p90 <= 0.5 s and no fit over 5 s at toy size (n <= 300).
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@
 Classification methods fit clowns (n = 200, sigma = 1, C = 1, defaults otherwise);
 SimpleNPKL clusters the spiral (n = 200, 10% constraints); LAB RBF trains 30 support
 points on the 1-D chirp (n = 300). Each method and its scikit-learn reference are timed
-alternately so both see the same machine load. Targets: DANK <= 60 ms (issue 2);
-KNPL, ONK, SimpleNPKL <= 150 ms; LAB RBF (30 support points, chirp 300) <= 1 s (issue 3).
+alternately so both see the same machine load. Targets: DANK <= 60 ms;
+KNPL, ONK, SimpleNPKL <= 150 ms; LAB RBF (30 support points, chirp 300) <= 1 s.
 """
 
 from __future__ import annotations

@@ -2,10 +2,10 @@
 
     python benchmarks/bench_views.py [--points 12] [--seed 0] [--only dank,knpl]
 
-One table, one row per (view, method); views register in :data:`VIEWS` (issue 13: the
+One table, one row per (view, method); views register in :data:`VIEWS` (the
 influence view here; the eigenfunction maps add their rows to the same table).
 
-**influence** (issue 13 §2). Each method runs on its page at the page's defaults (toy
+**influence**. Each method runs on its page at the page's defaults (toy
 size: 200 points, 140 for training; the 100 × 100 grid) in Streamlit's ``AppTest``; the
 first run fits and fills the stores. Then ``--points`` random training points are
 selected one after another (as a click does: ``focus_point`` set in the session's
@@ -19,7 +19,7 @@ fit the basis (the learned matrix; the grid-to-training distances are the surfac
 once per data set and grid the reciprocal rule's columns (DANK, ``dank:reciprocal``). A
 trivial page's rerun is the floor.
 
-Goal (issue 13): p90 ≤ 0.5 s per view update at toy size on a 100 × 100 grid.
+Goal: p90 ≤ 0.5 s per view update at toy size on a 100 × 100 grid.
 """
 
 from __future__ import annotations

@@ -277,7 +277,7 @@ def check_two_classes(y: np.ndarray) -> np.ndarray:
 
 def recover_bias(alpha: np.ndarray, y: np.ndarray, Kt: np.ndarray, C: float,
                  *, rtol: float = 1e-8) -> float:
-    r"""Bias of an SVM from its dual solution (SPEC §0).
+    r"""Bias of an SVM from its dual solution (docs/the-maths-of-every-method.md, 'Shared pieces').
 
     ``b = mean_{i: 0<alpha_i<C} (y_i - sum_j alpha_j y_j Kt_ij)``; if no alpha is
     strictly inside the box, the midpoint of the KKT interval.

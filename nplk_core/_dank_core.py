@@ -1,5 +1,7 @@
-r"""Numerical core of DANK (seed 000): the inner solution F(alpha), the objective
+r"""Numerical core of DANK: the inner solution F(alpha), the objective
 h(alpha) = H(alpha, F(alpha)), its gradient, and the solvers that maximise h.
+
+The paper: Liu et al., *Learning Data-adaptive Non-parametric Kernels*, JMLR 2020.
 
 (This file is long because the four solvers share the problem's evaluation and its
 support trick; splitting them would only spread one algorithm over two files.)
@@ -142,8 +144,9 @@ def quad_grad(inner: InnerSolution, u: np.ndarray, K: np.ndarray,
 class LowRankInner:
     r"""``F(u)`` through an exact-to-``tol`` factor ``K ~= Phi Phi^T``.
 
-    ``11^T + Gamma = B B^T`` with ``B = [1 | diag(u) Phi / (2 sqrt(eta))]`` (SPEC §1), so
-    with ``B^T B = U diag(lambda) U^T``, ``F = J_{tau/2}(B B^T) = B Omega B^T`` where
+    ``11^T + Gamma = B B^T`` with ``B = [1 | diag(u) Phi / (2 sqrt(eta))]``
+    (docs/the-maths-of-every-method.md, 'DANK — Learning Data-adaptive Non-parametric
+    Kernels'), so with ``B^T B = U diag(lambda) U^T``, ``F = J_{tau/2}(B B^T) = B Omega B^T`` where
     ``Omega = U diag((lambda - tau/2)_+ / lambda) U^T``: one ``(r+1) x (r+1)``
     eigendecomposition whatever the support size.
     """
@@ -336,7 +339,7 @@ def _stop(converged: bool, stopped: bool, h: float) -> bool:
 
 def solve_nesterov(problem: DankProblem, beta0: np.ndarray, L: float, *, max_iter: int,
                    tol: float, callback=None, monotone: bool = False) -> SolveResult:
-    r"""Algorithm 1 of seed 000 (Nesterov's smooth method, ascent form).
+    r"""Algorithm 1 of the DANK paper (Nesterov's smooth method, ascent form).
 
     ``theta_t = P(a_t + g_t/L)``, ``beta_t = P(a_0 + (1/2L) sum_{i<=t} (i+1) g_i)``,
     ``a_{t+1} = (t+1)/(t+3) theta_t + 2/(t+3) beta_t``; stop when

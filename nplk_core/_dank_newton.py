@@ -1,5 +1,6 @@
 r"""DANK-SVR by Newton's method: the exact Hessian of ``h`` and a box-constrained
-quadratic step (SPEC §2; see :mod:`nplk_core._dank_core` for ``h`` and the first-order
+quadratic step (docs/the-maths-of-every-method.md, 'DANK — Learning Data-adaptive Non-parametric
+Kernels', regression; see :mod:`nplk_core._dank_core` for ``h`` and the first-order
 solvers).
 
 In ``u = a_hat - a_check`` DANK-SVR maximises ``h(u) = f(u) - eps ||u||_1`` over

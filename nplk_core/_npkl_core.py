@@ -1,4 +1,5 @@
-r"""The maths of SimpleNPKL (seed 002) as pure functions: the neighbour-graph Laplacian,
+r"""The maths of SimpleNPKL (*A Family of Simple Non-Parametric Kernel Learning Algorithms*,
+Zhuang, Tsang, Hoi, JMLR 2011) as pure functions: the neighbour-graph Laplacian,
 the closed form, Algorithm 1, the low-rank kernel and the constraints drawn from labels.
 The estimator over them is :class:`nplk_core.simple_npkl.SimpleNPKL`.
 
@@ -14,7 +15,7 @@ constraint matrix :math:`T` (:math:`T_{ij} = +1` on :math:`\mathcal S`, :math:`-
     \operatorname{tr}(LK) + C \sum_{(i,j)} \ell(T_{ij} K_{ij}).
 
 The sum runs over the *ordered* pairs, i.e. the nonzeros of the symmetric ``T`` (each
-unordered pair counts twice); this is the reading under which the seed's formulas
+unordered pair counts twice); this is the reading under which the paper's formulas
 :math:`A = C\,T - L` and :math:`\nabla J_{ij} = 1 - T_{ij}K_{ij} - \alpha_{ij}/C` agree.
 
 * ``loss="linear"`` (:math:`\ell(z) = -z`) has the closed form of Prop. 1 (eq. 14):
@@ -32,7 +33,8 @@ unordered pair counts twice); this is the reading under which the seed's formula
 
 The learned kernel is low rank, :math:`K = V \operatorname{diag}(\lambda) V^\top`; the
 factor :math:`V \operatorname{diag}(\lambda)^{1/2}` is an exact embedding, so k-means
-on it *is* kernel k-means on ``K`` (SPEC §6).
+on it *is* kernel k-means on ``K`` (docs/the-maths-of-every-method.md, 'SimpleNPKL — A Family of
+Simple Non-Parametric Kernel Learning Algorithms').
 """
 
 from __future__ import annotations
@@ -75,7 +77,7 @@ GRAPHS = ("mutual", "union")
 
 def knn_laplacian(X: ArrayLike, n_neighbors: int = 5, *, graph: str = "mutual"
                   ) -> sp.csr_array:
-    r"""Normalised Laplacian of the k-nearest-neighbour graph (seed 002, eq. 9).
+    r"""Normalised Laplacian of the k-nearest-neighbour graph (the SimpleNPKL paper, eq. 9).
 
     .. math::
 
@@ -102,7 +104,7 @@ def knn_laplacian(X: ArrayLike, n_neighbors: int = 5, *, graph: str = "mutual"
     X : array-like of shape (n, d)
     n_neighbors : int, 1 <= n_neighbors < n
     graph : {"mutual", "union"}
-        Mutual neighbours (SPEC §6, the default) or the union of the k-NN relations.
+        Mutual neighbours (the default) or the union of the k-NN relations.
 
     Returns
     -------
@@ -186,7 +188,7 @@ def _dense_positive(A) -> tuple[NDArray, NDArray]:
         w, V = scipy.linalg.eigh(Ad, subset_by_value=(0.0, np.inf), check_finite=False,
                                  driver="evr")
     except (np.linalg.LinAlgError, ValueError):  # evr's value subset fails on some inputs
-        from .spectral import eigh_above  # (issue 11): the full decomposition, filtered
+        from .spectral import eigh_above  # the full decomposition, filtered
 
         w, V = eigh_above(Ad, 0.0)
     return w[::-1], V[:, ::-1]
@@ -448,7 +450,7 @@ def simple_npkl_solve(L: sp.sparray, pairs: NDArray, signs: NDArray, *,
                       tol: float = 1e-4, alpha0: NDArray | None = None,
                       eigen_solver: str = "auto", callback=None,
                       rng: np.random.Generator | None = None) -> NPKLResult:
-    r"""Algorithm 1 of seed 002: projected gradient ascent on the dual of eq. (24).
+    r"""Algorithm 1 of the SimpleNPKL paper: projected gradient ascent on the dual of eq. (24).
 
     .. math::
 
@@ -470,7 +472,7 @@ def simple_npkl_solve(L: sp.sparray, pairs: NDArray, signs: NDArray, *,
     :math:`\|\sum \Delta\alpha_{ij}T_{ij}\|_F \le \|\Delta\alpha\|\,\|T\|_F`, but the
     :math:`T_{ij}` are distinct single entries of size 1, so the norm is exactly
     :math:`\|\Delta\alpha\|` and :math:`1/G + 1/C` is already a Lipschitz constant
-    (``p = 2``, fixed ``G``). ``"lemma5"``: the seed's literal :math:`1/(m/G_t + 1/C)`,
+    (``p = 2``, fixed ``G``). ``"lemma5"``: the paper's literal :math:`1/(m/G_t + 1/C)`,
     ``m`` = nonzeros of ``T``. In the trace-constrained form (and for ``p != 2``) ``G_t``
     varies with :math:`\alpha`, so the constant is local; both rules then halve
     :math:`\eta` (for the rest of the solve) whenever :math:`J` would decrease, which
@@ -625,9 +627,9 @@ def _csr_positions(M: sp.csr_array, rows: NDArray, cols: NDArray) -> NDArray:
 
 def draw_constraints(y: ArrayLike, constraint_fraction: float,
                      random_state: Any = None) -> tuple[NDArray, NDArray]:
-    r"""Random pairwise constraints from labels, following seed 002 §7.1.
+    r"""Random pairwise constraints from labels, following the SimpleNPKL paper, §7.1.
 
-    The seed (after Xing et al. 2003 and Hoi et al. 2007) draws random pairs of points,
+    The paper (after Xing et al. 2003 and Hoi et al. 2007) draws random pairs of points,
     labels each must-link (same class) or cannot-link (different classes), and controls
     their number by the number of connected components of the must-link graph, which
     it keeps at :math:`r \approx 70\%` of ``n``. Here ``constraint_fraction = 1 - r``:
@@ -635,7 +637,7 @@ def draw_constraints(y: ArrayLike, constraint_fraction: float,
     ``round((1 - constraint_fraction) * n)`` components (never fewer than the number of
     classes, the least reachable; at least one merge). Roughly
     ``constraint_fraction * n`` must-links result, with the cannot-links drawn along the
-    way (about as many again for two balanced classes). The seed's setting is
+    way (about as many again for two balanced classes). The paper's setting is
     ``constraint_fraction = 0.3``.
 
     Returns

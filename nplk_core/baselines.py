@@ -1,9 +1,9 @@
-r"""Baselines (SPEC §8): thin wrappers over scikit-learn.
+r"""Baselines (docs/the-maths-of-every-method.md, 'Baselines'): thin wrappers over scikit-learn.
 
 * :class:`SVMCVClassifier` / :class:`SVRCVRegressor` — ``SVC`` / ``SVR`` with the Gaussian
   kernel ``exp(-||x - x'||^2 / (2 sigma^2))``, ``sigma`` and ``C`` chosen by ``cv``-fold
-  cross-validation on the grid ``2^{-5..5}`` (seed 000 §6.1) with ``GridSearchCV``
-  (``gamma = 1 / (2 sigma^2)``).
+  cross-validation on the grid ``2^{-5..5}`` (*Learning Data-adaptive Non-parametric
+  Kernels*, §6.1) with ``GridSearchCV`` (``gamma = 1 / (2 sigma^2)``).
 * :class:`KernelRidgeBaseline` — ``KernelRidge(kernel="rbf", gamma=1/(2 sigma^2))``,
   optionally with ``sigma`` and ``alpha`` chosen by cross-validation.
 * :class:`MKLUniformClassifier` — ``SVC`` on the uniform average of Gaussian kernels
@@ -48,7 +48,7 @@ __all__ = [
     "uniform_mkl_kernel",
 ]
 
-#: ``2^{-5}, ..., 2^5`` (seed 000 §6.1), a tuple so that it is a safe default value
+#: ``2^{-5}, ..., 2^5`` (the DANK paper's §6.1), a tuple so that it is a safe default value
 DEFAULT_GRID: tuple[float, ...] = tuple(float(2.0 ** k) for k in range(-5, 6))
 #: ridge grid of :class:`KernelRidgeBaseline` when cross-validating
 DEFAULT_ALPHA_GRID: tuple[float, ...] = (1e-4, 1e-3, 1e-2, 1e-1, 1.0)
@@ -132,7 +132,7 @@ class _GridForwarding:
 # ---------------------------------------------------------------------------
 
 class SVMCVClassifier(_GridForwarding, ClassifierMixin, BaseEstimator):
-    r"""SVC with the Gaussian kernel, ``sigma`` and ``C`` by cross-validation (SPEC §8).
+    r"""SVC with the Gaussian kernel, ``sigma`` and ``C`` by cross-validation.
 
     .. math::
 
@@ -164,6 +164,13 @@ class SVMCVClassifier(_GridForwarding, ClassifierMixin, BaseEstimator):
     cv_results_, best_score_, best_params_, search_ : from the ``GridSearchCV``
     classes_, support_, support_vectors_, dual_coef_, intercept_, n_support_ :
         forwarded from ``best_estimator_``.
+
+    References
+    ----------
+    SVM-CV, the baseline of the paper's §6.1, with its grid of ``sigma`` and ``C``.
+
+    .. [1] F. Liu, X. Huang, C. Gong, J. Yang and L. Li, "Learning Data-adaptive
+       Non-parametric Kernels", Journal of Machine Learning Research 21, 2020.
     """
 
     _param_rules = {
@@ -238,6 +245,13 @@ class SVRCVRegressor(_GridForwarding, RegressorMixin, BaseEstimator):
     best_estimator_ : SVR
     cv_results_, best_score_, best_params_, search_
     support_, support_vectors_, dual_coef_, intercept_, n_support_ : forwarded.
+
+    References
+    ----------
+    SVR-CV, the baseline of the paper's regression experiments (§6.3).
+
+    .. [1] F. Liu, X. Huang, C. Gong, J. Yang and L. Li, "Learning Data-adaptive
+       Non-parametric Kernels", Journal of Machine Learning Research 21, 2020.
     """
 
     _param_rules = {
@@ -313,6 +327,15 @@ class KernelRidgeBaseline(RegressorMixin, BaseEstimator):
     cv_results_ : dict or None
         ``GridSearchCV.cv_results_`` when ``cv`` is set.
     dual_coef_, X_fit_ : forwarded from ``best_estimator_``.
+
+    References
+    ----------
+    RBF kernel ridge regression, the symmetric model whose asymmetric form LAB RBF
+    learns, and one of the paper's compared methods.
+
+    .. [1] F. He, M. He, L. Shi, X. Huang and J. A. K. Suykens, "Enhancing Kernel
+       Flexibility via Learning Asymmetric Locally-Adaptive Kernels", arXiv:2310.05236,
+       2023.
     """
 
     _param_rules = {
@@ -407,7 +430,7 @@ def uniform_mkl_kernel(X: ArrayLike, Z: ArrayLike | None = None, *,
 
 
 class MKLUniformClassifier(_GridForwarding, ClassifierMixin, BaseEstimator):
-    r"""SVC on the uniform average of Gaussian kernels ("MKL-uniform", SPEC §8).
+    r"""SVC on the uniform average of Gaussian kernels ("MKL-uniform").
 
     .. math::
 
@@ -437,6 +460,14 @@ class MKLUniformClassifier(_GridForwarding, ClassifierMixin, BaseEstimator):
         Training data (needed for the cross-kernel).
     cv_results_, best_score_, best_params_, search_ : from the ``GridSearchCV``.
     classes_, support_, dual_coef_, intercept_, n_support_ : forwarded.
+
+    References
+    ----------
+    MKL-uniform, the baseline of the paper's §6.1: 11 equally weighted Gaussian
+    kernels, ``C`` by 5-fold cross-validation.
+
+    .. [1] F. Liu, X. Huang, C. Gong, J. Yang and L. Li, "Learning Data-adaptive
+       Non-parametric Kernels", Journal of Machine Learning Research 21, 2020.
     """
 
     _param_rules = {

@@ -1,5 +1,6 @@
-r"""DANK: data-adaptive non-parametric kernel learning (seed 000) as scikit-learn
-estimators.
+r"""DANK: data-adaptive non-parametric kernel learning as scikit-learn estimators.
+
+The paper: Liu et al., *Learning Data-adaptive Non-parametric Kernels*, JMLR 2020.
 
 The SVM form (eq. 4) learns a PSD matrix ``F`` that reweights the Gaussian kernel
 entry by entry:
@@ -234,7 +235,7 @@ class _DANKBase(BaseEstimator):
 
 
 class DANKClassifier(ClassifierMixin, _DANKBase):
-    r"""DANK in SVM (seed 000 §2-3): an SVM whose Gaussian kernel is reweighted by a
+    r"""DANK in SVM (the DANK paper, §2-3): an SVM whose Gaussian kernel is reweighted by a
     learned PSD matrix ``F``.
 
     .. math::
@@ -307,6 +308,11 @@ class DANKClassifier(ClassifierMixin, _DANKBase):
     More than two classes: one-vs-rest through scikit-learn's ``OneVsRestClassifier``
     (the per-class models are in ``estimators_``; ``F_`` and the other matrices are then
     not defined on this object).
+
+    References
+    ----------
+    .. [1] F. Liu, X. Huang, C. Gong, J. Yang and L. Li, "Learning Data-adaptive
+       Non-parametric Kernels", Journal of Machine Learning Research 21, 2020.
     """
 
     def __init__(self, C=1.0, *, sigma=1.0, tau=0.01, eta="auto", solver="auto",
@@ -405,7 +411,7 @@ class DANKClassifier(ClassifierMixin, _DANKBase):
 
 
 class DANKRegressor(RegressorMixin, _DANKBase):
-    r"""DANK in SVR (seed 000 §5): epsilon-SVR with a learned kernel ``F o K``.
+    r"""DANK in SVR (the DANK paper, §5): epsilon-SVR with a learned kernel ``F o K``.
 
     .. math::
 
@@ -427,6 +433,13 @@ class DANKRegressor(RegressorMixin, _DANKBase):
     the exact proximal step of ``eps ||u||_1`` (see
     :class:`nplk_core._dank_core._SvrOracle`): the same optimum as Algorithm 1 on the
     stacked variable.
+
+    References
+    ----------
+    DANK in SVR is the paper's §5.
+
+    .. [1] F. Liu, X. Huang, C. Gong, J. Yang and L. Li, "Learning Data-adaptive
+       Non-parametric Kernels", Journal of Machine Learning Research 21, 2020.
     """
 
     _param_rules = {**{k: v for k, v in _DANKBase._param_rules.items()

@@ -73,7 +73,9 @@ def nearest_index(X_train: np.ndarray, X_test: np.ndarray) -> np.ndarray:
 
 
 def reciprocal_index(X_train: np.ndarray, X_test: np.ndarray) -> np.ndarray:
-    r"""Reciprocal nearest neighbour of every test point (seed 000 §2.3).
+    r"""Reciprocal nearest neighbour of every test point.
+
+    From *Learning Data-adaptive Non-parametric Kernels*, §2.3.
 
     ``M_ij = 1/(r_ij s_ij)`` where ``r_ij`` is the rank of test point j among all
     test points by distance to training point i, and ``s_ij`` the rank of training

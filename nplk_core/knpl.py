@@ -1,4 +1,8 @@
-r"""KNPL: a kernel with a nonlinear pairwise layer (Liu et al., AAAI 2018; SPEC §4).
+r"""KNPL: a kernel with a nonlinear pairwise layer.
+
+The paper: Liu et al., *Nonlinear Pairwise Layer and Its Training for Kernel Learning*,
+AAAI 2018; the maths: docs/the-maths-of-every-method.md, 'KNPL — Nonlinear Pairwise
+Layer and Its Training for Kernel Learning'.
 
 .. math::
 
@@ -184,7 +188,7 @@ def knpl_admm(Gamma: ArrayLike, *, rho: float = 1.1, max_iter: int = 15,
 
     :math:`P_B` is the exact projection onto the symmetric matrices whose rows all sum
     to ``n``: :math:`\Xi + (r1^\top + 1r^\top)/n - (1^\top r/n^2)\,11^\top` with
-    :math:`r = n1 - \Xi 1`. (The seed's per-column rule :math:`q = \xi + ((n-1^\top\xi)/n)1`
+    :math:`r = n1 - \Xi 1`. (The paper's per-column rule :math:`q = \xi + ((n-1^\top\xi)/n)1`
     fixes column sums and leaves ``Q`` asymmetric, while eq. 15 takes
     :math:`Z \in S^n`; both ADMMs have the same limit.)
 
@@ -392,7 +396,8 @@ class _KNPLSaddle:
 
     def snapshot(self, alpha: np.ndarray, inner: _SaddleInner) -> dict:
         """The iterate the training replay keeps: ``alpha`` (which defines ``G*``) and
-        its bias (SPEC §0 on ``G* o K``, from ``Qu``)."""
+        its bias (the SVM bias rule of docs/the-maths-of-every-method.md, 'Shared pieces', on
+        ``G* o K``, from ``Qu``)."""
         return {"alpha": alpha,
                 "bias": bias_from_residual(alpha, self.y, self.y - inner.Qu, self.C)}
 
@@ -434,7 +439,7 @@ def _svc_alpha(svc: SVC, y: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------------------
 
 class KNPLClassifier(_OneVsRestMixin, ClassifierMixin, BaseEstimator):
-    r"""SVM with a learned nonlinear pairwise layer ``G`` (KNPL, SPEC §4).
+    r"""SVM with a learned nonlinear pairwise layer ``G`` (KNPL).
 
     .. math::
 
@@ -528,7 +533,8 @@ class KNPLClassifier(_OneVsRestMixin, ClassifierMixin, BaseEstimator):
     dual_coef_ : ndarray (n,)
         :math:`\alpha_i y_i` with ``y`` in ``{-1, +1}``.
     intercept_ : float
-        Bias: SPEC §0 on :math:`G\circ K` (``"apg"``), libsvm's (``"alternating"``).
+        Bias: the SVM bias rule of docs/the-maths-of-every-method.md, 'Shared pieces', on
+        :math:`G\circ K` (``"apg"``), libsvm's (``"alternating"``).
     gamma_ : float
         The ``gamma`` used.
     objective_ : float
@@ -559,6 +565,11 @@ class KNPLClassifier(_OneVsRestMixin, ClassifierMixin, BaseEstimator):
     the largest decision value wins. Then ``G_`` has shape (n_classes, n, n),
     ``alpha_`` (n_classes, n), ``intercept_``, ``gamma_`` and ``n_iter_`` (n_classes,),
     and the histories gain an ``"estimator"`` column.
+
+    References
+    ----------
+    .. [1] F. Liu et al., "Nonlinear Pairwise Layer and Its Training for Kernel
+       Learning", Proceedings of the AAAI Conference on Artificial Intelligence, 2018.
     """
 
     _param_rules = {

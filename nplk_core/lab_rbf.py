@@ -1,61 +1,15 @@
-r"""LAB RBF: RBF kernels with locally adaptive bandwidths (SPEC §7, seed 004).
+r"""LAB RBF: RBF kernels with locally adaptive bandwidths: the two estimators and their
+shared staged fit.
 
-(This file is long because it holds the pure kernel/gradient functions and both estimators
-with their shared staged fit and its scikit-learn documentation.)
+The paper: He et al., *Enhancing Kernel Flexibility via Learning Asymmetric
+Locally-Adaptive Kernels*, 2023; the maths: docs/the-maths-of-every-method.md,
+'LAB RBF — Enhancing Kernel Flexibility via Learning Asymmetric Locally-Adaptive
+Kernels'.
 
-Every support point :math:`x_i` (``i = 1..m``) carries its own bandwidth vector
-:math:`\theta_i \in \mathbb{R}^d_{\ge 0}` and the kernel belongs to it:
-
-.. math::
-
-    k_\theta(x_i, x) = \exp(-\|\theta_i \circ (x_i - x)\|^2)
-    \quad\text{(``kind="gaussian"``, the paper's form)}, \qquad
-    k_\theta(x_i, x) = \exp(-\|\theta_i \circ (x_i - x)\|)
-    \quad\text{(``kind="laplace"``, the authors' code)}.
-
-The kernel is asymmetric, :math:`k_\theta(x_i, x_j) \ne k_\theta(x_j, x_i)`.
-Asymmetric kernel ridge regression on the support set (Thm 1, eq. 8) gives, with
-:math:`K_{sv}[i, j] = k_\theta(x_i, x_j)` and :math:`\beta_0 = \operatorname{mean}(y_{sv})`,
-
-.. math::
-
-    \alpha = (K_{sv}^\top + \lambda I)^{-1} (y_{sv} - \beta_0), \qquad
-    f(x) = \sum_i \alpha_i k_\theta(x_i, x) + \beta_0 ,
-
-so :math:`f(x_j) = y_j - \lambda \alpha_j` on the support points (interpolation as
-:math:`\lambda \to 0`). The bandwidths are trained on the remaining data (eq. 9):
-
-.. math::
-
-    \min_{\theta \ge 0} L(\theta) = \frac{1}{n_t} \sum_{j \in T}
-    \big(f_\theta(x_j) - y_j\big)^2 .
-
-**Gradient (adjoint trick).** With :math:`A = K_{sv}^\top + \lambda I`,
-:math:`e = K_{t}^\top \alpha + \beta_0 - y_t` (``K_t[i, j] = k_\theta(x_i, x_j)``,
-``j ∈ T``) and :math:`g = 2e / n_t`,
-
-.. math::
-
-    dL = \alpha^\top dK_t\, g - \mu^\top dK_{sv}^\top \alpha, \qquad
-    \mu = A^{-\top} K_t g ,
-
-one extra solve with the same LU factors. Row ``i`` of both kernel matrices depends
-only on :math:`\theta_i`, so with weights :math:`W_t = \alpha g^\top`,
-:math:`W_{sv} = -\alpha \mu^\top` and :math:`D_{ijl} = (x_{il} - x_{jl})^2`
-
-.. math::
-
-    \partial L / \partial \theta_{il} = -2\theta_{il} \sum_j W_{ij} K_{ij} D_{ijl}
-    \ \text{(gaussian)}, \qquad
-    -\theta_{il} \sum_j W_{ij} K_{ij} D_{ijl} / r_{ij}
-    \ \text{(laplace, } r_{ij} = \|\theta_i \circ (x_i - x_j)\|,\ 0 \text{ where } r = 0).
-
-Cost per evaluation: :math:`O(m n d + m^3)`. A training stage evaluates the loss a few
-hundred times on one support set, so :class:`_Problem` keeps what does not depend on
-:math:`\theta` (the squared coordinate differences, the support targets) and shares one
-kernel pass between the support, training and validation columns; the validation loss of
-an iterate then needs no solve of its own (issue 11: 6-8x less CPU per evaluation than
-building every matrix per call).
+Every support point carries its own bandwidth vector and the kernel belongs to it; an
+asymmetric kernel ridge regression on the support set gives the model, and the
+bandwidths are trained on the remaining data by gradient. The maths (the kernel, its
+solves, the loss and its adjoint gradient) is :mod:`nplk_core._lab_rbf_core`.
 """
 
 from __future__ import annotations
@@ -64,9 +18,7 @@ import warnings
 from numbers import Real
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
-from scipy.linalg.lapack import get_lapack_funcs
-from scipy.optimize import minimize
+from numpy.typing import NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
@@ -88,6 +40,22 @@ from ._base import (
     warn_not_converged,
 )
 
+# the maths, re-exported here where the lab and its users import it
+from ._lab_rbf_core import (  # noqa: F401 (_kernel_from_q: the lab imports it here)
+    KINDS,
+    _kernel_from_q,
+    _loss_grad,
+    _Problem,
+    _weighted_sq_dist,
+    adam_descent,
+    lab_fit_alpha,
+    lab_fit_alpha_all,
+    lab_kernel,
+    lab_loss_and_grad,
+    lab_ridge_coef,
+    lbfgs_descent,
+)
+
 __all__ = [
     "LABRBFClassifier",
     "LABRBFRegressor",
@@ -98,332 +66,17 @@ __all__ = [
     "lab_loss_and_grad",
 ]
 
-KINDS = ("gaussian", "laplace")
 # bandwidth_init="auto": global bandwidths sqrt(30 / d) * 2^(k/2), k = -6..10
 _AUTO_FACTORS = 2.0 ** (np.arange(-6, 11) / 2.0)
 # bandwidth_bounds="auto": theta in [_BOUND_LO, _BOUND_HI / h], h the median
 # nearest-neighbour distance of the training data (internal units)
 _BOUND_LO = 0.0
 _BOUND_HI = 3.0
-# element count up to which a stage keeps its squared coordinate differences (d x m x n
-# float64: 4M elements = 32 MB); above it they are recomputed per feature on every call
-_CACHE_ELEMENTS = 1 << 22
-# L-BFGS-B stage convergence: the loss decreased by less than tol * max(|f|, 1) on this
-# many consecutive iterations
-_STALL = 2
-_getrf, _getrs = get_lapack_funcs(("getrf", "getrs"), dtype=np.float64)
 
 
 # ---------------------------------------------------------------------------
 # pure functions
 # ---------------------------------------------------------------------------
-
-def _weighted_sq_dist(Xs: NDArray, theta: NDArray, X: NDArray) -> NDArray:
-    """``Q[i, j] = ||theta_i o (Xs_i - X_j)||^2``, accumulated feature by feature from
-    differences (exact 0 for coinciding points, no cancellation, no m x n x d array)."""
-    T2 = theta * theta
-    Q = np.zeros((Xs.shape[0], X.shape[0]))
-    for col in range(Xs.shape[1]):
-        diff = np.subtract.outer(Xs[:, col], X[:, col])
-        diff *= diff
-        diff *= T2[:, col, None]
-        Q += diff
-    return Q
-
-
-
-def _kernel_from_q(Q: NDArray, kind: str) -> NDArray:
-    if kind == "gaussian":
-        return np.exp(-Q)
-    return np.exp(-np.sqrt(Q))
-
-
-def _check_kind(kind: str) -> None:
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {list(KINDS)}, got {kind!r}.")
-
-
-def lab_kernel(Xs: ArrayLike, theta: ArrayLike, X: ArrayLike, kind: str = "gaussian"
-               ) -> NDArray[np.float64]:
-    r"""LAB RBF kernel matrix ``K[i, j] = k_theta(Xs_i, X_j)``.
-
-    ``exp(-||theta_i o (Xs_i - X_j)||^2)`` for ``kind="gaussian"``,
-    ``exp(-||theta_i o (Xs_i - X_j)||)`` for ``kind="laplace"``.
-
-    Parameters
-    ----------
-    Xs : array of shape (m, d)
-        Support points (the bandwidth belongs to them).
-    theta : array of shape (m, d)
-        One bandwidth vector per support point (row ``i`` for ``Xs[i]``).
-    X : array of shape (n, d)
-        Points where the kernel is evaluated.
-    kind : {"gaussian", "laplace"}
-
-    Returns
-    -------
-    K : ndarray of shape (m, n)
-    """
-    _check_kind(kind)
-    Xs = np.asarray(Xs, dtype=float)
-    theta = np.asarray(theta, dtype=float)
-    X = np.asarray(X, dtype=float)
-    if theta.shape != Xs.shape:
-        raise ValueError(f"theta must have the shape of Xs {Xs.shape}, got {theta.shape}.")
-    return _kernel_from_q(_weighted_sq_dist(Xs, theta, X), kind)
-
-
-def _factor(K_sv: NDArray, lam: float):
-    """LU factors of ``A = K_sv^T + lam I`` (LAPACK getrf on the F-ordered transpose of
-    ``K_sv + lam I``, which is ``A`` itself: no copy)."""
-    At = K_sv + lam * np.eye(K_sv.shape[0])
-    lu, piv, _ = _getrf(At.T, overwrite_a=True)
-    return lu, piv
-
-
-def lab_fit_alpha(Xs: ArrayLike, ys: ArrayLike, theta: ArrayLike, *, lam: float = 1e-3,
-                  kind: str = "gaussian") -> tuple[NDArray[np.float64], float]:
-    r"""Asymmetric KRR on the support set (seed 004, eq. 8).
-
-    ``beta0 = mean(ys)``, ``alpha = (K_sv^T + lam I)^{-1} (ys - beta0)`` with
-    ``K_sv[i, j] = k_theta(Xs_i, Xs_j)``; then ``f(x) = sum_i alpha_i k_theta(Xs_i, x)
-    + beta0`` satisfies ``f(Xs_j) = ys_j - lam alpha_j``.
-
-    Returns
-    -------
-    alpha : ndarray of shape (m,)
-    beta0 : float
-    """
-    _check_kind(kind)
-    Xs = np.asarray(Xs, dtype=float)
-    ys = np.asarray(ys, dtype=float)
-    theta = np.asarray(theta, dtype=float)
-    K_sv = lab_kernel(Xs, theta, Xs, kind)
-    beta0 = float(ys.mean())
-    alpha = _getrs(*_factor(K_sv, lam), ys - beta0)[0]
-    return alpha, beta0
-
-
-def lab_ridge_coef(Phi: ArrayLike, P: ArrayLike, y: ArrayLike, *, lam: float
-                   ) -> tuple[NDArray[np.float64], float]:
-    r"""Coefficients fitted to every row of a feature map (the lab's extension, not the
-    paper's).
-
-    ``b = mean(y)`` and ``a`` solves :math:`(\Phi^\top \Phi + \lambda P)\, a =
-    \Phi^\top (y - b)`; ``f(x) = \Phi(x) a + b``. With ``P`` symmetric positive
-    definite this is ridge regression with the penalty :math:`\lambda a^\top P a`
-    (subset of regressors when ``P`` is the kernel among the centres).
-
-    Parameters
-    ----------
-    Phi : array of shape (n, m)
-        Feature map of the fitted points, ``Phi[j, i] = k(x_i, x_j)``.
-    P : array of shape (m, m)
-        Penalty matrix (:func:`lab_fit_alpha_all`: the asymmetric ``K_sv``).
-    y : array of shape (n,)
-    lam : float >= 0
-
-    Returns
-    -------
-    a : ndarray of shape (m,)
-    b : float
-    """
-    Phi = np.asarray(Phi, dtype=float)
-    y = np.asarray(y, dtype=float)
-    b = float(y.mean())
-    A = Phi.T @ Phi + lam * np.asarray(P, dtype=float)
-    # least squares, not solve: a support point whose bandwidth is 0 has a constant
-    # kernel, and two of them make identical columns of Phi and identical rows of K_sv
-    # (measured: 9 of 30 on the noisy chirp, seed 0); the minimum-norm solution splits
-    # their coefficient evenly and equals solve's wherever A is invertible
-    return np.linalg.lstsq(A, Phi.T @ (y - b), rcond=None)[0], b
-
-
-def lab_fit_alpha_all(Xs: ArrayLike, theta: ArrayLike, X: ArrayLike, y: ArrayLike, *,
-                      lam: float = 1e-3, kind: str = "gaussian"
-                      ) -> tuple[NDArray[np.float64], float]:
-    r"""LAB RBF's learned kernel with its coefficients fitted to ALL the points ``X``
-    (the lab's extension, not the paper's).
-
-    With the feature map :math:`\Phi_{ji} = k_{\theta_i}(Xs_i, X_j)` and
-    :math:`K_{sv}[i, j] = k_{\theta_i}(Xs_i, Xs_j)`, ``b = mean(y)`` and
-
-    .. math::
-
-        (\Phi^\top \Phi + \lambda K_{sv})\, a = \Phi^\top (y - b),
-
-    the paper's equations (:func:`lab_fit_alpha`) with the support rows replaced by all
-    rows: when ``X`` is the support set, :math:`\Phi = K_{sv}^\top` and the system is
-    :math:`K_{sv}(K_{sv}^\top + \lambda I) a = K_{sv} (y - b)`, the paper's solution
-    whenever ``K_sv`` is invertible. With more points than support points the
-    coefficients average the label noise instead of interpolating it.
-
-    Returns
-    -------
-    a : ndarray of shape (m,)
-    b : float
-    """
-    _check_kind(kind)
-    Xs = np.asarray(Xs, dtype=float)
-    theta = np.asarray(theta, dtype=float)
-    Phi = lab_kernel(Xs, theta, X, kind).T
-    return lab_ridge_coef(Phi, lab_kernel(Xs, theta, Xs, kind), y, lam=lam)
-
-
-class _Problem:
-    r"""The bandwidth-training loss of one support set, ready to be evaluated many times.
-
-    Columns ``0..m-1`` are the support points, then the ``n_t`` training points, then the
-    ``n_v`` validation points (whose residual comes with every evaluation for free: it
-    needs only ``alpha``). What does not depend on theta is computed once: the squared
-    coordinate differences ``D[l, i, j] = (Xs_il - X_jl)^2`` (while ``d m n`` stays under
-    ``_CACHE_ELEMENTS``; above, they are rebuilt one feature at a time per call, never
-    an m x n x d array), the centred support targets, the index arrays.
-
-    One evaluation: ``Q = sum_l theta_l^2 D_l``, ``K = exp(-Q)`` (one pass over m x n),
-    one LU of ``A = K_sv^T + lam I`` (LAPACK ``getrf`` on the F-ordered transpose of
-    ``K_sv + lam I``, no copy), ``alpha = A^{-1} r``, ``mu = A^{-T} K_t g``, and the
-    gradient ``dL/dtheta_il = c theta_il alpha_i sum_j K'_ij D_ijl w_j`` with
-    ``w = (-mu, g)`` over the support and training columns (``c = -2`` and ``K' = K``
-    for the Gaussian; ``c = -1`` and ``K' = K / r`` (0 where ``r = 0``) for the Laplace
-    kernel): one contraction per feature, no outer products.
-    """
-
-    def __init__(self, Xs: NDArray, ys: NDArray, Xt: NDArray, yt: NDArray, lam: float,
-                 kind: str, Xv: NDArray | None = None, yv: NDArray | None = None) -> None:
-        self.m, self.d = Xs.shape
-        self.n_t = Xt.shape[0]
-        self.n_v = 0 if Xv is None else Xv.shape[0]
-        self.lam, self.kind = float(lam), kind
-        self.Xs = Xs
-        self.X = np.vstack([Xs, Xt] + ([Xv] if self.n_v else []))
-        self.beta0 = float(ys.mean())
-        self.r = ys - self.beta0
-        self.yt = yt
-        self.yv = yv if self.n_v else np.empty(0)
-        n = self.X.shape[0]
-        self.D = None
-        if self.d * self.m * n <= _CACHE_ELEMENTS:
-            self.D = np.empty((self.d, self.m, n))
-            for col in range(self.d):
-                np.subtract.outer(Xs[:, col], self.X[:, col], out=self.D[col])
-            self.D *= self.D
-        self.diag = np.arange(self.m)
-        self.last = None  # (theta bytes, loss, val_loss, alpha) of the latest evaluation
-
-    def _sqdiff(self, col: int, stop: int | None = None) -> NDArray:
-        if self.D is not None:
-            return self.D[col, :, :stop]
-        diff = np.subtract.outer(self.Xs[:, col], self.X[:stop, col])
-        diff *= diff
-        return diff
-
-    def _q(self, T2: NDArray) -> NDArray:
-        if self.D is not None:
-            return np.einsum("il,lij->ij", T2, self.D)
-        Q = np.zeros((self.m, self.X.shape[0]))
-        for col in range(self.d):
-            diff = self._sqdiff(col)
-            diff *= T2[:, col, None]
-            Q += diff
-        return Q
-
-    def evaluate(self, theta: NDArray, need_grad: bool = True):
-        """(loss, grad or None); also keeps ``self.last`` for :meth:`val_loss`."""
-        m, n_t = self.m, self.n_t
-        Q = self._q(theta * theta)
-        if self.kind == "gaussian":
-            K = np.exp(-Q)
-        else:
-            R = np.sqrt(Q)
-            K = np.exp(-R)
-        # A^T = K_sv + lam I; its F-ordered transpose is A itself
-        At = K[:, :m].copy()
-        At[self.diag, self.diag] += self.lam
-        lu, piv, _ = _getrf(At.T, overwrite_a=True)
-        alpha = _getrs(lu, piv, self.r)[0]
-        pred = alpha @ K[:, m:]
-        pred += self.beta0
-        e = pred[:n_t] - self.yt
-        loss = float(e @ e) / n_t
-        val = np.nan
-        if self.n_v:
-            ev = pred[n_t:] - self.yv
-            val = float(ev @ ev) / self.n_v
-        self.last = (np.ascontiguousarray(theta).tobytes(), loss, val, alpha)
-        if not need_grad:
-            return loss, None
-        g = (2.0 / n_t) * e
-        Kt = K[:, m:m + n_t]
-        mu = _getrs(lu, piv, Kt @ g, trans=1)[0]
-        w = np.concatenate([-mu, g])
-        stop = m + n_t
-        if self.kind == "gaussian":
-            M = K[:, :stop] * w
-            factor = -2.0
-        else:
-            Rs = R[:, :stop]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                M = np.where(Rs > 0, K[:, :stop] / Rs, 0.0)
-            M *= w
-            factor = -1.0
-        if self.D is not None:
-            S = np.einsum("ij,lij->il", M, self.D[:, :, :stop])
-        else:
-            S = np.empty((m, self.d))
-            for col in range(self.d):
-                S[:, col] = np.einsum("ij,ij->i", M, self._sqdiff(col, stop))
-        S *= (factor * alpha)[:, None]
-        S *= theta
-        return loss, S
-
-    def val_loss(self, theta: NDArray) -> float:
-        """Validation loss at ``theta`` (from the latest evaluation when it was there)."""
-        if self.last is None or self.last[0] != np.ascontiguousarray(theta).tobytes():
-            self.evaluate(theta, need_grad=False)
-        return self.last[2]
-
-
-def _loss_grad(theta: NDArray, Xs: NDArray, ys: NDArray, Xt: NDArray, yt: NDArray,
-               lam: float, kind: str, need_grad: bool = True):
-    return _Problem(Xs, ys, Xt, yt, lam, kind).evaluate(theta, need_grad)
-
-
-def lab_loss_and_grad(theta: ArrayLike, Xs: ArrayLike, ys: ArrayLike, Xt: ArrayLike,
-                      yt: ArrayLike, *, lam: float = 1e-3, kind: str = "gaussian"
-                      ) -> tuple[float, NDArray[np.float64]]:
-    r"""Bandwidth-training loss (seed 004, eq. 9) and its exact gradient.
-
-    :math:`L(\theta) = \frac{1}{n_t}\sum_j (f_\theta(Xt_j) - yt_j)^2` where
-    :math:`f_\theta` is the asymmetric KRR fit of :func:`lab_fit_alpha` on
-    ``(Xs, ys)``; the gradient flows through the solve by the adjoint trick (module
-    docstring): one extra solve with the same LU factors.
-
-    Parameters
-    ----------
-    theta : array of shape (m, d)
-        Bandwidths, one row per support point.
-    Xs, ys : arrays of shape (m, d) and (m,)
-        Support data.
-    Xt, yt : arrays of shape (n_t, d) and (n_t,)
-        Training data the loss is measured on.
-    lam : float > 0
-    kind : {"gaussian", "laplace"}
-
-    Returns
-    -------
-    loss : float
-    grad : ndarray of shape (m, d)
-    """
-    _check_kind(kind)
-    arrs = [np.asarray(a, dtype=float) for a in (theta, Xs, ys, Xt, yt)]
-    theta, Xs, ys, Xt, yt = arrs
-    if theta.shape != Xs.shape:
-        raise ValueError(f"theta must have the shape of Xs {Xs.shape}, got {theta.shape}.")
-    if yt.size == 0:
-        raise ValueError("Xt is empty: the loss needs at least one training point.")
-    return _loss_grad(theta, Xs, ys, Xt, yt, float(lam), kind)
-
 
 # ---------------------------------------------------------------------------
 # estimators
@@ -557,7 +210,7 @@ class _LABRBFBase(BaseEstimator):
             return float(np.clip(base, *bounds))
         if self.bandwidth_init != "auto":
             return float(np.clip(self.bandwidth_init, *bounds))
-        # seed 004 §3: "use the global bandwidth of a general RBF kernel, tuned on the
+        # the LAB RBF paper, §3: "use the global bandwidth of a general RBF kernel, tuned on the
         # training data, as the initial parameter": the loss of the initial support set
         # with one shared theta, on a log grid around the authors' sqrt(30 / d).
         if yt.size == 0:
@@ -595,7 +248,7 @@ class _LABRBFBase(BaseEstimator):
         L-BFGS-B then ends wherever its path happens to go. That path changed with SciPy
         1.15's C port of L-BFGS-B (same start, chirp n = 100 seed 0 stage 1: loss 0.026
         with SciPy 1.13, 0.206 with 1.15-1.17, R² 0.98 vs 0.70). Stage 0 already starts
-        from the best shared bandwidth (seed 004 §3); every later stage may too."""
+        from the best shared bandwidth (the LAB RBF paper, §3); every later stage may too."""
         if stage == 0:
             return theta, False
         start = np.clip(theta, *bounds)
@@ -633,8 +286,8 @@ class _LABRBFBase(BaseEstimator):
         With a validation set (Xv, yv non-empty) the iterate with the smallest validation
         loss is returned (the stage's start included). The optimiser still runs to its
         own tolerance: stopping after 20 or 50 iterations without a better validation
-        loss left one toy seed below the shared-bandwidth reference (measured, issue 10
-        §5)."""
+        loss left one toy seed below the shared-bandwidth reference (measured with
+        ``benchmarks/bench_lab_rbf.py``, see the estimators' Notes)."""
         use_val = yv.size > 0
         prob = _Problem(Xs, ys, Xt, yt, float(self.lam), self.kernel,
                         *((Xv, yv) if use_val else ()))
@@ -689,86 +342,16 @@ class _LABRBFBase(BaseEstimator):
     def _run_optimizer(self, fun, x0, Xs, ys, Xt, yt, bounds, record, info, rng):
         """L-BFGS-B (bounds theta >= 0) or projected minibatch Adam from ``x0``."""
         if self.optimizer == "lbfgs":
-            cache = {"x": None, "g": None}
-            lo, hi = bounds
-            # Stopping rule. L-BFGS-B's own objective test ends a stage at the first
-            # iteration whose decrease is below ftol * max(|f|, 1), however large the
-            # gradient: one short line-search step did that after 5 and 11 iterations
-            # with the projected gradient at 0.02 (chirp n = 100 seed 4, n = 300 seed 1:
-            # R² 0.71 and 0.48 instead of 0.90 and 0.98). Here the decrease must stay below
-            # tol * max(|f|, 1) on _STALL consecutive iterations; the projected-gradient
-            # test (gtol = tol) is L-BFGS-B's.
-            losses = []
-            done = {"flag": False, "run": 0}
-
-            def fg(x):
-                loss, grad = fun(x)
-                cache["x"], cache["g"] = x.tobytes(), grad
-                return loss, grad
-
-            def cb(intermediate_result):
-                x = np.asarray(intermediate_result.x, dtype=float)
-                f = float(intermediate_result.fun)
-                g = cache["g"] if cache["x"] == x.tobytes() else None
-                # projected gradient on the box [lo, hi], the L-BFGS-B stopping measure
-                pg = np.nan if g is None else float(np.max(np.abs(np.where(
-                    ((x <= lo) & (g > 0)) | ((x >= hi) & (g < 0)), 0.0, g)), initial=0.0))
-                record(x, f, grad_norm=pg)
-                small = bool(losses) and losses[-1] - f <= self.tol * max(abs(f), 1.0)
-                losses.append(f)
-                done["run"] = done["run"] + 1 if small else 0
-                if done["run"] >= _STALL:
-                    done["flag"] = True
-                    raise StopIteration
-
-            res = minimize(fg, x0, jac=True, method="L-BFGS-B",
-                           bounds=[(lo, min(hi, 1e300))] * x0.size,
-                           callback=cb,
-                           options={"maxiter": self.max_iter, "ftol": 0.0,
-                                    "gtol": self.tol})
-            info["converged"] = res.status == 0 or done["flag"]
-            info["hit_max_iter"] = res.status == 1 and not done["flag"]
-            return res.x
-        return self._adam(fun, x0, Xt.shape[0], Xs, ys, Xt, yt, bounds, record, info, rng)
-
-
-    def _adam(self, fun, x0, n_t, Xs, ys, Xt, yt, bounds, record, info, rng):
+            return lbfgs_descent(fun, x0, bounds, record, info, max_iter=self.max_iter,
+                                 tol=self.tol)
         lam, kind = float(self.lam), self.kernel
-        lr, b1, b2, eps = float(self.learning_rate), 0.9, 0.999, 1e-8
-        x = x0.copy()
-        m1 = np.zeros_like(x)
-        v = np.zeros_like(x)
-        t = 0
-        prev = fun(x, need_grad=False)[0]
-        for _ in range(self.max_iter):
-            perm = rng.permutation(n_t)
-            batch_losses = []
-            for start in range(0, n_t, self.batch_size):
-                b = perm[start:start + self.batch_size]
-                with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-                    bl, g = _loss_grad(x.reshape(Xs.shape), Xs, ys, Xt[b], yt[b], lam, kind)
-                g = g.ravel()
-                if not (np.isfinite(bl) and np.all(np.isfinite(g))):
-                    return x  # last finite iterate; the caller re-checks the loss
-                gn = float(np.linalg.norm(g))
-                if self.clip is not None and gn > self.clip:
-                    g *= self.clip / gn
-                t += 1
-                m1 = b1 * m1 + (1 - b1) * g
-                v = b2 * v + (1 - b2) * g * g
-                step = lr * (m1 / (1 - b1 ** t)) / (np.sqrt(v / (1 - b2 ** t)) + eps)
-                x = np.clip(x - step, *bounds)
-                batch_losses.append(bl)
-            loss = fun(x, need_grad=False)[0]
-            record(x, loss, batch_loss=float(np.mean(batch_losses)))
-            if not np.isfinite(loss):
-                return x
-            if abs(prev - loss) <= self.tol * max(abs(prev), abs(loss), 1.0):
-                info["converged"] = True
-                return x
-            prev = loss
-        info["hit_max_iter"] = True
-        return x
+
+        def batch(x, b):
+            return _loss_grad(x.reshape(Xs.shape), Xs, ys, Xt[b], yt[b], lam, kind)
+        return adam_descent(fun, batch, x0, Xt.shape[0], bounds, record, info, rng,
+                            learning_rate=float(self.learning_rate),
+                            batch_size=self.batch_size, clip=self.clip,
+                            max_iter=self.max_iter, tol=self.tol)
 
     # -- the whole fit ------------------------------------------------------------
 
@@ -958,7 +541,7 @@ _PARAMS_DOC = """
         Initial bandwidth of every support point, in the internal units (features
         scaled to [-1, 1]). None: the authors' ``sqrt(30 / d)``. "auto": the single
         global bandwidth ``sqrt(30 / d) * 2^(k/2)``, ``k = -6..10``, with the smallest
-        training loss for the initial support set (seed 004 §3 suggests a global RBF
+        training loss for the initial support set (the LAB RBF paper, §3, suggests a global RBF
         bandwidth tuned on the training data); 17 loss evaluations, no gradients.
     optimizer : {"lbfgs", "adam"}, default="lbfgs"
         ``"lbfgs"``: scipy L-BFGS-B with the exact gradient and bounds ``theta >= 0``.
@@ -969,7 +552,7 @@ _PARAMS_DOC = """
         over the training points). Only the last stage's cap warns. At the lab's page
         defaults every last stage meets ``tol`` in 22-814 iterations (earlier stages at
         100 support points may use all 1,000); the former default 200 cut 3 of the 9
-        built-in data sets short with a ConvergenceWarning (issue 11).
+        built-in data sets short with a ConvergenceWarning.
     tol : float >= 0, default=1e-6
         Optimiser tolerance on the loss, which is measured on standardised targets
         (a fraction of ``var(y)``). L-BFGS-B: a stage converges when the loss decreased
@@ -1073,7 +656,7 @@ _ATTRS_DOC = """
 _TRAINING_NOTE = """
     Notes
     -----
-    The bandwidths are trained on the NON-support points only (seed 004, Fig. 2a: the
+    The bandwidths are trained on the NON-support points only (the LAB RBF paper, Fig. 2a: the
     support data fix ``alpha``, the rest train ``theta``). On a support point ``f``
     equals ``y_j - lam alpha_j`` whatever ``theta`` is, so adding those residuals would
     only add a ``lam^2 ||alpha||^2`` term that says nothing about generalisation.
@@ -1082,7 +665,7 @@ _TRAINING_NOTE = """
     ``theta >= 0`` (rather than a ``log theta`` parametrisation) keep ``theta_il = 0``
     reachable: a support point may ignore a feature.
 
-    Robust defaults (issue 10 §5, measured in ``benchmarks/bench_lab_rbf.py``): with the
+    Robust defaults (measured in ``benchmarks/bench_lab_rbf.py``): with the
     paper's procedure the fit on ``sin(2 x^3)`` and on the chirp (noise 0.1) fell below
     one-bandwidth kernel ridge on its own support points on 3 of 20 toy/seed settings and
     once to R² -8 (a flat ``theta = 0`` kernel with huge coefficients, spikes above the
@@ -1094,12 +677,13 @@ _TRAINING_NOTE = """
     settings stay up to 0.06 below it. ``validation_fraction=None,
     bandwidth_bounds=None`` restore the paper's training but keep the nearest-point rule.
 
-    The loss is far from convex: floating-point rounding alone (issue 11's faster
-    evaluation sums in another order) sends L-BFGS-B to other iterates and other support
-    sets, so single settings move in R² between equivalent implementations (issue 11:
-    from 0.04 below to 0.03 above the former code on the 20 settings above; one setting
-    moved by 0.13 under another stopping rule). Over the 20, mean R² 0.941 (0.939 before),
-    worst margin +0.014.
+    The loss is far from convex: floating-point rounding alone (the faster
+    evaluation, which shares one kernel pass, sums in another order) sends L-BFGS-B to
+    other iterates and other support sets, so single settings move in R² between
+    equivalent implementations (that evaluation against the former code: from 0.04
+    below to 0.03 above it on the 20 settings above; one setting moved by 0.13 under
+    another stopping rule). Over the 20, mean R² 0.941 (0.939 before), worst margin
+    +0.014.
 
     Stage starts (``stages_["shared_start"]``): SciPy 1.15 ported L-BFGS-B from Fortran
     to C, and from the same inherited start it ends in other optima (chirp n = 100 seed 0:
@@ -1114,10 +698,10 @@ _TRAINING_NOTE = """
     same supports (subset of regressors, bandwidth and ridge chosen on a validation split),
     the paper's model is below at 9-10 of 10 noisy toy seeds: its coefficients interpolate
     the noisy support labels (``f(x_j) = y_j - lam alpha_j``), which no bandwidth can undo
-    (issue 14 §4, ``docs/lab-rbf-against-one-bandwidth.md``). With noisy data choose ``lam``
+    (``docs/lab-rbf-against-one-bandwidth.md``). With noisy data choose ``lam``
     on validation data: :class:`nplk_core.lab_rbf_select.LABRBFRegressorCV`.
 
-    Both halves (issue 29 §6, ``benchmarks/bench_lab_rbf_halves.py``, 10 seeds each of the
+    Both halves (``benchmarks/bench_lab_rbf_halves.py``, 10 seeds each of the
     noisy chirp, sin 2x³, the noisy step, the noiseless chirp and diabetes, 30 supports):
     inside the paper's model the learned bandwidths beat one shared bandwidth chosen on the
     validation points at 45 of 50 seeds (10/10, 10/10, 9/10, 10/10 on the 1-D sets, 6/10
@@ -1129,8 +713,17 @@ _TRAINING_NOTE = """
 """
 
 
+_REFERENCES = """
+    References
+    ----------
+    .. [1] F. He, M. He, L. Shi, X. Huang and J. A. K. Suykens, "Enhancing Kernel
+       Flexibility via Learning Asymmetric Locally-Adaptive Kernels", arXiv:2310.05236,
+       2023.
+"""
+
+
 class LABRBFRegressor(RegressorMixin, _LABRBFBase):
-    __doc__ = r"""Kernel regression with locally adaptive bandwidths (LAB RBF, seed 004).
+    __doc__ = r"""Kernel regression with locally adaptive bandwidths (LAB RBF).
 
     .. math::
 
@@ -1140,7 +733,7 @@ class LABRBFRegressor(RegressorMixin, _LABRBFBase):
     with the bandwidths trained by
     :math:`\min_{\theta \ge 0} \frac{1}{n_t} \sum_{j \notin sv} (f(x_j) - y_j)^2`
     (exact gradients through the solve) and the support set grown by Alg. 1.
-    """ + _PARAMS_DOC + _ATTRS_DOC + _TRAINING_NOTE
+    """ + _PARAMS_DOC + _ATTRS_DOC + _TRAINING_NOTE + _REFERENCES
 
     def fit(self, X, y) -> LABRBFRegressor:
         X, y = validate_data(self, X, y, ensure_min_samples=2, y_numeric=True)
@@ -1160,10 +753,12 @@ class LABRBFClassifier(ClassifierMixin, _LABRBFBase):
     __doc__ = r"""Binary classification by LAB RBF regression on ±1 labels.
 
     Fits :class:`LABRBFRegressor`'s model to ``y = +1`` for ``classes_[1]`` and ``-1``
-    for ``classes_[0]`` and thresholds ``f`` at 0 (SPEC §7).
+    for ``classes_[0]`` and thresholds ``f`` at 0 (docs/the-maths-of-every-method.md,
+    'LAB RBF — Enhancing Kernel Flexibility via Learning Asymmetric Locally-Adaptive
+    Kernels').
     """ + _PARAMS_DOC + _ATTRS_DOC + """
     classes_ : ndarray of shape (2,)
-""" + _TRAINING_NOTE
+""" + _TRAINING_NOTE + _REFERENCES
 
     def fit(self, X, y) -> LABRBFClassifier:
         X, y = validate_data(self, X, y, ensure_min_samples=2)

@@ -1,4 +1,7 @@
-r"""LAB RBF with its settings chosen on a validation split (seed 004 §4 and Appendix E).
+r"""LAB RBF with its settings chosen on a validation split.
+
+After *Enhancing Kernel Flexibility via Learning Asymmetric Locally-Adaptive Kernels*, §4
+and Appendix E.
 
 The paper chooses LAB RBF's settings per data set ("All setting and hyper-parameters of
 these methods are determined for each dataset by 5-fold cross-validation", Appendix D
@@ -90,7 +93,7 @@ class LABRBFRegressorCV(RegressorMixin, BaseEstimator):
             default=("dynamic", "random")
         The support selections tried (see ``LABRBFRegressor.support_selection``).
     n_support_grid : sequence of int >= 2, default=(30,)
-        Support counts ``N`` tried (seed 004 Appendix E: the best share of support points
+        Support counts ``N`` tried (the LAB RBF paper's Appendix E: the best share of support points
         depends on the data).
     cv : int >= 2 or None, default=None
         None: one random hold-out split of ``validation_fraction`` of the training points.
@@ -132,6 +135,15 @@ class LABRBFRegressorCV(RegressorMixin, BaseEstimator):
     support_, support_vectors_, bandwidths_, dual_coef_, intercept_, n_iter_, converged_ :
         Those of ``best_estimator_``.
     n_features_in_ : int
+
+    References
+    ----------
+    The paper chooses the settings per data set (its §4 and Appendix E); this class
+    makes that choice on a validation split.
+
+    .. [1] F. He, M. He, L. Shi, X. Huang and J. A. K. Suykens, "Enhancing Kernel
+       Flexibility via Learning Asymmetric Locally-Adaptive Kernels", arXiv:2310.05236,
+       2023.
     """
 
     _param_rules = {

@@ -1,4 +1,8 @@
-r"""Optimal Neighborhood Kernel (Liu, Chen, Chen, Ye, IJCAI 2009; SPEC §5).
+r"""Optimal Neighborhood Kernel (ONK).
+
+The paper: Liu, Chen, Chen, Ye, *Learning the Optimal Neighborhood Kernel for
+Classification*, IJCAI 2009; the maths: docs/the-maths-of-every-method.md, 'ONK —
+Learning the Optimal Neighborhood Kernel for Classification'.
 
 .. math::
 
@@ -103,7 +107,7 @@ def _start(alpha0: ArrayLike | None, y: np.ndarray, C: float) -> np.ndarray:
 def onk_cgd(Q: ArrayLike, y: ArrayLike, C: float, rho: float, *,
             alpha0: ArrayLike | None = None, max_iter: int = 1000, tol: float = 1e-5,
             callback: Callback | None = None) -> ONKSolution:
-    r"""Constrained gradient descent for ONK (Algorithm 2 of the seed).
+    r"""Constrained gradient descent for ONK (Algorithm 2 of the ONK paper).
 
     Minimises :math:`f(\alpha) = -2\alpha^\top 1 + \alpha^\top Q\alpha +
     (\alpha^\top\alpha)^2/(4\rho)` over :math:`A = \{0\le\alpha\le C,\ \alpha^\top y=0\}`:
@@ -216,7 +220,7 @@ def _level_projection(a: np.ndarray, cuts: np.ndarray, c: np.ndarray, y: np.ndar
 def onk_level(Q: ArrayLike, y: ArrayLike, C: float, rho: float, *,
               alpha0: ArrayLike | None = None, max_iter: int = 1000, tol: float = 1e-5,
               level: float = 0.5, callback: Callback | None = None) -> ONKSolution:
-    r"""Level method for ONK (Algorithm 1 of the seed).
+    r"""Level method for ONK (Algorithm 1 of the ONK paper).
 
     Minimises the same :math:`f` as :func:`onk_cgd` with the cutting-plane model
     :math:`f_i(\alpha) = \max_{j\le i} f(\alpha_j) + f'(\alpha_j)^\top(\alpha-\alpha_j)`:
@@ -298,7 +302,7 @@ ONK_SOLVERS = {"cgd": onk_cgd, "level": onk_level}
 
 
 class ONKClassifier(_OneVsRestMixin, ClassifierMixin, BaseEstimator):
-    r"""SVM with the optimal neighbourhood kernel (ONK, SPEC §5).
+    r"""SVM with the optimal neighbourhood kernel (ONK).
 
     .. math::
 
@@ -310,7 +314,8 @@ class ONKClassifier(_OneVsRestMixin, ClassifierMixin, BaseEstimator):
     kernel the SVM effectively trains with; a new point has no label, its feature is
     :math:`(\phi(x), 0)`, so predictions use the learned :math:`\alpha` with the
     *given* kernel: :math:`f(x) = \sum_i \alpha_i y_i k(x_i, x) + b`. The bias comes
-    from the KKT conditions on the training kernel ``G`` (SPEC §0).
+    from the KKT conditions on the training kernel ``G`` (docs/the-maths-of-every-method.md, 'Shared
+    pieces').
 
     Parameters
     ----------
@@ -361,6 +366,12 @@ class ONKClassifier(_OneVsRestMixin, ClassifierMixin, BaseEstimator):
     labels ``+1`` for the class and ``-1`` for the rest; the largest decision value
     wins. Array attributes then gain a leading class axis and ``history_`` an
     ``"estimator"`` column.
+
+    References
+    ----------
+    .. [1] J. Liu, J. Chen, S. Chen and J. Ye, "Learning the Optimal Neighborhood Kernel
+       for Classification", Proceedings of the International Joint Conference on
+       Artificial Intelligence (IJCAI), 2009.
     """
 
     _param_rules = {

@@ -1,4 +1,6 @@
-r"""DANK at scale (seed 000 §4): k-means decomposition, Q(pi), Theorem 6 and 7.
+r"""DANK at scale: k-means decomposition, Q(pi), Theorem 6 and 7.
+
+From *Learning Data-adaptive Non-parametric Kernels* (Liu et al., JMLR 2020), §4.
 
 Without the nuclear norm (``tau = 0``) and the bias (box constraint only, eq. 18),
 ``F(alpha) = 11^T + Gamma(alpha)`` is already PSD, and ``h`` has the closed form
@@ -288,6 +290,13 @@ def fit_scalable(X: np.ndarray, y: np.ndarray, *, n_clusters: int, C: float = 1.
     eta sums the clusters' SVMs, one for a numeric eta) and returns the cluster's
     non-zero alphas; kernel matrices never leave the workers. Above
     :data:`MINIBATCH_ABOVE` points k-means is mini-batch.
+
+    References
+    ----------
+    The decomposition is the paper's §4 (eq. 18-20, Theorems 6 and 7).
+
+    .. [1] F. Liu, X. Huang, C. Gong, J. Yang and L. Li, "Learning Data-adaptive
+       Non-parametric Kernels", Journal of Machine Learning Research 21, 2020.
     """
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)

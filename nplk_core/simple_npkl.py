@@ -1,5 +1,8 @@
-r"""SimpleNPKL: simple non-parametric kernel learning from pairwise constraints (seed 002),
-as a scikit-learn estimator.
+r"""SimpleNPKL: simple non-parametric kernel learning from pairwise constraints, as a
+scikit-learn estimator.
+
+The paper: Zhuang, Tsang, Hoi, *A Family of Simple Non-Parametric Kernel Learning
+Algorithms*, JMLR 2011.
 
 It learns an :math:`n \times n` kernel from must-link and cannot-link pairs and the
 neighbour graph of the points, then clusters it with kernel k-means. The objective,
@@ -118,14 +121,14 @@ def _check_contradictions(ml: NDArray, cl: NDArray, n: int) -> None:
 # ---------------------------------------------------------------------------
 
 def clustering_accuracy(y_true: ArrayLike, labels: ArrayLike) -> float:
-    r"""Clustering accuracy of seed 002 §7.2: the Rand index, the share of point pairs
+    r"""Clustering accuracy of the SimpleNPKL paper, §7.2: the Rand index, the share of point pairs
     on which the two partitions agree,
     :math:`\sum_{i>j} \mathbf 1\{[c_i = c_j] = [\hat c_i = \hat c_j]\} / \binom n2`."""
     return float(rand_score(np.asarray(y_true), np.asarray(labels)))
 
 
 class SimpleNPKL(ClusterMixin, BaseEstimator):
-    r"""Simple non-parametric kernel learning from pairwise constraints (seed 002).
+    r"""Simple non-parametric kernel learning from pairwise constraints (SimpleNPKL).
 
     .. math::
 
@@ -148,23 +151,24 @@ class SimpleNPKL(ClusterMixin, BaseEstimator):
         :math:`A = C\,T - L` (``L_ii = 1``), so from ``C`` near 1 on every constraint
         adds its own localised positive eigenvector, the kernel spikes on the constrained
         points and k-means splits those off (Rand index ~0.5 on the spirals at ``C = 1``,
-        0.88-0.94 at 0.1-0.3; 0.94 on Iris at 0.1, the seed's Table 4 value). The seed
+        0.88-0.94 at 0.1-0.3; 0.94 on Iris at 0.1, the paper's Table 4 value). The paper
         tunes C in (0, 1]; the default is 0.1. The loss is summed over ordered pairs
-        (``A = C T - L`` with T symmetric, SPEC §6), so this C is twice the seed's, which
-        counts each pair once: the seed's C = 1 is C = 0.5 here.
+        (``A = C T - L`` with T symmetric, docs/the-maths-of-every-method.md, 'SimpleNPKL
+        — A Family of Simple Non-Parametric Kernel Learning Algorithms'), so this C is
+        twice the paper's, which counts each pair once: the paper's C = 1 is C = 0.5 here.
     B : float > 0
-        Capacity: :math:`\operatorname{tr}K^p \le B` (seed: 1 on small data, ``n`` on
+        Capacity: :math:`\operatorname{tr}K^p \le B` (the paper: 1 on small data, ``n`` on
         Adult).
     p : float > 1
-        Power of the capacity term (seed Table 5: accuracy drops for ``p < 2``).
+        Power of the capacity term (the paper's Table 5: accuracy drops for ``p < 2``).
     G : float > 0 or None
         If given, use the penalised form of Prop. 2,
         :math:`+\tfrac{G}{p}\operatorname{tr}K^p` in the objective, instead of the
         constraint ``tr K^p <= B`` (``B`` is then ignored).
     n_neighbors : int
-        ``k`` of the k-NN graph (seed: 5).
+        ``k`` of the k-NN graph (the paper: 5).
     neighbor_graph : {"mutual", "union"}
-        The graph of the Laplacian (:func:`knn_laplacian`): mutual k-NN (SPEC §6, default)
+        The graph of the Laplacian (:func:`knn_laplacian`): mutual k-NN (as in the paper, default)
         or the usual symmetric k-NN graph (either point among the other's k nearest).
         On Iris the mutual graph isolates 8 of 150 points; a constrained isolated point
         costs nothing in ``tr(LK)``, and from ``C`` ≈ 0.5 such points get kernel spikes
@@ -172,7 +176,7 @@ class SimpleNPKL(ClusterMixin, BaseEstimator):
     constraint_fraction : float in (0, 1]
         Used only when constraints are drawn from ``y``: pairs are drawn until the
         must-link graph has ``(1 - constraint_fraction) n`` connected components
-        (seed §7.1 with ``r = 1 - constraint_fraction``; the seed uses 0.3). See
+        (the paper's §7.1 with ``r = 1 - constraint_fraction``; the paper uses 0.3). See
         :func:`draw_constraints`.
     active_selection : int or None
         Active constraint selection (§5.3): first the linear-loss kernel is computed
@@ -180,7 +184,7 @@ class SimpleNPKL(ClusterMixin, BaseEstimator):
         constrained points with the smallest margin
         :math:`|\tfrac{1}{l_i}\sum_j T_{ij}K_{ij}|` are chosen, only the constraints
         touching one of them are kept, and the model is solved once more on that
-        subset. A single selection round, as in the seed.
+        subset. A single selection round, as in the paper.
     n_clusters : int
         Clusters for kernel k-means (``labels_``).
     step_size : "auto", "lemma5" or float > 0
@@ -237,6 +241,11 @@ class SimpleNPKL(ClusterMixin, BaseEstimator):
     converged_ : bool
     fit_time_ : float
         Seconds spent learning the kernel (constraints, graph, solve; not k-means).
+
+    References
+    ----------
+    .. [1] J. Zhuang, I. W. Tsang and S. C. H. Hoi, "A Family of Simple Non-Parametric
+       Kernel Learning Algorithms", Journal of Machine Learning Research 12, 2011.
     """
 
     _param_rules = {

@@ -28,7 +28,7 @@ def eigh_full(M: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     SciPy's ``"evd"`` with a fifth of its call overhead, which is most of the cost below
     100 x 100 (DANK's support-trick matrices; 30 % of a DANK map's eigendecomposition
     time). LAPACK's drivers fail on some well-posed inputs (e.g. ``evr`` with a value
-    subset on ``11^T + 1e-3 I`` raises "Internal Error", issue 11), so on failure each of
+    subset on ``11^T + 1e-3 I`` raises "Internal Error"), so on failure each of
     SciPy's drivers in turn is tried and the first answer is returned; only if all of
     them fail is the last ``LinAlgError`` raised.
     """
@@ -63,7 +63,7 @@ def eigh_above(M: ArrayLike, s: float, *, expected: int | None = None
     By default the full decomposition, filtered: LAPACK's value-subset route
     (``evr`` with ``subset_by_value``) uses bisection and inverse iteration or MRRR on
     the wanted part only, which is 2x slower than a full divide and conquer when many
-    eigenvalues are above ``s`` and fails outright on some inputs (issue 11).
+    eigenvalues are above ``s`` and fails outright on some inputs (the same "Internal Error").
     ``expected`` (e.g. the count found at the previous, nearby iterate of a solver)
     switches to the value subset when it is at most :data:`PARTIAL_SHARE` of the size:
     then only the few eigenpairs above ``s`` are computed (``s < lambda``, the same set

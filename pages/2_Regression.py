@@ -30,7 +30,7 @@ st.caption("The fitted curve (or surface) over the data, support points as rings
            "Scores are the relative error: the squared prediction errors on the test points "
            "divided by the squared spread of their targets around the mean (0 = perfect, "
            "1 = no better than predicting the mean; lower is better). DANK-SVR's test "
-           "points borrow the row of F of their nearest training point: the table beside "
+           "points borrow the row of F of their nearest training point: the table below "
            "the figure compares it with 1-nearest neighbour.")
 ui.for_researchers(
     "Relative squared error Σ(ŷ − y)² / Σ(y − ȳ)², as in “Learning Data-adaptive "
@@ -67,11 +67,12 @@ if s_res is not None:
             ui.control("extension")
     with left:
         ui.regression_chart(P, s_data, s_res)
-    with right:
-        # DANK-SVR against itself with F off at test time, 1-NN regression, the SVR
-        ui.ablation_panel(P, s_data, s_res, page=PAGE)
-        # LAB RBF: learned against one shared width, the paper's fit against a ridge
-        ui.lab_rbf_panel(P, s_data, s_res, page=PAGE)
+    # below the figure at the page's full width: beside it, at 1280×720, the score
+    # table's five columns had about 330 px (a header on six lines, rows past the edge)
+    # DANK-SVR against itself with F off at test time, 1-NN regression, the SVR
+    ui.ablation_panel(P, s_data, s_res, page=PAGE)
+    # LAB RBF: learned against one shared width, the paper's fit against a ridge
+    ui.lab_rbf_panel(P, s_data, s_res, page=PAGE)
     ui.replay_panel(P, s_data, s_res, page=PAGE)
     ui.influence_panel(P, s_data, s_res, page=PAGE)  # the selected point's influence
     st.divider()

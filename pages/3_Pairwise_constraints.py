@@ -53,8 +53,10 @@ if shown:
     cols[0].metric("Rand index (SimpleNPKL)", f"{s_res.rand:.3f}")
     cols[1].metric("Rand index (k-means)", f"{s_res.rand_kmeans:.3f}")
     cols[2].metric("must-link / cannot-link", f"{len(est.must_link_)} / {len(est.cannot_link_)}")
-    cols[3].metric("rank of the learned kernel", str(int(np.size(est.eigenvalues_))),
-                   help="How many independent directions the learned kernel K* has (its "
+    # (a label on one line at 1280×720: "rank of the learned kernel" was cut)
+    cols[3].metric("Learned rank", str(int(np.size(est.eigenvalues_))),
+                   help="The rank of the learned kernel: how many independent directions "
+                        "K* has (its "
                         "number of non-zero eigenvalues): a small rank means the points "
                         "are described by few coordinates.")
     cols[4].metric("Fit time", f"{s_res.fit_time * 1000:.0f} ms")

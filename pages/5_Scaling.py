@@ -65,7 +65,7 @@ if shown:
     v = int(P["scale_clusters"])
     c = st.columns(4)
     c[0].metric("Clusters v", str(v))
-    c[1].metric("Between-cluster mass", f"{s.q[min(v, s.vs.size) - 1]:.3g}",
+    c[1].metric("Between-cluster mass", fg.for_people(s.q[min(v, s.vs.size) - 1], 3),
                 help="The sum of |kernel entries| over pairs of points in different "
                      "clusters: what the split drops. Zero when the clusters do not touch.")
     c[2].metric("support vectors", str(int(s.support.sum())))

@@ -2,7 +2,6 @@
 intervals, the real-data rows, and per paper result a link that opens its page in the
 preset state where the effect shows."""
 
-import pandas as pd
 import streamlit as st
 
 import nplk_lab.ui.components.chart as chart_component
@@ -54,14 +53,11 @@ else:
             f"results by construction), {c['does not hold']} do not hold, "
             f"{c['inconclusive']} inconclusive, {c['shown']} shown only.")
     if table:
-        # five columns sized to fit the page at 1280 px, the longer cells wrapped in
-        # taller rows; each row's note (often a paragraph) is in full in the list below
-        wide = {"result": 110, "verdict": 120, "judged on: mean [95 % CI]": 230,
-                "paper's value": 160, "ours": 190}
-        st.dataframe(pd.DataFrame(table, columns=list(vd.COLUMNS)), hide_index=True,
-                     column_order=tuple(wide), row_height=100,
-                     column_config={c: st.column_config.TextColumn(c, width=w)
-                                    for c, w in wide.items()})
+        # five columns, every cell whole (a data grid's fixed row height cut the longer
+        # ones at 1280×720), each cell plain text (every Markdown character escaped);
+        # each row's note (often a paragraph) is in full in the list below
+        shown = ("result", "verdict", "judged on: mean [95 % CI]", PAPER_VALUE, "ours")
+        st.markdown(ui.markdown_table([{c: row[c] for c in shown} for row in table]))
         st.caption("Each result's note, with every number behind its verdict, is in the "
                    "list below the table.")
         st.subheader("Every verdict with its numbers")

@@ -704,9 +704,25 @@ def fake_reproduce(monkeypatch, results):
     monkeypatch.setattr(nplk_lab.model, "reproduce", mod, raising=False)
 
 
-def results_frames(at: AppTest) -> list:
-    """The reproduction table(s) on Paper results (the atlas view has a table of its own)."""
-    return [d for d in at.dataframe if "verdict" in d.value.columns]
+def _cells(line: str) -> list[str]:
+    """A Markdown table line's cells, their escapes undone (a cell split only at a ``|``
+    that is not escaped)."""
+    import re
+    inner = line.strip()[1:-1]
+    return [re.sub(r"\\(.)", r"\1", c).strip() for c in re.split(r"(?<!\\)\|", inner)]
+
+
+def results_frames(at: AppTest) -> list[list[dict[str, str]]]:
+    """The reproduction table(s) on Paper results as rows of cells (a Markdown table of
+    plain text; the atlas view has a table of its own)."""
+    out = []
+    for m in at.markdown:
+        lines = [ln for ln in str(m.value).splitlines() if ln.startswith("|")]
+        if len(lines) < 2 or "verdict" not in _cells(lines[0]):
+            continue
+        head = _cells(lines[0])
+        out.append([dict(zip(head, _cells(ln), strict=True)) for ln in lines[2:]])
+    return out
 
 
 def test_paper_results_without_a_results_file(monkeypatch):
@@ -744,13 +760,16 @@ def test_paper_results_with_a_results_file_shows_file_text_as_plain_text(monkeyp
     at = open_paper()
     assert_clean(at)
     assert len(results_frames(at)) == 1
-    df = results_frames(at)[0].value
-    assert list(df["result"]) == ["Fig. 1 **md**", "Fig. 2", "Fig. 3"]
+    rows = results_frames(at)[0]
+    assert [r["result"] for r in rows] == ["Fig. 1 **md**", "Fig. 2", "Fig. 3"]
     # a loss is called a loss; by construction is labelled; an old-format row still shows
-    assert list(df["verdict"]) == ["does not hold: a loss", "holds (by construction)",
-                                   "shown"]
-    assert "DANK − SVM <b>x</b>: -2.00 [-3.00, -1.00] points" in df.iloc[0][
+    assert [r["verdict"] for r in rows] == ["does not hold: a loss",
+                                            "holds (by construction)", "shown"]
+    assert "DANK − SVM <b>x</b>: -2.00 [-3.00, -1.00] points" in rows[0][
         "judged on: mean [95 % CI]"]
+    # every Markdown and HTML character of the file's text is escaped in the table
+    table = next(str(m.value) for m in at.markdown if "verdict" in str(m.value))
+    assert r"Fig\. 1 \*\*md\*\*" in table and r"\<b\>x\</b\>" in table
     shown = texts(at.text)
     assert any("2026-11-23T15:00:00" in t and "--quick" in t for t in shown)
     assert any("1 hold (1 of all results by construction), 1 do not hold" in t

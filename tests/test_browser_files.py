@@ -9,8 +9,7 @@ linted by ESLint's recommended rules, never held in a Python string nor cut out 
   component shares, the title fit, the component's file, then its entry point.
 * Every browser file of the package is read by name by one of its modules.
 * No Python string of the two packages holds more than 20 lines of HTML, CSS or
-  JavaScript; ``NOT_YET_MOVED`` names the modules that still do (their owners move them
-  next), and each must still hold one, so the list only shrinks.
+  JavaScript (the title fit, the last to move, is ``titles.js`` now).
 """
 
 from __future__ import annotations
@@ -32,9 +31,6 @@ BROWSER_FILES = ("js", "css", "html")
 MAX_LINES = 20
 #: a line of HTML, CSS or JavaScript: a tag, a comment, an arrow, or a statement or block end
 CODE_LINE = re.compile(r"^\s*(</?[A-Za-z!]|//|/\*|\*/)|=>|[;{}]\s*$")
-NOT_YET_MOVED = {
-    "nplk_lab/ui/components/titles.py",   # the title fit
-}
 
 
 def _eslint_installed() -> Path:
@@ -69,13 +65,12 @@ def test_the_browser_files_pass_eslint_recommended_rules():
 
 def test_a_components_script_is_its_files_joined_in_order():
     from nplk_lab.ui.components import browser_files, chart, replay
-    from nplk_lab.ui.components.titles import TITLE_FIT_JS
-
     common = browser_files.read("plotly_common.js")
+    titles = browser_files.read("titles.js")
     for module, name, entry in ((chart, "chart.js", "liveChart"),
                                 (replay, "replay.js", "playReplay")):
         own = browser_files.read(name)
-        assert module._JS == f"{common}\n{TITLE_FIT_JS}\n{own}\nexport default {entry};\n"
+        assert module._JS == f"{common}\n{titles}\n{own}\nexport default {entry};\n"
         assert f"function {entry}(component)" in own
         # the entry is exported once, by its module
         assert not re.search(r"^\s*export\b", common + own, flags=re.M)
@@ -133,12 +128,5 @@ def test_the_browser_code_pattern_tells_code_from_prose():
 
 def test_no_python_string_holds_browser_code():
     found = [hit for pkg in PACKAGES for p in sorted((ROOT / pkg).rglob("*.py"))
-             if p.relative_to(ROOT).as_posix() not in NOT_YET_MOVED
              for hit in _browser_code_in_strings(p)]
     assert found == [], "move this code into .js/.css/.html files read by name"
-
-
-def test_the_modules_that_still_hold_browser_code_are_listed_and_do():
-    for rel in sorted(NOT_YET_MOVED):
-        assert _browser_code_in_strings(ROOT / rel), \
-            f"{rel} holds no browser code in a string now: take it off NOT_YET_MOVED"

@@ -21,7 +21,7 @@ import test_browser as tb
 from nplk_lab.model import lessons as L
 from nplk_lab.model import teacher_lessons as T
 from nplk_lab.model.lesson_file import lesson_file_data, lesson_html
-from nplk_lab.ui.components.titles import TITLE_FIT_JS
+from nplk_lab.ui.components.browser_files import title_fit
 from nplk_lab.ui.lessons import step_figure
 
 chromium_path, page = tb.chromium_path, tb.page
@@ -36,7 +36,7 @@ def lesson_file(tmp_path_factory):
     les = L.lesson(LESSON)
     path = tmp_path_factory.mktemp("lesson") / "lesson.html"
     path.write_text(lesson_html(les.title, les.steps, step_figure, summary=les.summary,
-                                fit_js=TITLE_FIT_JS), encoding="utf-8")
+                                fit_js=title_fit()), encoding="utf-8")
     data = lesson_file_data(les.title, les.steps, step_figure)
     answers = [s["answer"] for s in data["steps"]]
     return path, les, answers

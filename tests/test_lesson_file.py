@@ -35,10 +35,10 @@ def _scripts(page: str) -> int:
 @pytest.fixture(scope="module")
 def teacher_page():
     step = T.TeacherStep("classification", {"n_samples": 80}, HOSTILE).as_step()
-    from nplk_lab.ui.components.titles import TITLE_FIT_JS
+    from nplk_lab.ui.components.browser_files import title_fit
 
     return LF.lesson_html(f"Lesson {HOSTILE}", [step], step_figure,
-                          fit_js=TITLE_FIT_JS), step
+                          fit_js=title_fit()), step
 
 
 def test_a_teachers_text_stays_text(teacher_page):

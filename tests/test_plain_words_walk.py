@@ -52,7 +52,7 @@ FORBIDDEN = [
     ("11ᵀ", re.compile(r"11ᵀ")),
     ("raw TeX", re.compile(r"\\[A-Za-z]{2,}|_\{|\^\{|\$[^$\s][^$]*\$")),
 ]
-#: and on a lesson's screens (a lab page's slider still offers "1e-06": not yet walked)
+#: numbers as a computer writes them, on every screen (a slider's stops, a metric, a caption)
 COMPUTER_NUMBERS = [
     ("a number as a computer writes it", re.compile(r"\b\d(?:\.\d+)?e[-+]?\d+\b")),
     ("a whole number with a trailing .0", re.compile(r"\b\d{4,}\.0\b")),
@@ -94,10 +94,9 @@ def unescape(text: str) -> str:
 
 def problems(text: str, help_text: str = "", glossary: dict = GLOSSARY) -> list[str]:
     """What a student could not decode in one element: ``text`` with its hover help
-    (symbols from ``glossary`` left unexplained; with the lessons' glossary, numbers as a
-    computer writes them too)."""
+    (symbols from ``glossary`` left unexplained, numbers as a computer writes them)."""
     t, h = unescape(text), unescape(help_text)
-    forbidden = FORBIDDEN + (COMPUTER_NUMBERS if glossary is LESSON_GLOSSARY else [])
+    forbidden = FORBIDDEN + COMPUTER_NUMBERS
     found = [f"{name}: {m.group(0)!r}" for name, rx in forbidden
              for src in (t, h) for m in [rx.search(src)] if m]
     both = (t + " " + h).lower()

@@ -1,6 +1,6 @@
-"""Before/after pictures of the four defects at the top of issue 31, from two running
-servers: the app before the issue's work (``git worktree add /tmp/old bec9e3a``, then
-``streamlit run app.py`` there) and the app now.
+"""Before/after pictures of four defects a teacher met on a projector (lessons 1 and 2,
+Classification), from two running servers: the app before they were fixed (``git
+worktree add /tmp/old bec9e3a``, then ``streamlit run app.py`` there) and the app now.
 
 Four views at 1280×720 in Debian's Chromium, the same on both servers:
 

@@ -1,4 +1,4 @@
-"""Toy data sets of the seed papers, a registry for the app, and a checked CSV loader.
+"""Toy data sets of the five papers' figures, a registry for the app, and a checked CSV loader.
 
 :mod:`.generators` makes the toy data (one ``make_X`` per figure of the papers);
 :mod:`.registry` names them for the app with their slider ranges; :mod:`.csv_files` reads

@@ -1,7 +1,7 @@
-r"""The toy data sets of the seed papers' figures, as generators.
+r"""The toy data sets of the papers' figures, as generators.
 
 Every generator reads ``make_X(n_samples, *, <shape/noise>, random_state) -> (X, y)``
-(SPEC §9) with ``X`` a float64 array of shape ``(n, d)``; ``y`` holds int labels in
+with ``X`` a float64 array of shape ``(n, d)``; ``y`` holds int labels in
 ``{-1, +1}`` (classification, the two classes balanced to within one point, rows shuffled)
 or floats (regression). An int ``random_state`` makes the output reproducible; ``None``
 draws fresh entropy; a ``numpy.random.Generator`` is used as is.
@@ -9,15 +9,15 @@ draws fresh entropy; a ``numpy.random.Generator`` is used as is.
 =============  ==============  ==================================================
 name           task            what it shows
 =============  ==============  ==================================================
-clowns         classification  seed 000 Fig. 1-2: a blob over a parabola
-sandwich       classification  seed 001 Fig. 2: Gaussian blobs between bands
+clowns         classification  DANK Fig. 1-2: a blob over a parabola
+sandwich       classification  KNPL Fig. 2: Gaussian blobs between bands
 moons          classification  two interleaved half circles
 circles        classification  a disc inside a ring
-chessboard     classification  seed 002 Table 1: alternating square cells
-spiral         classification  seed 002 Table 1: two interleaved spirals
-step           regression      seed 000 §6.3.1: smoothed staircase, 1-D
-harmonic       regression      seed 000 §6.3.1: 2-D harmonic function
-chirp          regression      seed 004 Fig. 1: sine whose frequency rises, 1-D
+chessboard     classification  SimpleNPKL Table 1: alternating square cells
+spiral         classification  SimpleNPKL Table 1: two interleaved spirals
+step           regression      DANK §6.3.1: smoothed staircase, 1-D
+harmonic       regression      DANK §6.3.1: 2-D harmonic function
+chirp          regression      LAB RBF Fig. 1: sine whose frequency rises, 1-D
 =============  ==============  ==================================================
 
 The regression targets are also plain functions of ``x`` (:func:`step_function`,
@@ -81,7 +81,7 @@ def _labelled(Xp: NDArray, Xn: NDArray, rng: np.random.Generator
 def make_clowns(n_samples: int = 200, *, spread: float = 1.0, standardize: bool = True,
                 random_state: RandomState = None
                 ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
-    r"""Clowns (SPEC §9; SVM-KM toolbox recipe, seed 000 Fig. 1-2).
+    r"""Clowns (SVM-KM toolbox recipe; *Learning Data-adaptive Non-parametric Kernels*, Fig. 1-2).
 
     Class +1: :math:`x = s\,\mathcal N(0, I_2) + (0, 6)`; class -1:
     :math:`x_1 \sim U(-3, 3)`, :math:`x_2 = x_1^2 + \mathcal N(0, 1)`; then each column is
@@ -92,7 +92,7 @@ def make_clowns(n_samples: int = 200, *, spread: float = 1.0, standardize: bool 
     n_samples : int >= 2
         Half (rounded up) are class +1.
     spread : float > 0
-        The ``s`` of SPEC: standard deviation of the class +1 blob (toolbox demos 0.5-1.3).
+        The ``s`` of the recipe: standard deviation of the class +1 blob (toolbox demos 0.5-1.3).
     standardize : bool
         Standardise the columns (the recipe); ``False`` returns raw coordinates.
     random_state : None, int or numpy.random.Generator
@@ -118,7 +118,9 @@ def make_clowns(n_samples: int = 200, *, spread: float = 1.0, standardize: bool 
 def make_sandwich(n_samples: int = 200, *, noise: float = 0.1,
                   random_state: RandomState = None
                   ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
-    r"""Sandwich (seed 001 Fig. 2): Gaussian blobs of class +1 between bands of class -1.
+    r"""Sandwich: Gaussian blobs of class +1 between bands of class -1.
+
+    From *Nonlinear Pairwise Layer and Its Training for Kernel Learning*, Fig. 2.
 
     Class -1 lies on three horizontal bands :math:`x_2 \in \{-1, 0, 1\}` (thickness 0.05,
     :math:`x_1 \sim U(-1.5, 1.5)`); class +1 is an equal mixture of six Gaussians
@@ -277,7 +279,7 @@ def make_spiral(n_samples: int = 200, *, n_turns: float = 1.5, noise: float = 0.
 
 def step_function(x: ArrayLike, s: float = 3.0, w: float = 2.0, a: float = 0.05
                   ) -> NDArray[np.float64]:
-    r"""Smoothed staircase of seed 000 §6.3.1 (SPEC §9).
+    r"""Smoothed staircase of *Learning Data-adaptive Non-parametric Kernels*, §6.3.1.
 
     .. math::
         g(x) = s\Big(\lfloor x/w \rfloor
@@ -297,7 +299,8 @@ def step_function(x: ArrayLike, s: float = 3.0, w: float = 2.0, a: float = 0.05
 
 
 def harmonic_function(u: ArrayLike, v: ArrayLike) -> NDArray[np.float64]:
-    r"""2-D harmonic function (Hwang et al. 1994; seed 000 §6.3.1; SPEC §9).
+    r"""2-D harmonic function (Hwang et al. 1994; *Learning Data-adaptive Non-parametric Kernels*,
+    §6.3.1).
 
     .. math::
         g(u, v) = 42.659\,\big(0.1 + \bar u\,(0.05 + \bar u^4 - 10\bar u^2\bar v^2
@@ -311,7 +314,10 @@ def harmonic_function(u: ArrayLike, v: ArrayLike) -> NDArray[np.float64]:
 
 
 def chirp_function(x: ArrayLike, f0: float = 1.0, f1: float = 10.0) -> NDArray[np.float64]:
-    r"""Linear chirp on :math:`[0, 1]` (seed 004 Fig. 1: smooth on the left, fast on the right).
+    r"""Linear chirp on :math:`[0, 1]`: smooth on the left, fast on the right.
+
+    From *Enhancing Kernel Flexibility via Learning Asymmetric Locally-Adaptive Kernels*,
+    Fig. 1.
 
     .. math::
         g(x) = \sin\big(2\pi (f_0 x + \tfrac12 (f_1 - f_0) x^2)\big)
@@ -341,7 +347,8 @@ def make_step(n_samples: int = 200, *, s: float = 3.0, w: float = 2.0, a: float 
               ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     r"""Step function data: :math:`x \sim U(x_{range})`, :math:`y = g(x) + \varepsilon`.
 
-    ``g`` is :func:`step_function` (seed 000 uses s = 3, w = 2, a = 0.05 on [-5, 5]);
+    ``g`` is :func:`step_function` (the DANK paper uses s = 3, w = 2, a = 0.05
+    on [-5, 5]);
     :math:`\varepsilon \sim \mathcal N(0, \text{noise}^2)`.
 
     Returns
@@ -386,8 +393,8 @@ def make_chirp(n_samples: int = 300, *, f0: float = 1.0, f1: float = 10.0, noise
     r"""Chirp data: :math:`x \sim U(0, 1)`, :math:`y = g(x) + \varepsilon`.
 
     ``g`` is :func:`chirp_function` (frequency rising from ``f0`` to ``f1``: one global
-    bandwidth either misses the fast right end or overfits the slow left end, seed 004
-    Fig. 1); :math:`\varepsilon \sim \mathcal N(0, \text{noise}^2)`.
+    bandwidth either misses the fast right end or overfits the slow left end, the LAB RBF
+    paper's Fig. 1); :math:`\varepsilon \sim \mathcal N(0, \text{noise}^2)`.
 
     Returns
     -------

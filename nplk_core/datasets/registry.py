@@ -99,11 +99,12 @@ DATASETS: dict[str, DatasetSpec] = {spec.name: spec for spec in [
         {"spread": ParamSpec(1.0, 0.2, 2.0, 0.1,
                              help="s: standard deviation of the class +1 blob (demos 0.5-1.3).")},
         "A Gaussian blob (+1) above a noisy parabola (-1), columns standardised "
-        "(seed 000 Fig. 1-2)."),
+        "(Learning Data-adaptive Non-parametric Kernels, Fig. 1-2)."),
     DatasetSpec(
         "sandwich", "Sandwich", "classification", make_sandwich,
         {"noise": ParamSpec(0.1, 0.0, 0.5, 0.01, help=_NOISE)},
-        "Gaussian blobs (+1) sandwiched between bands (-1) (seed 001 Fig. 2)."),
+        "Gaussian blobs (+1) sandwiched between bands (-1) (Nonlinear Pairwise Layer and "
+        "Its Training for Kernel Learning, Fig. 2)."),
     DatasetSpec(
         "moons", "Moons", "classification", make_moons,
         {"noise": ParamSpec(0.1, 0.0, 0.5, 0.01, help=_NOISE)},
@@ -118,13 +119,15 @@ DATASETS: dict[str, DatasetSpec] = {spec.name: spec for spec in [
         {"n_cells": ParamSpec(4, 2, 8, 1, help="Cells per side of the board.",
                               label="Cells per side"),
          "noise": ParamSpec(0.0, 0.0, 0.2, 0.01, help=_NOISE)},
-        "Alternating square cells on [-1, 1]^2 (seed 002 Table 1)."),
+        "Alternating square cells on [-1, 1]^2 (A Family of Simple Non-Parametric Kernel "
+        "Learning Algorithms, Table 1)."),
     DatasetSpec(
         "spiral", "Spiral", "classification", make_spiral,
         {"n_turns": ParamSpec(1.5, 0.5, 3.0, 0.25, help="Turns of each spiral arm.",
                               label="Turns per arm"),
          "noise": ParamSpec(0.05, 0.0, 0.3, 0.01, help=_NOISE)},
-        "Two interleaved spirals (seed 002 Table 1)."),
+        "Two interleaved spirals (A Family of Simple Non-Parametric Kernel Learning "
+        "Algorithms, Table 1)."),
     DatasetSpec(
         "step", "Step function", "regression", make_step,
         {"s": ParamSpec(3.0, 0.5, 10.0, 0.5, help="Height of each step.",
@@ -134,11 +137,13 @@ DATASETS: dict[str, DatasetSpec] = {spec.name: spec for spec in [
                         help="Smoothness: sharp steps when small, a straight line when large.",
                         label="Step smoothness"),
          "noise": ParamSpec(0.0, 0.0, 1.0, 0.05, help=_NOISE)},
-        "A smoothed staircase on [-5, 5] (seed 000 §6.3.1).", n_features=1),
+        "A smoothed staircase on [-5, 5] (Learning Data-adaptive Non-parametric "
+        "Kernels, §6.3.1).", n_features=1),
     DatasetSpec(
         "harmonic", "2-D harmonic", "regression", make_harmonic,
         {"noise": ParamSpec(0.0, 0.0, 2.0, 0.05, help=_NOISE)},
-        "The 2-D harmonic function on [0, 1]^2 (seed 000 §6.3.1).", n_samples=400),
+        "The 2-D harmonic function on [0, 1]^2 (Learning Data-adaptive "
+        "Non-parametric Kernels, §6.3.1).", n_samples=400),
     DatasetSpec(
         "chirp", "Chirp", "regression", make_chirp,
         {"f0": ParamSpec(1.0, 0.5, 5.0, 0.5, help="Frequency at x = 0 (cycles per unit).",
@@ -146,7 +151,8 @@ DATASETS: dict[str, DatasetSpec] = {spec.name: spec for spec in [
          "f1": ParamSpec(10.0, 2.0, 30.0, 1.0, help="Frequency at x = 1 (cycles per unit).",
                          label="Frequency at the end"),
          "noise": ParamSpec(0.0, 0.0, 0.5, 0.05, help=_NOISE)},
-        "A sine whose frequency rises along the axis (seed 004 Fig. 1).",
+        "A sine whose frequency rises along the axis (Enhancing Kernel Flexibility "
+        "via Learning Asymmetric Locally-Adaptive Kernels, Fig. 1).",
         n_samples=300, n_features=1),
 ]}
 

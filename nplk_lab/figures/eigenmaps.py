@@ -32,6 +32,7 @@ from .common import (
     _suffix,
     class_color,
     f32,
+    for_people,
 )
 
 _SUB = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
@@ -45,7 +46,7 @@ LEADING = 6          # small multiples per row
 def _lam_text(j: int, lam: float, null: bool) -> str:
     sj = str(int(j)).translate(_SUB)
     return (f"j = {j}, eigenvalue λ{sj} ≈ 0 (null space)" if null
-            else f"j = {j}, eigenvalue λ{sj} = {lam:.3g}")
+            else f"j = {j}, eigenvalue λ{sj} = {for_people(lam, 3)}")
 
 
 def _limit(z: np.ndarray) -> float:

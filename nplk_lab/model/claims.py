@@ -387,7 +387,7 @@ TEMPLATES = {
     "nn_help_svr":
         "DANK-SVR carries its learned matrix to a test point through its nearest training "
         "point; at some settings its predictions then follow this rule, at others not "
-        "(the score table beside the figure measures how closely).",
+        "(the score table below the figure measures how closely).",
     "readme_defaults":
         "**What the lab measured, and shows on screen.** At the defaults (clowns, σ = 10, "
         "C = 10, 10 draws of the data) DANK scores {m_a} against the plain SVM's {p_a} "

@@ -48,6 +48,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from nplk_lab.figures.common import for_people
+
 from .grids import rule_columns, valid_clicks
 
 if TYPE_CHECKING:
@@ -375,7 +377,7 @@ def describe(maps: EigenMaps, j: int) -> str:
     for name in maps.names:
         _, lam, is_null = maps.at(name, j)
         parts.append(f"{name}: eigenvalue λ{_sub(j)} ≈ 0 (null space, not extended)"
-                     if is_null else f"{name}: eigenvalue λ{_sub(j)} = {lam:.3g}")
+                     if is_null else f"{name}: eigenvalue λ{_sub(j)} = {for_people(lam, 3)}")
     return " · ".join(parts)
 
 

@@ -35,6 +35,8 @@ import numpy as np
 import scipy.linalg
 from numpy.typing import NDArray
 
+from nplk_lab.figures.common import for_people
+
 
 def lab_fit_alpha(*args, **kwargs):
     """:func:`nplk_core.lab_rbf.lab_fit_alpha`, imported on first use: that module imports
@@ -246,7 +248,7 @@ class Halves:
 
     def table(self) -> list[dict[str, str]]:
         """Rows for the page: fit, relative test error, what validation chose."""
-        return [{"fit": label, "relative test error": f"{self.errors[key]:.3g}",
+        return [{"fit": label, "relative test error": for_people(self.errors[key], 3),
                  "chosen on validation points": self.choices.get(key, "")}
                 for key, label in FITS]
 
@@ -286,10 +288,11 @@ def halves(m, X: NDArray, y: NDArray, X_test: NDArray, y_test: NDArray) -> Halve
                       "shared": _rel_error(y_test, f_shared(X_test)),
                       "ridge": _rel_error(y_test, f_ridge(X_test)),
                       "extension": _rel_error(y_test, f_ext(X_test))}
-    return Halves(errors, {"learned": f"λ = {m.lam:g}",
-                           "shared": f"θ = {t:.3g}, λ = {m.lam:g}",
-                           "ridge": f"θ = {t_r:.3g}, μ = {mu_r:.0e}",
-                           "extension": f"μ = {mu_e:.0e}"})
+    # as a person writes them: μ = 10⁻⁶, not 1e-06
+    return Halves(errors, {"learned": f"λ = {for_people(m.lam, 6)}",
+                           "shared": f"θ = {for_people(t, 3)}, λ = {for_people(m.lam, 6)}",
+                           "ridge": f"θ = {for_people(t_r, 3)}, μ = {for_people(mu_r, 1)}",
+                           "extension": f"μ = {for_people(mu_e, 1)}"})
 
 
 # ---------------------------------------------------------------------------

@@ -119,7 +119,10 @@ class Setting:
         if value == "" and self.kind == "token":
             return "none"
         if isinstance(value, float):
-            return f"{value:g}"
+            # as a person writes it: 1.5 × 10⁻⁶ and 10⁵, not "1.5e-06" and "100000"
+            # (every digit kept: a stop of a slider is shown exactly)
+            from nplk_lab.figures.common import for_people
+            return for_people(value, digits=6)
         return str(value)
 
     def applies(self, method: str | None = None, page: str | None = None,

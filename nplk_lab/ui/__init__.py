@@ -44,6 +44,7 @@ _NAMES = {
     'STORE': ('state', 'STORE'),
     'ablation_panel': ('ablation', 'ablation_panel'),
     'ablation_table': ('ablation', 'ablation_table'),
+    'markdown_table': ('ablation', 'markdown_table'),
     'apply_params': ('state', 'apply_params'),
     'atlas_panel': ('where_it_holds', 'atlas_panel'),
     'available': ('running', 'available'),

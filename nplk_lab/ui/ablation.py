@@ -1,5 +1,6 @@
-"""The score table beside the figure: where a learned kernel's test score comes from
-(:mod:`nplk_lab.model.ablation`), and the 1-nearest-neighbour overlay's values."""
+"""The score table beside the figure (below it on Regression): where a learned
+kernel's test score comes from (:mod:`nplk_lab.model.ablation`), and the
+1-nearest-neighbour overlay's values."""
 
 from __future__ import annotations
 
@@ -59,7 +60,7 @@ def ablation_table(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult, 
 
 def ablation_panel(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabResult | None,
                    *, page: str) -> None:
-    """Beside the figure: the score table (numbers as plain text), what its rows are,
+    """The score table (numbers as plain text), what its rows are,
     and the paragraph that follows its numbers; nothing for methods without a learned
     matrix carried to test points by a nearest-neighbour rule."""
     if data is None or res is None or res.method not in ab.ABLATION_METHODS:

@@ -65,8 +65,8 @@ def metrics(res: lab.LabResult, container: Any = None, per_row: int = 5,
 
     def value(v: float) -> tuple[str, str | None]:
         """(the value, R² under it for regression)."""
-        if lower and v is not None and np.isfinite(v):
-            return fmt.format(v), f"R² {1 - v:.3f}"
+        if lower and v is not None and np.isfinite(v):   # 2.9 × 10⁻⁵, not 2.88e-05
+            return fg.for_people(v, 3), f"R² {1 - v:.3f}"
         return _fmt(v, fmt), None
     what = ("relative squared error Σ(ŷ − y)² / Σ(y − ȳ)² (lower is better) and "
             "R² = 1 − that error" if lower else "share of points classified correctly")
@@ -391,7 +391,7 @@ def regression_chart(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult
     show_messages(msgs)
     if P.get("show_nn") and d != 1:
         st.caption("The 1-nearest-neighbour step curve is drawn for 1-D data; the score "
-                   "table beside the figure still compares with it.")
+                   "table below the figure still compares with it.")
     if fig is not None:
         fig, kw = influence.regression_clicks(fig, "regression_fit", data, res, page)
         chart(fig, "regression_fit", f"nplk-{res.method}-fit", **kw)

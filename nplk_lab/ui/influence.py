@@ -223,11 +223,14 @@ def _caption(inf: lab.Influence, res: lab.LabResult) -> str:
     if inf.change is not None:
         lo, hi = float(np.min(inf.change)), float(np.max(inf.change))
         if inf.change_kind == "ratio":
-            parts.append(f"Learning multiplied this point's similarities by {lo:.4g}–"
-                         f"{hi:.4g} across the plot (1 = unchanged).")
+            parts.append(f"Learning multiplied this point's similarities by "
+                         f"{fg.for_people(lo, 4)}–{fg.for_people(hi, 4)} across the plot "
+                         "(1 = unchanged).")
         else:
-            parts.append(f"Learning changed this point's similarities by {lo:+.3g} to "
-                         f"{hi:+.3g} (0 = unchanged).")
+            def signed(x: float) -> str:
+                return ("+" if x >= 0 else "") + fg.for_people(x, 3)
+            parts.append(f"Learning changed this point's similarities by {signed(lo)} to "
+                         f"{signed(hi)} (0 = unchanged).")
     sup = getattr(res.estimator, "support_", None)
     if res.method in ("dank", "dank_svr", "knpl", "onk") and sup is not None \
             and inf.index not in set(np.asarray(sup).tolist()):
@@ -258,7 +261,7 @@ def influence_panel(P: Mapping[str, Any], data: lab.LabData | None,
     head, view, clear = st.columns([2.2, 2.2, 1])
     y = data.y_train[i]
     what = (f"class {'+1' if y > 0 else '−1'}" if data.task == lab.CLASSIFICATION
-            else f"y = {y:.3g}")
+            else f"y = {fg.for_people(y, 3)}")
     head.markdown(f"**Influence of training point {i}** ({what})")
     try:
         inf_probe = basis(P, data, res).at(i)

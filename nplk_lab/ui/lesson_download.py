@@ -21,7 +21,7 @@ import streamlit as st
 
 from nplk_lab.model.lesson_file import lesson_html
 from nplk_lab.model.lessons import Step
-from nplk_lab.ui.components.titles import TITLE_FIT_JS
+from nplk_lab.ui.components.browser_files import title_fit
 
 _KEEP = 6   # files kept (about 5-6 MB each)
 _BUILT: OrderedDict[Hashable, str] = OrderedDict()
@@ -35,7 +35,7 @@ def built_lesson(key: Hashable, title: str, steps: Sequence[Step],
     with _LOCK:
         page = _BUILT.get(key)
         if page is None:
-            page = lesson_html(title, steps, draw, summary=summary, fit_js=TITLE_FIT_JS)
+            page = lesson_html(title, steps, draw, summary=summary, fit_js=title_fit())
             _BUILT[key] = page
             while len(_BUILT) > _KEEP:
                 _BUILT.popitem(last=False)

@@ -98,7 +98,8 @@ class Progress:
             obj = info.get("objective") if isinstance(info, Mapping) else None
             txt = f"{prefix}iteration {iteration + 1}"
             if isinstance(obj, (int, float)) and np.isfinite(obj):
-                txt += f", objective {obj:.6g}"
+                from nplk_lab.figures.common import for_people  # 2.45 × 10³, not 2.45e+03
+                txt += f", objective {for_people(obj, 6)}"
             return self.report(txt)
         return cb
 

@@ -3,24 +3,21 @@
 
 A Plotly component's script is several ``.js`` files joined in order into one ES module:
 first what every such component shares (``plotly_common.js``: Plotly.js loaded once per
-tab, charts drawn in turn, the page's theme, presentation mode's fonts; then the title
-fitted to its chart's width, :data:`.titles.TITLE_FIT_JS`), then the component's own
-files. Each file names what it takes from the parts before it (``/* global ... */``) and
+tab, charts drawn in turn, the page's theme, presentation mode's fonts; then
+``titles.js``, the title fitted to its chart's width), then the component's own files.
+Each file names what it takes from the parts before it (``/* global ... */``) and
 what it leaves for the parts after it (``/* exported ... */``), which is how ESLint
 (``tools/eslint.config.js``) reads them one by one.
 
-Imports nothing of the lab but its sibling :mod:`.titles`: the components import this
-module when they are imported.
+Imports nothing of the lab: the components import this module when they are imported.
 """
 
 from __future__ import annotations
 
 from importlib import resources
 
-from .titles import TITLE_FIT_JS
-
 #: the parts every Plotly component's script starts with, in order
-COMMON = ("plotly_common.js",)
+COMMON = ("plotly_common.js", "titles.js")
 
 
 def read(name: str, package: str | None = None) -> str:
@@ -33,7 +30,13 @@ def read(name: str, package: str | None = None) -> str:
 def script(*names: str) -> str:
     """What every Plotly component shares, then the files ``names``, joined in order: the
     code of one scope (the definitions of each part are seen by the parts after it)."""
-    return "\n".join([*map(read, COMMON), TITLE_FIT_JS, *map(read, names)])
+    return "\n".join([*map(read, COMMON), *map(read, names)])
+
+
+def title_fit() -> str:
+    """The title fit alone (``titles.js``): what the lesson file's player runs after each
+    draw, without the components' common part."""
+    return read("titles.js")
 
 
 def component(*names: str, entry: str) -> str:

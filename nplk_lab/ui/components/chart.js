@@ -67,6 +67,26 @@ const sideLegend = (L, D, floor, box) => {
       x: after(gap), xref: 'paper', xanchor: 'left' }) }) : t));
   return [L2, D2];
 };
+// The mode bar's PNG is drawn from the figure's SVG as an image, which cannot use the
+// page's web font: Plotly laid the legend out for Source Sans, the image drew it in the
+// system's wider sans-serif, and the legend's clip cut its longest line off. The PNG
+// button draws a copy of the figure, at the chart's size, in the font the image has.
+const withPng = (Plotly, config) => {
+  const opts = config.toImageButtonOptions;
+  if (!opts || !Plotly.Icons) return config;
+  const png = {
+    name: 'nplkPng', title: 'Download plot as a PNG', icon: Plotly.Icons.camera,
+    click: (gd) => {
+      const fl = gd._fullLayout || {};
+      const layout = Object.assign({}, gd.layout, {
+        font: Object.assign({}, gd.layout.font, { family: 'sans-serif' }) });
+      return Plotly.downloadImage({ data: gd.data, layout }, Object.assign({}, opts, {
+        width: fl.width || gd.clientWidth, height: fl.height || gd.clientHeight }));
+    } };
+  return Object.assign({}, config, {
+    modeBarButtonsToRemove: (config.modeBarButtonsToRemove || []).concat(['toImage']),
+    modeBarButtonsToAdd: [png] });
+};
 // the box a chart is drawn in: its width, and the height presentation mode gives it
 const presentBox = (root) => ({
   width: root.clientWidth,
@@ -203,7 +223,8 @@ function liveChart(component) {
       if (floor) root.dataset.fontFloor = String(floor);
       else delete root.dataset.fontFloor;
       return reactFitted(Plotly, root, D, L, floor || presenting()
-        ? Object.assign({}, config, { displayModeBar: false }) : config);
+        ? Object.assign({}, config, { displayModeBar: false })
+        : withPng(Plotly, config));
     };
     root.__nplkRedraw = draw;
     if (!root.__nplkThemed) {

@@ -1,18 +1,12 @@
-"""A chart's title fitted to the width it has in the browser: the JavaScript both
-browser components (:mod:`.chart`, :mod:`.replay`) run after each Plotly draw.
-
-The server builds a figure without knowing how wide its column will be: a title that
-fits a 1920 px screen ran past the edge of the same chart at 1280 px, and Plotly's mode
-bar (shown on hover over the figure's top-right corner) covered its end. This code wraps
-a title that is too long onto more lines and moves a title that reaches the mode bar
-below it, growing the top margin by what the title gained (the plot gives up the room,
-the page does not grow). ``tests/test_browser_titles.py`` checks every page's charts at
-1280 × 720, on a phone and after the window shrinks.
-
-Imports nothing: the components import it when they are imported.
-"""
-
-TITLE_FIT_JS = r"""
+// A chart's title fitted to the width it has in the browser: the code both browser
+// components (chart.py, replay.py) run after each Plotly draw, joined after
+// plotly_common.js (browser_files.py), and the lesson file's player runs too.
+// The server builds a figure without knowing how wide its column will be: a title that
+// fits a 1920 px screen ran past the edge of the same chart at 1280 px, and Plotly's mode
+// bar (shown on hover over the figure's top-right corner) covered its end.
+// tests/test_browser_titles.py checks every page's charts at 1280 × 720, on a phone and
+// after the window shrinks.
+/* exported measure, wrapText, fitTop, geometryOf, followColumn, reactFitted, refit */
 // A figure's title at the top left, fitted to the width the chart has (the server does
 // not know it). Too long for the width, it wraps at spaces onto more lines. Plotly's mode
 // bar floats over the top-right corner on hover, so the first line wraps short of it
@@ -172,4 +166,3 @@ const refit = (Plotly, gd) => {
       gd.dataset.titleRefits = String(Number(gd.dataset.titleRefits || 0) + 1);
     });
 };
-"""
