@@ -5,22 +5,23 @@ moves; this file the class's answers, reveal and steps; both use ``tools/st_clie
 N simulated students (``st_client.Tab``, no browser) join a class on Lessons (lesson 1)
 through ``streamlit run app.py`` (``--processes 1``) or ``nplk-lab classroom --workers N``
 (``--processes N``, HAProxy; the students spread over the workers by its cookie), with a
-fresh SQLite class store in a temporary folder. Each student's seat comes from the store
-(``ClassStore.join``, as the join button does) and the student opens the page with
-``?class=CODE&seat=ID``; while on the page, each sends the run of the page's watching
+fresh SQLite class store in a temporary folder. Each student is a browser with its seat
+cookie (as the lab's server gives one); it joins through the store (``ClassStore.join``,
+as the join button does) and opens the page with ``?class=CODE``; while on the page,
+each sends the run of the page's watching
 fragment once a second (what the browser's timer of ``st.fragment(run_every=1)`` does).
 The teacher (the store with the teacher's token, in this process) holds five steps: at
 each of the first three, every student answers (a random option, at a random moment in
-the first 3 s) through the page's radio; the teacher then reveals, and after it moves the
-class to the next step.
+the first 3 s) through the page's radio and its "Lock in" (the first vote); the teacher
+then reveals, and after it moves the class to the next step.
 
 Reported: answers sent and stored (the store's count just before the reveal and at the
 end; lost = sent − stored at the end), the
 reveal's and each step's reach (seconds from the teacher's call to the arrival of the
 verdict on the student's page, or to the end of the run that wrote the new step into its
 URL); with ``--kill`` (``--processes`` ≥ 2), the first worker is killed (SIGKILL) before
-the last question: its students open the page again (their seat in the URL) once a
-worker answers, and the store's counts of the earlier questions are compared before and
+the last question: its students open the page again (the same browser: its seat cookie)
+once a worker answers, and the store's counts of the earlier questions are compared before and
 after: share within
 2 s, p50, p90, max; exceptions on any page; the load average before and after.
 
@@ -63,7 +64,9 @@ from st_client import Tab, query_value  # noqa: E402
 
 from nplk_lab.model import lessons as L  # noqa: E402
 from nplk_lab.serve import class_room  # noqa: E402
-from nplk_lab.serve.class_store import ClassStore  # noqa: E402
+from nplk_lab.serve.class_store import ClassStore, Seat  # noqa: E402
+from nplk_lab.serve.class_store_rules import new_seat  # noqa: E402
+from nplk_lab.serve.class_web import SEAT_COOKIE  # noqa: E402
 
 LESSON = 1
 STEPS = 5
@@ -71,7 +74,7 @@ QUESTIONS = 3
 POLL_S = 1.0
 ANSWER_WINDOW_S = 3.0
 REACH_TIMEOUT_S = 60.0
-VERDICTS = ("Right.", "Your first answer was right.", "Not quite", "You did not answer",
+VERDICTS = ("Right.", "Right: you changed", "Not quite", "You did not vote",
             "fit none of the options")
 
 
@@ -85,7 +88,8 @@ def pct(xs: list[float], q: float) -> float:
 class Student:
     def __init__(self, i: int, url: str, cookies: dict[str, str], code: str, seat: str):
         self.i, self.code, self.seat = i, code, seat
-        self.tab = Tab(url, cookies)
+        self.cookies = {**cookies, SEAT_COOKIE: seat}     # the browser's seat cookie
+        self.tab = Tab(url, self.cookies)
         self.exceptions: list[str] = []
         self.polling = True
         self.hits: list[tuple[float, str]] = []   # (when a run finished, its URL) per poll
@@ -97,18 +101,23 @@ class Student:
 
     async def open(self) -> None:
         await self.tab.connect()
-        run = await self.tab.rerun(page="Lessons",
-                                   query=f"class={self.code}&seat={self.seat}")
+        run = await self.tab.rerun(page="Lessons", query=f"class={self.code}")
         self.exceptions += run.exceptions
 
     async def answer(self, step: int, options: list[str], rng: random.Random) -> bool:
         await asyncio.sleep(rng.uniform(0, ANSWER_WINDOW_S))
-        key = f"nplk-keep-answer-class-{self.code}-{step}"
+        key = f"nplk-keep-answer-class-{self.code}-{step}-1"   # the first vote
         if key not in self.tab.widgets:
             return False
         async with self.busy:
+            # a browser sends the state of the widgets on its page only: not the vote of
+            # a step the class has left
+            for old in [k for k in self.tab.states if k != key]:
+                self.tab.drop(old)
             self.tab.set(key, rng.randrange(len(options)))
+            self.tab.set("lesson_lock", True)          # chosen, then "Lock in"
             run = await self.tab.rerun(timeout=REACH_TIMEOUT_S)
+            self.tab.drop("lesson_lock")
         self.exceptions += run.exceptions
         return not run.errors
 
@@ -139,14 +148,15 @@ class Student:
 
 async def reconnect(s: Student, url: str, cookies: dict[str, str], step_of: dict,
                     timeout_s: float = 120.0) -> float:
-    """A student whose worker died opens the page again (a new session, its seat in the
-    URL), trying until a worker answers; returns the seconds it took."""
+    """A student whose worker died opens the page again (a new session, the same
+    browser: its seat cookie), trying until a worker answers with the class's question;
+    returns the seconds it took."""
     t0 = time.perf_counter()
     while True:
-        s.tab = Tab(url, cookies)
+        s.tab = Tab(url, {**cookies, SEAT_COOKIE: s.seat})
         try:
             await s.open()
-            if s.tab.runs and s.tab.runs[-1].query and "seat=" in s.tab.runs[-1].query:
+            if any(k.startswith(f"nplk-keep-answer-class-{s.code}-") for k in s.tab.widgets):
                 break
         except Exception:  # noqa: BLE001 - refused, reset, 503 while the worker restarts
             pass
@@ -167,13 +177,14 @@ async def run_class(url: str, server, n: int, store: ClassStore, seed: int,
     rng = random.Random(seed)
     steps = L.lesson(LESSON).steps
     right = [steps[s].reveal().answer for s in range(QUESTIONS)]
-    started = store.start_class(f"L{LESSON}")
+    started = store.start_class(f"L{LESSON}", size=max(n, 1))
     code, token = started.code, started.teacher_token
     students = []
     for i in range(n):
-        joined = store.join(code, client=f"bench-{i}")
+        seat = new_seat()
+        store.join(code, seat=Seat(seat), client=f"bench-{i}")
         students.append(Student(i, url, server.cookies(i % len(server.streamlit)), code,
-                                joined.student))
+                                seat))
     await asyncio.gather(*(s.open() for s in students))
     step_of: dict = {}
     for s in students:

@@ -14,7 +14,7 @@ import nplk_lab.ui as ui
 from nplk_lab.model import presets as pr
 from nplk_lab.model import verdicts as vd
 
-ui.page_setup("paper", "Paper results", ":material/description:")
+ui.page_setup("paper", "Paper results")
 ui.follow_cell_click()  # a clicked atlas square opens its state on its page
 ui.presentation("paper")  # present=1: no controls, larger text
 PAPER_VALUE = "paper's value"

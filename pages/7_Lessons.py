@@ -10,7 +10,7 @@ chart_component.preload()
 import nplk_lab.ui as ui
 
 PAGE = "lessons"
-P = ui.page_setup(PAGE, "Lessons", ":material/school:")
+P = ui.page_setup(PAGE, "Lessons")
 ui.presentation(PAGE)
 ui.show_notes()
 ui.lessons_page()

@@ -1,36 +1,45 @@
-"""Real-browser test of a class that answers together (issue 32): one teacher and three
-students, each its own Chromium context (own cookies, own Streamlit session), on one
-``streamlit run app.py`` whose class store is a fresh SQLite folder.
+"""Real-browser test of a class that answers together: one teacher and three students,
+each its own Chromium context (own cookies: one browser each), on the lab's server
+(``streamlit run nplk_lab/serve/server.py``: the pages with the lab's routes) whose
+class store is a fresh SQLite folder.
 
-The teacher starts a class on Lessons; the students open the join link (one types a
-name) on a phone-sized window (390×844); each answers the first question; the
-teacher's live count reaches "3 of 3 answered" without marking the right option; the
-teacher reveals and every student's screen shows the verdict (the time from the click
-to the last student's verdict is measured and bounded); the teacher's Next moves the
-students; a student steps away with Next and returns with "Back to the class"; the
-teacher ends the class and downloads the per-step CSV. Pictures of the teacher's count
-and a student's phone go to test-artifacts/pictures/ (``class-teacher-join.png``,
-``class-teacher-count.png``, ``class-student-phone.png``);
-``python tools/docs_screenshots.py`` copies them into docs/screenshots/.
+The teacher starts a class on Lessons; the students open the join link on a phone-sized
+window (390×844), one types a name; a second tab of a student's browser is the same
+student; each votes; the teacher's live count reaches "First vote: 3 of 3" without
+marking the right option; the teacher shows the split, opens the second vote (one
+student changes to the right answer), shows the shift, and reveals: every student's
+screen shows the verdict on the answer they hold (the time from the click to the last
+student's verdict is measured and bounded); the teacher's Next moves the students; a
+student steps away with Next and returns with "Back to the class"; the teacher ends the
+class and downloads the per-step CSV. No browser asks anything of another host than the
+lab's server (the tab's icon included: the lab works with no internet). Pictures of the
+teacher's join panel and count and a student's phone go to test-artifacts/pictures/
+(``class-teacher-join.png``, ``class-teacher-count.png``, ``class-student-phone.png``);
+``python tools/docs_screenshots.py`` copies them into docs/screenshots/. The whole
+sequence through ``nplk-lab classroom`` with reloads, a killed worker and a restart:
+``test_browser_class_sequence.py``.
 
 Every wait is on a condition in the page; its timeout only bounds a hang.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
 import test_browser as tb
 from test_browser import exception_texts, wait_idle
+from test_browser_classroom import Classroom
 
 from nplk_lab.model import lessons as L
-from nplk_lab.serve import class_room
+from nplk_lab.serve import class_room, class_web, command
 from nplk_lab.serve.class_store import ClassStore, format_code
 
 chromium_path = tb.chromium_path
@@ -46,30 +55,62 @@ TEACHER_VIEW = {"width": 1280, "height": 900}
 #: (the aim is 2 s: a 1 s poll and a rerun; measured 0.5-1.3 s at load average 5-9);
 #: the measured times are printed
 REVEAL_BOUND_S = 5.0
+PUBLIC_URL = "http://192.0.2.10:8501"     # a documentation address (TEST-NET-1)
+
+
+@contextlib.contextmanager
+def fresh_store(**env: str) -> Iterator[Path]:
+    """A fresh SQLite class store (a new folder) for the servers started meanwhile, and
+    ``env`` for them too (both through the environment they inherit)."""
+    folder = Path(tempfile.mkdtemp(prefix="nplk-class-test-"))
+    values = {class_room.ENV: str(folder), **env}
+    old = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield folder
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+@contextlib.contextmanager
+def classroom_with_store(name: str) -> Iterator[Classroom]:
+    """``nplk-lab classroom --workers 2`` on a fresh store (``.store_folder``); skips
+    without HAProxy."""
+    if command.find_proxy() is None:
+        pytest.skip("HAProxy is not installed (apt-get install haproxy)")
+    tb.ARTIFACTS.mkdir(exist_ok=True)
+    with fresh_store() as folder:
+        room = Classroom(tb.ARTIFACTS / f"classroom-{name}.log")
+        room.store_folder = folder
+        try:
+            room.start()
+            yield room
+        finally:
+            room.kill()      # a test stops it itself; this only ends a hung one
 
 
 @pytest.fixture(scope="module")
 def class_server(chromium_path):
-    folder = Path(tempfile.mkdtemp(prefix="nplk-class-test-"))
-    old = os.environ.get(class_room.ENV)
-    os.environ[class_room.ENV] = str(folder)
+    # what `nplk-lab classroom` tells its workers: the address phones open (a teacher on
+    # localhost gets it in the join link and the QR code)
     tb.ARTIFACTS.mkdir(exist_ok=True)
-    try:
-        with tb.StreamlitServer("app.py",
-                                log=tb.ARTIFACTS / "streamlit-class-test.log") as server:
-            server.store_folder = folder
-            yield server
-    finally:
-        if old is None:
-            os.environ.pop(class_room.ENV, None)
-        else:
-            os.environ[class_room.ENV] = old
+    with fresh_store(**{class_web.PUBLIC_URL_ENV: PUBLIC_URL}) as folder, \
+            tb.StreamlitServer(command.SERVER_SCRIPT,
+                               log=tb.ARTIFACTS / "streamlit-class-test.log") as server:
+        server.store_folder = folder
+        yield server
 
 
 def has_text(page, text: str, timeout: int = 60_000) -> None:
+    """Wait until the page shows ``text``, white space aside (a chart's title wrapped in
+    a narrow column is two lines of SVG with nothing between them)."""
     page.wait_for_function(
-        "(t) => document.body && document.body.innerText.includes(t)", arg=text,
-        timeout=timeout, polling=50)
+        "(t) => document.body && document.body.innerText.replace(/\\s+/g, '')"
+        ".includes(t)", arg="".join(text.split()), timeout=timeout, polling=50)
 
 
 def wait_step(page, k: int, n: int) -> None:
@@ -80,124 +121,178 @@ def click_button(page, name: str) -> None:
     page.get_by_role("button", name=re.compile("^" + re.escape(name))).first.click()
 
 
-def test_a_class_answers_together(class_server, chromium_path):
-    from playwright.sync_api import sync_playwright
+def join_by_link(browser, url: str, code: str, *, view: dict | None = None,
+                 name: str | None = None, headers: dict | None = None, watch=None):
+    """A student's browser (a new context: ``view``, a phone by default) joins the
+    class by its join link, typing ``name`` if given; its page at the class's step."""
+    phone = view is None
+    ctx = browser.new_context(viewport=view or PHONE, is_mobile=phone, has_touch=phone,
+                              extra_http_headers=headers or {})
+    if watch is not None:
+        watch(ctx)
+    page = ctx.new_page()
+    page.set_default_timeout(120_000)
+    page.goto(f"{url}/Lessons?class={code}")
+    has_text(page, "Join the class")
+    if name is not None:
+        box = page.get_by_role("textbox", name="Your name (optional)")
+        box.fill(name)
+        box.press("Enter")
+        wait_idle(page)
+    page.get_by_role("button", name="Join", exact=True).click()
+    has_text(page, "Following your teacher")
+    return page
 
+
+def start_class(page, url: str, lesson: int = LESSON) -> str:
+    """The teacher starts a class on Lessons at ``lesson``'s first step: its code."""
+    page.goto(f"{url}/Lessons?lesson={lesson}&step=1")
+    wait_step(page, 1, len(L.lesson(lesson).steps))
+    page.get_by_text("A class that answers together").click()
+    click_button(page, "Start a class")
+    page.wait_for_url(re.compile(r"class=\w+"), timeout=120_000)
+    return parse_qs(urlparse(page.url).query)["class"][0]
+
+
+def address(page) -> set[str]:
+    """The settings the page's address carries (those with a value)."""
+    return {k for k, v in parse_qs(urlparse(page.url).query).items() if v[-1] not in ("", "0")}
+
+
+def choose(page, option: str) -> None:
+    """Choose ``option`` on the class's question (the radio's own options), which
+    sends nothing, and wait for the page's run."""
+    page.locator('[data-testid="stRadio"] [role="radiogroup"] label').filter(
+        has_text=option).first.click()
+    wait_idle(page)
+
+
+def pick(page, option: str) -> None:
+    """Vote ``option`` on the class's question: choose it, then "Lock in"."""
+    choose(page, option)
+    page.get_by_role("button", name="Lock in").click()
+
+
+def test_a_class_answers_together(class_server, chromium_path):
     steps = L.lesson(LESSON).steps
     n = len(steps)
+    opts = steps[0].options
     right = steps[0].reveal().answer
     assert right >= 0
-    wrong = (right + 1) % len(steps[0].options)
-    picks = (right, right, wrong)
+    wrong = (right + 1) % len(opts)
     SHOTS.mkdir(parents=True, exist_ok=True)
     url = class_server.url
-    with sync_playwright() as pw:
-        browser = tb.launch_browser(pw, chromium_path)
-        contexts = []
-        try:
-            tctx = browser.new_context(viewport=TEACHER_VIEW)
-            contexts.append(tctx)
-            teacher = tctx.new_page()
-            teacher.set_default_timeout(60_000)
-            teacher.goto(f"{url}/Lessons?lesson={LESSON}&step=1")
-            wait_step(teacher, 1, n)
-            teacher.get_by_text("A class that answers together").click()
-            click_button(teacher, "Start a class")
-            teacher.wait_for_url(re.compile(r"class=\w+"), timeout=60_000)
-            query = parse_qs(urlparse(teacher.url).query)
-            code = query["class"][0]
-            # the secret token is on the teacher's panel (its link), not in the address
-            # bar, which a projector shows to the room
-            link = teacher.locator('[data-testid="stCode"]').filter(has_text="teacher=")
-            link.first.wait_for(state="attached")
-            token = parse_qs(urlparse(link.first.text_content().strip()).query)["teacher"][0]
-            wait_idle(teacher)
-            assert not parse_qs(urlparse(teacher.url).query).get("teacher")
-            has_text(teacher, format_code(code))
-            has_text(teacher, "0 answered")
-            panel = teacher.locator('[class*="st-key-nplk-keep-class"]').first
-            panel.locator("img").first.wait_for()
-            wait_idle(teacher)
-            teacher.get_by_text("Lessons", exact=True).last.scroll_into_view_if_needed()
-            teacher.screenshot(path=str(SHOTS / "class-teacher-join.png"))
-            store = ClassStore(class_server.store_folder)
+    outside: list[str] = []      # requests that left the lab's server (none may)
 
-            # students join by the link, on phones; one types a name
-            students = []
-            for i in range(3):
-                ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
-                contexts.append(ctx)
-                s = ctx.new_page()
-                s.set_default_timeout(60_000)
-                s.goto(f"{url}/Lessons?class={code}")
-                has_text(s, "Join the class")
-                if i == 0:
-                    name = s.get_by_role("textbox", name="Your name (optional)")
-                    name.fill("Ada Lovelace")
-                    name.press("Enter")
-                    wait_idle(s)
-                click_button(s, "Join")
-                wait_step(s, 1, n)
-                has_text(s, "Following your teacher")
-                assert not parse_qs(urlparse(s.url).query).get("teacher")
-                students.append(s)
-            assert store.state(code).students == 3
+    def watch(ctx):
+        ctx.on("request", lambda r: None if r.url.startswith((url, "data:", "blob:"))
+               else outside.append(r.url))
+        return ctx
+    with tb.open_browser(chromium_path) as browser:
+        tctx = watch(browser.new_context(viewport=TEACHER_VIEW))
+        teacher = tctx.new_page()
+        teacher.set_default_timeout(60_000)
+        code = start_class(teacher, url)
+        wait_idle(teacher)
+        # no secret in the address bar: the browser is the teacher by its seat
+        assert address(teacher) <= {"class", "lesson", "step"}
+        has_text(teacher, format_code(code))
+        has_text(teacher, "0 joined")
+        # the teacher is on 127.0.0.1: the join link is the one phones can open
+        has_text(teacher, f"{PUBLIC_URL}/Lessons?class={code}")
+        has_text(teacher, "Phones cannot open localhost")
+        panel = teacher.locator('[class*="st-key-nplk-keep-class"]').first
+        panel.locator("img").first.wait_for()
+        wait_idle(teacher)
+        teacher.get_by_text("Lessons", exact=True).last.scroll_into_view_if_needed()
+        teacher.screenshot(path=str(SHOTS / "class-teacher-join.png"))
+        store = ClassStore(class_server.store_folder)
 
-            # everyone predicts; the teacher's count follows
-            for s, pick in zip(students, picks, strict=True):
-                s.locator('[data-testid="stRadio"] label').filter(
-                    has_text=steps[0].options[pick]).first.click()
-                has_text(s, "Your answer is in")
-            has_text(teacher, "3 of 3 answered")
-            counts = store.counts(code, 0)
-            assert counts.answered == 3 and counts.by_choice == {right: 2, wrong: 1}
-            body = teacher.inner_text("body")
-            assert "The numbers say" not in body and "Ada" not in body
-            teacher.locator('[class*="st-key-class-count"]').screenshot(
-                path=str(SHOTS / "class-teacher-count.png"))
+        # students join by the link, on phones; one types a name
+        students = [join_by_link(browser, url, code, name=name, watch=watch)
+                    for name in ("Ada Lovelace", None, None)]
+        for s in students:
+            wait_step(s, 1, n)
+            assert address(s) <= {"class", "lesson", "step"}
+        has_text(teacher, "3 joined")           # the teacher's header follows at once
+        # a second tab of the first student's browser is the same student
+        tab = students[0].context.new_page()
+        tab.goto(students[0].url)
+        wait_step(tab, 1, n)
+        has_text(tab, "you are Ada Lovelace")
+        tab.close()
+        assert store.state(code).students == 3
 
-            # the reveal reaches every student
-            t0 = time.perf_counter()
-            click_button(teacher, "Reveal for the class")
-            reached = []
-            for s, pick in zip(students, picks, strict=True):
-                has_text(s, "Right." if pick == right else "Not quite", timeout=30_000)
-                reached.append(time.perf_counter() - t0)
-            print(f"reveal reached the students after {', '.join(f'{t:.2f}' for t in reached)} s")
-            assert max(reached) < REVEAL_BOUND_S, reached
-            wait_idle(students[1])
-            students[1].screenshot(path=str(SHOTS / "class-student-phone.png"))
-            assert "Ada" not in students[1].inner_text("body")
+        # the first vote; the teacher's count follows, no option marked
+        for s, choice in zip(students, (wrong, wrong, right), strict=True):
+            pick(s, opts[choice])
+            has_text(s, "Your vote is in")
+        has_text(teacher, "First vote: 3 of 3")
+        assert store.counts(code, 0).by_choice == {wrong: 2, right: 1}
+        count = teacher.locator('[class*="st-key-class-count"]')
+        assert "✓" not in count.inner_text() and "(right)" not in count.inner_text()
+        assert "Ada" not in students[1].inner_text("body")
+        count.screenshot(path=str(SHOTS / "class-teacher-count.png"))
 
-            # the teacher's Next moves the class
-            click_button(teacher, "Next")
-            for s in students:
-                wait_step(s, 2, n)
-            assert store.state(code).step == 1
+        # the split, the second vote (the nickname changes to the right answer), the shift
+        click_button(teacher, "Show split")
+        for s in students:
+            has_text(s, "How the class voted (3)")
+        click_button(teacher, "Vote again")
+        for s in students:
+            has_text(s, "Talk to your neighbour")
+        pick(students[1], opts[right])
+        pick(students[2], opts[right])
+        has_text(teacher, "Second vote: 2 of 3")
+        has_text(teacher, "1 of 3 joined have not voted yet: Ada Lovelace")
+        click_button(teacher, "Show shift")
+        for s in students:
+            has_text(s, "First vote 3, second vote 2")
 
-            # a student steps away and comes back
-            away = students[2]
-            click_button(away, "Next")
-            wait_step(away, 3, n)
-            has_text(away, "Back to the class (step 2)")
-            click_button(away, "Back to the class")
-            wait_step(away, 2, n)
-            assert store.state(code).step == 1
+        # the reveal reaches every student, each judged on the answer they hold
+        t0 = time.perf_counter()
+        click_button(teacher, "Reveal")
+        reached = []
+        for s, verdict in zip(students, ("Not quite", "Right: you changed", "Right."),
+                              strict=True):
+            has_text(s, verdict, timeout=30_000)
+            reached.append(time.perf_counter() - t0)
+        print(f"reveal reached the students after {', '.join(f'{t:.2f}' for t in reached)} s")
+        assert max(reached) < REVEAL_BOUND_S, reached
+        wait_idle(students[1])
+        students[1].screenshot(path=str(SHOTS / "class-student-phone.png"))
+        assert "Ada" not in students[1].inner_text("body")
 
-            # the end: results per step, the CSV
-            click_button(teacher, "End the class")
-            has_text(teacher, "has ended")
-            with teacher.expect_download() as dl:
-                click_button(teacher, "Results per step (CSV)")
-            csv = Path(dl.value.path()).read_text()
-            assert csv.splitlines()[0].startswith("step,answered")
-            assert csv.splitlines()[1].startswith("1,3,2,67"), csv
-            assert store.summary_csv(code, token) == csv
-            for s in students:
-                has_text(s, "The class has ended")
-            for p in [teacher, *students]:
-                assert not exception_texts(p)
-        finally:
-            for c in contexts:
-                c.close()
-            browser.close()
+        # the teacher's Next moves the class
+        click_button(teacher, "Next")
+        for s in students:
+            wait_step(s, 2, n)
+        assert store.state(code).step == 1
+
+        # a student steps away and comes back
+        away = students[2]
+        click_button(away, "Next")
+        wait_step(away, 3, n)
+        has_text(away, "Back to the class (step 2)")
+        click_button(away, "Back to the class")
+        wait_step(away, 2, n)
+        assert store.state(code).step == 1
+
+        # the end: results per step, the CSV
+        click_button(teacher, "End the class")
+        has_text(teacher, "has ended")
+        with teacher.expect_download() as dl:
+            click_button(teacher, "Results per step (CSV)")
+        csv = Path(dl.value.path()).read_text()
+        assert csv.splitlines()[0].startswith("step,first vote: answered")
+        assert csv.splitlines()[1].startswith("1,3,1,33,2,2,100,1,0,1.00,3,2,67"), csv
+        for s in students:
+            has_text(s, "The class has ended")
+        for p in [teacher, *students]:
+            assert not exception_texts(p)
+        # the lab works with no internet: nothing was asked of another host, the tab's
+        # icon included
+        icon = teacher.evaluate("() => document.querySelector(\"link[rel='shortcut icon']\")"
+                                ".href")
+        assert icon.startswith((url, "data:image/svg+xml")), icon[:80]
+    assert outside == [], outside

@@ -1,4 +1,4 @@
-"""The class store (issue 32) written by several processes at once, as the workers of
+"""The class store written by several processes at once, as the workers of
 ``nplk-lab classroom`` do, on SQLite and on PostgreSQL: nothing lost, limits exact,
 migrations run once, and a process killed while writing loses no answer it committed.
 The tests wait for the processes' messages, never for time."""
@@ -16,9 +16,9 @@ import _postgres
 import pytest
 from test_class_store import rows
 
-from nplk_lab.serve.class_store import Answered, ClassStore, TooMany
+from nplk_lab.serve.class_store import ClassStore, Seat, TooMany, Vote
 from nplk_lab.serve.class_store_db import MIGRATIONS
-from nplk_lab.serve.class_store_rules import MAX_STUDENTS
+from nplk_lab.serve.class_store_rules import MAX_STUDENTS, REVOTE, new_seat
 
 SPAWN = multiprocessing.get_context("spawn")   # separate processes, as workers are
 
@@ -80,10 +80,10 @@ def _fifteen_students(where, code, proc, barrier, out):
 
             def student(i):
                 n = proc * STUDENTS + i
-                j = store.join(code, f"P{proc} S{i}", client=f"10.0.{proc}.{i}")
-                store.answer(code, j.student, 0, n % 4)
-                store.answer(code, j.student, 1, n % 3)
-                store.answer(code, j.student, 1, (n + 1) % 3)
+                me = Seat(new_seat())
+                store.join(code, f"P{proc} S{i}", seat=me, client=f"10.0.{proc}.{i}")
+                store.vote(code, me, 0, n % 3)
+                store.vote(code, me, 0, (n + 1) % 3, sure=True)
             with ThreadPoolExecutor(5) as pool:
                 list(pool.map(student, range(STUDENTS)))
             out.put(("ok", proc))
@@ -99,15 +99,14 @@ def test_four_processes_of_fifteen_students_answering_at_once_lose_nothing(where
         done = _run_children(_fifteen_students, lambda i: (where, st.code, i), PROCESSES)
         assert sorted(done) == list(range(PROCESSES))
         n = range(PROCESSES * STUDENTS)
-        assert store.counts(st.code, 0).by_choice == Counter(k % 4 for k in n)
-        assert store.counts(st.code, 1).by_choice == Counter((k + 1) % 3 for k in n)
+        assert store.counts(st.code, 0).by_choice == Counter((k + 1) % 3 for k in n)
         state = store.state(st.code)
         assert state.students == len(n)
-        assert state.count_version == 4 * len(n)     # every join and answer, none lost
-        store.reveal(st.code, st.teacher_token, step=1, correct=0)
-        s1 = store.summary(st.code, st.teacher_token)[1]
-        assert (s1.answered, s1.right, s1.changed) == (len(n), sum(k % 3 == 0 for k in n),
-                                                        len(n))
+        assert state.count_version == 3 * len(n)     # every join and vote, none lost
+        store.reveal(st.code, st.teacher_token, correct=0)
+        (s0,) = store.summary(st.code, st.teacher_token)
+        assert (s0.shift.voted_first, s0.shift.right_first) == (
+            len(n), sum((k + 1) % 3 == 0 for k in n))
     finally:
         store.close()
 
@@ -120,7 +119,7 @@ def _join_many(where, code, proc, barrier, out):
 
             def one(i):
                 try:
-                    store.join(code, client=f"10.1.{proc}.{i}")
+                    store.join(code, seat=Seat(new_seat()), client=f"10.1.{proc}.{i}")
                     return 1
                 except TooMany:
                     return 0
@@ -132,37 +131,38 @@ def _join_many(where, code, proc, barrier, out):
 
 @pytest.mark.slow
 def test_processes_filling_a_class_at_once_stop_exactly_at_its_size(where):
-    assert PROCESSES * 60 > MAX_STUDENTS
+    size = 150
+    assert PROCESSES * 60 > size and size <= MAX_STUDENTS
     with ClassStore(where) as store:
-        st = store.start_class(1)
+        st = store.start_class(1, size=size)
         got = _run_children(_join_many, lambda i: (where, st.code, i), PROCESSES)
-        assert sum(got) == MAX_STUDENTS
-        assert store.state(st.code).students == MAX_STUDENTS
-        assert len(rows(store, "students")) == MAX_STUDENTS
+        assert sum(got) == size
+        assert store.state(st.code).students == size
+        assert len(rows(store, "students")) == size
 
 
 def _answer_until_killed(where, code, send):
     with ClassStore(where) as store:
         i = 0
         while True:
-            j = store.join(code)
-            for step in range(3):
-                choice = (i + step) % 4
-                store.answer(code, j.student, step, choice)
-                send.send((j.student, step, choice))   # after the commit
+            me = new_seat()
+            store.join(code, seat=me)
+            store.vote(code, me, 0, i % 4, sure=bool(i % 2))
+            send.send((me, i % 4, bool(i % 2)))   # after the commit
             i += 1
 
 
 @pytest.mark.slow
 def test_a_process_killed_while_writing_loses_no_committed_answer(where):
     store = ClassStore(where)
-    st = store.start_class(1)
+    st = store.start_class(1, size=MAX_STUDENTS)
+    store.move(st.code, st.teacher_token, REVOTE)     # the second vote
     recv, send = SPAWN.Pipe(duplex=False)
     p = SPAWN.Process(target=_answer_until_killed, args=(where, st.code, send))
     try:
         p.start()
         send.close()
-        confirmed = [recv.recv() for _ in range(60)]   # 20 students, 3 answers each
+        confirmed = [recv.recv() for _ in range(60)]   # 60 students, a vote each
         os.kill(p.pid, signal.SIGKILL)
         p.join(timeout=60)
         assert p.exitcode == -signal.SIGKILL
@@ -171,12 +171,13 @@ def test_a_process_killed_while_writing_loses_no_committed_answer(where):
                 confirmed.append(recv.recv())
             except EOFError:
                 break
-        for student, step, choice in confirmed:
-            assert store.answer_of(st.code, student, step) == Answered(choice, choice, 0)
-        stored = sum(store.counts(st.code, s).answered for s in range(3))
+        for me, choice, sure in confirmed:
+            assert store.vote_of(st.code, me, 0) == Vote(None, None, choice, sure, 0)
+        stored = store.counts(st.code, 0, round=2).answered
         assert len(confirmed) <= stored <= len(confirmed) + 1   # + one not yet confirmed
-        j = store.join(st.code)                     # the dead writer holds no lock
-        store.answer(st.code, j.student, 0, 1)
+        me = new_seat()
+        store.join(st.code, seat=me)                # the dead writer holds no lock
+        store.vote(st.code, me, 0, 1)
         if store.backend == "sqlite":
             assert store._run(False, lambda tx: tx.one("PRAGMA integrity_check"))[0] == "ok"
     finally:

@@ -80,8 +80,10 @@ def test_the_app_folder_holds_app_py_pages_and_the_settings():
 def test_streamlit_command_runs_the_app_with_the_shipped_settings_and_user_overrides():
     folder = command.app_dir()
     opts = command.merged(command.shipped_options(folder), {"server.port": "8600"})
-    cmd = command.streamlit_command(opts, ["--", "x"], folder)
-    assert cmd[:5] == [sys.executable, "-m", "streamlit", "run", str(folder / "app.py")]
+    cmd = command.streamlit_command(opts, ["--", "x"])
+    # the lab's server: the installed pages with the lab's routes
+    assert cmd[:5] == [sys.executable, "-m", "streamlit", "run", str(command.SERVER_SCRIPT)]
+    assert command.SERVER_SCRIPT.is_file()
     flags = dict(zip(cmd[5:-2:2], cmd[6:-2:2], strict=True))
     assert flags["--server.port"] == "8600"
     assert flags["--client.showErrorDetails"] == "none"

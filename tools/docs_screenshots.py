@@ -53,6 +53,11 @@ TAKEN_BY = {
     **{name: "tests/test_browser_class.py::test_a_class_answers_together"
        for name in ("class-teacher-join.png", "class-teacher-count.png",
                     "class-student-phone.png")},
+    **{name: "tests/test_browser_class_sequence.py::"
+             "test_peer_instruction_survives_reloads_a_killed_worker_and_a_restart"
+       for name in ("class-projector-split-1280x720.png", "class-projector-split-1920x1080.png",
+                    "class-projector-shift-1280x720.png", "class-projector-shift-1920x1080.png",
+                    "class-phone-second-vote.png", "class-phone-revealed.png")},
 }
 
 

@@ -6,7 +6,8 @@
 Reads ``mutmut results --all true`` and prints, per mutated module, how many mutants
 were killed (a test failed, or the run timed out: an endless loop counts as caught),
 how many survived, how many no selected test reaches, and the kill rate over the
-mutants that are not judged equivalent (:data:`EQUIVALENT`, each with its reason).
+mutants that are not judged equivalent (:data:`EQUIVALENT`, each with its reason; the
+class store's by rule, ``tools/class_store_equivalents.py``).
 Mutant names carry their number within a function, so the list belongs to the code
 of the commit that wrote it; a name that no longer survives is simply not counted.
 """
@@ -17,6 +18,9 @@ import argparse
 import collections
 import subprocess
 import sys
+
+# the class store's equivalents are judged by rule, from each survivor's own change
+import class_store_equivalents
 
 #: survivors judged equivalent: no input the lab can give tells them from the original
 #: (mutant names of commit f3698a7; see docs/mutation-testing.md). A timeout of one of
@@ -238,7 +242,8 @@ def summary(rows: dict[str, str]) -> list[dict[str, object]]:
     for name, status in rows.items():
         module = name.split(".")[2]
         # an equivalent mutant that timed out did so because the machine was loaded
-        eq = status in ("survived", "timeout") and name in EQUIVALENT
+        eq = status in ("survived", "timeout") and (
+            name in EQUIVALENT or class_store_equivalents.reason(name) is not None)
         by_module[module]["equivalent" if eq else status] += 1
     table = []
     for module, c in sorted(by_module.items()):
@@ -267,7 +272,8 @@ def main() -> None:
         print("| " + " | ".join(str(r[c]) for c in cols) + " |")
     if args.survivors:
         for name, status in sorted(rows.items()):
-            if status in ("survived", "no tests") and name not in EQUIVALENT:
+            if status in ("survived", "no tests") and name not in EQUIVALENT and \
+                    class_store_equivalents.reason(name) is None:
                 print(f"{status}: {name}")
 
 

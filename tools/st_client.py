@@ -118,11 +118,14 @@ def _user_key(element_id: str) -> str | None:
 class Tab:
     """One browser tab on ``http://host:port`` (see the module docstring). ``cookies``
     (a name -> value dict) are there before the first request, as in a browser that has
-    visited the site before (a teacher's tab pinned to one process)."""
+    visited the site before (a teacher's tab pinned to one process); ``headers`` go with
+    every request (what a client may write into its own, X-Forwarded-For say)."""
 
-    def __init__(self, base: str, cookies: dict[str, str] | None = None) -> None:
+    def __init__(self, base: str, cookies: dict[str, str] | None = None,
+                 headers: dict[str, str] | None = None) -> None:
         self.base = base.rstrip("/")
         self.cookies = Cookies(cookies)
+        self.headers = dict(headers or {})       # sent with every request of the tab
         self.ws: Any = None
         self.session_id: str | None = None
         self.pages: dict[str, str] = {}          # url path name -> page script hash
@@ -153,7 +156,8 @@ class Tab:
         self.ws = await websockets.connect(url, subprotocols=["streamlit"],
                                            max_size=None, open_timeout=60,
                                            ping_interval=None,
-                                           additional_headers=self.cookies.header())
+                                           additional_headers={**self.headers,
+                                                               **self.cookies.header()})
         self.cookies.take(self.ws.response.headers.get_all("Set-Cookie"))
         self.reader = asyncio.create_task(self._read())
 
@@ -162,7 +166,8 @@ class Tab:
         """One HTTP request with the tab's cookies, keeping those the answer sets
         (blocking: call it in an executor). Returns the open response."""
         req = urllib.request.Request(url, data=data, method=method,
-                                     headers={**(headers or {}), **self.cookies.header()})
+                                     headers={**self.headers, **(headers or {}),
+                                              **self.cookies.header()})
         resp = urllib.request.urlopen(req, timeout=timeout)
         self.cookies.take(resp.headers.get_all("Set-Cookie"))
         return resp
@@ -334,7 +339,8 @@ class Tab:
 
     def set(self, key: str, value: Any) -> None:
         """Hold a new value for the widget ``key``: an option's formatted text or index
-        for choices, a number for sliders, a bool for toggles."""
+        for choices, a number for sliders, a bool for toggles and for a button's press
+        (drop it after the run that took it, as the browser does)."""
         w = self.widgets[key]
         s = WidgetState(id=w.id)
         if w.kind == "slider" and w.select:
@@ -346,6 +352,8 @@ class Tab:
             s.string_value = w.options[value] if isinstance(value, int) else str(value)
         elif w.kind == "checkbox":
             s.bool_value = bool(value)
+        elif w.kind == "button":        # a press: held for one run (see press)
+            s.trigger_value = bool(value)
         else:
             raise ValueError(f"cannot set a {w.kind}")
         self.states[key] = s

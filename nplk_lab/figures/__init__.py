@@ -39,7 +39,7 @@ from .ablation import (  # noqa: F401
     nn_step,
 )
 from .alt import alt_text  # noqa: F401
-from .class_counts import answer_counts_figure  # noqa: F401
+from .class_counts import answer_counts_figure, shift_figure  # noqa: F401
 from .clusters import (  # noqa: F401
     constraints_figure,
     embedding_figure,
@@ -121,6 +121,7 @@ from .sweeps import (  # noqa: F401
 
 __all__ = [
     "answer_counts_figure",
+    "shift_figure",
     "BASELINE_COLOR",
     "BOUNDARY_NAME",
     "CANNOT_LINK_COLOR",

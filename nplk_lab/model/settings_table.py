@@ -430,10 +430,8 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
             pages=("lessons",), help="The class this lesson is answered in together."),
     Setting("teacher", "token", "", "The teacher's key", group="lesson", max=64,
             pages=("lessons",),
-            help="Only the teacher's link carries it: it reveals, moves and ends the class."),
-    Setting("seat", "token", "", "Student's place in the class", group="lesson", max=32,
-            pages=("lessons",),
-            help="Keeps a student's answers theirs when the page reconnects."),
+            help="A teacher link of a server without the lab's routes carries it: the "
+                 "browser that opens it becomes a teacher device of the class."),
     # ---- sensitivity ---------------------------------------------------------------------
     Setting("sweep_method", "choice", "dank", "Method", group="sweep",
             options=CLASSIFICATION_METHODS + REGRESSION_METHODS,

@@ -186,7 +186,7 @@ def teacher_step(page: str, params: Mapping[str, Any], sentence: str,
 
 
 #: settings a step never carries (presentation and lesson navigation, user points)
-_NOT_IN_STEPS = frozenset({"present", "lesson", "step", "my_lesson", "class", "teacher", "seat",
+_NOT_IN_STEPS = frozenset({"present", "lesson", "step", "my_lesson", "class", "teacher",
                            "points", "focus_point", "replay", "replay_step"})
 
 

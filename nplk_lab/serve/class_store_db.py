@@ -1,6 +1,10 @@
 """The class store's databases (:mod:`.class_store`): what differs between SQLite and
 PostgreSQL (connecting, beginning, locking a row, the placeholder), a few pooled
-connections, one transaction per operation, and the schema with its migrations."""
+connections, one transaction per operation, and the schema with its migrations.
+
+An SQLite store is private to the user running the lab: its folder is 0700, its files
+(the database, its write-ahead log and shared memory, which SQLite makes with the
+database's own mode) 0600; a folder or file found wider is narrowed on opening."""
 
 from __future__ import annotations
 
@@ -12,7 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
-from .class_store_rules import BUSY_TIMEOUT_S, POOL_SIZE, SQLITE_FILE
+from .class_store_rules import BUSY_TIMEOUT_S, POOL_SIZE, SQLITE_FILE, token_hash
 
 T = TypeVar("T")
 
@@ -27,10 +31,13 @@ class _SQLite:
     reconnect_errors: tuple[type[BaseException], ...] = ()
 
     def __init__(self, folder: Path) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        _private(folder, 0o700)
         self.path = folder / SQLITE_FILE
         if not self.path.exists():
             self._create()
+        for f in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm")):
+            _private(f, 0o600)
 
     def _create(self) -> None:
         """Make the database file already in WAL mode, then put it in place at once
@@ -40,6 +47,7 @@ class _SQLite:
         once: 4 failures in 400 tries before this, none in 400 after)."""
         tmp = self.path.with_name(f".{SQLITE_FILE}.{os.getpid()}.{secrets.token_hex(4)}")
         conn = sqlite3.connect(tmp, isolation_level=None)
+        os.chmod(tmp, 0o600)   # before the journal's files exist: they take this mode
         try:
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
@@ -62,12 +70,24 @@ class _SQLite:
         return conn
 
     @staticmethod
-    def begin(write: bool) -> str:
-        return "BEGIN IMMEDIATE" if write else "BEGIN"
+    def begin(conn: Any, write: bool) -> None:
+        # a read is read-only, as PostgreSQL's READ ONLY: a write there is an error
+        conn.execute(f"PRAGMA query_only = {0 if write else 1}")
+        conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
 
     @staticmethod
     def sql(query: str) -> str:
         return query
+
+
+def _private(path: Path, mode: int) -> None:
+    """Narrow ``path`` to ``mode`` if it is wider (and ours); a missing file is fine."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return
+    if st.st_mode & 0o777 & ~mode and st.st_uid == os.getuid():
+        os.chmod(path, mode)
 
 
 class _Postgres:
@@ -92,8 +112,8 @@ class _Postgres:
         return conn
 
     @staticmethod
-    def begin(write: bool) -> str:
-        return "BEGIN" if write else "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+    def begin(conn: Any, write: bool) -> None:
+        conn.execute("BEGIN" if write else "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
 
     @staticmethod
     def sql(query: str) -> str:
@@ -183,12 +203,44 @@ def _v1_tables(tx: Tx) -> None:
     tx.run("INSERT INTO salt (value) VALUES (?)", secrets.token_hex(16))
 
 
+def _v2_seats_votes_phases(tx: Tx) -> None:
+    """Seats kept as hashes (a student's key was their secret in plain text), the class's
+    size, teacher devices, the classes joined from each client address, the phases of
+    peer instruction per step (a revealed step was a row of ``steps``) and two votes per
+    student and step (``answers`` held one answer: it becomes the first vote)."""
+    f, i, t = "DOUBLE PRECISION NOT NULL", "INTEGER NOT NULL", "TEXT NOT NULL"
+    tx.run("ALTER TABLE classes ADD COLUMN size INTEGER NOT NULL DEFAULT 200")  # v1's limit
+    for code, student in tx.all("SELECT code, student FROM students"):
+        tx.run("UPDATE students SET student = ? WHERE code = ? AND student = ?",
+               token_hash(student), code, student)
+    tx.run(f"CREATE TABLE votes (code {t}, student {t}, step {i}, vote1 INTEGER, "
+           f"sure1 INTEGER, vote2 INTEGER, sure2 INTEGER, changes {i}, first_at {f}, "
+           f"last_at {f}, PRIMARY KEY (code, student, step))")
+    tx.run("CREATE INDEX votes_by_step ON votes (code, step)")
+    for code, student, step, choice, changes, first_at, last_at in tx.all(
+            "SELECT code, student, step, choice, changes, first_at, last_at FROM answers"):
+        tx.run("INSERT INTO votes (code, student, step, vote1, changes, first_at, last_at) "
+               "VALUES (?, ?, ?, ?, ?, ?, ?)", code, token_hash(student), step, choice,
+               changes, first_at, last_at)
+    tx.run("DROP TABLE answers")
+    tx.run(f"CREATE TABLE phases (code {t}, step {i}, phase {i}, correct INTEGER, "
+           f"changed_at {f}, PRIMARY KEY (code, step))")
+    tx.run("INSERT INTO phases (code, step, phase, correct, changed_at) "
+           "SELECT code, step, 4, correct, revealed_at FROM steps")
+    tx.run("DROP TABLE steps")
+    tx.run(f"CREATE TABLE teachers (code {t}, seat {t}, added_at {f}, "
+           "PRIMARY KEY (code, seat))")
+    tx.run("CREATE INDEX teachers_by_seat ON teachers (seat)")
+    tx.run(f"CREATE TABLE join_sources (code {t}, client {t}, joined_at {f}, "
+           "PRIMARY KEY (code, client))")
+
+
 #: version k is made by MIGRATIONS[k - 1]; add a function to change the schema, never
 #: edit one that has shipped
-MIGRATIONS: tuple[Callable[[Tx], None], ...] = (_v1_tables,)
+MIGRATIONS: tuple[Callable[[Tx], None], ...] = (_v1_tables, _v2_seats_votes_phases)
 
 CLASS_COLUMNS = ("code, lesson, teacher_hash, started_at, last_active, idle_timeout_s, "
-                 "delete_at, ended_at, step, version, count_version, students")
+                 "delete_at, ended_at, step, version, count_version, students, size")
 
 
 class ClassRow(NamedTuple):
@@ -204,6 +256,7 @@ class ClassRow(NamedTuple):
     version: int
     count_version: int
     students: int
+    size: int
 
     def live(self, now: float) -> bool:
         return self.ended_at is None and now - self.last_active <= self.idle_timeout_s
@@ -225,7 +278,8 @@ class Database:
         self._pool.close()
 
     def run(self, write: bool, fn: Callable[[Tx], T]) -> T:
-        """``fn`` in one transaction, committed. A refusal ``fn`` returns instead of
+        """``fn`` in one transaction (read-only unless ``write``), committed. A refusal
+        ``fn`` returns instead of
         raising (an exception object) is raised after the commit: what ``fn`` wrote
         still counts (a wrong join code). When an idle connection turns out gone (the
         server restarted or dropped it), before anything ran on it, the idle ones are
@@ -233,7 +287,7 @@ class Database:
         for attempt in (0, 1):
             conn, pooled = self._pool.take()
             try:
-                conn.execute(self._db.begin(write))
+                self._db.begin(conn, write)
             except self._db.reconnect_errors:
                 self._pool.discard(conn)
                 if pooled and attempt == 0:

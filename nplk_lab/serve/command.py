@@ -33,8 +33,10 @@ import tempfile
 import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from . import class_room, supervise
+from .class_web import CLIENT_HEADER_ENV, PROXY_CLIENT_HEADER, PUBLIC_URL_ENV, lan_address
 from .parent_watch import pdeathsig_preexec
 
 APP_PACKAGE = "nplk_lab_app"  # app.py, pages/ and .streamlit/ in an installed wheel
@@ -124,11 +126,14 @@ def _flag_value(value: object) -> str:
     return str(value)
 
 
-def streamlit_command(options: Mapping[str, object], extra: Sequence[str] = (),
-                      folder: Path | None = None) -> list[str]:
-    """``python -m streamlit run <installed app.py> --opt value ...``."""
-    folder = folder or app_dir()
-    cmd = [sys.executable, "-m", "streamlit", "run", str(folder / "app.py")]
+#: what ``streamlit run`` runs: the lab's pages with its routes (server.py)
+SERVER_SCRIPT = Path(__file__).with_name("server.py")
+
+
+def streamlit_command(options: Mapping[str, object], extra: Sequence[str] = ()) -> list[str]:
+    """``python -m streamlit run <server.py> --opt value ...``: the installed app's
+    pages (server.py finds ``app.py`` with :func:`app_dir`) with the lab's routes."""
+    cmd = [sys.executable, "-m", "streamlit", "run", str(SERVER_SCRIPT)]
     for name, value in options.items():
         cmd += [f"--{name}", _flag_value(value)]
     return cmd + list(extra)
@@ -189,6 +194,10 @@ defaults
 
 frontend nplk_lab
     bind {bind}
+    # the client's address as HAProxy sees it, in a header of its own that replaces
+    # whatever the client sent (X-Forwarded-For is the client's to write): what limits
+    # wrong join codes per address (the workers read it: NPLK_LAB_CLIENT_HEADER)
+    http-request set-header {PROXY_CLIENT_HEADER} %[src]
     default_backend nplk_workers
 
 backend nplk_workers
@@ -221,16 +230,25 @@ backend nplk_workers
 # processes
 # ---------------------------------------------------------------------------
 
+def store_password_warning(store: str) -> str:
+    """A warning when a store URL given on the command line holds a password: every
+    user of this machine reads a command line (``ps``). "" when there is none."""
+    try:
+        password = urlsplit(store).password
+    except ValueError:
+        return ""
+    if not password:
+        return ""
+    return ("nplk-lab: the password in --store is visible to every user of this machine "
+            "(ps). Leave it out of the URL and keep it where PostgreSQL looks for it: "
+            "~/.pgpass (or the file PGPASSFILE names, mode 0600), or PGPASSWORD; or put "
+            f"the whole URL in {class_room.ENV} instead of --store.")
+
+
 def public_url(address: str, port: int) -> str:
     if address not in ("0.0.0.0", "::", ""):
         return f"http://{address}:{port}"
-    try:  # the address other machines reach this one by (no packet is sent)
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-            s.connect(("10.255.255.255", 1))
-            host = s.getsockname()[0]
-    except OSError:
-        host = socket.gethostname()
-    return f"http://{host}:{port}"
+    return f"http://{lan_address() or socket.gethostname()}:{port}"
 
 
 class _Stop(Exception):
@@ -262,13 +280,19 @@ def classroom(ns: argparse.Namespace, extra: Sequence[str]) -> int:
     # (nplk_lab/serve/workers.py, one per core by default): split the cores between them
     env.setdefault("NPLK_LAB_WORKERS",
                    str(max(1, (os.cpu_count() or 1) // max(int(ns.workers), 1))))
-    # the class store every worker shares (issue 32): a folder for SQLite unless --store
+    # the class store every worker shares: a folder for SQLite unless --store or the
+    # environment names another (a PostgreSQL URL's password: see store_password_warning)
     if ns.store:
         env[class_room.ENV] = ns.store
+        warning = store_password_warning(ns.store)
+        if warning:
+            print(warning, file=sys.stderr, flush=True)
     else:
         env.setdefault(class_room.ENV, str(class_room.default_folder()))
     if "://" not in env[class_room.ENV]:
-        Path(env[class_room.ENV]).mkdir(parents=True, exist_ok=True)
+        Path(env[class_room.ENV]).mkdir(mode=0o700, parents=True, exist_ok=True)
+    # the join link's address when a teacher's own is localhost (nplk_lab/ui/class_common)
+    env[PUBLIC_URL_ENV] = public_url(ns.address, ns.port)
     proxy = find_proxy(ns.proxy)
 
     if proxy is None or ns.workers == 1:
@@ -280,13 +304,15 @@ def classroom(ns: argparse.Namespace, extra: Sequence[str]) -> int:
         await_first_pictures(first_pictures(folder, env))
         print(f"NPLK Lab for a class (one process): {public_url(ns.address, ns.port)}",
               flush=True)
-        cmd = streamlit_command(opts, rest, folder)
+        cmd = streamlit_command(opts, rest)
         os.execve(cmd[0], cmd, env)
 
     ports = worker_ports(ns)
     # one secret for every worker: a browser moved to another worker (its own died)
     # still passes the XSRF check. Passed through the environment, not the command line.
     env["STREAMLIT_SERVER_COOKIE_SECRET"] = secrets.token_hex(32)
+    # the client's address: the header HAProxy sets (class_web.client_address)
+    env[CLIENT_HEADER_ENV] = PROXY_CLIENT_HEADER
 
     work = Path(tempfile.mkdtemp(prefix="nplk-lab-classroom-"))
     config = work / "haproxy.cfg"
@@ -299,7 +325,7 @@ def classroom(ns: argparse.Namespace, extra: Sequence[str]) -> int:
 
     workers, proxy_child = supervise.make_children(
         [streamlit_command(merged(base, given, {"server.address": "127.0.0.1",
-                                                "server.port": p}), rest, folder)
+                                                "server.port": p}), rest)
          for p in ports],
         ports, lambda i: work / f"worker-{i}.log", [proxy, "-db", "-f", str(config)],
         f"http://127.0.0.1:{ns.port}" if ns.address in ("0.0.0.0", "::")
@@ -472,7 +498,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return classroom(ns, extra)
     folder = app_dir()
     given, rest = user_options(extra)
-    cmd = streamlit_command(merged(shipped_options(folder), given), rest, folder)
+    cmd = streamlit_command(merged(shipped_options(folder), given), rest)
     await_first_pictures(first_pictures(folder))
     os.execv(cmd[0], cmd)  # the app replaces this process, as `streamlit run` would
     return 0  # not reached

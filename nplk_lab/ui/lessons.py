@@ -384,7 +384,7 @@ def _ask(klass: class_session.Klass | None, steps: Sequence[L.Step],
     count and reveal: :mod:`.class_session`)."""
     step = steps[k - 1]
     if klass is not None and step.question:
-        return class_session.question(klass, step, k - 1)
+        return class_session.question(klass, step, k - 1, present)
     return _question(steps, answers, lesson_id, k, present)
 
 

@@ -35,7 +35,9 @@
         narrow.click();
       }
       if (!on) window.__nplkNarrowSent = false;
-      const el = on && !phone ? charts.find((c) => c.getBoundingClientRect().width > 0)
+      // (a class's live count keeps its own height: it sits under the question)
+      const el = on && !phone ? charts.find((c) => c.getBoundingClientRect().width > 0 &&
+                                            !c.closest('[class*="st-key-class-count"]'))
         : null;
       charts.forEach((c) => {
         if (c === el || !c.classList.contains('nplk-fit')) return;

@@ -71,8 +71,13 @@ def presentation(page: str) -> bool:
         st.button("Present", key="present_here", icon=":material/slideshow:",
                   on_click=set_present, args=(True,),
                   help="This page for a projector: no controls, the figure large.")
-        st.caption("Presentation link (copy it, or open it on the projector's computer):")
-        st.code(present_url(page, P), language=None, wrap_lines=True)
+        if P.get("class"):
+            # another browser needs the class's teacher link to show its controls
+            st.caption("In a class, “Present on another screen” on the class's panel gives "
+                       "the projector's link.")
+        else:
+            st.caption("Presentation link (copy it, or open it on the projector's computer):")
+            st.code(present_url(page, P), language=None, wrap_lines=True)
         if page in lessons_model.STEP_PAGES:
             _collector(page, P)
     _keep_collected()

@@ -33,10 +33,16 @@ PAGE_FILES = {
 # page set-up, state and URL
 # ---------------------------------------------------------------------------
 
-def page_setup(page: str, title: str, icon: str = ":material/science:") -> dict[str, Any]:
-    """Configure the page and load the state (applying the URL when it carries a state
-    this session did not write); return the live ``params`` dict."""
-    st.set_page_config(page_title=f"{title} · NPLK Lab", page_icon=icon, layout="wide")
+#: the tab's icon, served by the lab itself: a Material icon as page_icon makes every
+#: page load fetch it from Google's font host (the lab works with no internet)
+ICON = Path(__file__).with_name("icon.svg")
+
+
+def page_setup(page: str, title: str) -> dict[str, Any]:
+    """Configure the page (its tab's title, the lab's :data:`ICON`) and load the state
+    (applying the URL when it carries a state this session did not write); return the
+    live ``params`` dict."""
+    st.set_page_config(page_title=f"{title} · NPLK Lab", page_icon=ICON, layout="wide")
     # The pages call nplk_lab.ui.components.chart.preload() before importing the lab, so the browser
     # starts on Plotly.js before this module is even imported.
     ss = st.session_state

@@ -71,21 +71,27 @@ const sideLegend = (L, D, floor, box) => {
 // page's web font: Plotly laid the legend out for Source Sans, the image drew it in the
 // system's wider sans-serif, and the legend's clip cut its longest line off. The PNG
 // button draws a copy of the figure, at the chart's size, in the font the image has.
+// One button for every chart (it reads the chart's own PNG options when clicked): a
+// config that changes between draws makes Plotly.react draw anew, which dropped a
+// zoom the user had made (uirevision).
+let pngButton = null;
 const withPng = (Plotly, config) => {
-  const opts = config.toImageButtonOptions;
-  if (!opts || !Plotly.Icons) return config;
-  const png = {
-    name: 'nplkPng', title: 'Download plot as a PNG', icon: Plotly.Icons.camera,
-    click: (gd) => {
-      const fl = gd._fullLayout || {};
-      const layout = Object.assign({}, gd.layout, {
-        font: Object.assign({}, gd.layout.font, { family: 'sans-serif' }) });
-      return Plotly.downloadImage({ data: gd.data, layout }, Object.assign({}, opts, {
-        width: fl.width || gd.clientWidth, height: fl.height || gd.clientHeight }));
-    } };
+  if (!config.toImageButtonOptions || !Plotly.Icons) return config;
+  if (!pngButton) {
+    pngButton = {
+      name: 'nplkPng', title: 'Download plot as a PNG', icon: Plotly.Icons.camera,
+      click: (gd) => {
+        const fl = gd._fullLayout || {};
+        const opts = (gd._context && gd._context.toImageButtonOptions) || {};
+        const layout = Object.assign({}, gd.layout, {
+          font: Object.assign({}, gd.layout.font, { family: 'sans-serif' }) });
+        return Plotly.downloadImage({ data: gd.data, layout }, Object.assign({}, opts, {
+          width: fl.width || gd.clientWidth, height: fl.height || gd.clientHeight }));
+      } };
+  }
   return Object.assign({}, config, {
     modeBarButtonsToRemove: (config.modeBarButtonsToRemove || []).concat(['toImage']),
-    modeBarButtonsToAdd: [png] });
+    modeBarButtonsToAdd: [pngButton] });
 };
 // the box a chart is drawn in: its width, and the height presentation mode gives it
 const presentBox = (root) => ({

@@ -129,11 +129,11 @@ const themed = (layout, data) => {
 };
 // Presentation mode, for a projector at the back of a hall: while the page shows its
 // pinned "Exit presentation" button, every font of a figure (ticks, legend, colour bars,
-// annotations, titles, trace text) is at least `floor` px: 16 at 1280×720, 24 at
-// 1920×1080 (linear in the smaller of the two ratios to 1280×720, 16–32 px), and the
-// modebar is off (a projected chart is not zoomed). A window under 640 px wide (a phone)
-// leaves presentation mode (present_mode.js); until it has, its figures keep their own
-// text (floor 0). Off: 0.
+// annotations, titles, trace text, the least size of a bar's text) is at least `floor`
+// px: 16 at 1280×720, 24 at 1920×1080 (linear in the smaller of the two ratios to
+// 1280×720, 16–32 px), and the modebar is off (a projected chart is not zoomed). A
+// window under 640 px wide (a phone) leaves presentation mode (present_mode.js); until
+// it has, its figures keep their own text (floor 0). Off: 0.
 const PHONE_WIDTH = 640;
 const presenting = () => !!document.querySelector('[class*="st-key-nplk-keep-exit"]');
 const presentFloor = () => {
@@ -167,6 +167,11 @@ const presented = (layout, data, floor) => {
   const L = floored(layout, floor, 0);
   L.font = Object.assign({}, L.font || {});
   L.font.size = Math.max(+L.font.size || 12, floor);
+  // a figure that keeps its bars' text from shrinking keeps it at the floor too
+  if (L.uniformtext && L.uniformtext.minsize) {
+    L.uniformtext = Object.assign({}, L.uniformtext,
+                                  { minsize: Math.max(+L.uniformtext.minsize, floor) });
+  }
   return [L, (data || []).map((t) => floored(t, floor, 0))];
 };
 window.__nplkPresentFloor = presentFloor;   // the presentation script redraws on a change
