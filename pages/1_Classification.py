@@ -11,6 +11,7 @@ chart_component.preload()
 
 import nplk_lab.model as lab
 import nplk_lab.ui as ui
+from nplk_lab.model import claims
 
 PAGE = "classification"
 P = ui.page_setup(PAGE, "Classification")
@@ -60,10 +61,7 @@ with left:
     st.caption("Filled: the decision function f; solid line f = 0, dashed f = ±1, dotted "
                "green: the plain SVM with the same σ and C, dash-dot orange (on request): "
                "1-nearest neighbour. Hollow markers: test points; rings: support vectors. "
-               "DANK and KNPL learn their matrix on the training points; a test point "
-               "borrows the row of its nearest training point, so their test labels follow "
-               "1-nearest neighbour: the table beside the figure measures how much, and "
-               "scores the smooth rule, which copies no row, beside it.")
+               + claims.TEXT["classification_nn"])
 with numbers:
     if s_res is not None:
         ui.metrics(s_res, per_row=4, data=s_data, compact=True)

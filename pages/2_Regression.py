@@ -11,6 +11,7 @@ chart_component.preload()
 
 import nplk_lab.model as lab
 import nplk_lab.ui as ui
+from nplk_lab.model import claims
 
 PAGE = "regression"
 P = ui.page_setup(PAGE, "Regression")
@@ -60,10 +61,8 @@ if s_res is not None:
                         "noiseless function.")
         ui.control("show_nn", help="Dash-dot orange: 1-nearest neighbour's prediction (every "
                                    "point takes the target of its nearest training point), "
-                                   "a step curve on 1-D data. DANK-SVR carries its learned "
-                                   "matrix to a test point through its nearest training "
-                                   "point, so its predictions follow this rule (the score "
-                                   "table below the figure measures how closely).")
+                                   "a step curve on 1-D data. "
+                                   + claims.TEXT["nn_help_svr"])
         if s_res.method == "dank_svr":
             ui.control("extension")
     with left:

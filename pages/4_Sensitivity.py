@@ -15,6 +15,7 @@ chart_component.preload()
 import nplk_lab.figures as fg
 import nplk_lab.model as lab
 import nplk_lab.ui as ui
+from nplk_lab.model import claims
 
 PAGE = "sensitivity"
 P = ui.page_setup(PAGE, "Sensitivity")
@@ -47,10 +48,8 @@ ui.state_controls(PAGE)
 st.title("Sensitivity")
 st.caption("One parameter varies over the range; the others keep their values (set them on "
            "this page or on the Classification / Regression pages). Each value is fitted on "
-           "several seeds (new data draw and split): the plots show mean ± std. For DANK "
-           "and KNPL, a gain over the plain SVM (dotted) comes from their test-time rule — "
-           "a test point borrows the learned matrix's row of its nearest training point — "
-           "as the score table on the Classification page shows for any single setting. "
+           "several seeds (new data draw and split): the plots show mean ± std. "
+           + claims.TEXT["sensitivity_rule"] + " "
            "Pick a second parameter for maps over both, beside the plain SVM / SVR / "
            "kernel ridge.")
 ui.for_researchers(

@@ -58,6 +58,32 @@ def test_off_decision_is_the_model_with_its_learned_matrix_set_to_all_ones(metho
     assert np.abs(got - want).max() > 1e-6
 
 
+def test_the_score_table_is_for_exactly_the_methods_with_a_matrix_to_switch_off():
+    """The methods with a score table are those whose learned matrix reaches the points
+    they score (switching it off changes their decision; ONK's kernel never does), and
+    the atlas's 1-NN-rule methods are the same ones."""
+    from nplk_lab.model import atlas as A
+
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    have = set()
+    for name, spec in lab.METHODS.items():
+        if spec.task not in (lab.CLASSIFICATION, lab.REGRESSION):
+            continue
+        est, _ = lab.make_estimator(name, {"sigma": 1.0, "C": 1.0, "seed": 0})
+        target = y if spec.task == lab.CLASSIFICATION else X[:, 1]
+        try:
+            est.fit(X, target)
+        except (ValueError, TypeError):        # a baseline that needs more data
+            continue
+        off = ab.off_decision(est, X)
+        own = est.decision_function(X) if spec.task == lab.CLASSIFICATION else \
+            est.predict(X)
+        if off is not None and np.abs(np.ravel(off) - np.ravel(own)).max() > 1e-9:
+            have.add(name)          # the learned matrix reaches the points it scores
+    assert set(ab.ABLATION_METHODS) == have == set(A.NN_RULE_METHODS)
+
+
 def test_off_predict_handles_one_vs_rest_and_refuses_models_without_a_matrix():
     from sklearn.svm import SVC
 

@@ -32,6 +32,9 @@ def _row(method="dank", **verdicts):
     ({"off_gain": P.HOLDS, "gain": P.HOLDS, "agree_gap": P.HOLDS}, "dank", "matrix_alone"),
     ({"gain": P.HOLDS, "agree_gap": P.HOLDS}, "dank", "nn_rule"),
     ({"gain": P.HOLDS, "agree_gap": P.HOLDS}, "knpl", "nn_rule"),
+    ({"gain": P.HOLDS, "agree_gap": P.HOLDS}, "dank_svr", "nn_rule"),
+    # LAB RBF's test rule borrows no training point's row either
+    ({"gain": P.HOLDS, "agree_gap": P.HOLDS}, "lab_rbf_reg", "gain_other"),
     # ONK's test rule borrows no training point's row: never "the 1-NN rule"
     ({"gain": P.HOLDS, "agree_gap": P.HOLDS}, "onk", "gain_other"),
     ({"gain": P.HOLDS}, "dank", "gain_other"),
@@ -94,6 +97,19 @@ def test_summary_regions_from_scores():
     # same gain, but the baseline follows 1-NN as much: the data cannot tell
     (row,) = A.summarize(_seed_rows(up, base, base, agree_m=[0.9] * 5, agree_p=[0.9] * 5))
     assert row["region"] == "gain_other"
+
+
+def test_the_larger_c_comparisons_read_their_own_baseline():
+    """F off against the SVM at 10 C and at 100 C: each its own paired interval."""
+    rows = _seed_rows([0.9] * 4, [0.7] * 4, [0.8, 0.82, 0.81, 0.8])
+    for r, p10, p100 in zip(rows, (0.9, 0.91, 0.92, 0.9), (0.6, 0.62, 0.61, 0.6),
+                            strict=True):
+        r["score_plain10"], r["score_plain100"] = p10, p100
+    (row,) = A.summarize(rows)
+    assert row["off_vs_plain10_mean"] == pytest.approx(100 * (0.8075 - 0.9075))
+    assert row["off_vs_plain100_mean"] == pytest.approx(100 * (0.8075 - 0.6075))
+    assert row["off_vs_plain10_verdict"] == P.FAILS
+    assert row["off_vs_plain100_verdict"] == P.HOLDS
 
 
 def test_a_failed_seed_is_counted_and_left_out():
@@ -166,6 +182,9 @@ def test_measure_set_scores_match_an_independent_computation():
     assert r["score_plain"] == pytest.approx(svc.score(d.X_test, d.y_test))
     svc100 = SVC(C=1000.0, gamma=sigma_to_gamma(10.0)).fit(d.X_train, d.y_train)
     assert r["score_plain100"] == pytest.approx(svc100.score(d.X_test, d.y_test))
+    svc10 = SVC(C=100.0, gamma=sigma_to_gamma(10.0)).fit(d.X_train, d.y_train)
+    assert r["score_plain10"] == pytest.approx(svc10.score(d.X_test, d.y_test))
+    assert r["score_plain10"] != r["score_plain"]      # the larger C changes the SVM here
     # the smooth rule's column: DANK's own predictions under it
     smooth = dank.predict(d.X_test, extension="smooth")
     assert r["score_smooth"] == pytest.approx(np.mean(smooth == d.y_test))
@@ -174,7 +193,70 @@ def test_measure_set_scores_match_an_independent_computation():
     onk = rows[1]
     assert onk["score_off"] == onk["score_method"]
     assert onk["agree_off"] == onk["agree_method"]
-    assert "score_smooth" not in onk
+    assert np.isnan(onk["score_smooth"]) and np.isnan(onk["agree_smooth"])   # no such rule
+
+
+def test_per_point_intervals_are_the_score_tables_own():
+    """The intervals kept per cell and seed are the ones the page's score table shows
+    for the same state (its fitted models, its split)."""
+    from nplk_lab.model import ablation as ab
+    from nplk_lab.model.methods import make_estimator
+
+    (r,) = A.measure_set("sandwich", 2, [("dank", 4.5, 10.0)])
+    d = AD.load("sandwich", 2)
+    est, _ = make_estimator("dank", {"sigma": 4.5, "C": 10.0, "seed": 2})
+    plain, _ = make_estimator("svm", {"sigma": 4.5, "C": 10.0, "seed": 2})
+    a = ab.ablation("dank", est.fit(d.X_train, d.y_train), d.X_train, d.y_train,
+                    d.X_test, d.y_test, plain=plain.fit(d.X_train, d.y_train))
+    for key, got in (("pt_gain", a.vs_plain("method")), ("pt_off_gain", a.vs_plain("off")),
+                     ("pt_edge", a.nn_edge), ("pt_vs_off", a.vs_off)):
+        assert (r[key + "_mean"], r[key + "_lo"], r[key + "_hi"]) == pytest.approx(
+            (got.mean, got.lo, got.hi)), key
+    # by hand: DANK against its own F-off model, point by point, in points
+    off = ab.off_predict(est, d.X_test, "classification")
+    diff = 100.0 * ((est.predict(d.X_test) == d.y_test).astype(float)
+                    - (off == d.y_test).astype(float))
+    half = stats.t.ppf(0.975, len(diff) - 1) * diff.std(ddof=1) / math.sqrt(len(diff))
+    assert r["pt_vs_off_lo"] == pytest.approx(diff.mean() - half)
+    # a method without a score table has none
+    (onk,) = A.measure_set("sandwich", 2, [("onk", 4.5, 10.0)])
+    assert all(math.isnan(onk[k]) for k in onk if k.startswith("pt_"))
+
+
+def _fake_measure(calls):
+    def measure(name, seed, cells):
+        calls.append((name, seed, tuple(cells)))
+        return [{**{c: 0.5 for c in A.SEED_COLUMNS}, "method": m, "dataset": name,
+                 "task": "classification", "sigma": s, "C": C, "seed": seed, "error": ""}
+                for m, s, C in cells]
+    return measure
+
+
+def test_a_cached_run_measures_only_what_its_cache_lacks(tmp_path, monkeypatch):
+    calls = []
+    monkeypatch.setattr(A, "measure_set", _fake_measure(calls))
+    cells = {"clowns": [("dank", 1.0, 1.0)], "moons": [("dank", 1.0, 1.0)]}
+    rows, info = A.run(cells, (0, 1), n_jobs=1, cache=tmp_path)
+    assert len(calls) == 4 and info["cached_jobs"] == 0 and len(rows) == 4
+    again, info = A.run(cells, (0, 1), n_jobs=1, cache=tmp_path)
+    assert len(calls) == 4 and info["cached_jobs"] == 4 and again == rows
+    # a cell added to the grid: only it is measured, at every seed
+    more = {**cells, "clowns": [("dank", 1.0, 1.0), ("knpl", 2.0, 1.0)]}
+    rows, _ = A.run(more, (0, 1), n_jobs=1, cache=tmp_path)
+    assert calls[4:] == [("clowns", 0, (("knpl", 2.0, 1.0),)),
+                         ("clowns", 1, (("knpl", 2.0, 1.0),))]
+    assert len(rows) == 6
+    # a column the cached rows lack (one added to the atlas) is measured again
+    path = A.cache_path(tmp_path, "moons", 0)
+    import json
+    stale = [{k: v for k, v in r.items() if k != "score_cv"}
+             for r in json.loads(path.read_text())]
+    path.write_text(json.dumps(stale))
+    A.run(more, (0, 1), n_jobs=1, cache=tmp_path)
+    assert calls[6:] == [("moons", 0, (("dank", 1.0, 1.0),))]
+    # a file cut short by a killed run counts as no cache
+    path.write_text("[{")
+    assert A.read_cached(tmp_path, "moons", 0, A.SEED_COLUMNS) == []
 
 
 def test_lab_rbf_off_is_the_papers_model_with_one_shared_width():
@@ -240,6 +322,7 @@ def test_compare_reports_a_changed_verdict():
 
 
 COMMITTED = A.load_atlas()
+ROOT_OUT = A.table_path("atlas.csv").parent
 needs_atlas = pytest.mark.skipif(not COMMITTED, reason="no committed atlas")
 
 
@@ -257,6 +340,23 @@ def test_the_committed_atlas_covers_the_grid():
     assert all(r["n_seeds"] == 10 for r in COMMITTED)
     # every region in the file is what its own verdicts say
     assert all(A.region(r) == r["region"] for r in COMMITTED)
+
+
+@needs_atlas
+def test_the_committed_tables_are_the_atlas_seeds_and_ten_others():
+    """The atlas's per-seed table holds exactly :data:`SEEDS` for every cell; the
+    held-out one ten other seeds, for the same cells."""
+    from collections import Counter
+
+    out = ROOT_OUT
+    main = A.read_csv(out / "seeds.csv.gz")
+    held = A.read_csv(out / "held-out" / "seeds.csv.gz")
+    assert {int(r["seed"]) for r in main} == set(A.SEEDS)
+    assert {int(r["seed"]) for r in held} == set(range(10, 20))
+    assert not set(A.SEEDS) & {int(r["seed"]) for r in held}
+    per_cell = Counter((r["method"], r["dataset"], r["sigma"], r["C"]) for r in main)
+    assert set(per_cell.values()) == {len(A.SEEDS)} and len(per_cell) == len(COMMITTED)
+    assert set(A.SEED_COLUMNS) <= set(main[0]) and set(A.SEED_COLUMNS) <= set(held[0])
 
 
 @needs_atlas
@@ -304,6 +404,25 @@ def test_view_grid_open_state_and_figure():
     assert tr.colorscale[2 * A.REGIONS.index("matrix_alone")][1] == REGION_COLORS[0]
 
 
+def test_view_draws_a_cell_the_other_draws_disagree_on_as_unsettled():
+    cells = []
+    for s in (1.0, 10.0):
+        (row,) = A.summarize(_seed_rows([0.9, 0.91, 0.92], [0.7, 0.72, 0.71],
+                                        [0.9, 0.91, 0.92] if s == 10 else [0.7] * 3))
+        cells.append({**row, "sigma": s})
+    held = [{**cells[0]}, {**cells[1], "region": "none"}]
+    grid = AV.atlas_grid(cells, "dank", "clowns", held)
+    assert list(grid.regions[0]) == [A.REGIONS.index(cells[0]["region"]),
+                                     AV.VIEW_REGIONS.index(AV.UNSETTLED)]
+    assert "unsettled: at the other draws, no difference" in grid.hover[0, 1]
+    assert "the same region at the other draws" in grid.hover[0, 0]
+    assert grid.counts[AV.UNSETTLED] == 1
+    assert "1 unsettled" in AV.summary_sentence(grid)
+    assert AV.REGION_LABELS[-1] == AV.UNSETTLED and len(AV.region_legend()) == 7
+    from nplk_lab.figures.atlas import REGION_COLORS
+    assert len(REGION_COLORS) >= len(AV.VIEW_REGIONS)
+
+
 def test_the_smooth_rules_map_its_words_and_the_state_it_opens():
     from nplk_lab.figures.atlas import SMOOTH_COLORS, region_map
 
@@ -340,6 +459,23 @@ def test_the_smooth_rules_map_its_words_and_the_state_it_opens():
     fig = region_map(grid.sigmas, grid.Cs, grid.regions, AV.SMOOTH_REGION_LABELS,
                      hover=grid.hover, colors=SMOOTH_COLORS)
     assert list(fig.data[0].colorbar.ticktext) == list(AV.SMOOTH_REGION_LABELS)
+    assert len(SMOOTH_COLORS) == len(AV.SMOOTH_VIEW_REGIONS)
+    # at other draws the first square no longer helps: unsettled, and its hover says so
+    held = [{**cells[0], "smooth_region": "none", "smooth_gain_mean": 1.0,
+             "smooth_gain_lo": -2.0, "smooth_gain_hi": 4.0}, cells[1], cells[2]]
+    grid = AV.smooth_grid(cells, "dank", "clowns", held)
+    assert [AV.SMOOTH_VIEW_REGIONS[i] for i in grid.regions[0]] == [
+        AV.UNSETTLED, "tuned_better", "none"]
+    assert "→ unsettled: at the other draws, " in grid.hover[0, 0]
+    assert "other draws: smooth rule - plain SVM +1.0 points (95 % interval -2.0" in \
+        grid.hover[0, 0].replace("−", "-")
+    assert "→ the same region at the other draws" in grid.hover[0, 1]
+    assert "helps without copying" in grid.hover[0, 0]     # its region at the first draws
+    assert AV.smooth_summary_sentence(grid) == (
+        "DANK with the smooth rule on clowns: of 3 settings of σ and C, 1 tuned better, "
+        "1 no difference, 1 unsettled.")
+    assert AV.region_legend(AV.SMOOTH_VIEW_REGIONS)[-1].startswith("unsettled: measured "
+                                                                   "again at other draws")
 
 
 # ---------------------------------------------------------------------------
@@ -367,7 +503,80 @@ def test_paper_results_draws_the_atlas_and_follows_the_choosers():
     assert not at.exception
     assert atlas_titles() == ["KNPL on sandwich"]
     shown = " ".join(t.value for t in at.text)
-    grid = AV.atlas_grid(COMMITTED, "knpl", "sandwich")
+    held = A.load_atlas(A.table_path("held-out/atlas.csv"))
+    grid = AV.atlas_grid(COMMITTED, "knpl", "sandwich", held)
     assert AV.summary_sentence(grid) in shown
+    moved = [r for r in grid.rows.values() if r["region"] == AV.UNSETTLED]
+    assert moved and f"{len(moved)} unsettled" in AV.summary_sentence(grid)
     table = [d.value for d in at.dataframe if "off − plain (points)" in d.value.columns]
     assert len(table) == 1 and len(table[0]) == len(grid.rows)
+
+
+def _atlas_titles(at) -> list[str]:
+    import nplk_lab.ui.components.chart as chart_component
+
+    figs = [chart_component.figure_of(e) for e in at.get("bidi_component")]
+    return [f["layout"]["title"]["text"] for f in figs
+            if f and " on " in f.get("layout", {}).get("title", {}).get("text", "")
+            and not f["layout"]["title"]["text"].startswith("SimpleNPKL")]
+
+
+@needs_atlas
+def test_paper_results_switches_to_the_smooth_rules_map_and_its_sentence():
+    """The rule switch draws the smooth rule's map (unsettled squares included), its
+    counts, the registered sentence with its numbers from both tables and every
+    square's numbers; ONK, which has no such rule, gets no switch."""
+    from test_app import open_paper
+
+    from nplk_lab.model import claims as C
+
+    at = open_paper()
+    assert at.radio(key="atlas_rule").value == "paper"
+    at.radio(key="atlas_rule").set_value("smooth").run()
+    assert not at.exception
+    assert _atlas_titles(at) == ["DANK on clowns, smooth rule"]
+    shown = [t.value for t in at.text]
+    held = A.load_atlas(A.table_path("held-out/atlas.csv"))
+    grid = AV.smooth_grid(COMMITTED, "dank", "clowns", held)
+    assert AV.smooth_summary_sentence(grid) in shown
+    assert C.TEXT["smooth_rule"] in shown and C.ATLAS_SENTENCE not in shown
+    assert int(np.sum(grid.regions == AV.SMOOTH_VIEW_REGIONS.index(AV.UNSETTLED))) > 0
+    (table,) = [d.value for d in at.dataframe if "smooth − plain (points)" in d.value.columns]
+    assert len(table) == len(grid.rows) and "unsettled" in set(table["region"])
+    at.selectbox(key="atlas_method").set_value("onk").run()
+    assert not at.exception
+    assert not [r for r in at.radio if r.key == "atlas_rule"]
+    assert _atlas_titles(at) == ["ONK on clowns"] and C.ATLAS_SENTENCE in \
+        [t.value for t in at.text]
+
+
+@needs_atlas
+def test_the_rule_switch_shows_only_once_the_atlas_has_the_smooth_rules_column(
+        tmp_path, monkeypatch):
+    """Tables measured before the smooth rule (its columns absent) draw the paper's rule's
+    map with no switch and no smooth-rule sentence."""
+    import csv
+
+    from test_app import open_paper
+
+    from nplk_lab.model import claims as C
+
+    for name in ("atlas.csv", "held-out/atlas.csv"):
+        src = A.table_path(name)
+        with src.open(newline="") as f:
+            rows = list(csv.DictReader(f))
+        keep = [k for k in rows[0] if "smooth" not in k]
+        dst = tmp_path / name
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        with dst.open("w", newline="") as f:
+            w = csv.DictWriter(f, keep, extrasaction="ignore")
+            w.writeheader()
+            w.writerows(rows)
+    monkeypatch.setattr(A, "table_path", lambda name="atlas.csv": tmp_path / name)
+    assert not AV.has_smooth(A.read_csv(tmp_path / "atlas.csv"))
+    at = open_paper()
+    assert not at.exception
+    assert not [r for r in at.radio if r.key == "atlas_rule"]
+    assert _atlas_titles(at) == ["DANK on clowns"]
+    shown = [t.value for t in at.text]
+    assert C.ATLAS_SENTENCE in shown and C.TEXT["smooth_rule"] not in shown

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, urlparse
 
+import numpy as np
 import pytest
 import test_browser as tb
 from test_browser import (
@@ -26,6 +27,7 @@ from test_browser import (
 from test_browser_maps import CELL_JS
 
 from nplk_lab.model import atlas as A
+from nplk_lab.model import atlas_view as AV
 
 chromium_path, app_server, page = tb.chromium_path, tb.app_server, tb.page
 
@@ -52,6 +54,19 @@ def test_the_atlas_map_opens_a_clicked_square_on_its_page(app_server, page):
     i1, i2 = sigmas.index(4.5), 2            # σ = 4.5, C = 10 (the third C)
     hover = page.evaluate(HOVER_JS, [TITLE, i1, i2])
     assert hover.startswith("σ = 4.5, C = 10") and "95 % interval" in hover
+    assert "at 10 other draws: DANK − plain SVM" in hover
+    # a square whose region differs at the other draws is drawn and named unsettled
+    held = A.load_atlas(A.table_path("held-out/atlas.csv"))
+    grid = AV.atlas_grid(A.load_atlas(), "dank", "clowns", held)
+    (j2, j1), *_ = [tuple(ix) for ix in np.argwhere(
+        grid.regions == AV.VIEW_REGIONS.index(AV.UNSETTLED))]
+    assert "→ unsettled: at the other draws" in page.evaluate(HOVER_JS,
+                                                               [TITLE, int(j1), int(j2)])
+    ticks = page.evaluate("""(start) => {
+      const gd = [...document.querySelectorAll('.js-plotly-plot')].find(g =>
+        g._fullLayout && g._fullLayout.title && g._fullLayout.title.text === start);
+      return gd.data[0].colorbar.ticktext; }""", TITLE)
+    assert ticks[-1] == "unsettled"
     page.locator(".js-plotly-plot").filter(has_text=TITLE).first.scroll_into_view_if_needed()
     art = ROOT / "test-artifacts"
     art.mkdir(exist_ok=True)
@@ -90,4 +105,43 @@ def test_the_choosers_redraw_the_map_and_a_real_set_says_it_has_no_page(app_serv
     page.get_by_text("is not one of the pages' data sets").first.wait_for(
         timeout=RERUN_TIMEOUT_MS)
     assert "/Paper_results" in page.url
+    assert not exception_texts(page)
+
+
+def test_the_rule_switch_draws_the_smooth_rules_map_and_its_sentence(app_server, page):
+    """A click on "the smooth rule" redraws the map under that rule: its unsettled
+    squares named on the colour bar and in their hover, the finding's sentence below."""
+    from nplk_lab.model import claims as C
+
+    page.set_viewport_size({"width": 1280, "height": 720})      # a lecture room's projector
+    page.goto(f"{app_server.url}/Paper_results", wait_until="domcontentloaded")
+    page.wait_for_function(f"(a) => ({CELL_JS})(a) !== null", arg=[TITLE, 0, 0],
+                           timeout=FIRST_CHART_TIMEOUT_MS, polling=100)
+    wait_idle(page)
+    page.get_by_text("the smooth rule (an average of all rows; copies none)",
+                     exact=True).click()
+    title = f"{TITLE}, smooth rule"
+    page.wait_for_function(f"(a) => ({CELL_JS})(a) !== null", arg=[title, 0, 0],
+                           timeout=RERUN_TIMEOUT_MS, polling=100)
+    wait_idle(page)
+    assert not exception_texts(page)
+    held = A.load_atlas(A.table_path("held-out/atlas.csv"))
+    grid = AV.smooth_grid(A.load_atlas(), "dank", "clowns", held)
+    (j2, j1), *_ = [tuple(ix) for ix in np.argwhere(
+        grid.regions == AV.SMOOTH_VIEW_REGIONS.index(AV.UNSETTLED))]
+    hover = page.evaluate(HOVER_JS, [title, int(j1), int(j2)])
+    assert "smooth rule − plain SVM" in hover and "→ unsettled: at the other draws" in hover
+    ticks = page.evaluate("""(start) => {
+      const gd = [...document.querySelectorAll('.js-plotly-plot')].find(g =>
+        g._fullLayout && g._fullLayout.title && g._fullLayout.title.text === start);
+      return gd.data[0].colorbar.ticktext; }""", title)
+    assert list(ticks) == list(AV.SMOOTH_REGION_LABELS)
+    sentence = page.get_by_text(C.TEXT["smooth_rule"][:80]).first
+    sentence.wait_for(timeout=RERUN_TIMEOUT_MS)
+    page.locator(".js-plotly-plot").filter(has_text=title).first.scroll_into_view_if_needed()
+    art = ROOT / "test-artifacts"
+    art.mkdir(exist_ok=True)
+    page.screenshot(path=str(art / "atlas-view-smooth.png"))
+    sentence.scroll_into_view_if_needed()
+    page.screenshot(path=str(art / "atlas-view-smooth-sentence.png"))
     assert not exception_texts(page)

@@ -503,3 +503,21 @@ def test_a_link_with_a_question_the_lab_does_not_know_is_refused(ask, why):
     assert why in _refused(_pack({"v": 1, "steps": [{**GOOD_STEP, "ask": ask}]}))
     # the same link asking nothing opens
     assert T.decode_teacher_lesson(_pack({"v": 1, "steps": [GOOD_STEP]}))[0]
+
+
+def test_a_lessons_interval_words_say_which_side_the_interval_lies():
+    """The lesson's sentence on one draw's difference: 'clearly ahead' only when the
+    whole interval is above 0, 'clearly behind' only when it is below, otherwise the
+    draw cannot tell the two apart; no interval, no sentence."""
+    from nplk_lab.model.lesson_fits import interval_words
+
+    words = interval_words({"diff": 11.7, "lo": -0.1, "hi": 23.4})
+    assert words == (" DANK minus the plain SVM: +11.7 points, 95 % interval −0.1 to +23.4 "
+                     "(as in the Classification page's score table), so this draw's test "
+                     "points alone cannot tell the two apart.")
+    assert "clearly ahead" in interval_words({"diff": 5.0, "lo": 0.1, "hi": 9.0})
+    assert "clearly behind" in interval_words({"diff": -5.0, "lo": -9.0, "hi": -0.1},
+                                              name="KNPL")
+    assert interval_words({"diff": 5.0, "lo": 0.0, "hi": 9.0}).endswith("apart.")
+    assert interval_words({"diff": 5.0}) == ""
+    assert interval_words({"diff": 5.0, "lo": float("nan"), "hi": 1.0}) == ""

@@ -169,3 +169,12 @@ def test_the_tie_tolerance_and_two_pairs():
 def test_no_unit_by_default():
     p = P.paired([1.0, 2.0], [0.0, 0.0], label="x")
     assert p.unit == "" and p.text().startswith("x: +1.50 [")
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_a_missing_score_is_no_evidence_not_a_tie(bad):
+    p = P.paired([0.9, bad, 0.8], [0.8, 0.7, 0.8], label="x", scale=100.0)
+    assert np.isnan(p.mean) and np.isnan(p.lo) and np.isnan(p.hi)
+    assert p.verdict == P.INCONCLUSIVE and (p.wins, p.ties, p.losses) == (0, 0, 0)
+    eq = P.paired([1.0, bad], [1.0, 1.0], label="x", margin=0.5)
+    assert eq.verdict == P.INCONCLUSIVE

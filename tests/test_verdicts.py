@@ -144,3 +144,20 @@ def test_counts_that_are_null_or_words_in_the_file_do_not_break_the_page():
                                  "0 equal / 3 worse) → holds")
     assert V.stat_text({"lo": -2.0, "hi": -1.0, "mean": -1.5, "losses": 0}).endswith(
         "0 worse) → does not hold")
+
+
+@pytest.mark.parametrize("text, shown", [
+    ("n_train = 105", "nₜᵣₐᵢₙ = 105"),            # every letter has a subscript
+    ("η = ‖α_SVM‖²", "η = ‖α(SVM)‖²"),            # not every one: brackets
+    ("at 2σ_CV", "at 2σ(CV)"),
+    ("F_ij and h_{t}", "Fᵢⱼ and hₜ"),
+    ("x_1", "x₁"),                               # one letter is maths, not a name
+    ("scikit-learn make_blobs", "scikit-learn make_blobs"),   # a code name stays
+    ("ab cd e_x", "ab cd eₓ"),                   # the word right before the underscore
+    ("(ab_x)", "(ab_x)"),                        # punctuation around a name
+    ("σσ_x", "σσₓ"),                             # a Greek word is maths
+    ("Ab_x", "Abₓ"),                             # a capital is maths
+    ("fit_s, (n_train)", "fit_s, (nₜᵣₐᵢₙ)"),
+])
+def test_maths_shows_subscripts_and_leaves_code_names(text, shown):
+    assert V.maths(text) == shown

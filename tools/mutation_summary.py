@@ -207,6 +207,18 @@ _EQUIVALENT_GROUPS: dict[str, tuple[str, ...]] = {
         'nplk_lab.model.verdicts.x_by_preset__mutmut_16',
         'nplk_lab.model.verdicts.x_by_preset__mutmut_18',
     ),
+    ('plain_number: rstrip("XX0XX") / rstrip("XX.XX") strip the same characters from a '
+     'number, which has no X'): (
+        'nplk_lab.model.claims_tables.x_plain_number__mutmut_5',
+        'nplk_lab.model.claims_tables.x_plain_number__mutmut_6',
+    ),
+    'somewhere: a list of 2s for 1s; only whether it is empty is read': (
+        'nplk_lab.model.claims_tables.x_somewhere__mutmut_13',
+        'nplk_lab.model.claims_tables.x_somewhere__mutmut_29',
+    ),
+    'smooth_check: need(None, ...) for need(False, ...); need only tests truth': (
+        'nplk_lab.model.claims_tables.x_smooth_check__mutmut_31',
+    ),
 }
 EQUIVALENT: dict[str, str] = {name: reason for reason, names in _EQUIVALENT_GROUPS.items()
                                for name in names}

@@ -36,9 +36,7 @@ cells and fails when a committed verdict changes. Never imports streamlit.
 from __future__ import annotations
 
 import argparse
-import csv
-import gzip
-import io
+import json
 import os
 import sys
 import time
@@ -50,7 +48,9 @@ from pathlib import Path
 import numpy as np
 
 from . import paired as P
+from .atlas_cache import cache_path, cell_of, read_cached, write_cached  # noqa: F401
 from .atlas_data import SETS, load
+from .atlas_files import DEFAULT_OUT, load_atlas, read_csv, table_path, write_csv  # noqa: F401
 from .settings_table import CLASSIFICATION, REGRESSION
 
 SIGMAS = (0.1, 0.2, 0.5, 1.0, 2.0, 4.5, 10.0, 20.0)
@@ -59,9 +59,16 @@ SEEDS = tuple(range(10))
 #: the methods and the task each is measured on (LAB RBF: its regression estimator)
 METHODS = {"dank": CLASSIFICATION, "knpl": CLASSIFICATION, "onk": CLASSIFICATION,
            "dank_svr": REGRESSION, "lab_rbf_reg": REGRESSION}
-DEFAULT_OUT = Path("reports/atlas")
 #: methods whose test points borrow the learned matrix's row of a nearest training point
 NN_RULE_METHODS = ("dank", "knpl", "dank_svr")
+
+#: the predictions every cell and seed scores (``score_<name>``; the keys of
+#: :func:`measure_set`'s predictions), and those whose agreement with 1-NN is kept too
+#: (``agree_<name>``). A new column of the atlas (another out-of-sample rule, say) is a
+#: prediction in :func:`measure_set`, its name here and its comparisons below; a run's
+#: cache then measures it everywhere (:mod:`.atlas_cache`)
+SCORED = ("method", "off", "nn", "plain", "plain10", "plain100", "cv")
+AGREED = ("method", "off", "plain")
 
 #: the paired comparisons of a cell: name -> (minuend, subtrahend), scores in points
 COMPARISONS = {
@@ -198,20 +205,49 @@ def measure_set(name: str, seed: int, cells: Sequence[tuple[str, float, float]]
             continue
         row["fit_s"] = time.perf_counter() - t1
         row["warned"] = bool(warned)
-        for key, p in (("method", pred), ("off", off), ("plain", plain_pred(sigma, C)),
-                       ("plain10", plain_pred(sigma, 10 * C)),
-                       ("plain100", plain_pred(sigma, 100 * C)), ("cv", cv_pred),
-                       ("nn", nn)):
+        preds = {"method": pred, "off": off, "plain": plain_pred(sigma, C),
+                 "plain10": plain_pred(sigma, 10 * C), "plain100": plain_pred(sigma, 100 * C),
+                 "cv": cv_pred, "nn": nn}
+        for key, p in preds.items():
             s, a = _scores(task, y, p, nn)
             row["score_" + key] = s
-            if key in ("method", "off", "plain"):
+            if key in AGREED:
                 row["agree_" + key] = a
-        if smooth is not None:
-            row["score_smooth"], row["agree_smooth"] = _scores(task, y, smooth, nn)
+        row.update(per_point_intervals(method, y, preds))
+        # the smooth rule's column: NaN for a method without the rule, so every row of
+        # a run has every column (a run's cache counts a row complete by its columns)
+        row["score_smooth"], row["agree_smooth"] = (
+            _scores(task, y, smooth, nn) if smooth is not None else (np.nan, np.nan))
         rows.append(row)
     for row in rows:
         row["set_s"] = time.perf_counter() - t0
     return rows
+
+
+#: the score table's intervals over one split's test points, kept per cell and seed so
+#: its paragraph (:func:`nplk_lab.model.ablation.verdict`) can be written again at every
+#: cell and seed: name -> the :class:`~nplk_lab.model.ablation.Ablation` field it reads
+POINT_INTERVALS = {"pt_gain": "method", "pt_off_gain": "off", "pt_edge": "nn_edge",
+                   "pt_vs_off": "vs_off"}
+
+
+def per_point_intervals(method: str, y: np.ndarray, preds: dict) -> dict[str, float]:
+    """The score table's paired intervals over the test points (points of accuracy, or
+    R²) for the methods with a score table (:data:`NN_RULE_METHODS`): the method and its
+    off model against the plain baseline, the method's agreement with 1-NN against the
+    baseline's, and the method against its off model (NaN for the other methods)."""
+    from .ablation import from_predictions
+
+    out = {f"{k}_{p}": float("nan") for k in POINT_INTERVALS for p in ("mean", "lo", "hi")}
+    if method not in NN_RULE_METHODS or preds.get("off") is None:
+        return out
+    a = from_predictions(method, y, {k: ("", preds[k]) for k in ("method", "off", "nn",
+                                                                 "plain")})
+    for k, field in POINT_INTERVALS.items():
+        pr = a.vs_plain(field) if field in ("method", "off") else getattr(a, field)
+        if pr is not None:
+            out.update({f"{k}_mean": pr.mean, f"{k}_lo": pr.lo, f"{k}_hi": pr.hi})
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -254,35 +290,56 @@ def claim_cells() -> dict[str, list[tuple[str, float, float]]]:
 
 
 def run(cells: dict[str, list[tuple[str, float, float]]], seeds: Sequence[int] = SEEDS, *,
-        n_jobs: int | None = None, dask: str | None = None, progress=None
-        ) -> tuple[list[dict], dict]:
+        n_jobs: int | None = None, dask: str | None = None, progress=None,
+        cache: Path | None = None) -> tuple[list[dict], dict]:
     """Every ``(data set, seed)`` job on joblib's process pool (loky; ``n_jobs`` workers,
     default every core) or on the Dask cluster at ``dask``. Returns the per-seed rows and
-    how the run went (seconds, jobs, backend, workers)."""
+    how the run went (seconds, jobs, backend, workers, jobs taken from the cache).
+
+    With ``cache`` (a folder), each job's rows are written there as it finishes
+    (:func:`cache_path`) and a later run measures only the cells a job's file lacks, or
+    whose rows lack a column of :data:`SEED_COLUMNS` (a column added to the atlas is
+    measured again everywhere): an interrupted run resumes where it stopped."""
     from nplk_core.parallel import dask_backend, dask_client, iter_fits
 
-    tasks = [(name, int(seed), cs) for name, cs in cells.items() for seed in seeds]
     t0 = time.perf_counter()
     rows: list[dict] = []
+    tasks: list[tuple[str, int, list]] = []
+    kept: dict[tuple[str, int], list[dict]] = {}
+    for name, cs in cells.items():
+        for seed in seeds:
+            have = read_cached(cache, name, int(seed), SEED_COLUMNS) if cache else []
+            done = {cell_of(r) for r in have}
+            todo = [c for c in cs if (c[0], float(c[1]), float(c[2])) not in done]
+            wanted = {(m, float(s), float(C)) for m, s, C in cs}
+            rows.extend(r for r in have if cell_of(r) in wanted)
+            if todo:
+                tasks.append((name, int(seed), todo))
+                kept[(name, int(seed))] = have
     n_jobs = n_jobs or os.cpu_count() or 1
     backend = "loky"
 
     def collect(it):
-        for i, (_, out) in enumerate(it, 1):
+        for i, (k, out) in enumerate(it, 1):
             rows.extend(out)
+            if cache:
+                name, seed, _ = tasks[k]
+                write_cached(cache, name, seed, kept[(name, seed)] + out)
             if progress is not None:
                 progress(i, len(tasks))
 
-    if dask:
+    if dask and tasks:
         client = dask_client(dask)
         backend = "dask"
         with dask_backend(client):
             collect(iter_fits(measure_set, tasks, n_jobs=-1))
-    else:
+    elif tasks:
         collect(iter_fits(measure_set, tasks, n_jobs=n_jobs))
     rows.sort(key=_row_key)
-    info = {"seconds": time.perf_counter() - t0, "jobs": len(tasks), "backend": backend,
-            "workers": n_jobs if not dask else "dask", "fits": len(rows)}
+    n_all = len(cells) * len(seeds)
+    info = {"seconds": time.perf_counter() - t0, "jobs": n_all, "backend": backend,
+            "workers": n_jobs if not dask else "dask", "fits": len(rows),
+            "cached_jobs": n_all - len(tasks)}
     return rows, info
 
 
@@ -320,9 +377,9 @@ def summarize(seed_rows: Iterable[dict]) -> list[dict]:
                "C": C, "n_seeds": len(ok), "errors": len(rs) - len(ok),
                "warned": sum(bool(r.get("warned")) for r in ok),
                "fit_s": float(np.mean(_column(ok, "fit_s"))) if ok else float("nan")}
-        for k in ("method", "off", "nn", "plain", "plain10", "plain100", "cv"):
+        for k in SCORED:
             row["score_" + k] = float(np.mean(_column(ok, "score_" + k))) if ok else np.nan
-        for k in ("method", "off", "plain"):
+        for k in AGREED:
             row["agree_" + k] = float(np.mean(_column(ok, "agree_" + k))) if ok else np.nan
         for name_c, (a, b) in COMPARISONS.items():
             if len(ok) < 2:
@@ -443,83 +500,21 @@ def signature(row: dict) -> tuple:
 # files
 # ---------------------------------------------------------------------------
 
-SEED_COLUMNS = ("method", "dataset", "task", "sigma", "C", "seed", "n_test", "score_method",
-                "score_off", "score_nn", "score_plain", "score_plain10", "score_plain100",
-                "score_cv", "agree_method", "agree_off", "agree_plain", "fit_s", "set_s",
-                "warned", "error", "score_smooth", "agree_smooth")
+SEED_COLUMNS = (("method", "dataset", "task", "sigma", "C", "seed", "n_test")
+                + tuple(f"score_{k}" for k in SCORED) + tuple(f"agree_{k}" for k in AGREED)
+                + tuple(f"{k}_{p}" for k in POINT_INTERVALS for p in ("mean", "lo", "hi"))
+                + ("fit_s", "set_s", "warned", "error", "score_smooth", "agree_smooth"))
 
 
 def summary_columns() -> tuple[str, ...]:
     return (("method", "dataset", "task", "sigma", "C", "n_seeds", "errors", "warned",
-             "fit_s") + tuple(f"score_{k}" for k in ("method", "off", "nn", "plain",
-                                                      "plain10", "plain100", "cv"))
-            + ("agree_method", "agree_off", "agree_plain")
+             "fit_s") + tuple(f"score_{k}" for k in SCORED)
+            + tuple(f"agree_{k}" for k in AGREED)
             + tuple(f"{c}_{p}" for c in COMPARISONS for p in ("mean", "lo", "hi", "verdict"))
             + ("region", "score_smooth", "agree_smooth")
             + tuple(f"{c}_{p}" for c in SMOOTH_COMPARISONS
                     for p in ("mean", "lo", "hi", "verdict"))
             + ("smooth_region",))
-
-
-def _fmt(v) -> str:
-    if isinstance(v, float):
-        return "nan" if not np.isfinite(v) else f"{v:.6g}"
-    return str(v)
-
-
-def write_csv(rows: Iterable[dict], columns: Sequence[str], path: Path) -> None:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(columns)
-    for r in rows:
-        w.writerow([_fmt(r.get(c, "")) for c in columns])
-    data = buf.getvalue().encode()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix == ".gz":
-        with open(path, "wb") as fh, gzip.GzipFile(fileobj=fh, mode="wb", mtime=0) as gz:
-            gz.write(data)
-    else:
-        path.write_bytes(data)
-
-
-_NUMERIC_TEXT = {"method", "dataset", "task", "region", "smooth_region", "error"}
-
-
-def read_csv(path: Path) -> list[dict]:
-    """Rows of an atlas CSV (``.csv`` or ``.csv.gz``): numbers as floats, True/False as
-    bools, verdicts and names as text."""
-    path = Path(path)
-    raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
-    rows = []
-    for r in csv.DictReader(io.StringIO(raw.decode())):
-        out = {}
-        for k, v in r.items():
-            if k in _NUMERIC_TEXT or k.endswith("_verdict"):
-                out[k] = v
-            elif v in ("True", "False"):
-                out[k] = v == "True"
-            elif v == "":                     # a column this row has no value in
-                out[k] = float("nan")
-            else:
-                try:
-                    out[k] = float(v)
-                except ValueError:
-                    out[k] = v
-        rows.append(out)
-    return rows
-
-
-def table_path(name: str = "atlas.csv") -> Path:
-    """Where a committed atlas table is: ``reports/atlas/<name>`` of the checkout the lab
-    runs from, else of the working directory (an installed lab has no checkout)."""
-    path = Path(__file__).resolve().parents[2] / DEFAULT_OUT / name
-    return path if path.exists() else Path.cwd() / DEFAULT_OUT / name
-
-
-def load_atlas(path: Path | None = None) -> list[dict]:
-    """The committed atlas (one row per cell); [] when it is missing."""
-    p = Path(path) if path else table_path("atlas.csv")
-    return read_csv(p) if p.exists() else []
 
 
 def compare(committed: Iterable[dict], fresh: Iterable[dict]) -> list[str]:
@@ -541,6 +536,34 @@ def compare(committed: Iterable[dict], fresh: Iterable[dict]) -> list[str]:
 from .atlas_report import headline_markdown, write_report  # noqa: E402
 
 
+def _print_claims(out: Path) -> int:
+    """Every claim's numbers from the committed tables in ``out`` (the atlas and
+    ``held-out/``) and what its check finds, to update
+    :data:`nplk_lab.model.claims.NUMBERS` after a new run."""
+    from .claims import CLAIMS, NPKL_CLAIMS
+
+    atlas = load_atlas(out / "atlas.csv")
+    held = load_atlas(out / "held-out" / "atlas.csv")
+    for c in CLAIMS:
+        print(f"{c.key}: {c.values(atlas, held)}; {c.check(atlas, held) or 'holds'}")
+    npkl = read_csv(out / "simple_npkl.csv") if (out / "simple_npkl.csv").exists() else []
+    for c in NPKL_CLAIMS:
+        print(f"{c.key}: {c.values(npkl, [])}")
+    return 0
+
+
+def _report_only(out: Path) -> int:
+    """``out/README.md`` from ``out/atlas.csv`` and ``out/run.json``, with the held-out
+    table's changes when ``out/held-out/atlas.csv`` exists."""
+    cells = read_csv(out / "atlas.csv")
+    info = json.loads((out / "run.json").read_text())
+    held_path = out / "held-out" / "atlas.csv"
+    held = read_csv(held_path) if held_path.exists() else []
+    write_report(cells, info, out / "README.md", command=info["command"],
+                 seeds=info["seeds"], note=info.get("note", ""), held=held)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m nplk_lab.model.atlas",
                                  description=__doc__.split("\n\n")[0])
@@ -554,6 +577,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", type=int, default=len(SEEDS), help="how many data seeds")
     ap.add_argument("--first-seed", type=int, default=0,
                     help="the first data seed (10 with --seeds 10: the held-out draws)")
+    ap.add_argument("--cache", type=Path, default=None,
+                    help="a folder for each job's rows: a run stopped part-way resumes "
+                         "from it (default: <out>/.cache; --no-cache to measure afresh)")
+    ap.add_argument("--no-cache", action="store_true")
+    ap.add_argument("--claims", action="store_true",
+                    help="print the numbers of every sentence of nplk_lab/model/claims.py "
+                         "from the committed tables (no fitting)")
+    ap.add_argument("--report", action="store_true",
+                    help="write README.md again from the committed tables and run.json "
+                         "(no fitting)")
     ap.add_argument("--cells", choices=("all", "quick", "claims"), default="all",
                     help="which cells: the whole grid, the quick cells, or the cells the "
                          "lab's sentences speak of")
@@ -576,13 +609,21 @@ def main(argv: list[str] | None = None) -> int:
         return 1 if diffs else 0
     chosen = {"all": lambda: full_cells(a.methods, a.sets), "quick": quick_cells,
               "claims": claim_cells}[a.cells]()
-    rows, info = run(chosen, seeds, n_jobs=a.workers, dask=a.dask, progress=progress)
+    if a.report:
+        return _report_only(a.out)
+    if a.claims:
+        return _print_claims(a.out)
+    cache = None if a.no_cache else (a.cache or a.out / ".cache")
+    rows, info = run(chosen, seeds, n_jobs=a.workers, dask=a.dask, progress=progress,
+                     cache=cache)
     print(file=sys.stderr)
     cells = summarize(rows)
     write_csv(rows, SEED_COLUMNS, a.out / "seeds.csv.gz")
     write_csv(cells, summary_columns(), a.out / "atlas.csv")
-    argv_text = " ".join(argv if argv is not None else sys.argv[1:])
-    write_report(cells, info, a.out / "README.md", command=argv_text, seeds=seeds)
+    info = {**info, "command": " ".join(argv if argv is not None else sys.argv[1:]),
+            "seeds": list(seeds)}
+    (a.out / "run.json").write_text(json.dumps(info, indent=1) + "\n")
+    _report_only(a.out)
     print(headline_markdown(cells))
     print(f"{len(cells)} cells, {len(rows)} fits, {info['seconds']:.0f} s on "
           f"{info['backend']} ({info['workers']} workers); written to {a.out}")

@@ -140,10 +140,12 @@ def smooth_markdown(cells: Sequence[dict]) -> str:
 
 
 def write_report(cells: Sequence[dict], info: dict, path: Path, *, command: str,
-                 seeds: Sequence[int], note: str = "", made_by: str | None = None) -> None:
+                 seeds: Sequence[int], note: str = "", held: Sequence[dict] = (),
+                 made_by: str | None = None) -> None:
     """``reports/atlas/README.md``: how the atlas was made (``made_by`` replaces that
     paragraph, e.g. when a column was added to a table measured earlier), its totals and
-    its per-data-set table."""
+    its per-data-set table; with ``held`` (the same cells at other draws of the data),
+    how many cells change region between the two (:mod:`nplk_lab.model.atlas_words`)."""
     learned = [r for r in cells if r["method"] != "lab_rbf_reg"]
     lc, lr = larger_c(learned), larger_c([r for r in cells if r["method"] == "lab_rbf_reg"])
     names = [METHOD_NAMES[m] for m in METHOD_NAMES if any(r["method"] == m for r in learned)]
@@ -190,6 +192,11 @@ def write_report(cells: Sequence[dict], info: dict, path: Path, *, command: str,
         headline_markdown(cells),
         "",
     ]
+    if held:
+        text[-1:-1] = ["## The same cells at other draws of the data", "",
+                       "`held-out/` holds every cell measured again at data seeds 10–19 "
+                       "(its own README has its totals).", "",
+                       changes_markdown(cells, held), ""]
     smooth = smooth_markdown(cells)
     if smooth:
         text += [
@@ -209,6 +216,33 @@ def write_report(cells: Sequence[dict], info: dict, path: Path, *, command: str,
     path.write_text("\n".join(text))
 
 
+def changes_markdown(atlas: Sequence[dict], held: Sequence[dict]) -> str:
+    """The README's section on the two sets of draws: per method, the cells that keep
+    their region and the ones that change, and the most frequent changes."""
+    from .atlas_words import changes
+
+    ch = changes(atlas, held)
+    total = sum(c["cells"] for c in ch.values())
+    moved = sum(c["cells"] - c["same"] for c in ch.values())
+    lines = [f"Of the {total} cells measured at both sets of draws, {moved} change region "
+             f"between data seeds 0–9 and 10–19 ({100 * moved / max(total, 1):.0f} %); "
+             "the lab's view draws them as unsettled, and no sentence of the lab rests on "
+             "one.", "",
+             "| method | cells | same region | changed | most frequent changes (0–9 → 10–19) |",
+             "|---|---|---|---|---|"]
+    for m in METHOD_NAMES:
+        c = ch.get(m)
+        if not c:
+            continue
+        moves = sorted(((k, v) for k, v in c.items() if isinstance(k, tuple)),
+                       key=lambda kv: (-kv[1], kv[0]))
+        top = "; ".join(f"{REGION_SHORT[a]} → {REGION_SHORT[b]}: {v}"
+                        for (a, b), v in moves[:3]) or "—"
+        lines.append(f"| {METHOD_NAMES[m]} | {c['cells']} | {c['same']} | "
+                     f"{c['cells'] - c['same']} | {top} |")
+    return "\n".join(lines)
+
+
 __all__ = ["METHOD_NAMES", "REGION_SHORT", "SMOOTH_REGION_SHORT", "SMOOTH_REGION_WORDS",
-           "headline_markdown", "larger_c", "region_counts", "smooth_markdown",
-           "totals_markdown", "write_report"]
+           "changes_markdown", "headline_markdown", "larger_c", "region_counts",
+           "smooth_markdown", "totals_markdown", "write_report"]

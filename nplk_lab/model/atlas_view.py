@@ -16,10 +16,18 @@ from .atlas_data import SETS
 from .atlas_report import METHOD_NAMES, REGION_SHORT, SMOOTH_REGION_SHORT, SMOOTH_REGION_WORDS
 from .settings_table import CLASSIFICATION
 
+#: a cell whose region differs between the atlas's draws and the held-out ones
+UNSETTLED = "unsettled"
+#: the map's categories: the regions, then the cells the two sets of draws disagree on
+VIEW_REGIONS = REGIONS + (UNSETTLED,)
 #: the region names on the map's colour bar (short, plain words)
-REGION_LABELS = tuple(REGION_SHORT[r] for r in REGIONS)
+REGION_LABELS = tuple(REGION_SHORT[r] for r in REGIONS) + (UNSETTLED,)
+#: the smooth rule's map: its regions, then the cells the two sets of draws disagree on
+SMOOTH_VIEW_REGIONS = SMOOTH_REGIONS + (UNSETTLED,)
 #: the same for the smooth rule's map
-SMOOTH_REGION_LABELS = tuple(SMOOTH_REGION_SHORT[r] for r in SMOOTH_REGIONS)
+SMOOTH_REGION_LABELS = tuple(SMOOTH_REGION_SHORT[r] for r in SMOOTH_REGIONS) + (UNSETTLED,)
+_UNSETTLED_WORDS = ("measured again at other draws of the data, the cell fell in another "
+                    "region: no explanation is settled there")
 #: the lab method each atlas method opens on its page
 PAGE_METHOD = {"lab_rbf_reg": "lab_rbf_reg"}
 
@@ -41,7 +49,7 @@ class AtlasGrid:
 
     @property
     def counts(self) -> dict[str, int]:
-        return {r: int(np.sum(self.regions == i)) for i, r in enumerate(REGIONS)}
+        return {r: int(np.sum(self.regions == i)) for i, r in enumerate(VIEW_REGIONS)}
 
 
 def choices(cells: Iterable[dict]) -> dict[str, list[str]]:
@@ -66,9 +74,10 @@ def _ci(row: dict, c: str, unit: str = "points") -> str:
     return f"{m:+.1f} {unit} (95 % interval {lo:+.1f} to {hi:+.1f})"
 
 
-def hover_text(row: dict) -> str:
+def hover_text(row: dict, held: dict | None = None) -> str:
     """A cell's numbers in plain words: scores, the paired differences with their
-    intervals, the agreement with 1-NN, and its region."""
+    intervals, the agreement with 1-NN, and its region; with ``held`` (the same cell at
+    other draws of the data), that region too, and whether the two agree."""
     clf = row.get("task") == CLASSIFICATION
     metric = "accuracy" if clf else "R²"
     base = "SVM" if clf else "SVR"
@@ -89,6 +98,14 @@ def hover_text(row: dict) -> str:
              f"closeness to 1-NN: {name} {float(row.get('agree_method', np.nan)):.2f}, "
              f"plain {base} {float(row.get('agree_plain', np.nan)):.2f}",
              f"→ {REGION_WORDS.get(row['region'], row['region'])}"]
+    if held is not None:
+        same = held["region"] == row["region"]
+        lines.append(f"at {int(held.get('n_seeds', 0))} other draws: {name} − plain {base} "
+                     f"{_ci(held, 'gain')}, matrix off − plain {base} "
+                     f"{_ci(held, 'off_gain')}")
+        lines.append("→ the same region at the other draws" if same else
+                     f"→ unsettled: at the other draws, "
+                     f"{REGION_WORDS.get(held['region'], held['region'])}")
     return "<br>".join(lines)
 
 
@@ -112,10 +129,28 @@ def _grid(rows: list[dict], method: str, dataset: str, x: str, regions: tuple[st
                      "smooth" if key == "smooth_region" else "paper")
 
 
-def atlas_grid(cells: Iterable[dict], method: str, dataset: str) -> AtlasGrid | None:
-    """The σ × C grid of ``method`` on ``dataset``; None when the atlas has no cell."""
+def atlas_grid(cells: Iterable[dict], method: str, dataset: str,
+               held: Iterable[dict] = ()) -> AtlasGrid | None:
+    """The σ × C grid of ``method`` on ``dataset``; None when the atlas has no cell.
+    With ``held`` (the same cells at other draws of the data), a cell whose region
+    differs there is drawn as :data:`UNSETTLED` (its row keeps both regions)."""
+    from .claims_tables import cell_key
+
     rows = [r for r in cells if r["method"] == method and r["dataset"] == dataset]
-    return _grid(rows, method, dataset, "sigma", REGIONS, hover_text)
+    other = {cell_key(r): r for r in held if r["method"] == method
+             and r["dataset"] == dataset}
+    if other:
+        rows = [{**r, "region_held": other[cell_key(r)]["region"],
+                 "region": r["region"] if other[cell_key(r)]["region"] == r["region"]
+                 else UNSETTLED, "region_first": r["region"]} if cell_key(r) in other
+                else r for r in rows]
+
+    def hover(r: dict) -> str:
+        h = other.get(cell_key(r))
+        base = {**r, "region": r.get("region_first", r["region"])}
+        return hover_text(base, h)
+
+    return _grid(rows, method, dataset, "sigma", VIEW_REGIONS, hover)
 
 
 def has_smooth(cells: Iterable[dict], method: str | None = None) -> bool:
@@ -124,10 +159,12 @@ def has_smooth(cells: Iterable[dict], method: str | None = None) -> bool:
                if method is None or r["method"] == method)
 
 
-def smooth_hover(row: dict) -> str:
+def smooth_hover(row: dict, held: dict | None = None) -> str:
     """A cell's numbers under the smooth rule: its score beside the paper's rule, F off,
     the baselines, the paired differences with their intervals, the agreement with
-    1-NN, and its region."""
+    1-NN, and its region; with ``held`` (the same cell at other draws of the data), the
+    smooth rule's difference from the baseline there and whether its region is the
+    same."""
     clf = row.get("task") == CLASSIFICATION
     metric = "accuracy" if clf else "R²"
     base = "SVM" if clf else "SVR"
@@ -138,7 +175,7 @@ def smooth_hover(row: dict) -> str:
         return "—" if not np.isfinite(v) else f"{v:.3f}"
 
     agree = "same label as 1-NN" if clf else "closeness to 1-NN"
-    return "<br>".join([
+    lines = [
         f"σ = {row['sigma']:g}, C = {row['C']:g}: mean test {metric} over "
         f"{int(row.get('n_seeds', 0))} draws of the data",
         f"{name}: smooth rule {s('smooth')}, paper's rule {s('method')}, matrix off "
@@ -149,17 +186,41 @@ def smooth_hover(row: dict) -> str:
         f"tuned {base} − smooth rule: {_ci(row, 'smooth_cv_gap')}",
         f"{agree}: smooth rule {float(row.get('agree_smooth', np.nan)):.2f}, plain {base} "
         f"{float(row.get('agree_plain', np.nan)):.2f}",
-        f"→ {SMOOTH_REGION_WORDS.get(row.get('smooth_region'), '')}"])
+        f"→ {SMOOTH_REGION_WORDS.get(row.get('smooth_region'), '')}"]
+    if held is not None:
+        lines.append(f"at {int(held.get('n_seeds', 0))} other draws: smooth rule − plain "
+                     f"{base} {_ci(held, 'smooth_gain')}, smooth rule − matrix off "
+                     f"{_ci(held, 'smooth_vs_off')}")
+        lines.append("→ the same region at the other draws"
+                     if held.get("smooth_region") == row.get("smooth_region") else
+                     "→ unsettled: at the other draws, "
+                     f"{SMOOTH_REGION_WORDS.get(held.get('smooth_region'), '')}")
+    return "<br>".join(lines)
 
 
-def smooth_grid(cells: Iterable[dict], method: str, dataset: str) -> AtlasGrid | None:
+def smooth_grid(cells: Iterable[dict], method: str, dataset: str,
+                held: Iterable[dict] = ()) -> AtlasGrid | None:
     """The σ × C grid of ``method`` on ``dataset`` under the smooth rule (regions index
-    :data:`~nplk_lab.model.atlas.SMOOTH_REGIONS`); None without a measured cell."""
+    :data:`SMOOTH_VIEW_REGIONS`); None without a measured cell. With ``held`` (the same
+    cells at other draws of the data), a cell whose smooth-rule region differs there is
+    drawn as :data:`UNSETTLED`."""
+    from .claims_tables import cell_key
+
     if method not in SMOOTH_METHODS:
         return None
     rows = [r for r in cells if r["method"] == method and r["dataset"] == dataset
             and r.get("smooth_region") in SMOOTH_REGIONS]
-    return _grid(rows, method, dataset, "sigma", SMOOTH_REGIONS, smooth_hover,
+    other = {cell_key(r): r for r in held if r["method"] == method
+             and r["dataset"] == dataset and r.get("smooth_region") in SMOOTH_REGIONS}
+    rows = [{**r, "smooth_region_first": r["smooth_region"], "smooth_region":
+             r["smooth_region"] if other[cell_key(r)]["smooth_region"] == r["smooth_region"]
+             else UNSETTLED} if cell_key(r) in other else r for r in rows]
+
+    def hover(r: dict) -> str:
+        first = {**r, "smooth_region": r.get("smooth_region_first", r["smooth_region"])}
+        return smooth_hover(first, other.get(cell_key(r)))
+
+    return _grid(rows, method, dataset, "sigma", SMOOTH_VIEW_REGIONS, hover,
                  key="smooth_region")
 
 
@@ -167,8 +228,8 @@ def smooth_summary_sentence(grid: AtlasGrid) -> str:
     """How many of a smooth-rule grid's cells fall in each region, and where the rule
     helps, how many of those owe it to F at test time (beyond F switched off)."""
     n = int(np.sum(grid.regions >= 0))
-    counts = {r: int(np.sum(grid.regions == i)) for i, r in enumerate(SMOOTH_REGIONS)}
-    parts = [f"{c} {SMOOTH_REGION_SHORT[r]}" for r, c in counts.items() if c]
+    counts = {r: int(np.sum(grid.regions == i)) for i, r in enumerate(SMOOTH_VIEW_REGIONS)}
+    parts = [f"{c} {SMOOTH_REGION_SHORT.get(r, r)}" for r, c in counts.items() if c]
     name = METHOD_NAMES.get(grid.method, grid.method)
     text = (f"{name} with the smooth rule on {SETS[grid.dataset].title}: of {n} settings "
             f"of σ and C, " + ", ".join(parts) + ".")
@@ -199,9 +260,10 @@ def open_state(grid: AtlasGrid, cell: tuple[int, int], seed: int = 0
 
 
 def summary_sentence(grid: AtlasGrid) -> str:
-    """How many of the grid's cells fall in each region, in words."""
+    """How many of the grid's cells fall in each region, in words (a cell the two sets
+    of draws disagree on counts as unsettled, in no region)."""
     n = int(np.sum(grid.regions >= 0))
-    parts = [f"{c} {REGION_SHORT[r]}" for r, c in grid.counts.items() if c]
+    parts = [f"{c} {REGION_SHORT.get(r, 'unsettled')}" for r, c in grid.counts.items() if c]
     name = METHOD_NAMES.get(grid.method, grid.method)
     text = (f"{name} on {SETS[grid.dataset].title}: of {n} settings of σ and C, "
             + ", ".join(parts) + ".")
@@ -210,9 +272,9 @@ def summary_sentence(grid: AtlasGrid) -> str:
         ten = sum(r.get("off_vs_plain10_verdict") != "holds" for r in alone)
         cv = sum(r.get("off_vs_cv_verdict") != "holds" for r in alone)
         base = "SVM" if SETS[grid.dataset].task == CLASSIFICATION else "SVR"
-        text += (f" Where the matrix alone helps ({len(alone)}), the plain {base} with ten "
-                 f"times the C scores at least as well in {ten} of them, the tuned "
-                 f"{base} in {cv}.")
+        text += (f" Where the matrix alone helps ({len(alone)}), the model with its matrix "
+                 f"off is not clearly above the plain {base} with ten times the C in {ten} "
+                 f"of them, nor above the tuned {base} in {cv}.")
     return text
 
 
@@ -237,15 +299,18 @@ def npkl_grid(cells: Iterable[dict], dataset: str) -> AtlasGrid | None:
     return _grid(rows, "simple_npkl", dataset, "fraction", NPKL_REGIONS, _npkl_hover)
 
 
-def region_legend(regions: Sequence[str] = REGIONS) -> list[str]:
+def region_legend(regions: Sequence[str] = VIEW_REGIONS) -> list[str]:
     """One line per region: its short name and what it means (the smooth rule's regions
     when ``regions`` is :data:`~nplk_lab.model.atlas.SMOOTH_REGIONS`)."""
-    if tuple(regions) == SMOOTH_REGIONS:
-        return [f"{SMOOTH_REGION_SHORT[r]}: {SMOOTH_REGION_WORDS[r]}" for r in regions]
-    return [f"{REGION_SHORT[r]}: {REGION_WORDS[r]}" for r in regions]
+    if tuple(regions) in (SMOOTH_REGIONS, SMOOTH_VIEW_REGIONS):
+        words = {**SMOOTH_REGION_WORDS, UNSETTLED: _UNSETTLED_WORDS}
+        return [f"{SMOOTH_REGION_SHORT.get(r, r)}: {words[r]}" for r in SMOOTH_VIEW_REGIONS]
+    words = {**REGION_WORDS, UNSETTLED: _UNSETTLED_WORDS}
+    return [f"{REGION_SHORT.get(r, r)}: {words[r]}" for r in regions]
 
 
-__all__ = ["PAGE_METHOD", "REGION_LABELS", "SMOOTH_REGION_LABELS", "AtlasGrid", "atlas_grid",
-           "choices", "has_smooth", "hover_text", "interval_words", "npkl_grid", "open_state",
-           "region_legend", "smooth_grid", "smooth_hover", "smooth_summary_sentence",
-           "summary_sentence"]
+__all__ = ["PAGE_METHOD", "REGION_LABELS", "SMOOTH_REGION_LABELS", "SMOOTH_VIEW_REGIONS",
+           "UNSETTLED",
+           "VIEW_REGIONS", "AtlasGrid", "atlas_grid", "choices", "has_smooth", "hover_text",
+           "interval_words", "npkl_grid", "open_state", "region_legend", "smooth_grid",
+           "smooth_hover", "smooth_summary_sentence", "summary_sentence"]

@@ -432,9 +432,9 @@ LESSON_MOVE = Lesson(3, "How far a kernel may move: ρ in ONK, γ in KNPL",
          "largest weight the SVM gives a training point. G may move further.",
          "classification", {**_KNPL, "gamma": "auto", "view": "matrix"}, "matrix",
          "How far is G from all-ones now?", _SIZES, 1, _knpl_move),
-    Step("At γ = auto KNPL beats the plain SVM on the sandwich's test points. Check "
-         "where that comes from, as lesson 2 did for DANK.", "classification",
-         {**_KNPL, "gamma": "auto"}, "surface",
+    Step("At γ = auto KNPL beats the plain SVM on the sandwich's test points at most "
+         "draws of the data. Check where that comes from, as lesson 2 did for DANK.",
+         "classification", {**_KNPL, "gamma": "auto"}, "surface",
          "On what share of the test points are KNPL's labels those of a "
          "1-nearest-neighbour classifier?",
          ("90 % or more", "Between half and 90 %", "Under half"), 0, _knpl_copies,

@@ -124,13 +124,19 @@ def paired(method, baseline, *, label: str, unit: str = "", scale: float = 1.0,
     ``test_fraction`` = n_test / n_train switches on the corrected resampled variance of
     repeated random splits (Nadeau and Bengio). With a single pair the interval is the
     point itself (no spread can be estimated), so its verdict is never *holds* unless
-    the claim is an exact equivalence.
+    the claim is an exact equivalence. A difference that is not a finite number (a
+    score missing at some seed) gives no interval: mean and bounds are NaN and the
+    verdict *inconclusive*.
     """
     d = scale * (np.asarray(method, dtype=float) - np.asarray(baseline, dtype=float))
     d = d.ravel()
     if d.size == 0:
         raise ValueError("paired() needs at least one pair.")
     J = d.size
+    if not np.all(np.isfinite(d)):      # a missing score is no evidence, not a tie
+        nan = float("nan")
+        return Paired(label, unit, J, nan, nan, nan, sign=sign, margin=margin,
+                      corrected=test_fraction is not None)
     mean = float(d.mean())
     tol = 1e-12 * max(1.0, float(np.abs(d).max()))
     wins = int(np.sum(sign * d > tol))

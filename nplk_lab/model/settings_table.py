@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from . import claims as _claims
+
 PAGES = ("classification", "regression", "pairwise", "sensitivity", "scaling")
 CLASSIFICATION, REGRESSION, CLUSTERING = "classification", "regression", "clustering"
 
@@ -296,9 +298,7 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
             pages=("classification", "regression"),
             help="Dash-dot orange: the boundary of 1-nearest neighbour (every point takes "
                  "the label of its nearest training point), or its step curve on 1-D "
-                 "regression data. DANK and KNPL carry their learned matrix to a test point "
-                 "through its nearest training point, so their test labels follow this "
-                 "rule (the score table beside the figure measures how closely)."),
+                 "regression data. " + _claims.TEXT["nn_help"]),
     Setting("ablation_cv", "bool", False, "Score the cross-validated SVM too", group="view",
             methods=("dank", "knpl", "dank_svr"), pages=("classification", "regression"),
             help="Adds SVM-CV (or SVR-CV) to the score table: σ and C chosen by 5-fold "

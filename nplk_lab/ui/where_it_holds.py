@@ -44,6 +44,11 @@ def _atlas() -> list[dict]:
     return _table()
 
 
+def _held() -> list[dict]:
+    """The same cells at other draws of the data ([] when not committed)."""
+    return _table("held-out/atlas.csv")
+
+
 def _on_click(grid: AV.AtlasGrid):
     def handler() -> None:
         ss = st.session_state
@@ -79,8 +84,10 @@ def atlas_panel() -> None:
         "still beats the plain SVM or SVR with the same σ and C), the nearest-neighbour "
         "rule (the method beats that baseline and gives 1-nearest neighbour's labels more "
         "often than it), a gain with neither explanation, the tuned baseline best of all, "
-        "the method below the baseline, or no difference the draws can tell. Hover a "
-        "square for its numbers; click it to open that state on its page.")
+        "the method below the baseline, or no difference the draws can tell. A dark grey "
+        "square is unsettled: measured again at 10 other draws of the data, it fell in "
+        "another region. Hover a square for its numbers; click it to open that state on "
+        "its page.")
     ch = AV.choices(cells)
     left, right = st.columns(2)
     with left:
@@ -101,8 +108,8 @@ def atlas_panel() -> None:
              "row of a nearest training point; the smooth rule averages all the rows, "
              "weighted by the kernel, so its map says where the learned kernel helps "
              "without copying a neighbour.") == "smooth"
-    grid = AV.smooth_grid(cells, method, dataset) if smooth else \
-        AV.atlas_grid(cells, method, dataset)
+    grid = AV.smooth_grid(cells, method, dataset, _held()) if smooth else \
+        AV.atlas_grid(cells, method, dataset, _held())
     if grid is None:  # pragma: no cover - the choosers only offer measured pairs
         return
     title = f"{METHOD_NAMES[method]} on {SETS[dataset].title}"
@@ -136,7 +143,7 @@ def atlas_panel() -> None:
     with st.expander("What the colours mean"):
         for line in AV.region_legend():
             st.text(line)
-    rows = [{"σ": r["sigma"], "C": r["C"], "region": AV.REGION_LABELS[A.REGIONS.index(
+    rows = [{"σ": r["sigma"], "C": r["C"], "region": AV.REGION_LABELS[AV.VIEW_REGIONS.index(
         r["region"])], "method": round(r["score_method"], 3),
         "matrix off": round(r["score_off"], 3), "1-NN": round(r["score_nn"], 3),
         "plain": round(r["score_plain"], 3), "tuned": round(r["score_cv"], 3),
@@ -152,11 +159,13 @@ def atlas_panel() -> None:
 def _smooth_words(grid: AV.AtlasGrid) -> None:
     """Below the smooth rule's map: its counts, what its colours mean, its numbers."""
     st.text(AV.smooth_summary_sentence(grid))
+    st.text(claims.TEXT["smooth_rule"])
     with st.expander("What the colours mean"):
-        for line in AV.region_legend(A.SMOOTH_REGIONS):
+        for line in AV.region_legend(AV.SMOOTH_VIEW_REGIONS):
             st.text(line)
     rows = [{"σ": r["sigma"], "C": r["C"],
-             "region": AV.SMOOTH_REGION_LABELS[A.SMOOTH_REGIONS.index(r["smooth_region"])],
+             "region": AV.SMOOTH_REGION_LABELS[AV.SMOOTH_VIEW_REGIONS.index(
+                 r["smooth_region"])],
              "smooth rule": round(r["score_smooth"], 3),
              "paper's rule": round(r["score_method"], 3),
              "matrix off": round(r["score_off"], 3), "plain": round(r["score_plain"], 3),
