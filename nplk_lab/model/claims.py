@@ -490,7 +490,8 @@ CLAIMS: tuple[Claim, ...] = (
           _smooth_numbers, smooth_check, (),
           "DANK, KNPL, DANK-SVR with the smooth rule: every cell of the atlas, data seeds "
           "0–19"),
-    Claim("smooth_readme", TEMPLATES["smooth_readme"], ("README.md",), _smooth_numbers, smooth_check, (),
+    Claim("smooth_readme", TEMPLATES["smooth_readme"], ("README.md",), _smooth_numbers,
+          smooth_check, (),
           "DANK, KNPL, DANK-SVR with the smooth rule: every cell of the atlas, data seeds "
           "0–19"),
     Claim("atlas", ATLAS_TEMPLATE, ("README.md", "docs/where-the-gain-comes-from.md"),
