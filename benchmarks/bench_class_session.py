@@ -1,4 +1,4 @@
-"""A class that answers together (issue 32), measured through Streamlit's own protocol:
+"""A class that answers together, measured through Streamlit's own protocol:
 the class mode of the lab's class benchmark (``bench_classroom.py`` measures the slider
 moves; this file the class's answers, reveal and steps; both use ``tools/st_client.py``).
 

@@ -1,4 +1,4 @@
-r"""Linked views (issue 13 §2): a training point's learned influence on the plane, the
+r"""Linked views: a training point's learned influence on the plane, the
 point ringed on the decision surface, its row and column marked on the matrix view.
 
 Pure functions from arrays to figures, like every builder here. The influence maps

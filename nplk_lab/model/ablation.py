@@ -1,7 +1,7 @@
 r"""Where a learned kernel's test score comes from: the method against itself with the
 learned matrix switched off at test time, a 1-nearest-neighbour rule and the plain SVM.
 
-DANK (seed 000 §2.3) and KNPL (eq. 23) learn a matrix on the training points only; a
+DANK (its paper's §2.3) and KNPL (its paper's eq. 23) learn a matrix on the training points only; a
 test point x borrows the row of its nearest (or reciprocal-nearest) training point j*:
 
 .. math::

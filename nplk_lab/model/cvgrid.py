@@ -1,7 +1,7 @@
 """The CV-tuned SVM / SVR baselines of the reproduction, computed faster.
 
 :func:`cv_sigma_C` runs the same search as :class:`nplk_core.SVMCVClassifier` and
-:class:`nplk_core.SVRCVRegressor` with ``random_state=seed`` (SPEC §8: σ and C on
+:class:`nplk_core.SVRCVRegressor` with ``random_state=seed`` (σ and C on
 ``2^{-5..5} × 2^{-5..5}``, 5 shuffled folds, stratified for classification, the mean fold
 accuracy or R², ties to the first grid point in scikit-learn's order, C outer and γ
 inner) but builds each σ's kernel once and fits libsvm on precomputed kernel blocks,

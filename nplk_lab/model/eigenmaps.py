@@ -1,5 +1,5 @@
 r"""Eigenfunction maps: eigenvectors of K, of the learned matrix and of the learned kernel
-on the training points, extended to the plane (issue 13, part 3).
+on the training points, extended to the plane.
 
 For a symmetric kernel matrix :math:`M = U \operatorname{diag}(\lambda) U^\top` on the
 training points :math:`x_1 \dots x_n` and a kernel :math:`m(x, x_i)` that agrees with

@@ -1,4 +1,4 @@
-r"""A training point's learned influence on the plane (issue 13 §2), without Streamlit.
+r"""A training point's learned influence on the plane, without Streamlit.
 
 For a fitted method and a training point :math:`x_i` the view draws the learned
 similarity
@@ -16,7 +16,7 @@ learned kernels:
 * ONK: :math:`G = K + (Y\alpha)(Y\alpha)^\top/(2\rho)` is additive, so the map is
   :math:`k(x_i, x) + (G - K)_{i, j^*(x)}` with the nearest rule: the row of ``G`` at
   the training points. (ONK itself predicts with the *given* ``k``: an unlabeled point
-  has no label part, SPEC §5; the map shows where ``G`` moved the similarity.)
+  has no label part; the map shows where ``G`` moved the similarity.)
 * LAB RBF: a support point carries its own bandwidths :math:`\theta_i` and its influence
   is its kernel :math:`k_{\theta_i}(x_i, x) = \exp(-\|\theta_i\circ(x_i - x)\|^2)`
   (``exp(-‖·‖)`` for the Laplacian form), drawn against the one shared bandwidth the

@@ -7,7 +7,7 @@ the step's own measure at the step's state with only ``seed`` changed, exactly a
 Lessons page would measure it on that draw. A step whose question is about several
 draws (five or ten) measures, at seed ``s``, the draws ``s, s + 1, …``.
 
-The rule the lessons keep (issue 29 §5, checked by ``tests/test_lessons.py``): every
+The rule the lessons keep (checked by ``tests/test_lessons.py``): every
 step's expected option is the one the numbers choose at 9 or more of 10 seeds
 (:data:`HOLD_AT`). ``python benchmarks/bench_lesson_seeds.py`` prints the table.
 Pure Python (no Streamlit).

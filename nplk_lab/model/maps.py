@@ -17,7 +17,7 @@ of the learned F (G) picked by an out-of-sample rule; with F' = 11ᵀ at test ti
 prediction is the learned α and b with the plain kernel, f(x) = Σᵢ αᵢyᵢ k(xᵢ, x) + b.
 Its score minus the baseline's is the part of the gain that something learned carries
 by itself, apart from the test-time rule (which makes DANK's labels follow the nearest
-training point's: SPEC §1). :func:`f_off_predict` is :mod:`nplk_lab.model.ablation`'s, the
+training point's). :func:`f_off_predict` is :mod:`nplk_lab.model.ablation`'s, the
 same one the Classification page's score table uses.
 """
 

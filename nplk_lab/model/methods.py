@@ -164,7 +164,8 @@ def can_warm_start(old: Mapping[str, Any], new: Mapping[str, Any], method: str) 
 
 
 def relative_error(y_true: np.ndarray, y_pred: np.ndarray) -> float:
-    r"""Relative squared error :math:`\sum(\hat g - y)^2 / \sum(y - \bar y)^2` (seed 000 §6.3)."""
+    r"""Relative squared error :math:`\sum(\hat g - y)^2 / \sum(y - \bar y)^2` (the DANK
+    paper's §6.3)."""
     y_true = np.asarray(y_true, dtype=float)
     if y_true.size == 0:
         return float("nan")

@@ -3,7 +3,7 @@
 Each experiment repeats ``splits`` random train/test splits (70 / 30, stratified for
 classification) of one data set; the features are standardised with the training split's
 mean and deviation. On every split the CV-tuned baseline chooses σ and C by 5-fold CV on
-the training split (SPEC §8; :mod:`nplk_lab.model.cvgrid`, the same search as
+the training split (:mod:`nplk_lab.model.cvgrid`, the same search as
 ``SVMCVClassifier`` / ``SVRCVRegressor``) and the learned kernels use that σ and C, so a
 difference is what learning the kernel adds at the baseline's own setting.
 1-nearest-neighbour is the reference that DANK's and KNPL's out-of-sample rule (a test

@@ -1,4 +1,4 @@
-"""Where this process finds the class store (issue 32): one :class:`ClassStore` per
+"""Where this process finds the class store: one :class:`ClassStore` per
 process, opened on first use from ``NPLK_LAB_CLASS_STORE`` (a folder for SQLite or a
 ``postgresql://`` URL; ``nplk-lab classroom`` sets it for every worker), else the
 folder ``classes`` in the lab's cache directory, so a plain ``streamlit run app.py``

@@ -49,7 +49,7 @@ HEALTH = "/_stcore/health"
 DEFAULT_SERVER = ("check inter 2s fastinter 500ms downinter 1s fall 2 rise 1 observe layer4 "
                   "error-limit 1 on-error fastinter")
 
-# Serving settings for a class (issue 4): no file watching, a short life for a session
+# Serving settings for a class: no file watching, a short life for a session
 # whose browser went away, the lab's caches bounded per worker.
 DEFAULT_SESSION_TTL_S = 30
 DEFAULT_CACHE_MB = 256

@@ -348,7 +348,7 @@ def _start_pool() -> None:
     """Start the fit pool's workers (:meth:`.workers.Pool.start`) after the warm-up, not
     before the first picture: the first picture needs no fit, and the workers' start
     (about 2 s of CPU each here, importing the solvers) would compete with it. Without
-    this the first move of a new server paid that start (2.0–3.8 s, issue 30)."""
+    this the first move of a new server paid that start (2.0–3.8 s)."""
     from . import workers
 
     try:

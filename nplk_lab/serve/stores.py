@@ -65,7 +65,7 @@ class _Recorder(threading.local):
         The fit pool (:mod:`.workers`) stores a page's fit from its own thread when the
         worker's result comes back: without this the page's run never saw that store
         entry, its first-paint snapshot lacked the fit, and every new server refitted
-        the default model before drawing (issue 30). A callback that runs after the page
+        the default model before drawing. A callback that runs after the page
         run ended records into a set nobody reads any more."""
         seen = self.seen
         if seen is None:

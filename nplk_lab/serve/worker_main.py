@@ -9,7 +9,7 @@ server ``sys.modules["__main__"]`` is the script being run: Streamlit installs e
 run's page module there. So every worker of the pool, started from a page run, ran
 ``app.py`` or a page outside ``streamlit run``: on a new server, each worker did a whole
 Home run (its DANK figure included, with about 120 "missing ScriptRunContext" warnings)
-while competing for the cores with the first page it was there to help (issue 30).
+while competing for the cores with the first page it was there to help.
 
 The pool's context (:func:`context`) starts its processes with this module as their main
 module: the child runs this file (the standard library only), then unpickles the work it

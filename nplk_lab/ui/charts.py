@@ -434,7 +434,7 @@ def view_panel(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult, *,
             st.caption(matrix_caption(res, pooled))
     elif view == "spectra":
         fig = spectra_chart_figure(res, data)
-        if fig is not None:  # clicking an eigenvalue draws its eigenfunctions (issue 13.3)
+        if fig is not None:  # clicking an eigenvalue draws its eigenfunctions
             eigen_panel(P, data, res, fig, page=page)
     elif view == "convergence":
         if "compare_solvers" in _view_settings(res):

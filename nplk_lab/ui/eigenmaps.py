@@ -1,4 +1,4 @@
-"""The eigen-decay view with its eigenfunction maps (issue 13.3).
+"""The eigen-decay view with its eigenfunction maps.
 
 A click on the eigen-decay plot picks eigenvalue j (the click's x rounded to the nearest
 index; the live chart reports clicks anywhere on the plot area); a number input does the

@@ -1,4 +1,4 @@
-"""Linked views (issue 13 §2): select a training point on the surface or on the matrix
+"""Linked views: select a training point on the surface or on the matrix
 heatmap, ring it, frame its row and column, and draw its learned influence below.
 
 The selection is the setting ``focus_point`` (in the URL; −1 = none). A click reaches

@@ -1,6 +1,7 @@
-"""The rows of DANK (seed 000): Fig. 1 and 1b (DANK against the SVM on the clowns), Fig. 2
-(the learned F), Fig. 4 (Nesterov against projected gradient), Table 5 (the τ sweep) and
-§6.3 (DANK-SVR on the step and harmonic functions)."""
+"""The rows of DANK (*Learning Data-adaptive Non-parametric Kernels*): Fig. 1 and 1b
+(DANK against the SVM on the clowns), Fig. 2 (the learned F), Fig. 4 (Nesterov against
+projected gradient), Table 5 (the τ sweep) and §6.3 (DANK-SVR on the step and harmonic
+functions)."""
 
 from __future__ import annotations
 

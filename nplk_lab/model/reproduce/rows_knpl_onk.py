@@ -1,5 +1,5 @@
-"""The rows of KNPL (seed 001: Fig. 2, G and the sandwich; Fig. 3, its solvers) and ONK
-(seed 003: Fig. 1, its solvers; Fig. 3, accuracy against ρ)."""
+"""The rows of KNPL (its paper's Fig. 2, G and the sandwich; Fig. 3, its solvers) and ONK
+(its paper's Fig. 1, its solvers; Fig. 3, accuracy against ρ)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The rows of LAB RBF (seed 004): Fig. 1 (learned bandwidths against one global bandwidth
+"""The rows of LAB RBF: its paper's Fig. 1 (learned bandwidths against one global bandwidth
 on the chirp) and Fig. 4 (test error against the share of support data)."""
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""The rows of SimpleNPKL (seed 002): Table 2 on the spiral and on Iris against k-means,
-and Tables 4 and 5 (the capacity B and the power p) on Iris."""
+"""The rows of SimpleNPKL (*A Family of Simple Non-Parametric Kernel Learning
+Algorithms*): Table 2 on the spiral and on Iris against k-means, and Tables 4 and 5 (the
+capacity B and the power p) on Iris."""
 
 from __future__ import annotations
 
@@ -37,10 +38,11 @@ SPIRAL = {"n_turns": 1.0, "noise": 0.05}
 #: C of the spiral rows: the paper uses "several constant values in (0, 1]" on the
 #: Table 1 sets; 0.1 is the estimator's default
 NPKL_C = 0.1
-#: the paper's Iris protocol (seed 002 §7.1): k = 5, r = 70 % connected components
+#: the paper's Iris protocol (its §7.1): k = 5, r = 70 % connected components
 #: (constraint_fraction 0.3), B = 1, p = 2, C = 1 with each constrained pair counted once,
 #: which is C = 0.5 in our objective (it sums over ordered pairs); the usual symmetric
-#: k-NN graph (the mutual graph of SPEC §6 isolates 8 of Iris' 150 points)
+#: k-NN graph (the mutual k-NN graph of docs/the-maths-of-every-method.md's SimpleNPKL
+#: section isolates 8 of Iris' 150 points)
 IRIS = {"constraint_fraction": 0.3, "C": 0.5, "B": 1.0, "p": 2.0, "n_neighbors": 5,
         "neighbor_graph": "union", "n_clusters": 3}
 

@@ -38,7 +38,8 @@ def _svc(C: float, sigma: float):
 
 
 def _rse(y, pred) -> float:
-    """Relative squared error of seed 000 §6.3: sum (g(x_i) - y_i)^2 / sum (y_i - mean y)^2."""
+    """Relative squared error of the DANK paper's §6.3:
+    sum (g(x_i) - y_i)^2 / sum (y_i - mean y)^2."""
     y = np.asarray(y, dtype=float)
     return float(np.sum((np.asarray(pred) - y) ** 2) / np.sum((y - y.mean()) ** 2))
 
