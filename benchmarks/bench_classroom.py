@@ -61,7 +61,7 @@ for _p in (ROOT / "tools", ROOT / "tests"):
         sys.path.insert(0, str(_p))
 
 from deployment import BehindProxy, Monitor, OneProcess, open_sessions, serve  # noqa: E402
-from st_client import Tab, query_value  # noqa: E402
+from st_client import Tab, number, query_value  # noqa: E402
 
 PAGE = "Classification"
 OTHER_PAGE = "Regression"
@@ -159,7 +159,7 @@ def nearest(options: list[str], value: float) -> str:
     nums = []
     for o in options:
         try:
-            nums.append((abs(np.log(float(o)) - np.log(value)), o))
+            nums.append((abs(np.log(number(o)) - np.log(value)), o))
         except ValueError:
             continue
     return min(nums)[1]

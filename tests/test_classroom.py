@@ -373,7 +373,7 @@ def test_reconnected_tab_keeps_the_move_it_sends_with_its_first_run(tmp_path):
     """A server restart: the open tab reconnects as a new session and sends its URL
     (the old state) with its widgets' values (the move just made); the move wins."""
     from deployment import serve
-    from st_client import Tab, query_value
+    from st_client import Tab, number, query_value
 
     server = serve(port=_port() or None, log=tmp_path / "server.log")
 
@@ -383,7 +383,7 @@ def test_reconnected_tab_keeps_the_move_it_sends_with_its_first_run(tmp_path):
         await a.rerun(page="Classification")
         opts = a.widgets["w_tau"].options
         now = query_value(a.query, "tau")
-        new = next(o for o in opts if not np.isclose(float(o), float(now)))
+        new = next(o for o in opts if not np.isclose(number(o), float(now)))
         await a.close()
         b = Tab(server.url)                   # the same tab after the restart
         await b.connect()
@@ -398,7 +398,7 @@ def test_reconnected_tab_keeps_the_move_it_sends_with_its_first_run(tmp_path):
     finally:
         server.stop()
     assert not run.exceptions
-    assert np.isclose(float(query_value(run.query, "tau")), float(new))
+    assert np.isclose(float(query_value(run.query, "tau")), number(new))
 
 
 @pytest.mark.slow
@@ -407,7 +407,7 @@ def test_a_move_sent_before_the_newest_url_arrived_is_not_lost(tmp_path):
     browser, so the request carries the URL of the run before: that is not a pasted
     link, and the earlier move must survive."""
     from deployment import serve
-    from st_client import Tab, query_value
+    from st_client import Tab, number, query_value
 
     server = serve(port=_port() or None, log=tmp_path / "server.log")
 
@@ -417,11 +417,11 @@ def test_a_move_sent_before_the_newest_url_arrived_is_not_lost(tmp_path):
         await t.rerun(page="Classification")
         stale = t.query
         tau = next(o for o in t.widgets["w_tau"].options
-                   if not np.isclose(float(o), float(query_value(stale, "tau"))))
+                   if not np.isclose(number(o), float(query_value(stale, "tau"))))
         t.set("w_tau", tau)
         await t.rerun(timeout=300)                   # the page wrote a new URL ...
         sigma = next(o for o in t.widgets["w_sigma"].options
-                     if not np.isclose(float(o), float(query_value(stale, "sigma"))))
+                     if not np.isclose(number(o), float(query_value(stale, "sigma"))))
         t.set("w_sigma", sigma)
         run = await t.rerun(query=stale, timeout=300)  # ... the browser had the old one
         await t.close()
@@ -431,8 +431,8 @@ def test_a_move_sent_before_the_newest_url_arrived_is_not_lost(tmp_path):
     finally:
         server.stop()
     assert not run.exceptions
-    assert np.isclose(float(query_value(run.query, "tau")), float(tau))
-    assert np.isclose(float(query_value(run.query, "sigma")), float(sigma))
+    assert np.isclose(float(query_value(run.query, "tau")), number(tau))
+    assert np.isclose(float(query_value(run.query, "sigma")), number(sigma))
 
 
 @pytest.mark.slow
