@@ -23,13 +23,13 @@ import pytest
 from test_browser_class import classroom_with_store
 
 from nplk_lab.serve.class_store import ClassStore, Seat
-from nplk_lab.serve.class_web import SEAT_COOKIE
 from nplk_lab.serve.class_store_rules import (
     CODE_ALPHABET,
     CODE_LENGTH,
     MAX_FAILED_JOINS,
     new_seat,
 )
+from nplk_lab.serve.class_web import SEAT_COOKIE
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT / "tools") not in sys.path:
