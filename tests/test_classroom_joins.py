@@ -21,14 +21,10 @@ from pathlib import Path
 
 import pytest
 from test_browser_class import classroom_with_store
+from test_browser_class_limits import _unknown_code
 
 from nplk_lab.serve.class_store import ClassStore, Seat
-from nplk_lab.serve.class_store_rules import (
-    CODE_ALPHABET,
-    CODE_LENGTH,
-    MAX_FAILED_JOINS,
-    new_seat,
-)
+from nplk_lab.serve.class_store_rules import MAX_FAILED_JOINS, new_seat
 from nplk_lab.serve.class_web import SEAT_COOKIE
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,15 +64,6 @@ async def _post_join(url: str, code: str, headers: dict[str, str] | None = None
     finally:
         await conn.close()
     return status, json.loads(data or b"{}").get("error", "")
-
-
-def _unknown_code(store: ClassStore, i: int) -> str:
-    """A well-formed code no class has."""
-    code = "".join(CODE_ALPHABET[(i * 7 + j) % len(CODE_ALPHABET)]
-                   for j in range(CODE_LENGTH))
-    assert not store._run(False, lambda tx: tx.one(
-        "SELECT 1 FROM classes WHERE code = ?", code))
-    return code
 
 
 def test_300_browsers_behind_one_address_join_while_wrong_codes_stay_limited():
