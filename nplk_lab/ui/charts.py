@@ -19,6 +19,7 @@ from .ablation import nn_values
 from .downloads import _fmt
 from .eigenmaps import eigen_panel
 from .figure_cache import figure_gz
+from .keys import CLICK_BOUNDS, CLICK_SEEN
 from .running import (
     baseline_score,
     baseline_values,
@@ -29,7 +30,7 @@ from .running import (
 )
 from .sharing import cached
 from .state import params, show_messages
-from .widgets import _BOUNDS, _SEEN, _SURFACE, _add_clicked_points, control
+from .widgets import _SURFACE, _add_clicked_points, control
 
 # ---------------------------------------------------------------------------
 # output
@@ -181,9 +182,9 @@ def surface_chart(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabRe
         return
     # a click may land anywhere the user can see around the surface (zoomed out too)
     wx, wy = x1 - x0, y1 - y0
-    ss[_BOUNDS] = ((x0 - wx, x1 + wx), (y0 - wy, y1 + wy))
+    ss[CLICK_BOUNDS] = ((x0 - wx, x1 + wx), (y0 - wy, y1 + wy))
     chart(fig, _SURFACE, f"nplk-{page}-surface", on_click=_add_clicked_points,
-          ack=ss.get(_SEEN, 0.0), mark_color=fg.CLASS_COLORS[1 if add_label > 0 else -1],
+          ack=ss.get(CLICK_SEEN, 0.0), mark_color=fg.CLASS_COLORS[1 if add_label > 0 else -1],
           inputs=inputs)
 
 
