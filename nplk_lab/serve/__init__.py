@@ -8,6 +8,8 @@ it never imports the ui nor the pages):
 :mod:`.worker_main` the main module those worker processes start from;
 :mod:`.stores` the stores shared by the sessions of a server, one computation per key;
 :mod:`.firstpaint` a page's default run replayed from disk on a new server, without scikit-learn;
+:mod:`.figure_cache` each cached figure's gzipped JSON, made once and shared by the sessions;
+:mod:`.cluster` the Dask cluster the operator configured, and the connection to it;
 :mod:`.firstpaint_build` every page's first picture, made before a new server accepts a connection;
 :mod:`.reaper` memory back to idle after a class: stores emptied, fit workers stopped;
 :mod:`.server` the lab's pages with the lab's own routes beside them (``st.App``);

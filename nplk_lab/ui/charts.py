@@ -12,13 +12,13 @@ import streamlit as st
 import nplk_lab.figures as fg
 import nplk_lab.model as lab
 from nplk_lab.model.ablation import rule_key, rule_name
+from nplk_lab.serve.figure_cache import figure_gz
 from nplk_lab.ui.components.chart import drawn_widgets, live_chart
 
 from . import influence
 from .ablation import nn_values
 from .downloads import _fmt
 from .eigenmaps import eigen_panel
-from .figure_cache import figure_gz
 from .keys import CLICK_BOUNDS, CLICK_SEEN
 from .running import (
     baseline_score,
@@ -41,7 +41,7 @@ def chart(fig: Any, key: str, filename: str, **kw: Any) -> Any:
     """A figure with the lab's PNG export settings, updated in place on reruns
     (:func:`nplk_lab.ui.components.chart.live_chart`; ``kw``: its click reporting,
     ``on_click``, ``ack``, ``mark_color``). ``fig`` must not change afterwards: its
-    JSON is kept with it (:mod:`.figure_cache`)."""
+    JSON is kept with it (:mod:`nplk_lab.serve.figure_cache`)."""
     # the raw layout's height, not ``fig.layout.height``: plotly's validator there looks
     # for pandas, which a warming-up server may be importing in another thread
     height = (getattr(fig, "_layout", None) or {}).get("height") or fig.layout.height

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import os
 import pickle
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -15,7 +14,7 @@ import streamlit as st
 
 import nplk_lab.model as lab
 from nplk_lab.model import budget
-from nplk_lab.serve import workers
+from nplk_lab.serve import cluster, workers
 from nplk_lab.serve.stores import MISS, cache, recorder
 
 from .keys import DASK_FAILED, TIMING
@@ -333,23 +332,10 @@ def _sweep_on_cluster(P, method, param, values, repeats, key, data_fn, address):
 # an operator-configured Dask scheduler (never from the URL)
 # ---------------------------------------------------------------------------
 
-#: environment variable naming the Dask scheduler the pages may offer
-DASK_ENV = "NPLK_DASK_SCHEDULER"
-
-
 def dask_address() -> str | None:
-    """The Dask scheduler the operator configured: ``$NPLK_DASK_SCHEDULER``, else
-    ``dask_scheduler`` in ``.streamlit/secrets.toml``; None when neither is set. Never
-    read from the URL or any widget: a shared link must not make this server connect
-    to an address of the link's choosing."""
-    address = os.environ.get(DASK_ENV, "").strip()
-    if not address:
-        try:
-            address = str(st.secrets.get("dask_scheduler", "") or "").strip()
-        except (FileNotFoundError, KeyError, ValueError, OSError,
-                st.errors.StreamlitSecretNotFoundError):
-            address = ""
-    return address or None
+    """The Dask scheduler the operator configured (:mod:`nplk_lab.serve.cluster`); None
+    when there is none. Never read from the URL or any widget."""
+    return cluster.scheduler_address()
 
 
 def cluster_choice(page: str) -> str | None:
@@ -360,7 +346,7 @@ def cluster_choice(page: str) -> str | None:
         return None
     on = st.checkbox(f"Run on the Dask cluster at {address}", key=f"lab_dask_{page}",
                      help="The independent fits run as tasks on the cluster's workers "
-                          f"(configured by the server's {DASK_ENV} or secrets.toml).")
+                          f"(configured by the server's {cluster.DASK_ENV} or secrets.toml).")
     return address if on else None
 
 
@@ -380,12 +366,11 @@ def on_cluster(address: str | None) -> Iterator[str | None]:
 
 def _connect(address: str):
     """The client for ``address``, or None after a warning on the page."""
-    from nplk_core.parallel import dask_client
     failed = st.session_state.get(DASK_FAILED)
     try:
         if failed and failed[0] == address and time.monotonic() - failed[1] < 30:
             raise OSError(failed[2])         # tried a moment ago: do not wait again
-        return dask_client(address, timeout=3.0)
+        return cluster.connect(address)
     except ImportError:
         st.warning("The Dask option needs dask.distributed (pip install -e \".[dask]\"); "
                    "running on this machine instead.")
