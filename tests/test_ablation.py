@@ -62,7 +62,7 @@ def test_the_score_table_is_for_exactly_the_methods_with_a_matrix_to_switch_off(
     """The methods with a score table are those whose learned matrix reaches the points
     they score (switching it off changes their decision; ONK's kernel never does), and
     the atlas's 1-NN-rule methods are the same ones."""
-    from nplk_lab.model import atlas as A
+    from nplk_lab.model.atlas import atlas as A
 
     X = np.random.default_rng(0).normal(size=(30, 2))
     y = np.where(X[:, 0] > 0, 1.0, -1.0)

@@ -22,7 +22,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 import nplk_lab.ui.components.chart as chart_component
-from nplk_lab.model import lessons as L
+from nplk_lab.model.lessons import lessons as L
 from nplk_lab.serve import class_room, class_web
 from nplk_lab.serve.class_store import ClassStore
 from nplk_lab.serve.class_store_rules import REVEALED, REVOTE, SHIFT, SPLIT, new_seat

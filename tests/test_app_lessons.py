@@ -16,8 +16,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import nplk_lab.model as lab
-from nplk_lab.model import lessons as L
-from nplk_lab.model import teacher_lessons as T
+from nplk_lab.model.lessons import lessons as L
+from nplk_lab.model.lessons import teacher_lessons as T
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # nplk_lab/ui/ sits next to app.py (as with `streamlit run`)

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from nplk_lab.model import atlas as A
-from nplk_lab.model import atlas_data as AD
-from nplk_lab.model import atlas_view as AV
 from nplk_lab.model import paired as P
+from nplk_lab.model.atlas import atlas as A
+from nplk_lab.model.atlas import atlas_data as AD
+from nplk_lab.model.atlas import atlas_view as AV
 
 # ---------------------------------------------------------------------------
 # regions

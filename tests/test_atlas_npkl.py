@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from nplk_lab.model import atlas_npkl as N
 from nplk_lab.model import paired as P
+from nplk_lab.model.atlas import atlas_npkl as N
 
 
 def _rows(a, b):
@@ -76,7 +76,7 @@ def test_paper_results_draws_the_simplenpkl_map():
     from test_app import open_paper
 
     import nplk_lab.ui.components.chart as chart_component
-    from nplk_lab.model import atlas_view as AV
+    from nplk_lab.model.atlas import atlas_view as AV
 
     at = open_paper()
     at.selectbox(key="atlas_npkl_dataset").set_value("spiral").run()

@@ -26,8 +26,8 @@ from test_browser import (
 )
 from test_browser_maps import CELL_JS
 
-from nplk_lab.model import atlas as A
-from nplk_lab.model import atlas_view as AV
+from nplk_lab.model.atlas import atlas as A
+from nplk_lab.model.atlas import atlas_view as AV
 
 chromium_path, app_server, page = tb.chromium_path, tb.app_server, tb.page
 

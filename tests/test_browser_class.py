@@ -38,7 +38,7 @@ import test_browser as tb
 from test_browser import exception_texts, wait_idle
 from test_browser_classroom import Classroom
 
-from nplk_lab.model import lessons as L
+from nplk_lab.model.lessons import lessons as L
 from nplk_lab.serve import class_room, class_web, command
 from nplk_lab.serve.class_store import ClassStore, format_code
 

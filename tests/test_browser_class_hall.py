@@ -30,7 +30,7 @@ from test_browser_a11y import AXE, _serious
 from test_browser_class import PHONE, SHOTS, classroom_with_store
 from test_browser_classroom_faults import _worker_pids
 
-from nplk_lab.model import lessons as L
+from nplk_lab.model.lessons import lessons as L
 from nplk_lab.serve import class_hall, command
 from nplk_lab.serve.class_store import ClassStore
 from nplk_lab.serve.class_store_rules import REVOTE, SPLIT, Seat

@@ -34,7 +34,7 @@ from test_browser_class import (
     wait_step,
 )
 
-from nplk_lab.model import lessons as L
+from nplk_lab.model.lessons import lessons as L
 from nplk_lab.serve.class_store import ClassStore, Seat
 from nplk_lab.serve.class_store_rules import (
     CODE_ALPHABET,

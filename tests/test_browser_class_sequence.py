@@ -59,7 +59,7 @@ from test_browser_classroom import Classroom
 from test_browser_classroom_faults import COUNT_SOCKETS_JS, _worker_pids
 from test_browser_present_fit import MIN_FONT  # the lessons' own rule for a projector
 
-from nplk_lab.model import lessons as L
+from nplk_lab.model.lessons import lessons as L
 from nplk_lab.serve import class_room, command
 from nplk_lab.serve.class_store import ClassStore
 from nplk_lab.serve.class_store_rules import REVEALED, REVOTE, SHIFT, SPLIT, VOTE

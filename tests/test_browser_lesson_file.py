@@ -18,9 +18,9 @@ from __future__ import annotations
 import pytest
 import test_browser as tb
 
-from nplk_lab.model import lessons as L
-from nplk_lab.model import teacher_lessons as T
-from nplk_lab.model.lesson_file import lesson_file_data, lesson_html
+from nplk_lab.model.lessons import lessons as L
+from nplk_lab.model.lessons import teacher_lessons as T
+from nplk_lab.model.lessons.lesson_file import lesson_file_data, lesson_html
 from nplk_lab.ui.components.browser_files import title_fit
 from nplk_lab.ui.lessons import step_figure
 

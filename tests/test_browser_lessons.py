@@ -22,7 +22,7 @@ import pytest
 import test_browser as tb
 from test_browser import exception_texts, wait_idle
 
-from nplk_lab.model import lessons as L
+from nplk_lab.model.lessons import lessons as L
 
 # the server and Chromium fixtures of the first browser test
 chromium_path, app_server = tb.chromium_path, tb.app_server

@@ -44,7 +44,7 @@ import test_browser as tb
 from test_browser import exception_texts, wait_idle, wait_still
 from test_browser_lessons import lock_in
 
-from nplk_lab.model import lessons as L
+from nplk_lab.model.lessons import lessons as L
 
 chromium_path, app_server = tb.chromium_path, tb.app_server
 

@@ -18,7 +18,7 @@ import test_browser as tb
 from test_browser import ARTIFACTS, FIRST_CHART_TIMEOUT_MS, exception_texts, wait_idle
 from test_browser_lessons import lock_in
 
-from nplk_lab.model import lessons as L
+from nplk_lab.model.lessons import lessons as L
 
 chromium_path, app_server, page = tb.chromium_path, tb.app_server, tb.page
 

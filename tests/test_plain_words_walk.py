@@ -30,7 +30,7 @@ from streamlit.testing.v1.element_tree import Block, Expander
 from test_plain_words import SMALL, _figure_texts
 from test_plain_words import STATES as HELP_STATES
 
-from nplk_lab.model import lessons as L
+from nplk_lab.model.lessons import lessons as L
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # nplk_lab/ui/ sits next to app.py (as with `streamlit run`)

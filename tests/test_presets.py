@@ -398,7 +398,7 @@ def test_lab_rbf_chirp_bandwidths_narrow_where_the_frequency_rises():
 def test_lab_rbf_chirp_puts_more_support_points_where_the_frequency_rises():
     """What the chirp card says (seeds 0-4): more support points on the fast (right)
     half than on the slow half, on every seed."""
-    from nplk_lab.model.lessons import _lab_sides
+    from nplk_lab.model.lessons.lessons import _lab_sides
     P = {**lab.defaults(), **pr.preset_params("lab_rbf_chirp")}
     for seed in range(5):
         g = _lab_sides({**P, "seed": seed})

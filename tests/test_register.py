@@ -238,7 +238,7 @@ def test_the_walked_pages_show_no_unregistered_finding():
 def test_every_lesson_step_before_and_after_its_reveal_shows_no_unregistered_finding(number):
     from test_plain_words_walk import open_page, screen_texts
 
-    from nplk_lab.model import lessons as L
+    from nplk_lab.model.lessons import lessons as L
 
     bad = {}
     for i, step in enumerate(L.lesson(number).steps, 1):

@@ -137,7 +137,7 @@ def test_the_lesson_step_draws_dank_with_the_smooth_rule_and_its_scores():
     """Lesson 2's step on the smooth rule: its revealed surface is DANK's decision
     function under that rule, its title names the rule, and the corner's test score is
     that rule's (the question is about it), not the paper's rule's."""
-    from nplk_lab.model import lessons as L
+    from nplk_lab.model.lessons import lessons as L
     from nplk_lab.ui.lessons import step_figure
 
     step = next(s for s in L.lesson(2).steps if "smooth rule" in s.question)
