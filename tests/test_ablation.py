@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _ablation_pages import _figures, open_page
 from _ablation_states import fitted, split
 
 import nplk_lab.figures as fg
@@ -185,21 +186,6 @@ def test_surface_and_curve_draw_the_nn_overlay():
 # ---------------------------------------------------------------------------
 # the pages (AppTest)
 # ---------------------------------------------------------------------------
-
-def open_page(page, **query):
-    from streamlit.testing.v1 import AppTest
-
-    at = AppTest.from_file(str(ROOT / page), default_timeout=180)
-    for k, v in query.items():
-        at.query_params[k] = str(v)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def _figures(at):
-    import nplk_lab.ui.components.chart as chart_component
-    return [f for f in (chart_component.figure_of(e) for e in at.get("bidi_component")) if f]
 
 
 def shown_table(at):

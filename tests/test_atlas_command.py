@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_atlas import COMMITTED, ROOT_OUT, _fake_measure, _seed_rows, needs_atlas
+from _atlas_runs import COMMITTED, ROOT_OUT, _fake_measure, _seed_rows, needs_atlas
 
 from nplk_lab.model import paired as P
 from nplk_lab.model.atlas import atlas as A

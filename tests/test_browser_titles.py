@@ -13,14 +13,12 @@ go to ``test-artifacts/titles-*.png``."""
 
 from __future__ import annotations
 
+import _browser as tb
 import pytest
-import test_browser as tb
-from test_browser import ARTIFACTS, FIRST_CHART_TIMEOUT_MS, exception_texts, wait_idle
-from test_browser_lessons import lock_in
+from _browser import ARTIFACTS, FIRST_CHART_TIMEOUT_MS, exception_texts, wait_idle
+from _lessons_page import lock_in
 
 from nplk_lab.model.lessons import lessons as L
-
-chromium_path, app_server, page = tb.chromium_path, tb.app_server, tb.page
 
 pytestmark = pytest.mark.browser
 

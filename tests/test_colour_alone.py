@@ -19,8 +19,8 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from _app_pages import SMALL, charts, open_page
 from _colour_vision import APART, deuteranope_delta_e
-from test_app import SMALL, charts, open_page
 
 import nplk_lab.figures as fg
 

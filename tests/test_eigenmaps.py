@@ -4,6 +4,7 @@ reference for the fast path, null eigenvalues, and the figure builders' numbers.
 
 import numpy as np
 import pytest
+from _components import figure_of
 
 import nplk_lab.figures as fg
 import nplk_lab.model as lab
@@ -408,8 +409,7 @@ def _page(path, **query):
 
 
 def _titles(at):
-    import nplk_lab.ui.components.chart as chart_component
-    figs = [chart_component.figure_of(e) for e in at.get("bidi_component")]
+    figs = [figure_of(e) for e in at.get("bidi_component")]
     return [(f["layout"].get("title") or {}).get("text", "") for f in figs if f]
 
 
@@ -442,7 +442,6 @@ def test_regression_eigen_view_draws_curves_on_the_line():
     at = _page("pages/2_Regression.py", reg_view="spectra", eigen_index=2, n_samples=60)
     titles = _titles(at)
     assert "Eigenfunction j = 2 of F × K, F and K" in titles, titles
-    import nplk_lab.ui.components.chart as chart_component
-    fig = next(f for f in (chart_component.figure_of(e) for e in at.get("bidi_component"))
+    fig = next(f for f in (figure_of(e) for e in at.get("bidi_component"))
                if f and f["layout"].get("title", {}).get("text", "").startswith("Eigenfunction"))
     assert {t["type"] for t in fig["data"]} == {"scatter"}     # 1-D data: curves

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _components import figure_of
 
 import nplk_lab.figures as fg
 import nplk_lab.model as lab
@@ -432,9 +433,8 @@ def _page(**query):
 
 
 def _figures(at):
-    import nplk_lab.ui.components.chart as chart_component
 
-    return [f for f in (chart_component.figure_of(e) for e in at.get("bidi_component")) if f]
+    return [f for f in (figure_of(e) for e in at.get("bidi_component")) if f]
 
 
 @pytest.mark.slow

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_ablation import _figures, open_page
+from _ablation_pages import _figures, open_page
 
 import nplk_lab.model as lab
 from nplk_lab.model import ablation as ab
