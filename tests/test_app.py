@@ -605,7 +605,7 @@ def test_values_near_the_float_limit_are_standardised_not_overflowed():
 
 
 # ---------------------------------------------------------------------------
-# Paper results page and presets (issue 10 §3)
+# Paper results page and presets
 # ---------------------------------------------------------------------------
 
 

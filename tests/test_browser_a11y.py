@@ -1,4 +1,4 @@
-"""Accessible pages, checked in Chromium (issue 31 point 5).
+"""Accessible pages, checked in Chromium.
 
 * axe-core (``tests/vendor/axe-core``, 4.14.1 from the npm registry, injected into the
   page) finds no serious or critical violation on every page, on a lesson in

@@ -1,4 +1,4 @@
-"""Real-browser test of the eigenfunction maps (issue 13.3): open Classification in the
+"""Real-browser test of the eigenfunction maps: open Classification in the
 eigen-decay view, click the 2nd eigenvalue's marker on the plot, and see the maps of
 eigenfunction j = 2 appear (their title), the URL carry ``eigen_index=2`` and the decay
 plot mark j = 2. Then the number input picks j = 4 from the keyboard.

@@ -1,4 +1,4 @@
-"""Real-browser test of the linked views (issue 13 §2): a click on a training point of
+"""Real-browser test of the linked views: a click on a training point of
 the decision surface selects it (ringed there, framed on the matrix view) and draws its
 learned influence below; a click on a row of the matrix heatmap selects that row's
 point instead. Then the selection is cleared.

@@ -1,4 +1,4 @@
-"""Figure titles in Chromium (issue 31): on every page's charts, at 1280 × 720, on a
+"""Figure titles in Chromium: on every page's charts, at 1280 × 720, on a
 phone and after the window shrinks, a title stays inside its chart (a long one wraps onto
 more lines), the mode bar that appears on hover never covers it, and it overlaps none of
 the chart's other words (subplot titles, the score note, colour-bar titles, the legend).

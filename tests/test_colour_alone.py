@@ -1,4 +1,4 @@
-"""No two marks in a figure differ by colour alone (issue 31 point 5).
+"""No two marks in a figure differ by colour alone.
 
 Every figure the pages draw (AppTest: each page at its defaults and in the views a
 lesson or a student switches to) is read trace by trace, per pair of axes:

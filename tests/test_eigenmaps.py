@@ -1,4 +1,4 @@
-"""Eigenfunction maps (issue 13.3): the Nyström identity at the training points,
+"""Eigenfunction maps: the Nyström identity at the training points,
 orthogonality, learned == plain when F is all-ones, the sign convention, a slow dense
 reference for the fast path, null eigenvalues, and the figure builders' numbers."""
 

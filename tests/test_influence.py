@@ -1,4 +1,4 @@
-"""A training point's learned influence (issue 13 §2): the maps against closed forms and a
+"""A training point's learned influence: the maps against closed forms and a
 slow dense reference, the decision function rebuilt from them, the LAB RBF ellipse, the
 click picking, the figures, and the page (AppTest).
 
@@ -201,7 +201,7 @@ def test_the_maps_rebuild_the_models_decision_function(fits, toy, method, rule):
 
 
 def _slow_reciprocal(X, T):
-    """Seed 000 §2.3 pair by pair: r = rank of test point j among the test points by
+    """The DANK paper's §2.3 pair by pair: r = rank of test point j among the test points by
     distance to xᵢ, s = rank of xᵢ among the training points by distance to x'ⱼ;
     j* = argmax 1/(r s), ties to the smaller s."""
     D = ((X[:, None, :] - T[None, :, :]) ** 2).sum(-1)

@@ -1,5 +1,6 @@
-"""LAB RBF (SPEC §7): kernel definition, exact gradients, asymmetric KRR interpolation,
-dynamic support selection, scikit-learn contract.
+"""LAB RBF (*Enhancing Kernel Flexibility via Learning Asymmetric Locally-Adaptive
+Kernels*; docs/the-maths-of-every-method.md, "LAB RBF"): kernel definition, exact
+gradients, asymmetric KRR interpolation, dynamic support selection, scikit-learn contract.
 
 Long (about 800 lines) because the gradients, the interpolation and the support
 selection are each checked against a reference written here (finite differences, dense
@@ -184,7 +185,7 @@ def test_initial_support_is_evenly_spaced_in_sorted_y(chirp, chirp_model):
 
 @pytest.mark.slow
 def test_beats_single_bandwidth_krr_on_the_same_support_set(chirp, chirp_model):
-    """Fig. 1 of seed 004: on a chirp, per-point bandwidths beat any single bandwidth.
+    """Fig. 1 of the LAB RBF paper: on a chirp, per-point bandwidths beat any single bandwidth.
 
     Compared at equal support: scikit-learn RBF KRR on LAB's own 30 support points,
     with gamma and alpha chosen on the TEST data (an oracle). Measured on this seed:
@@ -221,7 +222,7 @@ def test_beats_single_bandwidth_krr_on_the_same_support_set(chirp, chirp_model):
 
 
 def _sin_toy(n, seed):
-    """seed 004's Fig. 1 function: ``sin(2 x^3)`` on ``[0, 0.8 pi]``, noise 0.1."""
+    """The LAB RBF paper's Fig. 1 function: ``sin(2 x^3)`` on ``[0, 0.8 pi]``, noise 0.1."""
     rng = np.random.default_rng(seed)
     x = rng.uniform(0.0, 0.8 * np.pi, n)
     grid = np.linspace(0.0, 0.8 * np.pi, 1000)
@@ -280,12 +281,12 @@ def test_best_krr_reference_matches_scikit_learn():
 @pytest.mark.slow
 def test_default_is_not_below_the_best_single_bandwidth_krr_on_its_supports(
         make, n, n_support, seed):
-    """Issue 10 §5 on the authors' toys (noise 0.1, R² on a 1,000-point noiseless grid):
-    LAB RBF with default options against the best one-bandwidth KRR on the same support
-    points. All 5 seeds of both toys at both sizes: benchmarks/bench_lab_rbf.py (worst
-    margin +0.047 at n = 300, +0.038 at n = 100; before, chirp n = 300 seed 4 was 0.12
-    below and chirp n = 100 seed 3 at R² -8.2). The sanity floor is R² > 0.85: chirp
-    n = 300 seed 4 sits at 0.89 (0.903 before issue 11's faster evaluation, whose rounding
+    """The claim against one bandwidth on the authors' toys (noise 0.1, R² on a 1,000-point
+    noiseless grid): LAB RBF with default options against the best one-bandwidth KRR on the
+    same support points. All 5 seeds of both toys at both sizes: benchmarks/bench_lab_rbf.py
+    (worst margin +0.047 at n = 300, +0.038 at n = 100; before, chirp n = 300 seed 4 was
+    0.12 below and chirp n = 100 seed 3 at R² -8.2). The sanity floor is R² > 0.85: chirp
+    n = 300 seed 4 sits at 0.89 (0.903 before the faster exact evaluation, whose rounding
     takes L-BFGS-B down another path of this non-convex loss; 0.157 above the KRR)."""
     X, y, Xte, yte = make(n, seed)
     with warnings.catch_warnings():
@@ -601,7 +602,7 @@ def test_sklearn_compatible(estimator, check):
 
 
 # ---------------------------------------------------------------------------
-# issue 11: the cheaper exact evaluation, and the fit reaching its optimum
+# the cheaper exact evaluation, and the fit reaching its optimum
 # ---------------------------------------------------------------------------
 
 def _slow_loss(theta, Xs, ys, Xt, yt, lam, kind="gaussian"):
@@ -790,7 +791,7 @@ def test_predictions_agree_with_the_reference_where_the_optimum_is_unique(settin
     ("regression", ("step", "harmonic", "chirp"))])
 @pytest.mark.slow
 def test_page_defaults_converge_without_warning(task, names):
-    """Issue 11: LAB RBF at the lab's page defaults (n = 200, 30% test, seed 0,
+    """LAB RBF at the lab's page defaults (n = 200, 30% test, seed 0,
     n_support 30, lam 1e-3) converges on every built-in data set of both pages (with
     max_iter 200 per stage, chessboard, spiral and harmonic ended in a
     ConvergenceWarning)."""
@@ -807,7 +808,7 @@ def test_page_defaults_converge_without_warning(task, names):
 
 
 def test_a_stage_ends_on_a_stall_not_on_one_short_step():
-    """The L-BFGS-B stopping rule (issue 11): a converged stage ended either with the
+    """The L-BFGS-B stopping rule: a converged stage ended either with the
     projected gradient below tol or with the loss decreasing by less than
     tol * max(loss, 1) on the last 2 consecutive iterations, never after a single short
     step (which ended chirp n = 100 seed 4's second stage after 5 iterations at R² 0.71).

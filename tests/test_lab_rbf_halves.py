@@ -1,4 +1,4 @@
-"""LAB RBF, both halves (issue 29 §6): the coefficients fitted to all points
+"""LAB RBF, both halves: the coefficients fitted to all points
 (nplk_core.lab_rbf.lab_fit_alpha_all, lab_ridge_coef) against dense solves and the
 paper's fit; the three comparison fits of nplk_lab.model.lab_rbf_halves against
 independent computations; the sentences following their numbers; the figure; the

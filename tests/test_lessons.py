@@ -70,7 +70,7 @@ def test_step_claim_holds_at_its_state(number, index, step):
 
 
 # ---------------------------------------------------------------------------
-# every step at many draws of the data (issue 29 §5)
+# every step at many draws of the data
 # ---------------------------------------------------------------------------
 
 SEEDS = range(10)

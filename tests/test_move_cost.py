@@ -1,4 +1,4 @@
-"""What a slider move sends and re-encodes (issue 30, point 2): the matrix view drawn
+"""What a slider move sends and re-encodes: the matrix view drawn
 as block means within a budget of cells, every entry on request; the figures' JSON
 gzipped once per cached figure; the live chart's two payload forms read back alike.
 ``benchmarks/bench_move_cost.py`` measures the bytes and CPU against a real server."""

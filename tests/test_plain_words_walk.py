@@ -1,4 +1,4 @@
-"""Plain words on every student-facing screen (issue 31, point 2): no paper reference
+"""Plain words on every student-facing screen: no paper reference
 ("§6.3", "eq. 23", "Theorem 6"), no specification name, no raw TeX, and no symbol a
 student cannot decode unless it is explained where it appears.
 
