@@ -49,6 +49,11 @@ def charts(at: AppTest) -> list[dict]:
     return figs
 
 
+def live_figures(at: AppTest) -> list[dict]:
+    """The figures of the page's live charts, in page order."""
+    return [f for f in (figure_of(e) for e in at.get("bidi_component")) if f]
+
+
 def texts(elements) -> list[str]:
     return [e.value for e in elements]
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _ablation_pages import _figures, open_page
 from _ablation_states import fitted, split
+from _app_pages import live_figures, open_page
 
 import nplk_lab.figures as fg
 import nplk_lab.model as lab
@@ -202,7 +202,7 @@ def shown_table(at):
 
 
 def _trace_names(at):
-    return {t.get("name") for f in _figures(at) for t in f["data"]}
+    return {t.get("name") for f in live_figures(at) for t in f["data"]}
 
 
 def _expected(page_task, method, P, **kw):
@@ -325,12 +325,12 @@ def test_the_figure_names_both_rules_when_the_surface_and_the_scores_differ():
     table's row) uses the paper's reciprocal-neighbour rule: the figure's title names
     both, so the figure and the table do not seem to name two rules for one thing."""
     at = open_page("pages/1_Classification.py", n_samples=60)
-    titles = [f["layout"].get("title", {}).get("text", "") for f in _figures(at)]
+    titles = [f["layout"].get("title", {}).get("text", "") for f in live_figures(at)]
     surface = next(t for t in titles if t.startswith("DANK — surface"))
     assert surface == ("DANK — surface: nearest-point rule; test scores: "
                        "reciprocal-neighbour rule"), surface
     assert any(label.startswith("DANK (reciprocal-neighbour rule)")
                for label in shown_table(at))
     at = open_page("pages/1_Classification.py", n_samples=60, extension="reciprocal")
-    titles = [f["layout"].get("title", {}).get("text", "") for f in _figures(at)]
+    titles = [f["layout"].get("title", {}).get("text", "") for f in live_figures(at)]
     assert "DANK — surface: reciprocal-neighbour rule" in titles
