@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
+from _numeric import central_differences
 from sklearn.datasets import make_moons
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.kernel_ridge import KernelRidge
@@ -75,14 +76,8 @@ def test_gradient_matches_central_differences(kind, seed):
     theta, Xs, ys, Xt, yt = _problem(seed)
     lam = 1e-2
     loss, grad = lab_loss_and_grad(theta, Xs, ys, Xt, yt, lam=lam, kind=kind)
-    h = 1e-6
-    fd = np.zeros_like(theta)
-    for idx in np.ndindex(theta.shape):
-        tp, tm = theta.copy(), theta.copy()
-        tp[idx] += h
-        tm[idx] -= h
-        fd[idx] = (lab_loss_and_grad(tp, Xs, ys, Xt, yt, lam=lam, kind=kind)[0]
-                   - lab_loss_and_grad(tm, Xs, ys, Xt, yt, lam=lam, kind=kind)[0]) / (2 * h)
+    fd = central_differences(
+        lambda th: lab_loss_and_grad(th, Xs, ys, Xt, yt, lam=lam, kind=kind)[0], theta)
     assert np.isfinite(loss) and loss > 0
     np.testing.assert_allclose(grad, fd, rtol=1e-5, atol=1e-5 * np.abs(fd).max())
 

@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
+from _numeric import central_differences
 from sklearn.datasets import make_moons
 from sklearn.exceptions import ConvergenceWarning
 
@@ -68,14 +69,7 @@ def test_stage_problem_matches_the_definition_and_finite_differences(kind, cache
     assert loss == pytest.approx(_slow_loss(theta, Xs, ys, Xt, yt, lam, kind), rel=1e-12)
     assert prob.val_loss(theta) == pytest.approx(
         _slow_loss(theta, Xs, ys, Xv, yv, lam, kind), rel=1e-12)
-    h = 1e-6
-    fd = np.zeros_like(theta)
-    for idx in np.ndindex(theta.shape):
-        tp, tm = theta.copy(), theta.copy()
-        tp[idx] += h
-        tm[idx] -= h
-        fd[idx] = (_slow_loss(tp, Xs, ys, Xt, yt, lam, kind)
-                   - _slow_loss(tm, Xs, ys, Xt, yt, lam, kind)) / (2 * h)
+    fd = central_differences(lambda th: _slow_loss(th, Xs, ys, Xt, yt, lam, kind), theta)
     np.testing.assert_allclose(grad, fd, rtol=1e-5, atol=1e-7 * np.abs(fd).max())
     assert grad[2, 1] == 0.0  # dL/dtheta = theta * (...) vanishes at theta = 0
     # the public function (no validation columns) agrees with the stage object
