@@ -32,16 +32,14 @@ import time
 import urllib.request
 from urllib.parse import parse_qs, urlparse
 
+import _browser as tb
 import pytest
-import test_browser as tb
+from _browser import ARTIFACTS, CLASSIFICATION_PATH, exception_texts
 from _procs import alive, descendants, in_group, snapshot
 from _waits import wait_gone
-from test_browser import ARTIFACTS, CLASSIFICATION_PATH, exception_texts
 from test_browser_classroom import Classroom
 
 from nplk_lab.serve import command
-
-chromium_path = tb.chromium_path
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

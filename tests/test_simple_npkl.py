@@ -1,5 +1,6 @@
-"""SimpleNPKL (seed 002): graph Laplacian, closed form (Prop. 1/2), Algorithm 1,
-active constraint selection, constraint drawing, the estimator contract.
+"""SimpleNPKL (*A Family of Simple Non-Parametric Kernel Learning Algorithms*): graph
+Laplacian, closed form (Prop. 1/2), Algorithm 1, active constraint selection, constraint
+drawing, the estimator contract.
 
 Long (about 600 lines) because each piece is checked against its own reference written
 here; the neighbour-graph variants live in test_simple_npkl_graph.py.
