@@ -1,5 +1,5 @@
 """A worker killed mid-class: ``nplk-lab classroom --workers 2``, two students in
-Chromium through HAProxy (issue 30, point 5).
+Chromium through HAProxy.
 
 Student A and student B open the Classification page and land on different workers;
 B moves σ (its view is now in its URL). B's worker is killed with SIGKILL. Then:

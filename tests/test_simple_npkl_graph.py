@@ -1,4 +1,4 @@
-"""SimpleNPKL's neighbour graph and Iris at the seed's protocol (docs/simplenpkl-on-iris.md):
+"""SimpleNPKL's neighbour graph and Iris at the paper's protocol (docs/simplenpkl-on-iris.md):
 the union k-NN graph against a Laplacian built by hand, and Table 2's Iris result."""
 
 from __future__ import annotations
