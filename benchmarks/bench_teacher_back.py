@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
-import test_browser as tb  # noqa: E402
+import _browser as tb  # noqa: E402
 from test_browser_class import (  # noqa: E402
     TEACHER_VIEW,
     classroom_with_store,
