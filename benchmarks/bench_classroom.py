@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import io
 import os
 import random
@@ -346,7 +347,9 @@ def beside_line(r: dict) -> str:
     return (f"{r['hall']} light students beside {r['n']}: votes {acked} acknowledged, "
             f"{final} stored, {acked - final} lost; reveal p90 {p(reveal, 90)} s, p99 "
             f"{p(reveal, 99)} s; step p90 {p(step, 90)} s, p99 {p(step, 99)} s; "
-            f"{len(h['errors'])} errors; the light class ran {hi - lo:.0f} s, "
+            f"{len(h['errors'])} errors"
+            + (f" ({' | '.join(sorted(set(h['errors']))[:3])[:300]})" if h["errors"] else "")
+            + f"; the light class ran {hi - lo:.0f} s, "
             f"{overlap:.0f} s of them during the slider class's {cl1 - cl0:.0f} s")
 
 
@@ -527,6 +530,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--hall", default="0", help="sizes of a class of light-page "
                     "students beside each class (bench_lecture_hall.py), e.g. 0,300")
+    ap.add_argument("--logs", default="", help="keep the servers' logs in this folder "
+                    "(default: a temporary one, deleted)")
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--verbose", action="store_true", help="every move on stderr")
     ap.add_argument("--root", default=str(ROOT),
@@ -539,7 +544,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.processes < 1:
         ap.error("--processes must be at least 1")
     rows = []
-    with tempfile.TemporaryDirectory() as tmp:
+    if args.logs:
+        Path(args.logs).mkdir(parents=True, exist_ok=True)
+    with (contextlib.nullcontext(args.logs) if args.logs
+          else tempfile.TemporaryDirectory()) as tmp:
         for n in [int(x) for x in args.students.split(",")]:
             for hall in [int(x) for x in args.hall.split(",") if x]:
                 rows.append(one_class(n, args, Path(tmp), hall))
