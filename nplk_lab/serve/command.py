@@ -184,8 +184,9 @@ def haproxy_config(address: str, port: int, worker_ports: Sequence[int], *,
             f"    server w{i} 127.0.0.1:{p} cookie w{i}"
             for i, p in enumerate(worker_ports, start=1))
     keep = f" unless {{ src {' '.join(trusted)} }}" if trusted else ""
+    by = "front" if hosts else "classroom"
     return f"""\
-# NPLK Lab for a class: written by `nplk-lab classroom` (docs/serving-a-class.md)
+# NPLK Lab for a class: written by `nplk-lab {by}` (docs/serving-a-class.md)
 global
     maxconn 4096
     # failed requests only (below), on the command's output
