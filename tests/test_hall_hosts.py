@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 from deployment import BehindProxy, Front  # noqa: E402
 from hall_client import LightStudent  # noqa: E402
 
-from nplk_lab.serve import class_room, command, front  # noqa: E402
+from nplk_lab.serve import class_room, command  # noqa: E402
 from nplk_lab.serve.class_store import ClassStore  # noqa: E402
 from nplk_lab.serve.class_store_rules import REVOTE, SPLIT  # noqa: E402
 
@@ -86,7 +86,7 @@ def test_haproxy_accepts_the_front_and_a_trusting_host(tmp_path, capsys):
                                  "fd00::3:80"])
 def test_a_backend_that_is_not_host_and_port_is_refused_in_words(bad):
     with pytest.raises(argparse.ArgumentTypeError) as e:
-        front.host_port(bad)
+        command.host_port(bad)
     assert bad in str(e.value) or "port" in str(e.value)
 
 

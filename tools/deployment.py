@@ -225,7 +225,7 @@ class BehindProxy:
 
 class Front:
     """``nplk-lab front --port P --backend 127.0.0.1:Q ...``: one HAProxy in front of
-    several :class:`BehindProxy` "hosts" (``nplk_lab/serve/front.py``)."""
+    several :class:`BehindProxy` "hosts" (``nplk_lab/serve/command.py``)."""
 
     def __init__(self, root: Path, port: int, backends: list[str], log: Path) -> None:
         self.root, self.port, self.backends, self.log = Path(root), port, backends, log

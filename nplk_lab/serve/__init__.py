@@ -3,7 +3,6 @@ it never imports the ui nor the pages):
 
 :mod:`.command` the ``nplk-lab`` command: the installed app, alone or behind HAProxy for a class;
 :mod:`.supervise` ``nplk-lab classroom``'s supervisor: keeps the workers and HAProxy running;
-:mod:`.front` ``nplk-lab front``: one HAProxy in front of several hosts on one class store;
 :mod:`.parent_watch` processes that die with their parent, so a killed server leaves no orphans;
 :mod:`.workers` the bounded pool of fit worker processes, fair across sessions;
 :mod:`.worker_main` the main module those worker processes start from;
