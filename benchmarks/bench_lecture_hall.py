@@ -55,7 +55,7 @@ for _p in (ROOT / "benchmarks", ROOT / "tools", ROOT / "tests", ROOT):
 from deployment import BehindProxy, Front  # noqa: E402
 from hall_client import LightStudent  # noqa: E402
 
-from nplk_lab.model import lessons as L  # noqa: E402
+from nplk_lab.model.lessons import lessons as L  # noqa: E402
 from nplk_lab.serve import class_room  # noqa: E402
 from nplk_lab.serve.class_store import ClassStore  # noqa: E402
 from nplk_lab.serve.class_store_rules import MAX_STUDENTS, REVOTE, SHIFT, SPLIT  # noqa: E402

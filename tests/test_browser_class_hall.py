@@ -24,19 +24,17 @@ import signal
 import time
 from urllib.parse import urlsplit
 
+import _browser as tb
 import pytest
-import test_browser as tb
-from test_browser_a11y import AXE, _serious
+from _a11y import AXE, _serious
 from test_browser_class import PHONE, SHOTS, classroom_with_store
 from test_browser_classroom_faults import _worker_pids
 
-from nplk_lab.model import lessons as L
+from nplk_lab.model.lessons import lessons as L
 from nplk_lab.serve import class_hall, command
 from nplk_lab.serve.class_store import ClassStore
 from nplk_lab.serve.class_store_rules import REVOTE, SPLIT, Seat
 from nplk_lab.serve.class_web import SEAT_COOKIE
-
-chromium_path = tb.chromium_path
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

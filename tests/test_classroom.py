@@ -59,7 +59,7 @@ def test_subsampled_fit_draws_its_matrix_with_its_own_labels():
     at.run()
     assert_clean(at)
     assert any("subsample" in w.value for w in at.warning)
-    import nplk_lab.ui.components.chart as chart_component
+    import _components as chart_component
     figs = [chart_component.figure_of(e) for e in at.get("bidi_component")]
     heat = [f for f in figs if f and any(t.get("type") == "heatmap" for t in f["data"])]
     assert heat, "no matrix heatmap on the page"

@@ -3,7 +3,7 @@
 Two deployments, chosen by ``bench_classroom.py --processes N``:
 
 * :class:`OneProcess` (N = 1): ``streamlit run app.py`` from a checkout, as a teacher
-  starts it (:func:`serve`, tests/test_browser.py's ``StreamlitServer``);
+  starts it (:func:`serve`, tests/_browser.py's ``StreamlitServer``);
 * :class:`BehindProxy` (N > 1): ``nplk-lab classroom --workers N`` from that checkout:
   N Streamlit processes behind HAProxy, which pins each browser to one of them with its
   ``NPLK_WORKER`` cookie (``nplk_lab/serve/command.py``, docs/serving-a-class.md).
@@ -41,9 +41,9 @@ STOP_TIMEOUT_S = 60.0
 
 def serve(script: str = "app.py", cwd: Path = ROOT, port: int | None = None,
           log: Path | None = None, env: dict | None = None):
-    """A ``streamlit run`` of ``script`` (tests/test_browser.py's StreamlitServer) on
+    """A ``streamlit run`` of ``script`` (tests/_browser.py's StreamlitServer) on
     ``port`` (a free one when None), answering."""
-    from test_browser import StreamlitServer
+    from _browser import StreamlitServer
 
     server = StreamlitServer(script, cwd=cwd, log=log)
     if port is not None:
