@@ -47,6 +47,8 @@ PROXY = "haproxy"
 PROXY_SEARCH = ("/usr/sbin", "/usr/local/sbin")  # Debian installs it outside a user's PATH
 INSTALL_HINT = "sudo apt-get install haproxy"
 WORKER_COOKIE = "NPLK_WORKER"
+WARM_START_ENV = "NPLK_LAB_WARM_START"   # "1": a worker warms up before it answers
+BACKEND = "nplk_workers"
 HOST_COOKIE = "NPLK_HOST"     # `nplk-lab front`'s, in front of several hosts
 HEALTH = "/_stcore/health"
 # every worker's health-check settings in the HAProxy configuration (why: its comments)
@@ -168,15 +170,20 @@ def find_proxy(explicit: str | None = None) -> str | None:
 
 
 def haproxy_config(address: str, port: int, worker_ports: Sequence[int], *,
-                   hosts: Sequence[str] = (), trusted: Sequence[str] = ()) -> str:
+                   hosts: Sequence[str] = (), trusted: Sequence[str] = (),
+                   control: Path | None = None) -> str:
     """HAProxy in front of the workers: cookie affinity, websockets kept open.
 
     ``hosts`` (``"HOST:PORT"`` each): the proxy in front of several machines' own
     ``nplk-lab classroom`` instead (`nplk-lab front`), each host a server pinned by the
     ``NPLK_HOST`` cookie; ``worker_ports`` is then unused. ``trusted``: the addresses of
     such a proxy in front of this one, whose client header is kept (every other
-    sender's is replaced by its own address)."""
+    sender's is replaced by its own address). ``control``: the runtime socket the
+    command tells it through that a worker died (:func:`tell_proxy_down`)."""
     bind = f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
+    stats = ("" if control is None else
+             "    # the command says here, at once, that a worker died (tell_proxy_down)\n"
+             f"    stats socket {control} mode 600 level admin\n")
     if hosts:
         cookie = HOST_COOKIE
         servers = "\n".join(f"    server host{i} {h} cookie host{i}"
@@ -194,7 +201,7 @@ global
     maxconn 4096
     # failed requests only (below), on the command's output
     log stderr format raw local0
-
+{stats}
 defaults
     mode http
     log global
@@ -217,9 +224,9 @@ frontend nplk_lab
     # whatever the client sent (X-Forwarded-For is the client's to write): what limits
     # wrong join codes per address (the workers read it: NPLK_LAB_CLIENT_HEADER)
     http-request set-header {PROXY_CLIENT_HEADER} %[src]{keep}
-    default_backend nplk_workers
+    default_backend {BACKEND}
 
-backend nplk_workers
+backend {BACKEND}
     # a new browser goes to the worker with the fewest open connections (websockets
     # are long), then stays there: its session and its uploads live in that process
     balance leastconn
@@ -248,6 +255,23 @@ backend nplk_workers
 # ---------------------------------------------------------------------------
 # processes
 # ---------------------------------------------------------------------------
+
+def tell_proxy_down(control: Path, server: str) -> None:
+    """Tell HAProxy through its runtime socket ``control`` that ``server`` is down (its
+    process died: the supervisor knows at once, the health checks only within about a
+    second, and meanwhile every try of a reconnecting browser that HAProxy sent there
+    was refused and retried a second later). Its checks go on and bring it back in once
+    the restarted worker answers. A socket that does not answer is left alone: the
+    checks notice anyway."""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(1.0)
+            s.connect(str(control))
+            s.sendall(f"set server {BACKEND}/{server} health down\n".encode())
+            s.recv(4096)
+    except OSError:
+        pass
+
 
 def store_password_warning(store: str) -> str:
     """A warning when a store URL given on the command line holds a password: every
@@ -337,10 +361,14 @@ def classroom(ns: argparse.Namespace, extra: Sequence[str]) -> int:
     env.setdefault("STREAMLIT_SERVER_COOKIE_SECRET", secrets.token_hex(32))
     # the client's address: the header HAProxy sets (class_web.client_address)
     env[CLIENT_HEADER_ENV] = PROXY_CLIENT_HEADER
+    # each worker imports scikit-learn before it answers its health check (server.py)
+    env[WARM_START_ENV] = "1"
 
     work = Path(tempfile.mkdtemp(prefix="nplk-lab-classroom-"))
     config = work / "haproxy.cfg"
-    config.write_text(haproxy_config(ns.address, ns.port, ports, trusted=ns.trust_proxy))
+    control = work / "haproxy.sock"
+    config.write_text(haproxy_config(ns.address, ns.port, ports, trusted=ns.trust_proxy,
+                                     control=control))
     check = subprocess.run([proxy, "-c", "-q", "-f", str(config)], capture_output=True,
                            text=True)
     if check.returncode != 0:
@@ -354,7 +382,9 @@ def classroom(ns: argparse.Namespace, extra: Sequence[str]) -> int:
         ports, lambda i: work / f"worker-{i}.log", [proxy, "-db", "-f", str(config)],
         f"http://127.0.0.1:{ns.port}" if ns.address in ("0.0.0.0", "::")
         else f"http://{ns.address}:{ns.port}")
-    sup = supervise.Supervisor(env, HEALTH_TIMEOUT_S)
+    sup = supervise.Supervisor(
+        env, HEALTH_TIMEOUT_S,
+        on_down=lambda c: tell_proxy_down(control, f"w{workers.index(c) + 1}"))
     # Ctrl-C, a service manager's stop or a closed terminal end the class; a signal
     # ignored on purpose (`nohup`, a background job's SIGINT) stays ignored
     old = {s: signal.signal(s, _raise_stop)

@@ -54,6 +54,7 @@ from .present_mode import KEEP
 from .state import params
 
 _FIG = "lab_class_live_fig"      # (what it shows, figure) last drawn by the live count
+_MOVED = "lab_class_moved"       # the move whose button's callback ran in this run
 
 #: the moves a phase offers, in order: (phase to move to, label, key, help)
 MOVES = {
@@ -388,6 +389,7 @@ def _live(k: Klass, index: int, step: L.Step, phase: int, present: bool,
 
 
 def _move(k: Klass, index: int, phase: int, step: L.Step) -> None:
+    st.session_state[_MOVED] = phase
     try:
         correct = int(reveal_of(step).answer) if phase == REVEALED else None
         store().move(k.code, k.seat, phase, index, correct)
@@ -396,6 +398,13 @@ def _move(k: Klass, index: int, phase: int, step: L.Step) -> None:
 
 
 def _moves(k: Klass, step: L.Step, index: int, phase: int) -> None:
+    """The phase's moves. A click is made by the button's callback, before the run;
+    except when the session had not drawn that button yet: a page whose worker died
+    reconnects to another one with the dead worker's page still on screen, and a click
+    there before its first run on the new worker reaches a session with no callback for
+    it (Streamlit then calls none). The button still says it was clicked: the move is
+    made here, and the page runs again in the new phase."""
+    moved = st.session_state.pop(_MOVED, None)
     moves = NEXT_MOVES[phase]
     if not moves:
         return
@@ -403,10 +412,14 @@ def _moves(k: Klass, step: L.Step, index: int, phase: int) -> None:
         c = st.columns(len(moves))
         for col, to in zip(c, moves, strict=True):
             label, key, why = MOVES[to]
-            col.button(label, key=f"class_move_{to}",
-                       type="primary" if to != REVEALED or len(moves) == 1 else "secondary",
-                       on_click=_move, args=(k, index, to, step), shortcut=key,
-                       width="stretch", help=why)
+            clicked = col.button(
+                label, key=f"class_move_{to}",
+                type="primary" if to != REVEALED or len(moves) == 1 else "secondary",
+                on_click=_move, args=(k, index, to, step), shortcut=key, width="stretch",
+                help=why)
+            if clicked and moved != to:
+                _move(k, index, to, step)
+                st.rerun()
 
 
 def _revealed(k: Klass, step: L.Step, index: int, rev: Any, present: bool) -> None:
