@@ -50,11 +50,9 @@ from .class_common import (
     reveal_of,
     store,
 )
+from .keys import CLASS_LIVE_FIG, CLASS_MOVED
 from .present_mode import KEEP
 from .state import params
-
-_FIG = "lab_class_live_fig"      # (what it shows, figure) last drawn by the live count
-_MOVED = "lab_class_moved"       # the move whose button's callback ran in this run
 
 #: the moves a phase offers, in order: (phase to move to, label, key, help)
 MOVES = {
@@ -348,7 +346,7 @@ def _live(k: Klass, index: int, step: L.Step, phase: int, present: bool,
             by[v] = by.get(v, 0) + n
     voted = sum(by.values())
     what = (k.code, index, phase, correct, state.count_version, present)
-    last = ss.get(_FIG)
+    last = ss.get(CLASS_LIVE_FIG)
     if last is None or last[0] != what:
         height = 210 if present else 320   # on a projector beside the step's figure
         if shift:
@@ -362,7 +360,7 @@ def _live(k: Klass, index: int, step: L.Step, phase: int, present: bool,
                          phase, f"{voted} voted")
             fig = fg.answer_counts_figure(options, by, voted, title=title, correct=correct,
                                           height=height)
-        ss[_FIG] = last = (what, fig)
+        ss[CLASS_LIVE_FIG] = last = (what, fig)
     with st.container(key="class-count"):
         # the lab's chart component: st.plotly_chart's conversion imports pandas, which
         # another session's thread may be importing at that moment
@@ -389,7 +387,7 @@ def _live(k: Klass, index: int, step: L.Step, phase: int, present: bool,
 
 
 def _move(k: Klass, index: int, phase: int, step: L.Step) -> None:
-    st.session_state[_MOVED] = phase
+    st.session_state[CLASS_MOVED] = phase
     try:
         correct = int(reveal_of(step).answer) if phase == REVEALED else None
         store().move(k.code, k.seat, phase, index, correct)
@@ -404,7 +402,7 @@ def _moves(k: Klass, step: L.Step, index: int, phase: int) -> None:
     there before its first run on the new worker reaches a session with no callback for
     it (Streamlit then calls none). The button still says it was clicked: the move is
     made here, and the page runs again in the new phase."""
-    moved = st.session_state.pop(_MOVED, None)
+    moved = st.session_state.pop(CLASS_MOVED, None)
     moves = NEXT_MOVES[phase]
     if not moves:
         return

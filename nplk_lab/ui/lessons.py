@@ -31,7 +31,7 @@ from . import class_session
 from .ablation import markdown_table
 from .charts import chart
 from .components import browser_files
-from .keys import LESSON_NO_PICK, MY_STEPS
+from .keys import LESSON_NO_PICK, MY_LESSON_LINK, MY_STEPS
 from .lesson_download import download_lesson_button
 from .present_mode import KEEP, base_url, present_url, presenting, set_present
 from .sharing import cached
@@ -427,16 +427,16 @@ def _teacher_builder() -> None:
                 st.rerun()
         if st.button("Make the lesson link", key="my_make", type="primary"):
             try:
-                ss["lab_my_token"] = T.encode_teacher_lesson(steps)
+                ss[MY_LESSON_LINK] = T.encode_teacher_lesson(steps)
             except ValueError as exc:
-                ss.pop("lab_my_token", None)
+                ss.pop(MY_LESSON_LINK, None)
                 st.error(safe_text(str(exc)))
-        token = ss.get("lab_my_token")
-        if token:
+        my_lesson = ss.get(MY_LESSON_LINK)
+        if my_lesson:
             st.caption("Send this link to the class; it opens your lesson here:")
-            st.code(f"{base_url()}?my_lesson={token}&step=1", language=None,
+            st.code(f"{base_url()}?my_lesson={my_lesson}&step=1", language=None,
                     wrap_lines=True)
             if st.button("Open it here", key="my_open"):
                 P = params()
-                P["my_lesson"], P["step"], P["answers"] = token, 1, ""
+                P["my_lesson"], P["step"], P["answers"] = my_lesson, 1, ""
                 st.rerun()

@@ -13,7 +13,7 @@ import streamlit as st
 import nplk_lab.model as lab
 
 from .keys import CSV as _CSV  # noqa: F401  (the session-state entries: .keys)
-from .keys import FROM_BROWSER, NOTES, PREFIX, STORE, URL_WRITTEN, URLS_WRITTEN  # noqa: F401
+from .keys import FROM_BROWSER, NOTES, PAGE, PREFIX, STORE, URL_WRITTEN, URLS_WRITTEN  # noqa: F401
 from .keys import LAST_GOOD as _LAST_GOOD  # noqa: F401
 from .keys import PREV_FIT as _PREV_FIT  # noqa: F401
 from .keys import STATUS as _STATUS  # noqa: F401
@@ -53,14 +53,14 @@ def page_setup(page: str, title: str) -> dict[str, Any]:
         ss[FROM_BROWSER] = browser_widget_keys()
     else:
         ss.pop(FROM_BROWSER, None)
-    if ss.get("lab_page") != page:
+    if ss.get(PAGE) != page:
         # A widget of another page keeps its state under the same key, but the new
         # page's widget is a different element and would start from its own default:
         # drop the keys so every widget re-seeds from the store.
         for key in [k for k in ss.keys() if isinstance(k, str) and k.startswith(PREFIX)]:
             del ss[key]
     _read_url(ss, page)
-    ss["lab_page"] = page
+    ss[PAGE] = page
     sidebar_nav()
     from . import a11y  # captions and slider values readable in both themes (axe-core)
     a11y.style()
