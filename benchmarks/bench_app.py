@@ -1,4 +1,4 @@
-"""Speed of the Streamlit app against the targets of issues 4 and 11.
+"""Speed of the Streamlit app against its targets: a rerun, a browser redraw and a cold start.
 
 (This file is long because it holds three benchmarks, server, browser and cold start,
 with their floor pages and JavaScript probes, which share helpers and one report.)
