@@ -75,10 +75,6 @@ _BOUND_HI = 3.0
 
 
 # ---------------------------------------------------------------------------
-# pure functions
-# ---------------------------------------------------------------------------
-
-# ---------------------------------------------------------------------------
 # estimators
 # ---------------------------------------------------------------------------
 
@@ -286,8 +282,7 @@ class _LABRBFBase(BaseEstimator):
         return fun
 
     def _train_stage(self, *args):
-        """Train the bandwidths of one support set; returns (theta, info dict)
-        (:meth:`_train_stage_quiet`, with overflow to an infinite loss expected)."""
+        """:meth:`_train_stage_quiet`, where overflow to an infinite loss is expected."""
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             return self._train_stage_quiet(*args)
 
