@@ -396,7 +396,7 @@ def test_linked_matrix_of_a_pooled_view_frames_the_block():
     K = np.eye(n)
     fig = fg.matrix_heatmap(K, y, name="K", center=None, max_side=100)
     order = fgm.class_order(y, n)
-    _, starts = fgm._pool(K[np.ix_(order, order)], 100)
+    _, starts = fgm.block_means(K[np.ix_(order, order)], 100)
     np.testing.assert_array_equal(fgi._pooled_starts(n, len(starts)), starts)
     out = fg.linked_matrix(fig, y, int(order[150]))
     b = int(np.searchsorted(starts, 150, side="right") - 1)

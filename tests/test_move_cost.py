@@ -15,7 +15,7 @@ import pytest
 
 import nplk_lab.figures as fg
 import nplk_lab.figures.common as fgc
-import nplk_lab.ui.figure_cache as figure_cache
+import nplk_lab.serve.figure_cache as figure_cache
 from nplk_lab.figures.matrices import class_order
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -205,13 +205,13 @@ def test_frames_under_the_smooth_rule_end_at_the_fits_smooth_surface(task, metho
 
 
 def test_the_dank_matrix_frame_is_the_pooled_F_of_the_final_fit():
-    from nplk_lab.figures.matrices import _pool, class_order
+    from nplk_lab.figures.matrices import block_means, class_order
 
     P, data, res = _fit(lab.CLASSIFICATION, "dank")
     rp = replay_frames(res, data, lab.make_grid(data.X, 20), P)
     F = res.estimator.F_
     order = class_order(data.y_train, F.shape[0])
-    ref = _pool(F[np.ix_(order, order)], 60)[0]
+    ref = block_means(F[np.ix_(order, order)], 60)[0]
     np.testing.assert_allclose(rp.frames[-1].matrix, ref, atol=1e-9)
     # the first frame is an earlier iterate: F has moved since
     assert np.abs(rp.frames[0].matrix - ref).max() > 0

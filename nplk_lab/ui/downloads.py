@@ -10,6 +10,7 @@ import streamlit as st
 
 import nplk_lab.model as lab
 
+from .keys import NOTES
 from .state import apply_params, params, show_messages
 
 
@@ -82,7 +83,7 @@ def state_controls(page: str) -> None:
             new, msgs = lab.params_from_json(up.getvalue(), params())
             if not any(m.level == "error" for m in msgs):
                 apply_params(new)
-                ss["lab_notes"] = msgs + [lab.Message("info", "Configuration loaded.")]
+                ss[NOTES] = msgs + [lab.Message("info", "Configuration loaded.")]
                 st.rerun()
             show_messages(msgs)
         if st.button("Reset to defaults", key=f"reset_{page}",

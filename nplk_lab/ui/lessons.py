@@ -31,14 +31,14 @@ from . import class_session
 from .ablation import markdown_table
 from .charts import chart
 from .components import browser_files
+from .keys import LESSON_NO_PICK, MY_STEPS
 from .lesson_download import download_lesson_button
-from .present_mode import COLLECTED, KEEP, base_url, present_url, presenting, set_present
+from .present_mode import KEEP, base_url, present_url, presenting, set_present
 from .sharing import cached
 from .state import params, safe_text, show_messages
 
 _FIG_KEY = "lesson_figure"
 _LOCK = "lesson_lock"
-_NO_PICK = "lab_lesson_no_pick"   # the step where "Lock in" was pressed with no option
 
 
 #: presentation mode's figure and words columns, by figure: a plot drawn to scale (the
@@ -100,12 +100,12 @@ def _lock(steps: Sequence[L.Step], index: int, pick_key: str) -> None:
     step = steps[index]
     pick = st.session_state.get(pick_key)
     if pick not in step.options:
-        st.session_state[_NO_PICK] = index
+        st.session_state[LESSON_NO_PICK] = index
         return
     P = params()
     P["answers"] = A.lock_answer(P.get("answers") or "", _options(steps), index,
                                  step.options.index(pick))
-    st.session_state.pop(_NO_PICK, None)
+    st.session_state.pop(LESSON_NO_PICK, None)
 
 
 def lessons_page() -> None:
@@ -308,7 +308,7 @@ def _question(steps: Sequence[L.Step], answers: Sequence[int | None], lesson_id:
                            "then show what the lab measures here. A prediction is made "
                            "once.")
     if chosen is None:
-        if st.session_state.get(_NO_PICK) == k - 1:
+        if st.session_state.get(LESSON_NO_PICK) == k - 1:
             st.caption("Choose an option first, then lock it in.")
         else:
             st.caption("Choose an option and lock it in: the figure and the numbers then "
@@ -402,7 +402,7 @@ def _lesson_choice(current: str, choose: bool = True) -> None:
 def _teacher_builder() -> None:
     """The steps a teacher collected on the lab pages: order, remove, make the link."""
     ss = st.session_state
-    steps: list[T.TeacherStep] = ss.setdefault(COLLECTED, [])
+    steps: list[T.TeacherStep] = ss.setdefault(MY_STEPS, [])
     with st.expander(f"Make your own lesson ({len(steps)} step"
                      f"{'s' if len(steps) != 1 else ''} so far)", expanded=bool(steps),
                      icon=":material/edit_note:"):

@@ -23,12 +23,11 @@ from nplk_lab.model.atlas_report import METHOD_NAMES
 from nplk_lab.model.maps import cell_from_clicks
 from nplk_lab.ui.components.chart import clicks, live_chart
 
+from .keys import ATLAS_CLICK_SEEN, ATLAS_NOTE
 from .maps import open_later
 from .sharing import cached
 
-_SEEN = "lab_atlas_click_seen"
 _KEY = "paper_atlas_map"
-_NOTE = "lab_atlas_note"
 
 
 def _table(name: str = "atlas.csv") -> list[dict]:
@@ -53,13 +52,13 @@ def _on_click(grid: AV.AtlasGrid):
     def handler() -> None:
         ss = st.session_state
         cell, newest = cell_from_clicks(clicks(_KEY), grid.regions.shape,
-                                        seen=ss.get(_SEEN, 0.0))
-        ss[_SEEN] = newest
+                                        seen=ss.get(ATLAS_CLICK_SEEN, 0.0))
+        ss[ATLAS_CLICK_SEEN] = newest
         if cell is None:
             return
         target = AV.open_state(grid, cell)
         if target is None:
-            ss[_NOTE] = (f"{SETS[grid.dataset].title} is not one of the pages' data sets, "
+            ss[ATLAS_NOTE] = (f"{SETS[grid.dataset].title} is not one of the pages' data sets, "
                          "so this cell has no page to open; its numbers are in the table.")
         else:
             open_later(*target)
@@ -120,8 +119,8 @@ def atlas_panel() -> None:
     live_chart(fg.figure_json(fig), key=_KEY, config=fg.plot_config(
         f"nplk-atlas-{method}-{dataset}{'-smooth' if smooth else ''}"),
         height=fig.layout.height, on_click=_on_click(grid),
-        ack=st.session_state.get(_SEEN, 0.0), mark_color="#111", alt=fg.alt_text(fig))
-    note = st.session_state.pop(_NOTE, None)
+        ack=st.session_state.get(ATLAS_CLICK_SEEN, 0.0), mark_color="#111", alt=fg.alt_text(fig))
+    note = st.session_state.pop(ATLAS_NOTE, None)
     if note:
         st.info(note)
     if smooth:

@@ -142,7 +142,7 @@ def live_chart(fig: Any, *, key: str, config: dict[str, Any] | None = None,
                ack: float = 0.0, mark_color: str | None = None,
                inputs: str | None = None, alt: str | None = None) -> None:
     """Draw ``fig`` (a plotly Figure, or its JSON with ``height`` given, or that JSON
-    gzipped, as :mod:`nplk_lab.ui.figure_cache` keeps it) and update it in place on
+    gzipped, as :mod:`nplk_lab.serve.figure_cache` keeps it) and update it in place on
     reruns.
 
     A gzipped figure goes to the browser as bytes (the other data as one line of JSON
