@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _components import figure_of
 from sklearn.metrics import r2_score
 from sklearn.svm import SVC, SVR
 from streamlit.testing.v1 import AppTest
@@ -87,8 +88,7 @@ def test_classification_page_shows_the_plain_svm_score():
                              task=lab.CLASSIFICATION)
     assert m["Test, plain SVM"] == f"{bs.test:.3f}"
     assert m["Train, plain SVM"] == f"{bs.train:.3f}"
-    import nplk_lab.ui.components.chart as chart_component
-    figs = [chart_component.figure_of(e) for e in at.get("bidi_component")]
+    figs = [figure_of(e) for e in at.get("bidi_component")]
     names = [t.get("name", "") for f in figs if f for t in f["data"]]
     assert any(n.startswith("SVM boundary") and f"test accuracy {bs.test:.3f}" in n
                for n in names), names
@@ -100,7 +100,6 @@ def test_classification_page_shows_the_plain_svm_score():
 
 @pytest.mark.slow
 def test_regression_2d_surface_shows_the_plain_svr():
-    import nplk_lab.ui.components.chart as chart_component
     at = AppTest.from_file(str(ROOT / "pages/2_Regression.py"), default_timeout=TIMEOUT)
     at.query_params["n_samples"] = "60"
     at.query_params["reg_dataset"] = "harmonic"
@@ -108,7 +107,7 @@ def test_regression_2d_surface_shows_the_plain_svr():
     assert not at.exception
 
     def plain_traces():
-        figs = [chart_component.figure_of(e) for e in at.get("bidi_component")]
+        figs = [figure_of(e) for e in at.get("bidi_component")]
         return [t for f in figs if f for t in f["data"]
                 if t.get("type") == "contour" and str(t.get("name", "")).startswith("SVR")]
     traces = plain_traces()

@@ -36,11 +36,12 @@ import re
 import signal
 import time
 
+import _browser as tb
 import _postgres
 import pytest
-import test_browser as tb
+from _browser import ARTIFACTS, PICTURES, exception_texts, wait_idle
+from _lessons_page import MIN_FONT  # the lessons' own rule for a projector
 from _page_state import count_runs, wait_counted_run
-from test_browser import ARTIFACTS, PICTURES, exception_texts, wait_idle
 from test_browser_class import (
     LESSON,
     TEACHER_VIEW,
@@ -57,15 +58,12 @@ from test_browser_class import (
 )
 from test_browser_classroom import Classroom
 from test_browser_classroom_faults import COUNT_SOCKETS_JS, _worker_pids
-from test_browser_present_fit import MIN_FONT  # the lessons' own rule for a projector
 
-from nplk_lab.model import lessons as L
+from nplk_lab.model.lessons import lessons as L
 from nplk_lab.serve import class_room, command
 from nplk_lab.serve.class_store import ClassStore
 from nplk_lab.serve.class_store_rules import REVEALED, REVOTE, SHIFT, SPLIT, VOTE
 from nplk_lab.serve.class_web import seat_in
-
-chromium_path = tb.chromium_path
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

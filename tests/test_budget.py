@@ -68,7 +68,7 @@ def test_iteration_cap_scales_the_estimate():
 def test_sweep_caps_fits_and_total_time():
     p = lab.defaults()
     assert budget.sweep_verdict("dank", 140, 7 * 3, 2, p).ok
-    # the hostile link of issue 11: n = 1000, 15 points x 10 repeats, max_iter = 5000
+    # a hostile link: n = 1000, 15 points x 10 repeats, max_iter = 5000
     big = budget.sweep_verdict("dank", 700, 15 * 10, 2, {**p, "max_iter": 5000})
     assert not big.ok and "fewer" in big.message
     too_many = budget.sweep_verdict("svm", 100, 16 * 10, 2, p)

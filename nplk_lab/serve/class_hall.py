@@ -106,7 +106,7 @@ def _browser_file(name: str) -> str:
 def lesson_steps(tag: str, my_lesson: str = "") -> Sequence[Any]:
     """The steps of the lesson a class plays (``tag`` as the store keeps it); a
     teacher's own lesson needs its link's ``my_lesson``. ClassError when neither fits."""
-    from nplk_lab.model import lessons as L
+    from nplk_lab.model.lessons import lessons as L
     if tag.startswith("L") and tag[1:].isdigit():
         try:
             return L.lesson(int(tag[1:])).steps
@@ -151,7 +151,7 @@ _made = Once()
 
 
 def _own_lesson(my_lesson: str) -> Sequence[Any]:
-    from nplk_lab.model import teacher_lessons as T
+    from nplk_lab.model.lessons import teacher_lessons as T
 
     def decode() -> Sequence[Any]:
         steps, _ = T.decode_teacher_lesson(my_lesson)
@@ -164,14 +164,14 @@ def _own_lesson(my_lesson: str) -> Sequence[Any]:
 
 
 def reveal(tag: str, index: int, step: Any) -> Any:
-    """The step's measured answer (:meth:`~nplk_lab.model.lessons.Step.reveal`)."""
+    """The step's measured answer (:meth:`~nplk_lab.model.lessons.lessons.Step.reveal`)."""
     return _made.get(("reveal", tag, index), step.reveal)
 
 
 def figure_bytes(tag: str, index: int, step: Any, revealed: bool) -> bytes | None:
     """The step's figure at a phone's height as gzipped Plotly JSON (None: no figure
     before the answer, when the figure is the answer)."""
-    from nplk_lab.model.lesson_figures import step_figure
+    from nplk_lab.model.lessons.lesson_figures import step_figure
 
     def make() -> bytes | None:
         fig = step_figure(step, revealed, FIGURE_HEIGHT)
@@ -182,7 +182,7 @@ def figure_bytes(tag: str, index: int, step: Any, revealed: bool) -> bytes | Non
 def plotly_gz() -> tuple[str, bytes]:
     """Plotly.js of the installed ``plotly`` package, gzipped once, and its version."""
     def make() -> tuple[str, bytes]:
-        from nplk_lab.model.lesson_file import plotly_js
+        from nplk_lab.model.lessons.lesson_file import plotly_js
         text = plotly_js().encode()
         return hashlib.sha256(text).hexdigest()[:12], gzip.compress(text, 6)
     return _made.get("plotly.js", make)

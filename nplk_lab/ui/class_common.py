@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 import streamlit as st
 
-from nplk_lab.model import lessons as L
+from nplk_lab.model.lessons import lessons as L
 from nplk_lab.serve import class_room, class_web
 from nplk_lab.serve.class_hall import lesson_tag  # noqa: F401  (the class screens' name)
 from nplk_lab.serve.class_store import ClassError, ClassState, Seat
@@ -154,7 +154,7 @@ def reveal_of(step: L.Step) -> Any:
 
 def class_steps() -> Sequence[L.Step]:
     """The steps of the lesson this page plays."""
-    from nplk_lab.model import teacher_lessons as T
+    from nplk_lab.model.lessons import teacher_lessons as T
     P = params()
     if P.get("my_lesson"):
         steps, _ = cached("data", ("teacher-lesson", P["my_lesson"]),

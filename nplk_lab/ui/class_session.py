@@ -31,9 +31,11 @@ class) and :func:`start_or_join` (the page's foot, outside a class).
 
 from __future__ import annotations
 
+import html
+
 import streamlit as st
 
-from nplk_lab.model import lessons as L
+from nplk_lab.model.lessons import lessons as L
 from nplk_lab.serve import class_hall, class_room, class_web
 from nplk_lab.serve.class_store import ClassError, format_code
 from nplk_lab.serve.class_store_rules import (
@@ -57,6 +59,7 @@ from .class_common import (
     store,
     watch,
 )
+from .components import browser_files
 from .present_mode import KEEP
 from .state import params, safe_text
 
@@ -65,6 +68,7 @@ __all__ = ["Klass", "enter", "bar", "question", "start_or_join", "reveal_of", "s
 
 _FOLLOW = "lab_class_follow"       # {code: bool}: this student follows the class's step
 _AT = "lab_class_at"               # the step (1-based) the class last put this page at
+_TO_HALL = "lab_class_to_hall"     # a class just joined here: its light page next
 
 
 def _leave() -> None:
@@ -159,6 +163,11 @@ def _join(code: str) -> None:
     ss.pop(_AT, None)
     P = params()
     P["class"], P["teacher"] = state.code, ""
+    if not code:
+        # a code typed on the page (not the join form of a /Lessons?class= address):
+        # served with the lab's routes, on to the class's page for phones, as the join
+        # link and the QR code open it
+        ss[_TO_HALL] = state.code
 
 
 def _join_form(code: str, kept: bool) -> None:
@@ -196,7 +205,20 @@ def _back_to_class(code: str) -> None:
     st.session_state.pop(_AT, None)
 
 
+def _to_hall(k: Klass) -> None:
+    """Right after a code typed here joined the class: the browser opens the class's
+    light page (to_hall.js), as the join link does; the bar's "Back to the class" stays
+    for a browser that runs no script."""
+    if st.session_state.pop(_TO_HALL, None) != k.code or not class_web.serving():
+        return
+    to = class_hall.hall_link("", k.code, params().get("my_lesson") or "")
+    script = browser_files.read("to_hall.js", __package__)
+    st.html(f'<span hidden data-nplk-to-hall="{html.escape(to, quote=True)}"></span>'
+            f"<script>{script}</script>", unsafe_allow_javascript=True)
+
+
 def _student_bar(k: Klass) -> None:
+    _to_hall(k)
     with st.container(key=f"{KEEP}-class", border=True):
         c = st.columns([3, 1.4], vertical_alignment="center")
         c[0].text(f"Class {format_code(k.code)} · you are {k.handle}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 import nplk_lab.figures as fg
-from nplk_lab.model import lessons as L
+from nplk_lab.model.lessons import lessons as L
 from nplk_lab.serve.class_store import ClassError, Vote
 from nplk_lab.serve.class_store_rules import REVEALED, REVOTE, SHIFT, SPLIT, VOTE, shift_of
 

@@ -21,7 +21,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 import nplk_lab.figures as fg
-from nplk_lab.model import lessons as L
+from nplk_lab.model.lessons import lessons as L
 from nplk_lab.serve import class_hall, class_web
 from nplk_lab.serve.class_store import ClassError, format_code
 from nplk_lab.serve.class_store_rules import (

@@ -3,14 +3,14 @@
 Each step shows its sentence, the figure at the step's state and its question. The
 student picks an answer first; only then is the fitted figure drawn (before it, the
 data alone, or nothing when the figure is the answer) and the measured answer revealed
-(:meth:`nplk_lab.model.lessons.Step.reveal`: the numbers, and the option they support). Back
+(:meth:`nplk_lab.model.lessons.lessons.Step.reveal`: the numbers, and the option they support). Back
 and Next (also the ← and → keys) step through the lesson; the lesson and the step are
 in the URL (``lesson``, ``step``, or ``my_lesson`` for a teacher's lesson), so a teacher
 can share "lesson 2, step 3". In presentation mode the figure takes the window's
 height on the left and the words go on the right (a matrix view as a 2×2 grid), so every
 step fits 1280×720 and 1920×1080 without scrolling (``tests/test_browser_present_fit.py``
 measures each). Figures come from the :mod:`nplk_lab.figures` builders; the
-fits from :mod:`nplk_lab.model.lessons` (the same functions the pages use).
+fits from :mod:`nplk_lab.model.lessons.lessons` (the same functions the pages use).
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from collections.abc import Sequence
 import streamlit as st
 
 import nplk_lab.model as lab
-from nplk_lab.model import lesson_answers as A
-from nplk_lab.model import lessons as L
-from nplk_lab.model import teacher_lessons as T
-from nplk_lab.model.lesson_figures import HEIGHT as _HEIGHT
-from nplk_lab.model.lesson_figures import step_figure
+from nplk_lab.model.lessons import lesson_answers as A
+from nplk_lab.model.lessons import lessons as L
+from nplk_lab.model.lessons import teacher_lessons as T
+from nplk_lab.model.lessons.lesson_figures import HEIGHT as _HEIGHT
+from nplk_lab.model.lessons.lesson_figures import step_figure
 from nplk_lab.model.presets import PAGE_PATHS
 
 from . import class_session

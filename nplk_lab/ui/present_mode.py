@@ -28,8 +28,8 @@ from urllib.parse import urlencode, urlsplit
 import streamlit as st
 
 import nplk_lab.model as lab
-from nplk_lab.model import lessons as lessons_model
-from nplk_lab.model import teacher_lessons as teacher
+from nplk_lab.model.lessons import lessons as lessons_model
+from nplk_lab.model.lessons import teacher_lessons as teacher
 
 from .components import browser_files
 from .components.kept import keep

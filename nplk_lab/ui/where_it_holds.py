@@ -1,8 +1,8 @@
 """The "Where it holds" view on Paper results: the atlas (``python -m
-nplk_lab.model.atlas``) drawn per method and data set as a σ × C map of regions; hover
+nplk_lab.model.atlas.atlas``) drawn per method and data set as a σ × C map of regions; hover
 gives a cell's numbers with their intervals, a click opens that state on its page.
 
-The numbers come from :mod:`nplk_lab.model.atlas_view`, the map from
+The numbers come from :mod:`nplk_lab.model.atlas.atlas_view`, the map from
 :func:`nplk_lab.figures.atlas.region_map`; this module only draws widgets.
 """
 
@@ -14,12 +14,12 @@ import streamlit as st
 
 import nplk_lab.figures as fg
 from nplk_lab.figures.atlas import NPKL_COLORS, REGION_COLORS, SMOOTH_COLORS, region_map
-from nplk_lab.model import atlas as A
-from nplk_lab.model import atlas_npkl as AN
-from nplk_lab.model import atlas_view as AV
 from nplk_lab.model import claims
-from nplk_lab.model.atlas_data import SETS
-from nplk_lab.model.atlas_report import METHOD_NAMES
+from nplk_lab.model.atlas import atlas as A
+from nplk_lab.model.atlas import atlas_npkl as AN
+from nplk_lab.model.atlas import atlas_view as AV
+from nplk_lab.model.atlas.atlas_data import SETS
+from nplk_lab.model.atlas.atlas_report import METHOD_NAMES
 from nplk_lab.model.maps import cell_from_clicks
 from nplk_lab.ui.components.chart import clicks, live_chart
 
