@@ -66,15 +66,15 @@ def main() -> None:
     args = ap.parse_args()
 
     from _browser import StreamlitServer, find_chromium
+    from _classroom import Classroom
     from playwright.sync_api import sync_playwright
-    from test_browser_classroom import Classroom
 
     import nplk_lab.serve.command as command
 
     chromium = find_chromium()
     if chromium is None or command.find_proxy() is None:
         sys.exit("needs chromium and haproxy (apt-get install chromium haproxy)")
-    import test_browser_classroom as tbc
+    import _classroom as tbc
 
     tbc.WORKERS = args.workers
     rows: dict[str, list] = {"one process": [], f"classroom, {args.workers} workers": []}

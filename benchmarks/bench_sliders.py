@@ -125,7 +125,7 @@ def cost_fit(results: list[dict], solvers: list[str]) -> str:
     fitted by least squares on log(CPU p90) against log(n train / 200), per method and
     route, over the sizes measured (two or more)."""
     groups: dict[tuple[str, str], list[tuple[int, float]]] = {}
-    for res, solver in zip(results, solvers):
+    for res, solver in zip(results, solvers, strict=True):
         n = res["n_train"]
         cpu = np.array([r["cpu"] for r in res["rows"]])
         key = (res["method"].split(" ")[0], route(res["method"].split(" ")[0], solver, n))

@@ -40,14 +40,14 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
 import _browser as tb  # noqa: E402
-from test_browser_class import (  # noqa: E402
+from _classroom import (  # noqa: E402
     TEACHER_VIEW,
+    _worker_pids,
     classroom_with_store,
     has_text,
     join_by_link,
     start_class,
 )
-from test_browser_classroom_faults import _worker_pids  # noqa: E402
 
 from nplk_lab.serve import command  # noqa: E402
 

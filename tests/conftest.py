@@ -1,7 +1,9 @@
 """The fixtures every test module may ask for by name: a system Chromium's path, a
 Streamlit server running ``app.py`` and one browser page, each once per module (the
 helpers behind them are in ``_browser``). A module that needs another server or page
-defines a fixture of the same name, which wins over these."""
+defines a fixture of the same name, which wins over these. The class store's fixtures
+(``where``, ``clock``, ``open_store``, ``store``: a fresh store on SQLite and on a
+throwaway PostgreSQL) come from ``_class_store``, registered here as a plugin."""
 
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ from _browser import (
     find_chromium,
     launch_browser,
 )
+
+pytest_plugins = ("_class_store",)
 
 
 @pytest.fixture(scope="module")

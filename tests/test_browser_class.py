@@ -24,71 +24,38 @@ Every wait is on a condition in the page; its timeout only bounds a hang.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import re
-import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import parse_qs, urlparse
 
 import _browser as tb
 import pytest
 from _browser import exception_texts, wait_idle
-from test_browser_classroom import Classroom
+from _classroom import (
+    LESSON,
+    SHOTS,
+    TEACHER_VIEW,
+    address,
+    click_button,
+    fresh_store,
+    has_text,
+    join_by_link,
+    pick,
+    start_class,
+    wait_step,
+)
 
 from nplk_lab.model.lessons import lessons as L
-from nplk_lab.serve import class_room, class_web, command
+from nplk_lab.serve import class_web, command
 from nplk_lab.serve.class_store import ClassStore, format_code
 
 # 20-80 s on the shared 2-core machine; tests/test_app_class.py is the quicker check
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-SHOTS = tb.PICTURES
-LESSON = 1
-PHONE = {"width": 390, "height": 844}
-TEACHER_VIEW = {"width": 1280, "height": 900}
 #: a generous ceiling for the reveal to reach every student on a loaded 2-core machine
 #: (the aim is 2 s: a 1 s poll and a rerun; measured 0.5-1.3 s at load average 5-9);
 #: the measured times are printed
 REVEAL_BOUND_S = 5.0
 PUBLIC_URL = "http://192.0.2.10:8501"     # a documentation address (TEST-NET-1)
-
-
-@contextlib.contextmanager
-def fresh_store(**env: str) -> Iterator[Path]:
-    """A fresh SQLite class store (a new folder) for the servers started meanwhile, and
-    ``env`` for them too (both through the environment they inherit)."""
-    folder = Path(tempfile.mkdtemp(prefix="nplk-class-test-"))
-    values = {class_room.ENV: str(folder), **env}
-    old = {k: os.environ.get(k) for k in values}
-    os.environ.update(values)
-    try:
-        yield folder
-    finally:
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-
-
-@contextlib.contextmanager
-def classroom_with_store(name: str) -> Iterator[Classroom]:
-    """``nplk-lab classroom --workers 2`` on a fresh store (``.store_folder``); skips
-    without HAProxy."""
-    if command.find_proxy() is None:
-        pytest.skip("HAProxy is not installed (apt-get install haproxy)")
-    tb.ARTIFACTS.mkdir(exist_ok=True)
-    with fresh_store() as folder:
-        room = Classroom(tb.ARTIFACTS / f"classroom-{name}.log")
-        room.store_folder = folder
-        try:
-            room.start()
-            yield room
-        finally:
-            room.kill()      # a test stops it itself; this only ends a hung one
 
 
 @pytest.fixture(scope="module")
@@ -101,74 +68,6 @@ def class_server(chromium_path):
                                log=tb.ARTIFACTS / "streamlit-class-test.log") as server:
         server.store_folder = folder
         yield server
-
-
-def has_text(page, text: str, timeout: int = 60_000) -> None:
-    """Wait until the page shows ``text``, white space aside (a chart's title wrapped in
-    a narrow column is two lines of SVG with nothing between them)."""
-    page.wait_for_function(
-        "(t) => document.body && document.body.innerText.replace(/\\s+/g, '')"
-        ".includes(t)", arg="".join(text.split()), timeout=timeout, polling=50)
-
-
-def wait_step(page, k: int, n: int) -> None:
-    has_text(page, f"step {k} of {n}")
-
-
-def click_button(page, name: str) -> None:
-    page.get_by_role("button", name=re.compile("^" + re.escape(name))).first.click()
-
-
-def join_by_link(browser, url: str, code: str, *, view: dict | None = None,
-                 name: str | None = None, headers: dict | None = None, watch=None):
-    """A student's browser (a new context: ``view``, a phone by default) joins the
-    class by its join link, typing ``name`` if given; its page at the class's step."""
-    phone = view is None
-    ctx = browser.new_context(viewport=view or PHONE, is_mobile=phone, has_touch=phone,
-                              extra_http_headers=headers or {})
-    if watch is not None:
-        watch(ctx)
-    page = ctx.new_page()
-    page.set_default_timeout(120_000)
-    page.goto(f"{url}/Lessons?class={code}")
-    has_text(page, "Join the class")
-    if name is not None:
-        box = page.get_by_role("textbox", name="Your name (optional)")
-        box.fill(name)
-        box.press("Enter")
-        wait_idle(page)
-    page.get_by_role("button", name="Join", exact=True).click()
-    has_text(page, "Following your teacher")
-    return page
-
-
-def start_class(page, url: str, lesson: int = LESSON) -> str:
-    """The teacher starts a class on Lessons at ``lesson``'s first step: its code."""
-    page.goto(f"{url}/Lessons?lesson={lesson}&step=1")
-    wait_step(page, 1, len(L.lesson(lesson).steps))
-    page.get_by_text("A class that answers together").click()
-    click_button(page, "Start a class")
-    page.wait_for_url(re.compile(r"class=\w+"), timeout=120_000)
-    return parse_qs(urlparse(page.url).query)["class"][0]
-
-
-def address(page) -> set[str]:
-    """The settings the page's address carries (those with a value)."""
-    return {k for k, v in parse_qs(urlparse(page.url).query).items() if v[-1] not in ("", "0")}
-
-
-def choose(page, option: str) -> None:
-    """Choose ``option`` on the class's question (the radio's own options), which
-    sends nothing, and wait for the page's run."""
-    page.locator('[data-testid="stRadio"] [role="radiogroup"] label').filter(
-        has_text=option).first.click()
-    wait_idle(page)
-
-
-def pick(page, option: str) -> None:
-    """Vote ``option`` on the class's question: choose it, then "Lock in"."""
-    choose(page, option)
-    page.get_by_role("button", name="Lock in").click()
 
 
 def test_a_class_answers_together(class_server, chromium_path):

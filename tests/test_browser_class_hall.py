@@ -27,8 +27,7 @@ from urllib.parse import urlsplit
 import _browser as tb
 import pytest
 from _a11y import AXE, _serious
-from test_browser_class import PHONE, SHOTS, classroom_with_store
-from test_browser_classroom_faults import _worker_pids
+from _classroom import PHONE, SHOTS, _worker_pids, classroom_with_store
 
 from nplk_lab.model.lessons import lessons as L
 from nplk_lab.serve import class_hall, command

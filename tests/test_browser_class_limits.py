@@ -25,20 +25,19 @@ from pathlib import Path
 import _browser as tb
 import pytest
 from _browser import wait_idle
-from test_browser_class import (
+from _classroom import (
     address,
     classroom_with_store,
     has_text,
     join_by_link,
     pick,
+    unknown_code,
     wait_step,
 )
 
 from nplk_lab.model.lessons import lessons as L
 from nplk_lab.serve.class_store import ClassStore, Seat
 from nplk_lab.serve.class_store_rules import (
-    CODE_ALPHABET,
-    CODE_LENGTH,
     MAX_FAILED_JOINS,
     new_seat,
 )
@@ -62,15 +61,6 @@ def room(chromium_path):
 def _new_class(room) -> tuple[ClassStore, str]:
     store = ClassStore(room.store_folder)
     return store, store.start_class("L1", seat=Seat(new_seat())).code
-
-
-def _unknown_code(store: ClassStore, i: int) -> str:
-    """A well-formed code no class has."""
-    code = "".join(CODE_ALPHABET[(i * 7 + j) % len(CODE_ALPHABET)]
-                   for j in range(CODE_LENGTH))
-    assert not store._run(False, lambda tx: tx.one(
-        "SELECT 1 FROM classes WHERE code = ?", code))
-    return code
 
 
 def link_tries(url: str, codes: list[str]) -> list[list[str]]:
@@ -101,7 +91,7 @@ def test_wrong_codes_with_a_changing_forwarded_for_are_refused_past_the_limit(
     other = store.start_class("L1").code                 # a class nobody here joined
     with tb.open_browser(chromium_path) as browser:
         join_by_link(browser, room.url, code, view=tb.VIEWPORT)           # the room is in
-        wrong = [_unknown_code(store, i) for i in range(WRONG_TRIES)]
+        wrong = [unknown_code(store, i) for i in range(WRONG_TRIES)]
         errors = link_tries(room.url, wrong)
         said = [" ".join(e) for e in errors]
         assert all("no class with this code" in e for e in said[:MAX_FAILED_JOINS]), said

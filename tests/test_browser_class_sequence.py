@@ -42,10 +42,12 @@ import _browser as tb
 import _postgres
 import pytest
 from _browser import ARTIFACTS, PICTURES, exception_texts, wait_idle
-from _lessons_page import MIN_FONT  # the lessons' own rule for a projector
-from test_browser_class import (
+from _classroom import (
+    COUNT_SOCKETS_JS,
     LESSON,
     TEACHER_VIEW,
+    Classroom,
+    _worker_pids,
     address,
     choose,
     classroom_with_store,
@@ -55,9 +57,8 @@ from test_browser_class import (
     pick,
     start_class,
 )
-from test_browser_class import has_text as _has_text
-from test_browser_classroom import Classroom
-from test_browser_classroom_faults import COUNT_SOCKETS_JS, _worker_pids
+from _classroom import has_text as _has_text
+from _lessons_page import MIN_FONT  # the lessons' own rule for a projector
 
 from nplk_lab.model.lessons import lessons as L
 from nplk_lab.serve import class_room, command

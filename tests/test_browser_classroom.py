@@ -17,14 +17,8 @@ Skips, saying why, without HAProxy (``apt-get install haproxy``), Playwright or 
 
 from __future__ import annotations
 
-import os
-import re
 import signal
 import socket
-import subprocess
-import sys
-import urllib.request
-from pathlib import Path
 
 import _browser as tb
 import numpy as np
@@ -32,77 +26,18 @@ import pytest
 from _browser import ARTIFACTS, CLASSIFICATION_PATH, exception_texts
 from _browser import choose_csv as _choose_csv
 from _browser import upload as _upload
-from _ports import free_port_block
-from _waits import OutputLines
+from _classroom import Classroom
 
 from nplk_core.datasets import make_clowns
 from nplk_lab.serve import command
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-ROOT = Path(__file__).resolve().parents[1]
-WORKERS = 2
-START_TIMEOUT_S = 2 * tb.SERVER_TIMEOUT_S + 60  # two workers starting on two cores
-
 
 def _answers(port: int) -> bool:
     with socket.socket() as s:
         s.settimeout(1)
         return s.connect_ex(("127.0.0.1", port)) == 0
-
-
-class Classroom:
-    def __init__(self, log: Path) -> None:
-        self.port = free_port_block(WORKERS + 1)
-        self.worker_ports = [self.port + i for i in range(1, WORKERS + 1)]
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log = log
-        self.proc: subprocess.Popen | None = None
-        self.output: OutputLines | None = None
-
-    def start(self) -> None:
-        """Start the command and return once it says the class is served (it prints
-        "NPLK Lab for a class: <url>" after every worker and the proxy answered)."""
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "nplk_lab.serve.command", "classroom", "--workers",
-             str(WORKERS), "--port", str(self.port), "--address", "127.0.0.1"],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL, start_new_session=True)
-        self.output = OutputLines(self.proc.stdout, self.log)
-        try:
-            self.output.wait_line(lambda ln: "NPLK Lab for a class:" in ln,
-                                  timeout_s=START_TIMEOUT_S, what="the class's URL line")
-        except EOFError:
-            raise RuntimeError(f"nplk-lab classroom exited ({self.proc.wait(timeout=30)})"
-                               f":\n{self.text()}") from None
-
-    def text(self) -> str:
-        return self.output.text() if self.output is not None else ""
-
-    def active_sessions(self) -> list[int]:
-        """Each worker's own count of sessions with an open websocket."""
-        counts = []
-        for p in self.worker_ports:
-            url = f"http://127.0.0.1:{p}/_stcore/metrics?families=active_sessions"
-            with urllib.request.urlopen(url, timeout=5) as r:
-                text = r.read().decode()
-            counts.append(int(float(re.search(r"^active_sessions\S* (\S+)$", text,
-                                              re.M).group(1))))
-        return counts
-
-    def stop(self) -> None:
-        """SIGTERM to the command alone (it stops its children), SIGKILL if it hangs."""
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                self.kill()
-
-    def kill(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(timeout=10)
 
 
 @pytest.fixture(scope="module")

@@ -35,9 +35,9 @@ from urllib.parse import parse_qs, urlparse
 import _browser as tb
 import pytest
 from _browser import ARTIFACTS, CLASSIFICATION_PATH, exception_texts
+from _classroom import COUNT_SOCKETS_JS, Classroom, _worker_pids
 from _procs import alive, descendants, in_group, snapshot
 from _waits import wait_gone
-from test_browser_classroom import Classroom
 
 from nplk_lab.serve import command
 
@@ -45,22 +45,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 RESTART_BOUND_S = 120.0   # a Streamlit worker's start on a loaded 2-core machine
 STOP_BOUND_S = 60.0
-
-# counts the page's websockets (a tab whose connection broke opens another one) and
-# keeps the newest
-COUNT_SOCKETS_JS = """
-(() => {
-  const Native = window.WebSocket;
-  window.__nplkSockets = 0;
-  window.WebSocket = class extends Native {
-    constructor(...args) {
-      super(...args);
-      window.__nplkSockets += 1;
-      window.__nplkSocket = this;
-    }
-  };
-})();
-"""
 
 
 @pytest.fixture
@@ -74,12 +58,6 @@ def classroom(chromium_path, request):
         yield room
     finally:
         room.kill()   # the test stops it itself; this only ends a hung one
-
-
-def _worker_pids(room: Classroom) -> dict[int, int]:
-    return {int(m[1]): int(m[2]) for m in (
-        re.search(r"^worker (\d): http://127\.0\.0\.1:\d+ \(pid (\d+)\)", ln)
-        for ln in room.output.lines()) if m}
 
 
 def _cookie(context) -> str | None:

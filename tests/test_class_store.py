@@ -14,12 +14,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 import _postgres
 import pytest
+from _class_store import T0, rows, seat, tables
 
 from nplk_lab.serve import class_store_base
 from nplk_lab.serve.class_store import (
     ClassError,
     ClassOver,
-    ClassStore,
     Seat,
     TooMany,
     UnknownClass,
@@ -41,67 +41,8 @@ from nplk_lab.serve.class_store_rules import (
     SPLIT,
     VOTE,
     end_of_day,
-    new_seat,
     token_hash,
 )
-
-T0 = 1_800_000_000.0                            # 2027-01-15, 08:00 UTC
-
-
-class Clock:
-    """The store's clock, moved by hand."""
-
-    def __init__(self, t: float) -> None:
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def where(request, tmp_path):
-    """Where a fresh store lives: a folder, or a schema on a throwaway PostgreSQL."""
-    yield from _postgres.class_store_place(request.param, tmp_path)
-
-
-@pytest.fixture
-def clock():
-    return Clock(T0)
-
-
-@pytest.fixture
-def open_store(where, clock):
-    opened = []
-
-    def make(**kw):
-        kw.setdefault("clock", clock)
-        s = ClassStore(where, **kw)
-        opened.append(s)
-        return s
-    yield make
-    for s in opened:
-        s.close()
-
-
-@pytest.fixture
-def store(open_store):
-    return open_store()
-
-
-def seat() -> Seat:
-    """A new browser."""
-    return Seat(new_seat())
-
-
-def rows(store: ClassStore, table: str) -> list[tuple]:
-    return store._run(False, lambda tx: [tuple(r) for r in tx.all(f"SELECT * FROM {table}")])
-
-
-def tables(store: ClassStore) -> set[str]:
-    q = ("SELECT name FROM sqlite_master WHERE type = 'table'" if store.backend == "sqlite"
-         else "SELECT table_name FROM information_schema.tables "
-              "WHERE table_schema = current_schema()")
-    return {r[0] for r in store._run(False, lambda tx: tx.all(q))}
 
 
 def parse_csv(text: str) -> list[list[str]]:

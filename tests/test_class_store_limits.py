@@ -8,15 +8,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from test_class_store import (  # noqa: F401 (fixtures)
-    T0,
-    clock,
-    open_store,
-    rows,
-    seat,
-    store,
-    where,
-)
+from _class_store import T0, rows, seat
 
 from nplk_lab.serve.class_store import ClassOver, TooMany, UnknownClass
 from nplk_lab.serve.class_store_rules import (

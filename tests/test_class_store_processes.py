@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import _postgres
 import pytest
-from test_class_store import rows
+from _class_store import rows
 
 from nplk_lab.serve.class_store import ClassStore, Seat, TooMany, Vote
 from nplk_lab.serve.class_store_db import MIGRATIONS

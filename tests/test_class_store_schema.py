@@ -6,7 +6,7 @@ folder and files are its user's only."""
 from __future__ import annotations
 
 import pytest
-from test_class_store import T0, clock, open_store, rows, seat, tables, where  # noqa: F401
+from _class_store import T0, rows, seat, tables
 
 from nplk_lab.serve.class_store import ClassStore
 from nplk_lab.serve.class_store_db import MIGRATIONS

@@ -20,8 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_browser_class import classroom_with_store
-from test_browser_class_limits import _unknown_code
+from _classroom import classroom_with_store, unknown_code
 
 from nplk_lab.serve.class_store import ClassStore, Seat
 from nplk_lab.serve.class_store_rules import MAX_FAILED_JOINS, new_seat
@@ -76,7 +75,7 @@ def test_300_browsers_behind_one_address_join_while_wrong_codes_stay_limited():
         t0 = time.perf_counter()
         asyncio.run(_join_all(students[:FIRST]))
         # typos from the same room, each claiming another address
-        said = [asyncio.run(_post_join(room.url, _unknown_code(store, i),
+        said = [asyncio.run(_post_join(room.url, unknown_code(store, i),
                                        {"X-Forwarded-For": f"198.51.100.{i + 1}"}))
                 for i in range(WRONG_TRIES)]
         asyncio.run(_join_all(students[FIRST:]))

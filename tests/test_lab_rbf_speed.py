@@ -111,7 +111,7 @@ def test_direct_loop_status_and_optimum_on_a_convex_problem():
                                           max_iter=200, gtol=1e-10)
     assert status == 0 and n_iter == len(seen) > 0
     np.testing.assert_allclose(x, np.clip(c, 0.0, 1.0), atol=1e-9)
-    assert all(b <= a + 1e-15 for a, b in zip(seen, seen[1:]))  # monotone descent
+    assert all(b <= a + 1e-15 for a, b in zip(seen[:-1], seen[1:], strict=True))  # descent
     x2, status2, n_iter2 = core._lbfgsb_minimize(fg, np.full(12, 0.3), 0.0, 1.0,
                                                  lambda x, f, g: None, max_iter=200,
                                                  gtol=1e-10)
