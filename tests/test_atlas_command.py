@@ -213,6 +213,32 @@ def test_the_committed_tables_are_found_from_anywhere(tmp_path, monkeypatch):
     assert A.load_atlas(tmp_path / "missing.csv") == []
 
 
+def test_a_table_the_checkout_lacks_is_looked_for_in_the_working_folder(tmp_path,
+                                                                        monkeypatch):
+    """An installed lab has no checkout: its tables are ``reports/atlas/`` of the folder
+    it runs in. The default table is the atlas itself."""
+    monkeypatch.chdir(tmp_path)
+    assert A.table_path() == ROOT_OUT / "atlas.csv"
+    path = A.table_path("not-committed.csv")
+    assert path == tmp_path / "reports" / "atlas" / "not-committed.csv"
+    A.write_csv([{"method": "dank", "sigma": 1.0}], ("method", "sigma"), path)
+    assert A.load_atlas(path) == [{"method": "dank", "sigma": 1.0}]
+
+
+def test_empty_cells_read_back_as_what_they_were(tmp_path):
+    """A verdict a cell has none of (the smooth rule's, for a method without it) reads
+    back as empty text, like the committed atlas's, not as a number; an empty number
+    reads back as NaN."""
+    cols = ("method", "smooth_gain_verdict", "gain_verdict", "score_method", "region")
+    A.write_csv([{"method": "dank", "smooth_gain_verdict": "", "gain_verdict": "holds",
+                  "region": "none"}], cols, tmp_path / "t.csv.gz")
+    (back,) = A.read_csv(tmp_path / "t.csv.gz")
+    assert back["smooth_gain_verdict"] == "" and back["gain_verdict"] == "holds"
+    assert isinstance(back["score_method"], float) and np.isnan(back["score_method"])
+    for r in COMMITTED:
+        assert all(isinstance(v, str) for k, v in r.items() if k.endswith("_verdict"))
+
+
 def test_read_csv_keeps_names_verdicts_and_booleans_as_they_are(tmp_path):
     (tmp_path / "a.csv").write_text("method,dataset,gain_verdict,region,error,x,flag,y\n"
                                     "1,2,holds,none,,0.5,True,nan\n")
