@@ -413,6 +413,8 @@ def test_each_option_says_exactly_what_it_does(capsys):
                   "held-out draws)"):
         assert _word(text, words), words
     assert _word(text, A.__doc__.split("\n\n")[0].split("\n")[0])
+    # the help says what the command is in one paragraph, not the module's whole docstring
+    assert "For every method (DANK, KNPL" in A.__doc__ and "For every method" not in text
     with pytest.raises(SystemExit):
         A.main(["--sets", "nowhere"])
     assert "invalid choice: 'nowhere'" in capsys.readouterr().err

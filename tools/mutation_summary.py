@@ -62,6 +62,8 @@ _EQUIVALENT_GROUPS: dict[str, tuple[str, ...]] = {
         'nplk_lab.model.paired.x_paired__mutmut_12',
         'nplk_lab.model.paired.x_paired__mutmut_14',
         'nplk_lab.model.paired.x_paired__mutmut_16',
+        'nplk_lab.model.atlas.x__column__mutmut_23',
+        'nplk_lab.model.atlas.x__column__mutmut_25',
     ),
     "float('NAN') / float('INF') parse as float('nan') / float('inf')": (
         'nplk_lab.model.ablation.x__closeness__mutmut_16',
@@ -70,6 +72,9 @@ _EQUIVALENT_GROUPS: dict[str, tuple[str, ...]] = {
         'nplk_lab.model.ablation.xǁAblationǁscore__mutmut_7',
         'nplk_lab.model.verdicts.x__num__mutmut_4',
         'nplk_lab.model.verdicts.x__count__mutmut_12',
+        'nplk_lab.model.paired.x_paired__mutmut_30',
+        'nplk_lab.model.atlas_files.x_read_csv__mutmut_37',
+        'nplk_lab.model.atlas.x_summarize__mutmut_57',
     ),
     ("_signed: the replacement only changes the text '±0.0' (or '±0.000'), which only a "
      'value below the threshold prints'): (
@@ -173,9 +178,9 @@ _EQUIVALENT_GROUPS: dict[str, tuple[str, ...]] = {
     ),
     ('a single pair within the tie tolerance is a tie, and all ties clamp the interval to '
      '[0, 0] after this line'): (
-        'nplk_lab.model.paired.x_paired__mutmut_54',
-        'nplk_lab.model.paired.x_paired__mutmut_56',
-        'nplk_lab.model.paired.x_paired__mutmut_57',
+        'nplk_lab.model.paired.x_paired__mutmut_80',
+        'nplk_lab.model.paired.x_paired__mutmut_82',
+        'nplk_lab.model.paired.x_paired__mutmut_83',
     ),
     'sign is ±1 (or ±2 here): only its sign is ever used, and 0 never occurs': (
         'nplk_lab.model.paired.xǁPairedǁas_dict__mutmut_22',
@@ -218,6 +223,64 @@ _EQUIVALENT_GROUPS: dict[str, tuple[str, ...]] = {
     ),
     'smooth_check: need(None, ...) for need(False, ...); need only tests truth': (
         'nplk_lab.model.claims_tables.x_smooth_check__mutmut_31',
+    ),
+    ("a gzip file written over a file opened 'wb' takes its mode from that file"): (
+        'nplk_lab.model.atlas_files.x_write_csv__mutmut_33',
+        'nplk_lab.model.atlas_files.x_write_csv__mutmut_36',
+    ),
+    ("an interval's label, unit and count are read only by its text() and as_dict(); "
+     "the atlas's summary and the paragraph written from a per-seed row read its mean, "
+     "bounds and verdict"): (
+        'nplk_lab.model.atlas.x_summarize__mutmut_95',
+        'nplk_lab.model.atlas.x_summarize__mutmut_96',
+        'nplk_lab.model.atlas.x_summarize__mutmut_101',
+        'nplk_lab.model.atlas.x_summarize__mutmut_113',
+        'nplk_lab.model.atlas.x_summarize__mutmut_114',
+        'nplk_lab.model.atlas.x_summarize_smooth__mutmut_45',
+        'nplk_lab.model.atlas.x_summarize_smooth__mutmut_46',
+        'nplk_lab.model.atlas.x_summarize_smooth__mutmut_51',
+        'nplk_lab.model.atlas.x_summarize_smooth__mutmut_63',
+        'nplk_lab.model.atlas.x_summarize_smooth__mutmut_64',
+        'nplk_lab.model.atlas_words.x__pt__mutmut_19',
+        'nplk_lab.model.atlas_words.x__pt__mutmut_20',
+        'nplk_lab.model.atlas_words.x__pt__mutmut_21',
+    ),
+    ("summarize: the mean over no seeds is NaN either way (numpy warns of the empty "
+     "slice)"): (
+        'nplk_lab.model.atlas.x_summarize__mutmut_46',
+        'nplk_lab.model.atlas.x_summarize__mutmut_63',
+        'nplk_lab.model.atlas.x_summarize__mutmut_78',
+    ),
+    ("summarize_smooth: a method without the smooth rule has a NaN smooth score at every "
+     "seed (measure_set writes NaN), so the finiteness test returns for it as well"): (
+        'nplk_lab.model.atlas.x_summarize_smooth__mutmut_2',
+    ),
+    ("_row_key: a summary row has no seed; any one default sorts every summary row the "
+     "same"): (
+        'nplk_lab.model.atlas.x__row_key__mutmut_24',
+        'nplk_lab.model.atlas.x__row_key__mutmut_25',
+    ),
+    ("run: os.cpu_count() is a number wherever it can be told; the 'or 1' is for a "
+     "system that cannot tell"): (
+        'nplk_lab.model.atlas.x_run__mutmut_39',
+    ),
+    ("_print_claims: the SimpleNPKL sentences read their own table only (the second "
+     "table is unused)"): (
+        'nplk_lab.model.atlas.x__print_claims__mutmut_38',
+    ),
+    "main: argparse's default is None already": (
+        'nplk_lab.model.atlas.x_main__mutmut_36',
+        'nplk_lab.model.atlas.x_main__mutmut_45',
+        'nplk_lab.model.atlas.x_main__mutmut_70',
+        'nplk_lab.model.atlas.x_main__mutmut_106',
+    ),
+    "main: --cache as text names the same folder: the cache's functions take Path(cache)": (
+        'nplk_lab.model.atlas.x_main__mutmut_102',
+        'nplk_lab.model.atlas.x_main__mutmut_105',
+    ),
+    "_report_only: a run.json without a note: None and '' both add no sentence": (
+        'nplk_lab.model.atlas.x__report_only__mutmut_45',
+        'nplk_lab.model.atlas.x__report_only__mutmut_47',
     ),
 }
 EQUIVALENT: dict[str, str] = {name: reason for reason, names in _EQUIVALENT_GROUPS.items()
