@@ -531,3 +531,42 @@ def _distinct_seed_rows_local():
     for i, r in enumerate(rows):
         r.update(score_smooth=0.7 + 0.05 * i, agree_smooth=0.6)
     return rows
+
+
+def test_the_command_runs_on_the_dask_cluster_it_is_given(tmp_path, monkeypatch):
+    """``--dask ADDRESS`` sends the jobs to that cluster, with ``--quick`` and without."""
+    import contextlib
+
+    import nplk_core.parallel as par
+
+    calls, addresses = [], []
+    monkeypatch.setattr(A, "measure_set", _fake_measure(calls))
+    monkeypatch.setattr(par, "dask_client", lambda address: addresses.append(address))
+    monkeypatch.setattr(par, "dask_backend", lambda c: contextlib.nullcontext(c))
+    monkeypatch.setattr(par, "iter_fits", lambda fn, tasks, *, n_jobs=None, shared=None:
+                        ((k, fn(*t)) for k, t in enumerate(tasks)))
+    for args in (["--cells", "quick"], ["--quick"]):
+        A.main(args + ["--seeds", "1", "--dask", "tcp://x:1", "--out", str(tmp_path)])
+    assert addresses == ["tcp://x:1", "tcp://x:1"]
+
+
+def test_the_progress_shows_as_each_job_ends(tmp_path, monkeypatch):
+    """Each "i/n jobs" reaches the terminal when its job ends, not at the end of the run
+    (standard error holds a line without its newline back)."""
+    import io
+    import sys
+
+    class Terminal(io.StringIO):
+        shown: list[str] = []
+
+        def flush(self):
+            self.shown.append(self.getvalue())
+
+    calls = []
+    monkeypatch.setattr(A, "measure_set", _fake_measure(calls))
+    term = Terminal()
+    monkeypatch.setattr(sys, "stderr", term)
+    A.main(["--cells", "quick", "--seeds", "1", "--workers", "1", "--out", str(tmp_path)])
+    n = len(A.quick_cells())
+    for i in range(1, n + 1):
+        assert "".join(f"\r{j}/{n} jobs" for j in range(1, i + 1)) in term.shown
