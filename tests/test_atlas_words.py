@@ -266,3 +266,7 @@ def test_the_paragraph_states_its_rows_own_numbers(state):
     # and a table written before the intervals were kept (no such columns) reads the same
     older = {k: v for k, v in r.items() if not k.startswith("pt_edge_")}
     assert AW.paragraph(older) == no_edge != text
+    # without the method-against-its-off-model interval the paragraph quotes none
+    no_vs_off = AW.paragraph({**r, "pt_vs_off_lo": float("nan")})
+    assert (" off: " in text) is (r["method"] == "knpl")   # KNPL's case quotes it here
+    assert " off: " not in no_vs_off and "()" not in no_vs_off and "XX" not in no_vs_off
