@@ -379,3 +379,13 @@ def test_a_share_of_the_gain_is_never_rounded_to_all_or_nothing():
     assert ab._share(0.003) == "under 1 %" and ab._share(0.0049) == "under 1 %"
     assert ab._share(0.007) == "1 %" and ab._share(0.5) == "50 %"
     assert ab._share(0.99) == "99 %" and ab._share(0.998) == "over 99 %"
+
+
+def test_the_scored_rule_is_named_by_the_choosers_own_keys():
+    """The surface's title compares the rule that scored the fit with the rule drawn (a
+    key of the chooser: "nearest", "reciprocal", "smooth") and names both only when they
+    differ; so the scored rule is one of those keys."""
+    assert ab.rule_key("dank") == "reciprocal" and ab.rule_key("knpl") == "nearest"
+    assert ab.rule_key("dank", extension="nearest") == "nearest"
+    assert ab.rule_key("dank_svr", extension="smooth") == "nearest"
+    assert {ab.rule_key(m) for m in ("dank", "knpl", "dank_svr")} <= set(ab.RULE_NAMES)
