@@ -570,3 +570,42 @@ def test_the_progress_shows_as_each_job_ends(tmp_path, monkeypatch):
     n = len(A.quick_cells())
     for i in range(1, n + 1):
         assert "".join(f"\r{j}/{n} jobs" for j in range(1, i + 1)) in term.shown
+
+
+def test_a_regression_cells_scores_are_r2_and_closeness_to_1nn():
+    """A regression cell's score is the test R² (scikit-learn's) and its agreement with
+    1-NN the closeness 1 − Σ(p − nn)² / Σ(y − ȳ)², both on the targets' own spread."""
+    from sklearn.metrics import r2_score
+
+    rng = np.random.default_rng(3)
+    y = rng.normal(size=30)
+    p, nn = y + 0.3 * rng.normal(size=30), y + 0.5 * rng.normal(size=30)
+    score, close = A._scores("regression", y, p, nn)
+    assert score == pytest.approx(r2_score(y, p), rel=1e-12)
+    assert close == pytest.approx(1 - np.sum((p - nn) ** 2) / np.sum((y - y.mean()) ** 2),
+                                  rel=1e-12)
+    assert A._scores("classification", np.array([1, -1, 1]), np.array([1, 1, 1]),
+                     np.array([1, -1, -1])) == (pytest.approx(2 / 3), pytest.approx(1 / 3))
+
+
+def test_a_fit_that_stops_at_its_iteration_limit_is_counted_as_warned():
+    """The atlas's ``warned`` column: DANK stopped after one iteration warned that it did
+    not converge; the plain SVM did not."""
+    from nplk_lab.model.atlas_data import load
+
+    d = load("clowns", 0)
+    assert A._fit("dank", {"sigma": 1.0, "C": 1.0, "max_iter": 1}, d.X_train, d.y_train)[1] \
+        is True
+    assert A._fit("svm", {"sigma": 1.0, "C": 1.0}, d.X_train, d.y_train)[1] is False
+
+
+def test_a_method_without_a_score_table_has_every_interval_column_empty():
+    """ONK and LAB RBF have no score table: their rows still hold every interval column
+    (NaN), so a run's cache counts them complete and does not measure them again."""
+    from nplk_lab.model.atlas_cache import complete
+
+    out = A.per_point_intervals("onk", np.zeros(3), {})
+    assert set(out) == {c for c in A.SEED_COLUMNS if c.startswith("pt_")}
+    assert all(np.isnan(v) for v in out.values())
+    row = {c: 0.0 for c in A.SEED_COLUMNS if not c.startswith("pt_")}
+    assert complete({**row, **out}, A.SEED_COLUMNS)
