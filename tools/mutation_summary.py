@@ -64,6 +64,8 @@ _EQUIVALENT_GROUPS: dict[str, tuple[str, ...]] = {
         'nplk_lab.model.paired.x_paired__mutmut_16',
         'nplk_lab.model.atlas.x__column__mutmut_23',
         'nplk_lab.model.atlas.x__column__mutmut_25',
+        'nplk_lab.model.ablation.x_smooth_predict__mutmut_39',
+        'nplk_lab.model.ablation.x_smooth_predict__mutmut_41',
     ),
     "float('NAN') / float('INF') parse as float('nan') / float('inf')": (
         'nplk_lab.model.ablation.x__closeness__mutmut_16',
@@ -75,6 +77,7 @@ _EQUIVALENT_GROUPS: dict[str, tuple[str, ...]] = {
         'nplk_lab.model.paired.x_paired__mutmut_30',
         'nplk_lab.model.atlas_files.x_read_csv__mutmut_37',
         'nplk_lab.model.atlas.x_summarize__mutmut_57',
+        'nplk_lab.model.atlas.x_per_point_intervals__mutmut_4',
     ),
     ("_signed: the replacement only changes the text '±0.0' (or '±0.000'), which only a "
      'value below the threshold prints'): (
@@ -224,13 +227,33 @@ _EQUIVALENT_GROUPS: dict[str, tuple[str, ...]] = {
     'smooth_check: need(None, ...) for need(False, ...); need only tests truth': (
         'nplk_lab.model.claims_tables.x_smooth_check__mutmut_31',
     ),
+    ("_share: the share it is given lies strictly between 0 and 1 (the off model's gain "
+     "is above 0 and below the method's on the same points), so 100 % and 0 % never occur "
+     "and a percentage in [1, 2) or at 99 never rounds to '0' or '100'"): (
+        'nplk_lab.model.ablation.x__share__mutmut_4',
+        'nplk_lab.model.ablation.x__share__mutmut_6',
+        'nplk_lab.model.ablation.x__share__mutmut_7',
+        'nplk_lab.model.ablation.x__share__mutmut_8',
+        'nplk_lab.model.ablation.x__share__mutmut_13',
+        'nplk_lab.model.ablation.x__share__mutmut_15',
+        'nplk_lab.model.ablation.x__share__mutmut_16',
+        'nplk_lab.model.ablation.x__share__mutmut_17',
+    ),
+    ("rule_key: a changed default for a method other than DANK is not 'reciprocal', so "
+     "the last line returns 'nearest' for it all the same; rule_name is only given keys "
+     "of RULE_NAMES"): (
+        'nplk_lab.model.ablation.x_rule_key__mutmut_13',
+        'nplk_lab.model.ablation.x_rule_key__mutmut_14',
+        'nplk_lab.model.ablation.x_rule_name__mutmut_2',
+        'nplk_lab.model.ablation.x_rule_name__mutmut_4',
+    ),
     ("a gzip file written over a file opened 'wb' takes its mode from that file"): (
         'nplk_lab.model.atlas_files.x_write_csv__mutmut_33',
         'nplk_lab.model.atlas_files.x_write_csv__mutmut_36',
     ),
-    ("an interval's label, unit and count are read only by its text() and as_dict(); "
-     "the atlas's summary and the paragraph written from a per-seed row read its mean, "
-     "bounds and verdict"): (
+    ("an interval's label, unit and count (and a score row's label) are read only by "
+     "text(), as_dict() and the page's table; the atlas's summary, its per-seed intervals "
+     "and the paragraph written from a per-seed row read means, bounds and verdicts"): (
         'nplk_lab.model.atlas.x_summarize__mutmut_95',
         'nplk_lab.model.atlas.x_summarize__mutmut_96',
         'nplk_lab.model.atlas.x_summarize__mutmut_101',
@@ -244,6 +267,10 @@ _EQUIVALENT_GROUPS: dict[str, tuple[str, ...]] = {
         'nplk_lab.model.atlas_words.x__pt__mutmut_19',
         'nplk_lab.model.atlas_words.x__pt__mutmut_20',
         'nplk_lab.model.atlas_words.x__pt__mutmut_21',
+        'nplk_lab.model.atlas.x_per_point_intervals__mutmut_24',
+        'nplk_lab.model.ablation.x_from_predictions__mutmut_113',
+        'nplk_lab.model.ablation.x_from_predictions__mutmut_114',
+        'nplk_lab.model.ablation.x_from_predictions__mutmut_119',
     ),
     ("table_of: its only caller is paragraph(), and the paragraph (ablation.verdict) "
      "reads the rows' scores, the plain row's agreement with 1-NN, the intervals' "
