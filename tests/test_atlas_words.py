@@ -270,3 +270,20 @@ def test_the_paragraph_states_its_rows_own_numbers(state):
     no_vs_off = AW.paragraph({**r, "pt_vs_off_lo": float("nan")})
     assert (" off: " in text) is (r["method"] == "knpl")   # KNPL's case quotes it here
     assert " off: " not in no_vs_off and "()" not in no_vs_off and "XX" not in no_vs_off
+
+
+def test_where_the_gain_survives_the_rule_is_weighed_by_its_own_interval():
+    """DANK on the sandwich (σ 4.5, C 10, data seed 6) keeps its gain with F switched
+    off: the paragraph says the rule adds nothing the test points can tell, quoting the
+    method-against-off interval; a row without that interval ends the sentence there."""
+    rows = [r for r in ROWS["0-9"] if (r["method"], r["dataset"], r["sigma"], r["C"],
+                                       int(r["seed"])) == ("dank", "sandwich", 4.5, 10.0, 6)]
+    if not rows:
+        pytest.skip("no committed per-seed table")
+    (r,) = rows
+    text = AW.paragraph(r)
+    assert text.endswith(f"adds nothing the test points can tell (DANK − F off: "
+                         f"{r['pt_vs_off_mean']:+.1f} points ({r['pt_vs_off_lo']:+.1f} to "
+                         f"{r['pt_vs_off_hi']:+.1f})).")
+    assert AW.paragraph({**r, "pt_vs_off_mean": float("nan")}).endswith(
+        "adds nothing the test points can tell.")

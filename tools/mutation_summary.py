@@ -112,6 +112,8 @@ _EQUIVALENT_GROUPS: dict[str, tuple[str, ...]] = {
      'the other half of the or'): (
         'nplk_lab.model.ablation.x_verdict__mutmut_270',
         'nplk_lab.model.ablation.x_verdict__mutmut_271',
+        'nplk_lab.model.ablation.x_verdict__mutmut_346',
+        'nplk_lab.model.ablation.x_verdict__mutmut_347',
     ),
     ("a missing key's default: None or the solver names below cost the same as 'auto' / "
      "2000 (only the slow solvers' names and a truthy cap change the cost)"): (
