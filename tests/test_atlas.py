@@ -185,6 +185,11 @@ def test_measure_set_scores_match_an_independent_computation():
     svc10 = SVC(C=100.0, gamma=sigma_to_gamma(10.0)).fit(d.X_train, d.y_train)
     assert r["score_plain10"] == pytest.approx(svc10.score(d.X_test, d.y_test))
     assert r["score_plain10"] != r["score_plain"]      # the larger C changes the SVM here
+    # the tuned baseline: σ and C by cross-validation with the data seed's folds
+    from nplk_core.baselines import SVMCVClassifier
+
+    cv = SVMCVClassifier(random_state=1).fit(d.X_train, d.y_train)
+    assert r["score_cv"] == pytest.approx(cv.score(d.X_test, d.y_test))
     # the smooth rule's column: DANK's own predictions under it
     smooth = dank.predict(d.X_test, extension="smooth")
     assert r["score_smooth"] == pytest.approx(np.mean(smooth == d.y_test))
