@@ -201,6 +201,23 @@ def test_measure_set_scores_match_an_independent_computation():
     assert np.isnan(onk["score_smooth"]) and np.isnan(onk["agree_smooth"])   # no such rule
 
 
+def test_a_regression_cells_baselines_are_the_svrs():
+    """On a regression set the same-(σ, C) baseline is the plain SVR and the tuned one the
+    cross-validated SVR (scikit-learn's R² on the test points)."""
+    from sklearn.svm import SVR
+
+    from nplk_core.baselines import SVRCVRegressor
+    from nplk_core.kernels import sigma_to_gamma
+
+    (r,) = A.measure_set("step", 1, [("dank_svr", 10.0, 10.0)])
+    d = AD.load("step", 1)
+    assert not r["error"]
+    svr = SVR(C=10.0, gamma=sigma_to_gamma(10.0)).fit(d.X_train, d.y_train)
+    assert r["score_plain"] == pytest.approx(svr.score(d.X_test, d.y_test))
+    cv = SVRCVRegressor(random_state=1).fit(d.X_train, d.y_train)
+    assert r["score_cv"] == pytest.approx(cv.score(d.X_test, d.y_test))
+
+
 def test_per_point_intervals_are_the_score_tables_own():
     """The intervals kept per cell and seed are the ones the page's score table shows
     for the same state (its fitted models, its split)."""
