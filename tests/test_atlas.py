@@ -209,9 +209,13 @@ def test_a_regression_cells_baselines_are_the_svrs():
     from nplk_core.baselines import SVRCVRegressor
     from nplk_core.kernels import sigma_to_gamma
 
-    (r,) = A.measure_set("step", 1, [("dank_svr", 10.0, 10.0)])
+    r, lab = A.measure_set("step", 1, [("dank_svr", 10.0, 10.0), ("lab_rbf_reg", 1.0, 1.0)])
     d = AD.load("step", 1)
-    assert not r["error"]
+    assert not r["error"] and not lab["error"]     # LAB RBF's one fit per job, too
+    for row, cell in ((r, ("dank_svr", 10.0, 10.0)), (lab, ("lab_rbf_reg", 1.0, 1.0))):
+        assert (row["method"], row["dataset"], row["task"], row["sigma"], row["C"],
+                row["seed"], row["n_test"]) == cell[:1] + ("step", "regression") + \
+            cell[1:] + (1, len(d.y_test))
     svr = SVR(C=10.0, gamma=sigma_to_gamma(10.0)).fit(d.X_train, d.y_train)
     assert r["score_plain"] == pytest.approx(svr.score(d.X_test, d.y_test))
     cv = SVRCVRegressor(random_state=1).fit(d.X_train, d.y_train)
