@@ -344,6 +344,11 @@ _EQUIVALENT_GROUPS: dict[str, tuple[str, ...]] = {
      "table is unused)"): (
         'nplk_lab.model.atlas.x__print_claims__mutmut_38',
     ),
+    ("measure_set: the plain SVM's seed: scikit-learn's SVC without probability "
+     "estimates uses no randomness"): (
+        'nplk_lab.model.atlas.x_measure_set__mutmut_56',
+        'nplk_lab.model.atlas.x_measure_set__mutmut_57',
+    ),
     "main: argparse's default is None already": (
         'nplk_lab.model.atlas.x_main__mutmut_36',
         'nplk_lab.model.atlas.x_main__mutmut_45',
