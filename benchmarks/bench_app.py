@@ -1,4 +1,4 @@
-"""Speed of the Streamlit app against the targets of issues 4 and 11.
+"""Speed of the Streamlit app against its targets: a rerun, a browser redraw and a cold start.
 
 (This file is long because it holds three benchmarks, server, browser and cold start,
 with their floor pages and JavaScript probes, which share helpers and one report.)
@@ -391,7 +391,7 @@ TRIVIAL_FINGERPRINT_JS = """
 def _cached_surface_fingerprint_js() -> str:
     """The test's surface fingerprint, recomputed only when the surface's data object
     changes (so the per-frame probe stays cheap)."""
-    from test_browser import SURFACE_FINGERPRINT_JS
+    from _browser import SURFACE_FINGERPRINT_JS
 
     return f"""
 (() => {{
@@ -412,7 +412,7 @@ def _cached_surface_fingerprint_js() -> str:
 # written value, and (with ?chart=1) the chart's middle point, which Plotly draws after
 # the run has ended.
 def _trivial_settled_js() -> str:
-    from test_browser import IDLE_JS
+    from _browser import IDLE_JS
 
     return f"""
 () => {{
@@ -447,8 +447,7 @@ def move_once(page, slider, key: str, settled, timeout_ms: int = 60_000
 
 
 def browser_bench(moves: int, chromium: str) -> tuple[dict[str, list[float]], dict]:
-    from playwright.sync_api import sync_playwright
-    from test_browser import (
+    from _browser import (
         CLASSIFICATION_PATH,
         VIEWPORT,
         StreamlitServer,
@@ -458,6 +457,7 @@ def browser_bench(moves: int, chromium: str) -> tuple[dict[str, list[float]], di
         wait_idle,
         wait_surface,
     )
+    from playwright.sync_api import sync_playwright
 
     out: dict[str, list[float]] = defaultdict(list)
     info: dict = {}
@@ -587,14 +587,14 @@ def cold_start(repeats: int, chromium: str, script: str = "app.py",
     """Each repeat: a new server process and a fresh browser context (empty cache).
     Returns per repeat the seconds since the launch of ``streamlit run`` of each event.
     ``env``: variables set for the server process."""
-    from playwright.sync_api import sync_playwright
-    from test_browser import (
+    from _browser import (
         CLASSIFICATION_PATH,
         VIEWPORT,
         StreamlitServer,
         launch_browser,
         wait_surface,
     )
+    from playwright.sync_api import sync_playwright
 
     out = []
     with sync_playwright() as pw, tempfile.TemporaryDirectory() as tmp:
@@ -727,7 +727,7 @@ def main() -> int:
     print(f"load average after the server rows: {load()}")
 
     # 2 + 3. browser
-    from test_browser import find_chromium
+    from _browser import find_chromium
 
     chromium = None
     if parts & {"browser", "cold"}:

@@ -62,7 +62,7 @@ import bench_classroom  # noqa: E402
 from deployment import BehindProxy, OneProcess  # noqa: E402
 from st_client import Tab, query_value  # noqa: E402
 
-from nplk_lab.model import lessons as L  # noqa: E402
+from nplk_lab.model.lessons import lessons as L  # noqa: E402
 from nplk_lab.serve import class_room  # noqa: E402
 from nplk_lab.serve.class_store import ClassStore, Seat  # noqa: E402
 from nplk_lab.serve.class_store_rules import new_seat  # noqa: E402

@@ -28,6 +28,13 @@ three-point chart) served by its own Streamlit server, one tab moving its slider
         [--linger 60] [--port 8640] [--seed 0] [--root CHECKOUT] [--profile PREFIX]
         [--processes N]
 
+With ``--hall 0,300``: each class size again with a class of that many students on the
+light student page beside it (``bench_lecture_hall.py``'s lesson: joining, long-polling,
+voting twice on each question, following five steps), on the same server and store, in
+a thread of this process that starts with the slider class; 0 is the class alone. The
+table then says how many light students were beside it, and a line gives their reach
+(reveal and step p90/p99, votes lost).
+
 Each class size gets a fresh server whose page has been opened once (the teacher's tab)
 before the students arrive: ``streamlit run app.py`` (``--processes 1``, the default), or
 ``nplk-lab classroom --workers N`` (N Streamlit processes behind HAProxy; the teacher's
@@ -42,6 +49,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import io
 import os
 import random
@@ -49,6 +57,7 @@ import statistics
 import sys
 import tempfile
 import textwrap
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -291,7 +300,60 @@ def move_stats(students: list[Student]) -> dict:
                 superseded=sum(m.superseded for m in moves))
 
 
-def one_class(n: int, args, tmp: Path) -> dict:
+class Beside(threading.Thread):
+    """A class of ``n`` light-page students (``bench_lecture_hall.run_class``) on the
+    server at ``url`` and the store at ``where``, in a thread with its own event loop."""
+
+    def __init__(self, url: str, n: int, where: str, seed: int) -> None:
+        super().__init__(daemon=True)
+        self.url, self.n, self.where, self.seed = url, n, where, seed
+        self.result: dict = {}
+        self.error = ""
+        self.span = (0.0, 0.0)
+
+    def run(self) -> None:
+        import bench_lecture_hall as hall
+
+        from nplk_lab.serve.class_store import ClassStore
+        t0 = time.perf_counter()
+        try:
+            with ClassStore(self.where) as store:
+                self.result = asyncio.run(hall.run_class(self.url, self.n, store,
+                                                         self.seed))
+        except Exception as e:  # noqa: BLE001 - reported in the table's notes
+            self.error = repr(e)
+        self.span = (t0, time.perf_counter())
+
+
+def beside_line(r: dict) -> str:
+    """The light class's numbers beside the slider class of row ``r``."""
+    b = r.get("beside")
+    if not r.get("hall"):
+        return ""
+    if b is None or not b.result:
+        return (f"{r['hall']} light students beside {r['n']}: failed "
+                f"({b.error if b else 'not run'})")
+    h = b.result
+    acked = sum(h["acked"].values())
+    final = sum(h["final"].values())
+
+    def p(xs: list[float], q: float) -> str:
+        ok = [x for x in xs if x != float("inf")]
+        return f"{pct(ok, q):.2f}" if ok else "—"
+    reveal, step = h["reach"]["reveal"], h["reach"]["step"]
+    lo, hi = b.span
+    cl0, cl1 = r["class_span"]
+    overlap = max(0.0, min(hi, cl1) - max(lo, cl0))
+    return (f"{r['hall']} light students beside {r['n']}: votes {acked} acknowledged, "
+            f"{final} stored, {acked - final} lost; reveal p90 {p(reveal, 90)} s, p99 "
+            f"{p(reveal, 99)} s; step p90 {p(step, 90)} s, p99 {p(step, 99)} s; "
+            f"{len(h['errors'])} errors"
+            + (f" ({' | '.join(sorted(set(h['errors']))[:3])[:300]})" if h["errors"] else "")
+            + f"; the light class ran {hi - lo:.0f} s, "
+            f"{overlap:.0f} s of them during the slider class's {cl1 - cl0:.0f} s")
+
+
+def one_class(n: int, args, tmp: Path, hall: int = 0) -> dict:
     floor_dir = tmp / "floor"
     floor_dir.mkdir(exist_ok=True)
     (floor_dir / "floor.py").write_text(textwrap.dedent(FLOOR_PAGE))
@@ -301,7 +363,12 @@ def one_class(n: int, args, tmp: Path) -> dict:
         floor = asyncio.run(floor_moves(fserver.url))
     finally:
         fserver.stop()
-    log = tmp / f"class-{n}.log"
+    log = tmp / f"class-{n}-{hall}.log"
+    # the class store the light students' class lives in (a fresh one per server)
+    from nplk_lab.serve import class_room
+    where = str(tmp / f"store-{n}-{hall}")
+    kept_store = os.environ.get(class_room.ENV)
+    os.environ[class_room.ENV] = where
     server = (BehindProxy(Path(args.root), args.processes, args.port, args.port + 2, log)
               if args.processes > 1 else OneProcess(Path(args.root), args.port, log))
     server.start()
@@ -338,10 +405,15 @@ def one_class(n: int, args, tmp: Path) -> dict:
                      "--format", "raw", "-r", "50", "-o", out],
                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         cpu0, w0 = mon.sample()[0], time.perf_counter()
+        beside = Beside(server.url, hall, where, args.seed) if hall else None
+        if beside is not None:
+            beside.start()
         students, roll = asyncio.run(klass(server.url, n, moves=args.moves, gap=args.gap,
                                            seed=args.seed, timeout=args.timeout,
                                            count=count))
         cpu1, w1 = mon.sample()[0], time.perf_counter()
+        if beside is not None:
+            beside.join(timeout=600)
         peak = mon.peak
         for spy in spies:
             import signal
@@ -352,6 +424,10 @@ def one_class(n: int, args, tmp: Path) -> dict:
         mon.stop()
     finally:
         server.stop()
+        if kept_store is None:
+            os.environ.pop(class_room.ENV, None)
+        else:
+            os.environ[class_room.ENV] = kept_store
     spread: dict[str, int] = {}
     for s in students:
         where = server.process_of(s.cookies)
@@ -363,7 +439,7 @@ def one_class(n: int, args, tmp: Path) -> dict:
                   f"{'—' if m.latency is None else f'{m.latency:6.2f}'} s"
                   f"{' superseded' if m.superseded else ''}{' LOST' if m.lost else ''}"
                   f"{' ' + m.error[:80] if m.error else ''}", file=sys.stderr)
-    return dict(n=n, **move_stats(students),
+    return dict(n=n, hall=hall, beside=beside, class_span=(w0, w1), **move_stats(students),
                 cpu=(cpu1 - cpu0) / (w1 - w0), peak=peak, idle=idle, after=after,
                 floor=statistics.median(floor) if floor else float("nan"),
                 load=(load0, os.getloadavg()[0]), teacher=teacher,
@@ -400,18 +476,21 @@ def table(rows: list[dict], args) -> str:
            f"size; {os.cpu_count()} cores.",
            f"Deployment: {rows[0]['deployment'] if rows else ''}; server CPU and RSS over "
            f"its whole process tree ({tree}).", "",
-           "| students | moves | p50 (s) | p90 (s) | max (s) | errors | lost | superseded "
+           "| students | light students beside | moves | p50 (s) | p90 (s) | max (s) | errors "
+           "| lost | superseded "
            "| server CPU (cores) | peak RSS (MB) | idle RSS (MB) | RSS "
            f"{args.linger:g} s after (MB) | floor (s) | p90 / floor | load 1 min (start → end) |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         out.append(
-            f"| {r['n']} | {r['moves']} | {r['p50']:.2f} | {r['p90']:.2f} | {r['max']:.2f} | "
+            f"| {r['n']} | {r.get('hall', 0)} | {r['moves']} | {r['p50']:.2f} | "
+            f"{r['p90']:.2f} | {r['max']:.2f} | "
             f"{len(r['errors'])} | {r['lost']} | {r['superseded']} | {r['cpu']:.2f} | "
             f"{r['peak'] / MB:.0f} | {r['idle'] / MB:.0f} | {r['after'] / MB:.0f} | "
             f"{r['floor']:.3f} | {r['p90'] / r['floor']:.0f} | "
             f"{r['load'][0]:.1f} → {r['load'][1]:.1f} |")
     out.append("")
+    out += [line for line in map(beside_line, rows) if line]
     out.append("p90 by role: " + "; ".join(
         f"{r['n']} students: " + ", ".join(f"{k} {v:.2f}" for k, v in r["by_role"].items()
                                            if np.isfinite(v)) for r in rows))
@@ -449,6 +528,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="1: one `streamlit run app.py`; N > 1: `nplk-lab classroom "
                          "--workers N` (N Streamlit processes behind HAProxy)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--hall", default="0", help="sizes of a class of light-page "
+                    "students beside each class (bench_lecture_hall.py), e.g. 0,300")
+    ap.add_argument("--logs", default="", help="keep the servers' logs in this folder "
+                    "(default: a temporary one, deleted)")
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--verbose", action="store_true", help="every move on stderr")
     ap.add_argument("--root", default=str(ROOT),
@@ -461,10 +544,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.processes < 1:
         ap.error("--processes must be at least 1")
     rows = []
-    with tempfile.TemporaryDirectory() as tmp:
+    if args.logs:
+        Path(args.logs).mkdir(parents=True, exist_ok=True)
+    with (contextlib.nullcontext(args.logs) if args.logs
+          else tempfile.TemporaryDirectory()) as tmp:
         for n in [int(x) for x in args.students.split(",")]:
-            rows.append(one_class(n, args, Path(tmp)))
-            print(table(rows[-1:], args), file=sys.stderr, flush=True)
+            for hall in [int(x) for x in args.hall.split(",") if x]:
+                rows.append(one_class(n, args, Path(tmp), hall))
+                print(table(rows[-1:], args), file=sys.stderr, flush=True)
     print(table(rows, args))
     main.rows = rows  # for the test
     return 0

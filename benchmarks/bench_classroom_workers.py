@@ -40,7 +40,7 @@ def rss_mb(pid: int) -> float:
 
 
 def students(pw, chromium: str, url: str, k: int) -> list[float]:
-    from test_browser import CLASSIFICATION_PATH, VIEWPORT, launch_browser
+    from _browser import CLASSIFICATION_PATH, VIEWPORT, launch_browser
 
     browser = launch_browser(pw, chromium)
     try:
@@ -65,8 +65,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=2)
     args = ap.parse_args()
 
+    from _browser import StreamlitServer, find_chromium
     from playwright.sync_api import sync_playwright
-    from test_browser import StreamlitServer, find_chromium
     from test_browser_classroom import Classroom
 
     import nplk_lab.serve.command as command

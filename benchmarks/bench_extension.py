@@ -62,7 +62,7 @@ def _predict(est, X, rule):
 
 
 def cost(seeds: int) -> None:
-    from nplk_lab.model.atlas_data import load
+    from nplk_lab.model.atlas.atlas_data import load
     from nplk_lab.model.grids import make_grid
 
     print("| method (data) | fit (ms) | rule | test points (ms) | test / fit "
@@ -112,7 +112,7 @@ def loo_width(est) -> float:
 
 def width(seeds: int) -> None:
     from nplk_lab.model.ablation import nearest_labels, off_predict
-    from nplk_lab.model.atlas_data import load
+    from nplk_lab.model.atlas.atlas_data import load
 
     print("| method | data | σ | C | h* / σ (median, range) | method | F off | 1-NN "
           "| smooth, h = σ | smooth, h = h* | agree 1-NN: h = σ | agree 1-NN: h = h* |")

@@ -121,8 +121,8 @@ def _command_server(tree: Path, log: Path):
     nplk_lab.serve.command``), as StreamlitServer starts ``streamlit run``."""
     import subprocess
 
+    from _browser import StreamlitServer
     from _waits import OutputLines
-    from test_browser import StreamlitServer
 
     class CommandServer(StreamlitServer):
         def start(self):

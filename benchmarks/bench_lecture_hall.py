@@ -23,6 +23,16 @@ With ``--streamlit N,...``: ``bench_class_session.py``'s class of Streamlit-page
 
     python benchmarks/bench_lecture_hall.py --students 60,120,200,300 [--processes 2]
         [--port 8680] [--streamlit 60,120]
+
+With ``--hosts K``: K "hosts" on this machine, each its own ``nplk-lab classroom
+--workers P`` on its own ports, sharing one PostgreSQL store (a throwaway server,
+``tests/_postgres.py``), behind one ``nplk-lab front`` (HAProxy) that the students open.
+CPU is then the hosts' trees, the front and PostgreSQL's processes; RSS each worker's
+peak. ``--classes C`` splits the students into C classes run at the same time (a class
+takes ``MAX_STUDENTS`` at most):
+
+    python benchmarks/bench_lecture_hall.py --hosts 3 --processes 1 --students 1000 \
+        --classes 2
 """
 
 from __future__ import annotations
@@ -34,6 +44,7 @@ import random
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,10 +52,10 @@ for _p in (ROOT / "benchmarks", ROOT / "tools", ROOT / "tests", ROOT):
     if str(_p) not in sys.path:
         sys.path.insert(0, str(_p))
 
-from deployment import BehindProxy  # noqa: E402
+from deployment import BehindProxy, Front  # noqa: E402
 from hall_client import LightStudent  # noqa: E402
 
-from nplk_lab.model import lessons as L  # noqa: E402
+from nplk_lab.model.lessons import lessons as L  # noqa: E402
 from nplk_lab.serve import class_room  # noqa: E402
 from nplk_lab.serve.class_store import ClassStore  # noqa: E402
 from nplk_lab.serve.class_store_rules import MAX_STUDENTS, REVOTE, SHIFT, SPLIT  # noqa: E402
@@ -184,11 +195,34 @@ async def run_class(url: str, n: int, store: ClassStore, seed: int) -> dict:
     store.end(code, token)
     rt = [t for s in students for t in s.vote_times]
     errors = [e for s in students for e in s.errors]
+    spread = Counter(s.cookies.get("NPLK_HOST", "") for s in students)
     return dict(acked=acked, stored=stored, final=final, reach=reach, vote_rt=rt,
+                spread=spread,
                 joined_s=joined_s, errors=errors, refused=len(refused),
                 refused_why=refused[0].errors[0] if refused else "", questions=sum(bool(s.question)
                                                                for s in steps),
                 steps=len(steps))
+
+
+async def run_classes(url: str, n: int, store: ClassStore, seed: int, k: int) -> dict:
+    """``n`` students in ``k`` classes at the same time (one teacher each), the results
+    pooled."""
+    sizes = [n // k + (i < n % k) for i in range(k)]
+    parts = await asyncio.gather(*(run_class(url, m, store, seed + i)
+                                   for i, m in enumerate(sizes)))
+    if k == 1:
+        return parts[0]
+    out = dict(parts[0])
+    for key in ("acked", "stored", "final"):
+        out[key] = {r: sum(p[key][r] for p in parts) for r in (1, 2)}
+    out["reach"] = {w: [x for p in parts for x in p["reach"][w]] for w in parts[0]["reach"]}
+    for key in ("vote_rt", "errors"):
+        out[key] = [x for p in parts for x in p[key]]
+    out["spread"] = sum((p["spread"] for p in parts), Counter())
+    out["refused"] = sum(p["refused"] for p in parts)
+    out["refused_why"] = next((p["refused_why"] for p in parts if p["refused_why"]), "")
+    out["joined_s"] = max(p["joined_s"] for p in parts)
+    return out
 
 
 def cells(xs: list[float]) -> str:
@@ -226,7 +260,7 @@ def light(args, tmp: Path, n: int) -> str:
         load0 = os.getloadavg()[0]
         cpu0, t0 = server_cpu(server.pid), time.perf_counter()
         with ClassStore(folder) as store:
-            r = asyncio.run(run_class(server.url, n, store, args.seed))
+            r = asyncio.run(run_classes(server.url, n, store, args.seed, args.classes))
         cpu, wall = server_cpu(server.pid) - cpu0, time.perf_counter() - t0
         rss = peak_rss_mb([pid for pid, _ in server.streamlit])
         row = light_row(n, r, cpu, rss, (load0, os.getloadavg()[0]), wall)
@@ -241,6 +275,68 @@ def light(args, tmp: Path, n: int) -> str:
         return row
     finally:
         server.stop()
+
+
+def postgres_pids(url: str) -> list[int]:
+    """The PostgreSQL server on ``url``'s port and its backends."""
+    import psutil
+    port = url.rsplit(":", 1)[1].split("/")[0]
+    for p in psutil.process_iter(["cmdline"]):
+        cmd = p.info["cmdline"] or []
+        if cmd and cmd[0].endswith("postgres") and "-p" in cmd and \
+                cmd[cmd.index("-p") + 1] == port:
+            return [p.pid]
+    return []
+
+
+def hosts(args, tmp: Path, n: int) -> str:
+    """``n`` students through ``--hosts`` classroom commands behind one front."""
+    import _postgres
+    base = _postgres.server()
+    url, drop = _postgres.new_schema(base)
+    os.environ[class_room.ENV] = url
+    os.environ.setdefault("STREAMLIT_SERVER_COOKIE_SECRET", os.urandom(16).hex())
+    servers: list[BehindProxy] = []
+    front = None
+    try:
+        for h in range(args.hosts):
+            port = args.port + 10 * (h + 1)
+            servers.append(BehindProxy(
+                ROOT, args.processes, port, port + 1, tmp / f"host{h + 1}-{n}.log",
+                extra=("--store", url, "--public-url", f"http://127.0.0.1:{args.port}",
+                       "--trust-proxy", "127.0.0.1")).start())
+        front = Front(ROOT, args.port, [f"127.0.0.1:{s.port}" for s in servers],
+                      tmp / f"front-{n}.log").start()
+        pg = postgres_pids(base)
+
+        def cpu() -> float:
+            return sum(server_cpu(pid) for pid in [*(s.pid for s in servers), front.pid,
+                                                   *pg])
+        load0 = os.getloadavg()[0]
+        cpu0, t0, own0 = cpu(), time.perf_counter(), time.process_time()
+        with ClassStore(url) as store:
+            r = asyncio.run(run_classes(front.url, n, store, args.seed, args.classes))
+        used, wall = cpu() - cpu0, time.perf_counter() - t0
+        own = time.process_time() - own0
+        rss = peak_rss_mb([pid for s in servers for pid, _ in s.streamlit])
+        row = light_row(n, r, used, rss, (load0, os.getloadavg()[0]), wall)
+        row = row.replace(f"| {n} light", f"| {n} light, {args.hosts} hosts"
+                          + (f", {args.classes} classes" if args.classes > 1 else ""), 1)
+        if r["errors"]:
+            print(f"errors at {n}: " + " | ".join(sorted(set(r["errors"])))[:600],
+                  flush=True)
+        print(f"({n} light students joined in {r['joined_s']:.1f} s; students per host "
+              f"(the front's cookie): {dict(sorted(r['spread'].items()))}; CPU: the hosts, "
+              f"the front and PostgreSQL ({len(pg)} server process found); RSS: each "
+              f"host's workers; the simulated students used {own:.0f} s of CPU in this "
+              "process)", flush=True)
+        return row
+    finally:
+        if front is not None:
+            front.stop()
+        for s in servers:
+            s.stop()
+        drop()
 
 
 def streamlit_row(args, tmp: Path, n: int) -> str:
@@ -278,17 +374,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--processes", type=int, default=2)
     ap.add_argument("--port", type=int, default=8680)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--hosts", type=int, default=0, help="K classroom commands on one "
+                    "PostgreSQL store behind one `nplk-lab front` (0: one command)")
+    ap.add_argument("--classes", type=int, default=1,
+                    help="split the students into this many classes at the same time")
     args = ap.parse_args(argv)
     tmp = Path(tempfile.mkdtemp(prefix="nplk-bench-hall-"))
     rows = []
     for n in [int(x) for x in args.students.split(",") if x]:
-        rows.append(light(args, tmp, n))
+        rows.append(hosts(args, tmp, n) if args.hosts else light(args, tmp, n))
         print(rows[-1], flush=True)
     for n in [int(x) for x in args.streamlit.split(",") if x]:
         rows.append(streamlit_row(args, tmp, n))
         print(rows[-1], flush=True)
-    print(f"\n{args.processes} workers behind HAProxy (`nplk-lab classroom --workers "
-          f"{args.processes}`); lesson {LESSON}; the students in this process\n")
+    where = (f"{args.hosts} hosts of {args.processes} workers each behind `nplk-lab front`,"
+             " one PostgreSQL store" if args.hosts else
+             f"{args.processes} workers behind HAProxy (`nplk-lab classroom --workers "
+             f"{args.processes}`)")
+    print(f"\n{where}; lesson {LESSON}; the students in this process\n")
     print(HEADER)
     print("\n".join(rows))
     return 0

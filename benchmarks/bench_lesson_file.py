@@ -21,8 +21,8 @@ _ONE = """
 import sys, time
 sys.path.insert(0, {root!r})
 t0 = time.perf_counter()
-from nplk_lab.model import lessons as L
-from nplk_lab.model.lesson_file import lesson_html, plotly_js
+from nplk_lab.model.lessons import lessons as L
+from nplk_lab.model.lessons.lesson_file import lesson_html, plotly_js
 from nplk_lab.ui.lessons import step_figure
 les = L.lesson({n})
 t1 = time.perf_counter()
@@ -36,7 +36,7 @@ print(len(page.encode()), len(plotly_js().encode()), len(les.steps), t2 - t1, t3
 
 def main() -> None:
     sys.path.insert(0, str(ROOT))
-    from nplk_lab.model import lessons as L
+    from nplk_lab.model.lessons import lessons as L
     print(f"{'lesson':>6} {'steps':>5} {'file MB':>8} {'Plotly.js MB':>12} "
           f"{'build s (cold)':>14} {'again s':>8}")
     for les in L.LESSONS:

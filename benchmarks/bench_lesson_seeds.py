@@ -9,7 +9,7 @@ sentences rely on), at how many of the seeds the numbers choose that option, and
 spread of the outcomes (by the options' short names, or the finer words a step's measure
 gives). A step holds at 9 or more of 10 (✗ marks one that does not). A step about several
 draws measures, at seed s, the draws s, s + 1, …. The fits are those of the Lessons page
-(:mod:`nplk_lab.model.lesson_seeds`), one process, cached within the run.
+(:mod:`nplk_lab.model.lessons.lesson_seeds`), one process, cached within the run.
 
     python benchmarks/bench_lesson_seeds.py --lab-rbf-halves --seeds 0-29
 
@@ -29,15 +29,15 @@ import time
 
 import numpy as np
 
-from nplk_lab.model.lesson_seeds import measure_lessons, summary, table
+from nplk_lab.model.lessons.lesson_seeds import measure_lessons, summary, table
 
 
 def lab_rbf_halves(seeds: range) -> None:
     """LAB RBF on lesson 5's state against the fits of :mod:`.lab_rbf_halves` (one shared
     width inside its model, a one-width ridge on all points, the lab's extension)."""
-    from nplk_lab.model import lessons as L
     from nplk_lab.model.lab_rbf_halves import halves
-    from nplk_lab.model.lesson_fits import lesson_fit
+    from nplk_lab.model.lessons import lessons as L
+    from nplk_lab.model.lessons.lesson_fits import lesson_fit
 
     step = L.lesson(5).steps[6]
     keys = ("learned", "shared", "ridge", "extension")

@@ -86,8 +86,8 @@ class Server:
         self.url = ""
 
     def __enter__(self) -> Server:
+        from _browser import wait_streamlit_url
         from _waits import OutputLines
-        from test_browser import wait_streamlit_url
 
         env = {**os.environ, "PYTHONPATH": str(self.tree), "PYTHONUNBUFFERED": "1",
                "NPLK_LAB_CACHE_DIR": str(self.cache)}

@@ -78,7 +78,7 @@ def browser_rows(rows: list[dict]) -> None:
     except ImportError:
         print("(no Playwright: browser columns skipped)")
         return
-    from test_browser import find_chromium, launch_browser
+    from _browser import find_chromium, launch_browser
 
     import nplk_lab.ui.components.chart as chart_component
     from nplk_lab.ui.components import browser_files

@@ -59,7 +59,7 @@ SURFACE_AT_JS = """
 
 def _surface_at_js() -> str:
     """:data:`SURFACE_AT_JS` with the tests' surface probe (drawn: a fingerprint)."""
-    from test_browser import SURFACE_FINGERPRINT_JS
+    from _browser import SURFACE_FINGERPRINT_JS
 
     return SURFACE_AT_JS.replace("SURFACE_FINGERPRINT_JS", SURFACE_FINGERPRINT_JS)
 
@@ -82,7 +82,7 @@ def run_ends(log: Path, k: int, timeout_s: float = 60.0) -> list[float]:
 
 def one_round(pw, chromium: str, k: int, tmp: Path, r: int, floor: bool = False
               ) -> list[float]:
-    from test_browser import (
+    from _browser import (
         CLASSIFICATION_PATH,
         VIEWPORT,
         StreamlitServer,
@@ -137,8 +137,8 @@ def main() -> int:
                     help="servers without the first-paint snapshot (nplk_lab/serve/firstpaint.py): "
                          "every server imports scikit-learn and fits")
     args = ap.parse_args()
+    from _browser import find_chromium
     from playwright.sync_api import sync_playwright
-    from test_browser import find_chromium
 
     chromium = find_chromium()
     if chromium is None:

@@ -4,6 +4,8 @@
     python benchmarks/bench_sliders.py --points 24 --n 300 --cap 20
     python benchmarks/bench_sliders.py --methods dank_svr --solver apg newton \
         --n 200 400 600 1000                              # DANK-SVR's solvers by size
+    python benchmarks/bench_sliders.py --methods dank_svr --n 100 200 300 400 430 500 \
+        600 1000 --points 20 --fit-cost              # the budget's DANK-SVR cost model
 
 With several ``--n`` and ``--solver`` every pair is measured on the same points (each
 size draws its data, the points are the same for every size and solver).
@@ -109,6 +111,42 @@ def summary(res: dict, clock: str) -> str:
             f"{int(np.median(iters))} / {int(iters.max())} | {at_max} | {capped} | {goal} |")
 
 
+def route(method: str, solver: str, n_train: int) -> str:
+    """The solver a fit ran with: ``solver``, or the one "auto" resolves to (DANK-SVR:
+    Newton's method up to ``AUTO_SVR_NEWTON_MAX_N`` training points, else accelerated)."""
+    if solver != "auto":
+        return solver
+    from nplk_core.dank import AUTO_SVR_NEWTON_MAX_N
+    return "newton" if method == "dank_svr" and n_train <= AUTO_SVR_NEWTON_MAX_N else "apg"
+
+
+def cost_fit(results: list[dict], solvers: list[str]) -> str:
+    """The budget's cost model ``t200 * (n / 200) ** power`` (``nplk_lab/model/budget.py``)
+    fitted by least squares on log(CPU p90) against log(n train / 200), per method and
+    route, over the sizes measured (two or more)."""
+    groups: dict[tuple[str, str], list[tuple[int, float]]] = {}
+    for res, solver in zip(results, solvers):
+        n = res["n_train"]
+        cpu = np.array([r["cpu"] for r in res["rows"]])
+        key = (res["method"].split(" ")[0], route(res["method"].split(" ")[0], solver, n))
+        groups.setdefault(key, []).append((n, float(np.percentile(cpu, 90))))
+    lines = ["| method | route | n train | CPU p90 (s) | t200 (s) | power | t200 at power 2 (s) |",
+             "|---|---|---|---|---|---|---|"]
+    for (method, how), pts in groups.items():
+        if len(pts) < 2:
+            continue
+        n = np.array([p[0] for p in pts], dtype=float)
+        t = np.array([p[1] for p in pts])
+        power, log_t200 = np.polyfit(np.log(n / 200.0), np.log(t), 1)
+        # the power of one iteration's cost (n x n products), fitting t200 alone: where
+        # the p90 over a few points is not monotone in n (iterations vary by point)
+        t200_sq = float(np.exp(np.mean(np.log(t) - 2.0 * np.log(n / 200.0))))
+        lines.append(f"| {method} | {how} | {', '.join(str(int(v)) for v in n)} | "
+                     f"{', '.join(f'{v:.3f}' for v in t)} | {np.exp(log_t200):.3f} | "
+                     f"{power:.2f} | {t200_sq:.3f} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--points", type=int, default=12)
@@ -118,16 +156,20 @@ def main() -> None:
     ap.add_argument("--solver", nargs="+", default=["auto"])
     ap.add_argument("--methods", nargs="+", default=["dank", "dank_svr"])
     ap.add_argument("--detail", action="store_true", help="print every point")
+    ap.add_argument("--fit-cost", action="store_true",
+                    help="fit the budget's cost model t200 * (n / 200) ** power to the CPU "
+                         "p90 per method and solver route")
     args = ap.parse_args()
     print(f"# random slider points, solver={', '.join(args.solver)}; load average "
           f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} cores\n")
-    results = []
+    results, solvers = [], []
     for m in args.methods:
         for n in args.n:
             for solver in args.solver:
                 res = run(m, n, args.points, args.cap, args.seed, solver)
                 res["method"] = m if len(args.solver) == 1 else f"{m} ({solver})"
                 results.append(res)
+                solvers.append(solver)
     print("| method | clock | n train | points | p50 (s) | p90 (s) | max (s) | sklearn p50 / p90 / "
           "max (ms) | p50 ratio | iterations median / max | at max_iter | capped | goal |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
@@ -143,6 +185,8 @@ def main() -> None:
                 print(f"  {r['t']:7.3f} s (cpu {r['cpu']:6.3f})  iters={r['iters']:5d} "
                       f"conv={r['converged']!s:5} C={r['C']:.3g} sigma={r['sigma']:.3g} "
                       f"tau={r['tau']:.3g} eta={eta}{eps}")
+    if args.fit_cost:
+        print("\n" + cost_fit(results, solvers))
     print(f"\nload average at the end {os.getloadavg()[0]:.2f}")
 
 

@@ -167,9 +167,14 @@ class IterationLog:
             self.snapshots.add(self._n, snapshot() if callable(snapshot) else snapshot)
         elapsed = self.elapsed
         values["time"] = elapsed
-        for key in self._rows.keys() | values.keys():
-            col = self._rows.setdefault(key, [np.nan] * self._n)
-            col.append(float(values.get(key, np.nan)))
+        rows = self._rows
+        if rows.keys() == values.keys():  # the usual row: the same keys as the last
+            for key, value in values.items():
+                rows[key].append(float(value))
+        else:
+            for key in rows.keys() | values.keys():
+                col = rows.setdefault(key, [np.nan] * self._n)
+                col.append(float(values.get(key, np.nan)))
         self._n += 1
         if self.callback is None:
             return False

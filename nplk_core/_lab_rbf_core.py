@@ -428,8 +428,108 @@ def adam_descent(fun, batch, x0: NDArray, n_t: int, bounds, record, info: dict, 
     return x
 
 
+def _c_lbfgsb():
+    """SciPy's L-BFGS-B kernel ``setulb`` as SciPy 1.15 and later call it (the C port), or
+    None (older SciPy, or a kernel that is no longer where it was)."""
+    import scipy
+
+    try:
+        major, minor = (int(p) for p in scipy.__version__.split(".")[:2])
+        from scipy.optimize import _lbfgsb
+    except (ImportError, ValueError):
+        return None
+    return _lbfgsb.setulb if (major, minor) >= (1, 15) and hasattr(_lbfgsb, "setulb") else None
+
+
+_SETULB = _c_lbfgsb()
+
+
+def _lbfgsb_loop(fg, x0: NDArray, lo: float, hi: float, callback, *, max_iter: int,
+                 gtol: float, maxcor: int = 10, maxls: int = 20, maxfun: int = 15000):
+    """L-BFGS-B from ``x0`` within ``[lo, hi]``: SciPy's own kernel, driven the way
+    ``minimize(method="L-BFGS-B", jac=True, options={"ftol": 0, "gtol": gtol})`` drives it
+    (the same calls with the same arrays, so the same iterates to the last bit:
+    ``tests/test_lab_rbf_speed.py``), without the wrappers around every evaluation and
+    every iteration that cost as much as the loss itself at the lab's sizes.
+
+    ``fg(x)`` is (loss, gradient); ``callback(x, f, g)`` runs after every iteration with
+    the loss and gradient there and may raise StopIteration to end the run (minimize's
+    rule). Returns (x, status, iterations): status 0 converged, 1 an iteration or
+    evaluation limit, 2 stopped otherwise (the callback among them)."""
+    n = x0.size
+    low = np.full(n, lo, dtype=np.float64)
+    upp = np.full(n, hi, dtype=np.float64)
+    x = np.clip(np.asarray(x0, dtype=np.float64).ravel(), low, upp)
+    nbd = np.full(n, 2, dtype=np.int32)  # both bounds finite
+    f = np.array(0.0, dtype=np.float64)
+    g = np.zeros(n, dtype=np.float64)
+    wa = np.zeros(2 * maxcor * n + 5 * n + 11 * maxcor * maxcor + 8 * maxcor, np.float64)
+    iwa = np.zeros(3 * n, dtype=np.int32)
+    task = np.zeros(2, dtype=np.int32)
+    ln_task = np.zeros(2, dtype=np.int32)
+    lsave = np.zeros(4, dtype=np.int32)
+    isave = np.zeros(44, dtype=np.int32)
+    dsave = np.zeros(29, dtype=np.float64)
+    # minimize evaluates at the start when it builds its function object
+    x_eval = x.copy()
+    f_eval, g_eval = fg(x.copy())
+    nfev = 1
+    n_iter = 0
+    while True:
+        g = g.astype(np.float64)
+        _SETULB(maxcor, x, low, upp, nbd, f, g, 0.0, gtol, wa, iwa, task, lsave, isave,
+                dsave, maxls, ln_task)
+        if task[0] == 3:  # evaluate at x
+            if not np.array_equal(x, x_eval):
+                x_eval = x.copy()
+                f_eval, g_eval = fg(x.copy())
+                nfev += 1
+            f, g = f_eval, g_eval
+        elif task[0] == 1:  # a new iterate
+            n_iter += 1
+            try:
+                callback(x, f, g_eval)
+            except StopIteration:
+                task[0], task[1] = 5, 505
+            if n_iter >= max_iter:
+                task[0], task[1] = 5, 504
+            elif nfev > maxfun:
+                task[0], task[1] = 5, 502
+        else:
+            break
+    if task[0] == 4:
+        status = 0
+    elif nfev > maxfun or n_iter >= max_iter:
+        status = 1
+    else:
+        status = 2
+    return x, status, n_iter
+
+
+def _lbfgsb_minimize(fg, x0: NDArray, lo: float, hi: float, callback, *, max_iter: int,
+                     gtol: float):
+    """The same run through ``scipy.optimize.minimize`` (SciPy before 1.15, and the
+    reference the direct loop is tested against)."""
+    cache = {"x": None, "g": None}
+
+    def fun(x):
+        loss, grad = fg(x)
+        cache["x"], cache["g"] = x.tobytes(), grad
+        return loss, grad
+
+    def cb(intermediate_result):
+        x = np.asarray(intermediate_result.x, dtype=float)
+        callback(x, float(intermediate_result.fun),
+                 cache["g"] if cache["x"] == x.tobytes() else None)
+
+    res = minimize(fun, x0, jac=True, method="L-BFGS-B",
+                   bounds=[(lo, hi)] * x0.size, callback=cb,
+                   options={"maxiter": max_iter, "ftol": 0.0, "gtol": gtol})
+    return res.x, res.status, res.nit
+
+
 def lbfgs_descent(fun, x0: NDArray, bounds, record, info: dict, *, max_iter: int,
-                  tol: float) -> NDArray:
+                  tol: float, direct: bool | None = None) -> NDArray:
     """L-BFGS-B on the bandwidths from ``x0`` within ``bounds`` (``optimizer="lbfgs"``);
     ``fun(x)`` is the loss and its gradient, ``record(x, loss, grad_norm=...)`` is called
     at every iteration with the projected gradient's largest entry.
@@ -439,21 +539,16 @@ def lbfgs_descent(fun, x0: NDArray, bounds, record, info: dict, *, max_iter: int
     line-search step did that after 5 and 11 iterations with the projected gradient at
     0.02 (chirp n = 100 seed 4, n = 300 seed 1: R² 0.71 and 0.48 instead of 0.90 and
     0.98). Here the decrease must stay below tol * max(|f|, 1) on ``_STALL`` consecutive
-    iterations; the projected-gradient test (gtol = tol) is L-BFGS-B's."""
-    cache = {"x": None, "g": None}
+    iterations; the projected-gradient test (gtol = tol) is L-BFGS-B's.
+
+    ``direct``: drive SciPy's L-BFGS-B kernel directly (:func:`_lbfgsb_loop`; the default
+    where SciPy has its C port) or through ``minimize`` (False); both give the same
+    iterates."""
     lo, hi = bounds
     losses = []
     done = {"flag": False, "run": 0}
 
-    def fg(x):
-        loss, grad = fun(x)
-        cache["x"], cache["g"] = x.tobytes(), grad
-        return loss, grad
-
-    def cb(intermediate_result):
-        x = np.asarray(intermediate_result.x, dtype=float)
-        f = float(intermediate_result.fun)
-        g = cache["g"] if cache["x"] == x.tobytes() else None
+    def cb(x, f, g):
         # projected gradient on the box [lo, hi], the L-BFGS-B stopping measure
         pg = np.nan if g is None else float(np.max(np.abs(np.where(
             ((x <= lo) & (g > 0)) | ((x >= hi) & (g < 0)), 0.0, g)), initial=0.0))
@@ -465,9 +560,11 @@ def lbfgs_descent(fun, x0: NDArray, bounds, record, info: dict, *, max_iter: int
             done["flag"] = True
             raise StopIteration
 
-    res = minimize(fg, x0, jac=True, method="L-BFGS-B",
-                   bounds=[(lo, min(hi, 1e300))] * x0.size, callback=cb,
-                   options={"maxiter": max_iter, "ftol": 0.0, "gtol": tol})
-    info["converged"] = res.status == 0 or done["flag"]
-    info["hit_max_iter"] = res.status == 1 and not done["flag"]
-    return res.x
+    if direct is None:
+        direct = _SETULB is not None
+    run = _lbfgsb_loop if direct else _lbfgsb_minimize
+    x, status, _ = run(fun, np.asarray(x0, dtype=float), lo, min(hi, 1e300), cb,
+                       max_iter=max_iter, gtol=tol)
+    info["converged"] = status == 0 or done["flag"]
+    info["hit_max_iter"] = status == 1 and not done["flag"]
+    return x

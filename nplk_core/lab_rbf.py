@@ -75,10 +75,6 @@ _BOUND_HI = 3.0
 
 
 # ---------------------------------------------------------------------------
-# pure functions
-# ---------------------------------------------------------------------------
-
-# ---------------------------------------------------------------------------
 # estimators
 # ---------------------------------------------------------------------------
 
@@ -221,17 +217,21 @@ class _LABRBFBase(BaseEstimator):
         """(theta, loss) of the shared bandwidth on the grid with the smallest loss on
         (Xt, yt)."""
         best, best_loss = float(np.clip(base, *bounds)), np.inf
+        prob = _Problem(Xs, ys, Xt, yt, float(self.lam), self.kernel)  # one for the grid
         for factor in _AUTO_FACTORS:
             t = float(np.clip(base * factor, *bounds))
-            loss = self._eval_loss(np.full(Xs.shape, t), Xs, ys, Xt, yt)
+            loss = self._eval_loss(np.full(Xs.shape, t), Xs, ys, Xt, yt, prob)
             if loss < best_loss:
                 best, best_loss = t, loss
         return best, best_loss
 
-    def _eval_loss(self, theta, Xs, ys, Xt, yt) -> float:
+    def _eval_loss(self, theta, Xs, ys, Xt, yt, prob: _Problem | None = None) -> float:
+        """The training loss at ``theta`` (``prob``: the problem of these data, when the
+        caller evaluates it more than once)."""
+        if prob is None:
+            prob = _Problem(Xs, ys, Xt, yt, float(self.lam), self.kernel)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            loss, _ = _loss_grad(theta, Xs, ys, Xt, yt, float(self.lam), self.kernel,
-                                 need_grad=False)
+            loss, _ = prob.evaluate(theta, need_grad=False)
         return loss if np.isfinite(loss) else np.inf
 
     # -- one training stage ---------------------------------------------------
@@ -271,16 +271,22 @@ class _LABRBFBase(BaseEstimator):
         return val if np.isfinite(val) else np.inf
 
     def _objective(self, prob: _Problem):
+        # called only inside _train_stage, which sets np.errstate once for the stage
+        # (entering it per evaluation cost a tenth of an evaluation)
         def fun(theta_flat, need_grad=True):
             theta = theta_flat.reshape(prob.m, prob.d)
-            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-                loss, grad = prob.evaluate(theta, need_grad)
+            loss, grad = prob.evaluate(theta, need_grad)
             if not np.isfinite(loss) or (grad is not None and not np.all(np.isfinite(grad))):
                 return np.inf, np.zeros_like(theta_flat)
             return loss, (None if grad is None else grad.ravel())
         return fun
 
-    def _train_stage(self, theta, Xs, ys, Xt, yt, Xv, yv, bounds, log, stage, rng):
+    def _train_stage(self, *args):
+        """:meth:`_train_stage_quiet`, where overflow to an infinite loss is expected."""
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            return self._train_stage_quiet(*args)
+
+    def _train_stage_quiet(self, theta, Xs, ys, Xt, yt, Xv, yv, bounds, log, stage, rng):
         """Train the bandwidths of one support set; returns (theta, info dict).
 
         With a validation set (Xv, yv non-empty) the iterate with the smallest validation
@@ -331,7 +337,7 @@ class _LABRBFBase(BaseEstimator):
             warnings.warn(
                 f"LAB RBF bandwidth training hit a non-finite loss (stage {stage}); stepping "
                 "back to the last finite bandwidths. Raise lam or lower bandwidth_init.",
-                RuntimeWarning, stacklevel=4)
+                RuntimeWarning, stacklevel=5)
             x, loss = last_finite["x"], last_finite["loss"]
         if use_val:
             x, loss = best["x"], best["loss"]

@@ -106,29 +106,9 @@ run = st.button(f"Measure (n = {', '.join(map(str, ns))})", key="run_timing",
                 disabled=not ok, help="Fits exact DANK, scalable DANK and SVC at each n; "
                                       "large n take a while.")
 if run:
-    bar = ui.Progress("Timing", delay=0.0)
-    state = {"done": 0}
-
-    def progress(done: int, total: int) -> bool:
-        state["done"] = done
-        nxt = f"; fitting at n = {ns[done // 3]}" if done < total else ""
-        bar.report(f"{done} of {total} fits done{nxt}", force=True)
-        return False  # never stop by itself: every n listed is measured (Stop interrupts)
-
-    def iteration(i, info, elapsed) -> bool:
-        return bar.report(f"exact DANK at n = {ns[state['done'] // 3]}, iteration {i + 1}")
-
-    try:
-        with ui.running.on_cluster(cluster):    # scalable DANK's sub-problems go there
-            times, msgs = lab.timing_study(P, ns, v=max(int(P["scale_clusters"]), 2),
-                                           progress=progress, callback=iteration)
-        st.session_state["lab_timing"] = (ns, times)
-    except (ValueError, ArithmeticError, np.linalg.LinAlgError, MemoryError) as exc:
-        msgs = [lab.Message("error", f"The timing study failed ({lab.clip(exc, 120)}).")]
-    bar.done()
-    ui.show_messages(msgs)
-if "lab_timing" in st.session_state:
-    t_ns, times = st.session_state["lab_timing"]
+    ui.timing_run(P, ns, cluster)
+if (timed := ui.last_timing()) is not None:
+    t_ns, times = timed
     ui.chart(fg.lines_figure(np.asarray(t_ns), times, x_title="n", y_title="fit time (s)",
                              log_x=True, log_y=True, title="Fit time against n"),
              "timing", "nplk-scaling-timing")

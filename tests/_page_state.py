@@ -10,7 +10,7 @@ shows a still picture (:func:`wait_still`: nothing moving, no hover label, plots
 to their boxes).
 
 Every wait is a condition evaluated in the browser (Playwright's ``wait_for_function``);
-its timeout only bounds a hang. ``test_browser.py`` imports these names for the other
+its timeout only bounds a hang. ``_browser.py`` hands these names on to the
 browser tests and the benchmarks.
 """
 
@@ -296,3 +296,18 @@ def wait_still(page, size: dict | None = None, timeout_ms: int = RERUN_TIMEOUT_M
     after the mouse left a plot, or before reading where to click after a scroll or a
     resize (``size``: the viewport just set)."""
     page.wait_for_function(STILL_JS, arg=size, timeout=timeout_ms, polling="raf")
+
+
+# The map whose title starts with ``start``: the page pixel of cell (i1, i2) (index
+# axes: cell centres at 0, 1, …) through Plotly's own axis conversion.
+CELL_JS = """
+([start, i1, i2]) => {
+  const gd = [...document.querySelectorAll('.js-plotly-plot')].find(g =>
+    g._fullLayout && g._fullLayout.title && (g._fullLayout.title.text || '') === start);
+  if (!gd || !gd._fullData || !gd._fullData.length) return null;
+  const r = gd.querySelector('.nsewdrag').getBoundingClientRect();
+  const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
+  return {x: r.left + xa.d2p(i1), y: r.top + ya.d2p(i2),
+          ticks: (xa.ticktext || []).slice(), yticks: (ya.ticktext || []).slice()};
+}
+"""

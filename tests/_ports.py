@@ -7,7 +7,7 @@ import socket
 
 def free_port() -> int:
     """A port free right now (another process may take it before it is used: a server
-    of ours gets port 0 instead, see ``test_browser.StreamlitServer``)."""
+    of ours gets port 0 instead, see ``_browser.StreamlitServer``)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]

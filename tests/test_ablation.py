@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from _ablation_states import fitted, split
+from _app_pages import live_figures, open_page
 
 import nplk_lab.figures as fg
 import nplk_lab.model as lab
@@ -62,7 +63,7 @@ def test_the_score_table_is_for_exactly_the_methods_with_a_matrix_to_switch_off(
     """The methods with a score table are those whose learned matrix reaches the points
     they score (switching it off changes their decision; ONK's kernel never does), and
     the atlas's 1-NN-rule methods are the same ones."""
-    from nplk_lab.model import atlas as A
+    from nplk_lab.model.atlas import atlas as A
 
     X = np.random.default_rng(0).normal(size=(30, 2))
     y = np.where(X[:, 0] > 0, 1.0, -1.0)
@@ -186,21 +187,6 @@ def test_surface_and_curve_draw_the_nn_overlay():
 # the pages (AppTest)
 # ---------------------------------------------------------------------------
 
-def open_page(page, **query):
-    from streamlit.testing.v1 import AppTest
-
-    at = AppTest.from_file(str(ROOT / page), default_timeout=180)
-    for k, v in query.items():
-        at.query_params[k] = str(v)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def _figures(at):
-    import nplk_lab.ui.components.chart as chart_component
-    return [f for f in (chart_component.figure_of(e) for e in at.get("bidi_component")) if f]
-
 
 def shown_table(at):
     """The score table on the page: {model: {column: cell}} read back from its Markdown
@@ -216,7 +202,7 @@ def shown_table(at):
 
 
 def _trace_names(at):
-    return {t.get("name") for f in _figures(at) for t in f["data"]}
+    return {t.get("name") for f in live_figures(at) for t in f["data"]}
 
 
 def _expected(page_task, method, P, **kw):
@@ -339,14 +325,14 @@ def test_the_figure_names_both_rules_when_the_surface_and_the_scores_differ():
     table's row) uses the paper's reciprocal-neighbour rule: the figure's title names
     both, so the figure and the table do not seem to name two rules for one thing."""
     at = open_page("pages/1_Classification.py", n_samples=60)
-    titles = [f["layout"].get("title", {}).get("text", "") for f in _figures(at)]
+    titles = [f["layout"].get("title", {}).get("text", "") for f in live_figures(at)]
     surface = next(t for t in titles if t.startswith("DANK — surface"))
     assert surface == ("DANK — surface: nearest-point rule; test scores: "
                        "reciprocal-neighbour rule"), surface
     assert any(label.startswith("DANK (reciprocal-neighbour rule)")
                for label in shown_table(at))
     at = open_page("pages/1_Classification.py", n_samples=60, extension="reciprocal")
-    titles = [f["layout"].get("title", {}).get("text", "") for f in _figures(at)]
+    titles = [f["layout"].get("title", {}).get("text", "") for f in live_figures(at)]
     assert "DANK — surface: reciprocal-neighbour rule" in titles
 
 

@@ -1,6 +1,6 @@
-"""The score table's words follow its numbers (nplk_lab.model.ablation, issue 29 §4):
-the paragraph is judged on paired 95 % intervals over the test points — at the lab
-states the issue names (clowns σ = 1, C = 2; sandwich σ = 4, C = 10, data seed 2), at
+"""The score table's words follow its numbers (nplk_lab.model.ablation):
+the paragraph is judged on paired 95 % intervals over the test points — at two fixed
+lab states (clowns σ = 1, C = 2; sandwich σ = 4, C = 10, data seed 2), at
 seeded random states against intervals computed here from scratch, and word for word in
 every branch; the table's cells and row labels by hand. Long because it is one piece:
 every branch of one paragraph, word for word, beside the random states that hold each

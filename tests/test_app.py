@@ -4,104 +4,43 @@ traceback) and the previous good result stays on screen.
 
 Small data (``n_samples`` 40-60 through the URL) keep the file fast on 2 cores.
 
-Long (about 700 lines) because every page shares the AppTest set-up and the checks of
-a page run (no exception, the URL round trip, the message instead of a traceback); one
-file per page would repeat them six times.
+The AppTest set-up every page shares (opening a page, the checks of a run, reading its
+charts and widgets) is in ``_app_pages``.
 """
 
 import json
 import re
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from _app_pages import (
+    PAPER,
+    ROOT,
+    SMALL,
+    TIMEOUT,
+    assert_clean,
+    charts,
+    fake_reproduce,
+    metric,
+    open_page,
+    open_paper,
+    page_links,
+    results_frames,
+    texts,
+    widget,
+    wiggle,
+)
+from _components import payload_of
 from streamlit.testing.v1 import AppTest
 
 import nplk_lab.model as lab
 
-ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # nplk_lab/ui/ sits next to app.py (as with `streamlit run`)
     sys.path.insert(0, str(ROOT))
 
 PAGES = ["app.py", "pages/1_Classification.py", "pages/2_Regression.py",
          "pages/3_Pairwise_constraints.py", "pages/4_Sensitivity.py", "pages/5_Scaling.py"]
-TIMEOUT = 180
-SMALL = {"n_samples": "60"}
-
-
-def open_page(page: str, **query) -> AppTest:
-    at = AppTest.from_file(str(ROOT / page), default_timeout=TIMEOUT)
-    for k, v in query.items():
-        at.query_params[k] = str(v)
-    at.run()
-    assert_clean(at)
-    return at
-
-
-def assert_clean(at: AppTest) -> None:
-    """No exception element (no traceback reached the page)."""
-    assert not at.exception, [e.value for e in at.exception]
-
-
-def charts(at: AppTest) -> list[dict]:
-    """The figures on the page: live charts (``nplk_lab.ui.components.chart``, updated in place) and
-    ``st.plotly_chart`` (the click-to-add surface). Each must decode to a figure with
-    at least one trace."""
-    import nplk_lab.ui.components.chart as chart_component
-
-    figs = [chart_component.figure_of(e) for e in at.get("bidi_component")]
-    figs = [f for f in figs if f is not None]
-    figs += [json.loads(e.proto.spec) for e in at.get("plotly_chart")]
-    for f in figs:
-        assert f.get("data"), f"a chart without traces: {str(f)[:200]}"
-    return figs
-
-
-def texts(elements) -> list[str]:
-    return [e.value for e in elements]
-
-
-def metric(at: AppTest, label: str) -> str:
-    for m in at.metric:
-        if m.label == label:
-            return m.value
-    raise AssertionError(f"no metric {label!r} in {[m.label for m in at.metric]}")
-
-
-def widget(at: AppTest, name: str):
-    key = "w_" + name
-    for kind in ("selectbox", "select_slider", "slider", "toggle", "radio"):
-        for w in getattr(at, kind):
-            if w.key == key:
-                return w
-    raise AssertionError(f"no widget {key}")
-
-
-def wiggle(at: AppTest, name: str):
-    """Give setting ``name``'s widget another valid value; return the value set."""
-    w = widget(at, name)
-    s = lab.setting(name)
-    if w.type == "toggle":
-        new = not w.value
-    elif w.type in ("selectbox", "radio"):
-        opts = [o for o in (s.options if s.options else []) if s.format(o) in w.options]
-        opts = opts or list(s.options)
-        new = next(o for o in opts if o != w.value)
-    elif w.type == "select_slider":
-        grid = (["auto"] if s.kind == "float_auto" else []) + list(s.grid())
-        i = grid.index(w.value) if w.value in grid else 0
-        new = grid[i + 1] if i + 1 < len(grid) else grid[i - 1]
-    else:  # slider: one step up (or down at the top)
-        step = s.step or 1
-        new = w.value + step if w.value + step <= s.max else w.value - step
-        new = type(w.value)(round(new, 10))
-    w.set_value(new)
-    at.run()
-    assert_clean(at)
-    assert widget(at, name).value == new
-    assert at.query_params[name] in (lab.to_text(name, new), [lab.to_text(name, new)])
-    return new
 
 
 # ---------------------------------------------------------------------------
@@ -262,9 +201,8 @@ def test_drawn_points_one_class_then_two_then_undo_and_clear():
 def surface_inputs(at: AppTest) -> dict:
     """What the decision surface's figure says it was built from (the chart's
     ``inputs``, which the browser writes on the plot once drawn)."""
-    import nplk_lab.ui.components.chart as chart_component
 
-    found = [json.loads(d["inputs"]) for d in map(chart_component.payload_of,
+    found = [json.loads(d["inputs"]) for d in map(payload_of,
                                                   at.get("bidi_component"))
              if d and "inputs" in d]
     assert len(found) == 1, found
@@ -667,62 +605,8 @@ def test_values_near_the_float_limit_are_standardised_not_overflowed():
 
 
 # ---------------------------------------------------------------------------
-# Paper results page and presets (issue 10 §3)
+# Paper results page and presets
 # ---------------------------------------------------------------------------
-
-PAPER = "pages/6_Paper_results.py"
-
-
-def page_links(at: AppTest) -> list[tuple[str, dict[str, str]]]:
-    """(page, query) of every st.page_link on the page."""
-    from urllib.parse import parse_qs
-    out = []
-    for e in at.main.get("page_link"):
-        q = parse_qs(e.proto.query_string, keep_blank_values=True)
-        out.append((e.proto.page, {k: v[-1] for k, v in q.items()}))
-    return out
-
-
-def open_paper() -> AppTest:
-    """The Paper results page reached from Home (page links resolve against the
-    entry script, app.py, as under ``streamlit run app.py``)."""
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
-    assert_clean(at)
-    at.switch_page(PAPER).run()
-    assert_clean(at)
-    return at
-
-
-def fake_reproduce(monkeypatch, results):
-    """Stand in for nplk_lab.model.reproduce (another branch) with a fixed load_results."""
-    import types
-
-    import nplk_lab.model
-    mod = types.ModuleType("nplk_lab.model.reproduce")
-    mod.load_results = lambda path=None: results
-    monkeypatch.setitem(sys.modules, "nplk_lab.model.reproduce", mod)
-    monkeypatch.setattr(nplk_lab.model, "reproduce", mod, raising=False)
-
-
-def _cells(line: str) -> list[str]:
-    """A Markdown table line's cells, their escapes undone (a cell split only at a ``|``
-    that is not escaped)."""
-    import re
-    inner = line.strip()[1:-1]
-    return [re.sub(r"\\(.)", r"\1", c).strip() for c in re.split(r"(?<!\\)\|", inner)]
-
-
-def results_frames(at: AppTest) -> list[list[dict[str, str]]]:
-    """The reproduction table(s) on Paper results as rows of cells (a Markdown table of
-    plain text; the atlas view has a table of its own)."""
-    out = []
-    for m in at.markdown:
-        lines = [ln for ln in str(m.value).splitlines() if ln.startswith("|")]
-        if len(lines) < 2 or "verdict" not in _cells(lines[0]):
-            continue
-        head = _cells(lines[0])
-        out.append([dict(zip(head, _cells(ln), strict=True)) for ln in lines[2:]])
-    return out
 
 
 def test_paper_results_without_a_results_file(monkeypatch):

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 import streamlit as st
+from _components import figure_of
 from streamlit.testing.v1 import AppTest
 
-import nplk_lab.ui.components.chart as chart_component
-from nplk_lab.model import lessons as L
+from nplk_lab.model.lessons import lessons as L
 from nplk_lab.serve import class_room, class_web
 from nplk_lab.serve.class_store import ClassStore
 from nplk_lab.serve.class_store_rules import REVEALED, REVOTE, SHIFT, SPLIT, new_seat
@@ -108,7 +108,7 @@ def vote(at: AppTest, code: str, index: int, rnd: int, option: str):
 
 
 def chart_titles(at: AppTest) -> list[str]:
-    figs = [chart_component.figure_of(e) for e in at.get("bidi_component")]
+    figs = [figure_of(e) for e in at.get("bidi_component")]
     return [((f or {}).get("layout", {}).get("title") or {}).get("text") for f in figs]
 
 

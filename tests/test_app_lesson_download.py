@@ -9,11 +9,11 @@ import json
 import re
 
 import pytest
-from test_app_lessons import assert_clean, open_lessons
+from _app_pages import assert_clean, open_lessons
 
 import nplk_lab.model as lab
-from nplk_lab.model import lessons as L
-from nplk_lab.model import teacher_lessons as T
+from nplk_lab.model.lessons import lessons as L
+from nplk_lab.model.lessons import teacher_lessons as T
 
 pytestmark = pytest.mark.slow
 

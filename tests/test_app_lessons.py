@@ -13,35 +13,21 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from _app_pages import LESSONS_PAGE, assert_clean, open_lessons
+from _components import figure_of
 from streamlit.testing.v1 import AppTest
 
 import nplk_lab.model as lab
-from nplk_lab.model import lessons as L
-from nplk_lab.model import teacher_lessons as T
+from nplk_lab.model.lessons import lessons as L
+from nplk_lab.model.lessons import teacher_lessons as T
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # nplk_lab/ui/ sits next to app.py (as with `streamlit run`)
     sys.path.insert(0, str(ROOT))
 
-LESSONS_PAGE = "pages/7_Lessons.py"
 TIMEOUT = 180
 
 pytestmark = pytest.mark.slow
-
-
-def assert_clean(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-
-
-def open_lessons(**query) -> AppTest:
-    """The Lessons page reached from Home (page links resolve against app.py)."""
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-    at.switch_page(LESSONS_PAGE)
-    for k, v in query.items():
-        at.query_params[k] = str(v)
-    at.run()
-    assert_clean(at)
-    return at
 
 
 def query(at: AppTest) -> dict[str, str]:
@@ -49,8 +35,7 @@ def query(at: AppTest) -> dict[str, str]:
 
 
 def figure(at: AppTest) -> dict:
-    import nplk_lab.ui.components.chart as chart_component
-    figs = [chart_component.figure_of(e) for e in at.get("bidi_component")]
+    figs = [figure_of(e) for e in at.get("bidi_component")]
     figs = [f for f in figs if f is not None and f.get("data")]
     assert len(figs) == 1, len(figs)
     return figs[0]
@@ -273,8 +258,7 @@ def test_a_question_chosen_on_a_lab_page_is_asked_in_the_teachers_lesson():
     radio = at.radio[0]
     assert radio.options == list(T.QUESTIONS["vs_svm"].options)
     key = radio.key
-    import nplk_lab.ui.components.chart as chart_component
-    drawn = [chart_component.figure_of(e) for e in at.get("bidi_component")]
+    drawn = [figure_of(e) for e in at.get("bidi_component")]
     assert not [f for f in drawn if f and "decision function" in trace_names(f)], \
         "the fitted surface is the answer: hidden until the class has answered"
     step = T.decode_teacher_lesson(query(at)["my_lesson"])[0][0].as_step()

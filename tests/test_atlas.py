@@ -9,12 +9,14 @@ import math
 
 import numpy as np
 import pytest
+from _atlas_runs import COMMITTED, ROOT_OUT, _fake_measure, _seed_rows, needs_atlas
+from _components import figure_of
 from scipy import stats
 
-from nplk_lab.model import atlas as A
-from nplk_lab.model import atlas_data as AD
-from nplk_lab.model import atlas_view as AV
 from nplk_lab.model import paired as P
+from nplk_lab.model.atlas import atlas as A
+from nplk_lab.model.atlas import atlas_data as AD
+from nplk_lab.model.atlas import atlas_view as AV
 
 # ---------------------------------------------------------------------------
 # regions
@@ -57,17 +59,6 @@ def test_worse_needs_the_whole_interval_below_zero():
 # ---------------------------------------------------------------------------
 # summarize: paired means and t-intervals by hand
 # ---------------------------------------------------------------------------
-
-def _seed_rows(method_scores, plain_scores, off_scores, *, agree_m=None, agree_p=None):
-    rows = []
-    for s, (m, p, o) in enumerate(zip(method_scores, plain_scores, off_scores, strict=True)):
-        rows.append({"method": "dank", "dataset": "clowns", "task": "classification",
-                     "sigma": 1.0, "C": 1.0, "seed": s, "error": "", "warned": False,
-                     "fit_s": 0.1, "score_method": m, "score_plain": p, "score_off": o,
-                     "score_nn": 0.5, "score_plain10": p, "score_plain100": p,
-                     "score_cv": 0.5, "agree_method": (agree_m or [0.5] * 99)[s],
-                     "agree_off": 0.5, "agree_plain": (agree_p or [0.5] * 99)[s]})
-    return rows
 
 
 def test_summary_interval_is_the_t_interval_of_the_paired_differences():
@@ -249,15 +240,6 @@ def test_per_point_intervals_are_the_score_tables_own():
     assert all(math.isnan(onk[k]) for k in onk if k.startswith("pt_"))
 
 
-def _fake_measure(calls):
-    def measure(name, seed, cells):
-        calls.append((name, seed, tuple(cells)))
-        return [{**{c: 0.5 for c in A.SEED_COLUMNS}, "method": m, "dataset": name,
-                 "task": "classification", "sigma": s, "C": C, "seed": seed, "error": ""}
-                for m, s, C in cells]
-    return measure
-
-
 def test_a_cached_run_measures_only_what_its_cache_lacks(tmp_path, monkeypatch):
     calls = []
     monkeypatch.setattr(A, "measure_set", _fake_measure(calls))
@@ -345,11 +327,6 @@ def test_compare_reports_a_changed_verdict():
     changed = [{**cells[0], "region": other}]
     assert len(A.compare(cells, changed)) == 1
     assert "not in the committed" in A.compare([], cells)[0]
-
-
-COMMITTED = A.load_atlas()
-ROOT_OUT = A.table_path("atlas.csv").parent
-needs_atlas = pytest.mark.skipif(not COMMITTED, reason="no committed atlas")
 
 
 @needs_atlas
@@ -510,14 +487,13 @@ def test_the_smooth_rules_map_its_words_and_the_state_it_opens():
 
 @needs_atlas
 def test_paper_results_draws_the_atlas_and_follows_the_choosers():
-    from test_app import open_paper
+    from _app_pages import open_paper
 
-    import nplk_lab.ui.components.chart as chart_component
 
     at = open_paper()
 
     def atlas_titles():
-        figs = [chart_component.figure_of(e) for e in at.get("bidi_component")]
+        figs = [figure_of(e) for e in at.get("bidi_component")]
         return [f["layout"]["title"]["text"] for f in figs
                 if f and f.get("layout", {}).get("title", {}).get("text", "").endswith(
                     (" on clowns", " on sandwich"))
@@ -539,9 +515,8 @@ def test_paper_results_draws_the_atlas_and_follows_the_choosers():
 
 
 def _atlas_titles(at) -> list[str]:
-    import nplk_lab.ui.components.chart as chart_component
 
-    figs = [chart_component.figure_of(e) for e in at.get("bidi_component")]
+    figs = [figure_of(e) for e in at.get("bidi_component")]
     return [f["layout"]["title"]["text"] for f in figs
             if f and " on " in f.get("layout", {}).get("title", {}).get("text", "")
             and not f["layout"]["title"]["text"].startswith("SimpleNPKL")]
@@ -552,7 +527,7 @@ def test_paper_results_switches_to_the_smooth_rules_map_and_its_sentence():
     """The rule switch draws the smooth rule's map (unsettled squares included), its
     counts, the registered sentence with its numbers from both tables and every
     square's numbers; ONK, which has no such rule, gets no switch."""
-    from test_app import open_paper
+    from _app_pages import open_paper
 
     from nplk_lab.model import claims as C
 
@@ -583,7 +558,7 @@ def test_the_rule_switch_shows_only_once_the_atlas_has_the_smooth_rules_column(
     map with no switch and no smooth-rule sentence."""
     import csv
 
-    from test_app import open_paper
+    from _app_pages import open_paper
 
     from nplk_lab.model import claims as C
 

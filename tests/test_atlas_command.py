@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_atlas import COMMITTED, ROOT_OUT, _fake_measure, _seed_rows, needs_atlas
+from _atlas_runs import COMMITTED, ROOT_OUT, _fake_measure, _seed_rows, needs_atlas
 
-from nplk_lab.model import atlas as A
 from nplk_lab.model import paired as P
+from nplk_lab.model.atlas import atlas as A
 
 # ---------------------------------------------------------------------------
 # every column of a summary row, the files byte for byte, the command line
@@ -257,7 +257,7 @@ def test_files_and_caches_make_their_folders(tmp_path):
 
 
 def test_a_cached_row_is_complete_with_every_column_or_an_error():
-    from nplk_lab.model.atlas_cache import complete
+    from nplk_lab.model.atlas.atlas_cache import complete
 
     cols = ("method", "score_method", "error")
     assert complete({"method": "dank", "score_method": 0.5}, cols)      # no error key
@@ -385,7 +385,7 @@ def test_a_column_a_seed_row_lacks_is_not_a_number():
 
 
 def test_numbers_are_written_with_six_digits_and_no_infinity():
-    from nplk_lab.model.atlas_files import _fmt
+    from nplk_lab.model.atlas.atlas_files import _fmt
 
     assert [_fmt(x) for x in (float("inf"), float("-inf"), float("nan"), 1 / 3, 12.0)] \
         == ["nan", "nan", "nan", "0.333333", "12"]

@@ -1,5 +1,5 @@
 """Filling the smooth rule's column of a committed atlas (``python -m
-nplk_lab.model.atlas_fill``): the filled values are those a full measurement gives, the
+nplk_lab.model.atlas.atlas_fill``): the filled values are those a full measurement gives, the
 other columns and methods stay as they were, a refit that scores otherwise is reported
 and left empty, and the report keeps how the table was made."""
 
@@ -10,8 +10,8 @@ import math
 import numpy as np
 import pytest
 
-from nplk_lab.model import atlas as A
-from nplk_lab.model import atlas_fill as AF
+from nplk_lab.model.atlas import atlas as A
+from nplk_lab.model.atlas import atlas_fill as AF
 
 CELLS = [("dank", 10.0, 10.0), ("knpl", 1.0, 1.0), ("onk", 1.0, 1.0)]
 

@@ -7,10 +7,11 @@ import math
 
 import numpy as np
 import pytest
+from _components import figure_of
 from scipy import stats
 
-from nplk_lab.model import atlas_npkl as N
 from nplk_lab.model import paired as P
+from nplk_lab.model.atlas import atlas_npkl as N
 
 
 def _rows(a, b):
@@ -73,15 +74,14 @@ def test_quick_cells_reproduce_the_committed_regions():
 
 @pytest.mark.skipif(not COMMITTED, reason="no committed SimpleNPKL table")
 def test_paper_results_draws_the_simplenpkl_map():
-    from test_app import open_paper
+    from _app_pages import open_paper
 
-    import nplk_lab.ui.components.chart as chart_component
-    from nplk_lab.model import atlas_view as AV
+    from nplk_lab.model.atlas import atlas_view as AV
 
     at = open_paper()
     at.selectbox(key="atlas_npkl_dataset").set_value("spiral").run()
     assert not at.exception, [e.value for e in at.exception]
-    figs = [chart_component.figure_of(e) for e in at.get("bidi_component")]
+    figs = [figure_of(e) for e in at.get("bidi_component")]
     (fig,) = [f for f in figs if f and f["layout"].get("title", {}).get("text") ==
               "SimpleNPKL on spiral"]
     grid = AV.npkl_grid(COMMITTED, "spiral")

@@ -1,4 +1,4 @@
-"""The atlas's tables in words (``nplk_lab/model/atlas_report.py``): every count of the
+"""The atlas's tables in words (``nplk_lab/model/atlas/atlas_report.py``): every count of the
 README computed by hand from a small set of cells, every line of its tables, and the
 committed README against the committed table."""
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from nplk_lab.model import atlas as A
-from nplk_lab.model import atlas_report as R
+from nplk_lab.model.atlas import atlas as A
+from nplk_lab.model.atlas import atlas_report as R
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -154,7 +154,7 @@ def test_one_method_is_named_alone_and_no_note_adds_nothing(tmp_path):
     R.write_report(CELLS[:2], info, tmp_path / "README.md", command="", seeds=[0, 1])
     text = (tmp_path / "README.md").read_text()
     assert "Of the 2 cells of DANK where the model" in text
-    assert "`nplk_lab/model/atlas.py` says what every column means.\n" in text
+    assert "`nplk_lab/model/atlas/atlas.py` says what every column means.\n" in text
     R.write_report(CELLS[:4], info, tmp_path / "README.md", command="", seeds=[0, 1])
     assert "Of the 2 cells of DANK and KNPL where" in (tmp_path / "README.md").read_text()
 

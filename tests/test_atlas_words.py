@@ -1,5 +1,5 @@
 """The lab's words at every cell and seed of the atlas, and the atlas at two sets of
-draws (``nplk_lab/model/atlas_words.py``).
+draws (``nplk_lab/model/atlas/atlas_words.py``).
 
 The score table's paragraph is written again at every cell and data seed of both
 committed tables (seeds 0–9 and 10–19) from the numbers the page would show there, and
@@ -16,10 +16,10 @@ import _paragraph_premises as premises
 import pytest
 
 from nplk_lab.model import ablation as ab
-from nplk_lab.model import atlas as A
-from nplk_lab.model import atlas_data as AD
-from nplk_lab.model import atlas_report as AR
-from nplk_lab.model import atlas_words as AW
+from nplk_lab.model.atlas import atlas as A
+from nplk_lab.model.atlas import atlas_data as AD
+from nplk_lab.model.atlas import atlas_report as AR
+from nplk_lab.model.atlas import atlas_words as AW
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / A.DEFAULT_OUT

@@ -221,7 +221,7 @@ def csv_error(raw) -> str:
 
 
 def test_a_one_line_csv_of_millions_of_cells_is_refused_before_it_is_split(parsed):
-    """The one-line file of issue 30 (5.1 MB: 4.9 MiB) was split into 2.6 million cells
+    """A one-line file of 5.1 MB (4.9 MiB) was split into 2.6 million cells
     (6.7 s, +630 MB) before its width was checked: its line now never reaches the
     parser, whatever the size limit. (The lab now refuses this file by its size first;
     a 4.8 MB one reaches the width check.)"""

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _components import figure_of
 from sklearn.metrics import r2_score
 from sklearn.svm import SVC, SVR
 from streamlit.testing.v1 import AppTest
@@ -87,8 +88,7 @@ def test_classification_page_shows_the_plain_svm_score():
                              task=lab.CLASSIFICATION)
     assert m["Test, plain SVM"] == f"{bs.test:.3f}"
     assert m["Train, plain SVM"] == f"{bs.train:.3f}"
-    import nplk_lab.ui.components.chart as chart_component
-    figs = [chart_component.figure_of(e) for e in at.get("bidi_component")]
+    figs = [figure_of(e) for e in at.get("bidi_component")]
     names = [t.get("name", "") for f in figs if f for t in f["data"]]
     assert any(n.startswith("SVM boundary") and f"test accuracy {bs.test:.3f}" in n
                for n in names), names
@@ -100,7 +100,6 @@ def test_classification_page_shows_the_plain_svm_score():
 
 @pytest.mark.slow
 def test_regression_2d_surface_shows_the_plain_svr():
-    import nplk_lab.ui.components.chart as chart_component
     at = AppTest.from_file(str(ROOT / "pages/2_Regression.py"), default_timeout=TIMEOUT)
     at.query_params["n_samples"] = "60"
     at.query_params["reg_dataset"] = "harmonic"
@@ -108,7 +107,7 @@ def test_regression_2d_surface_shows_the_plain_svr():
     assert not at.exception
 
     def plain_traces():
-        figs = [chart_component.figure_of(e) for e in at.get("bidi_component")]
+        figs = [figure_of(e) for e in at.get("bidi_component")]
         return [t for f in figs if f for t in f["data"]
                 if t.get("type") == "contour" and str(t.get("name", "")).startswith("SVR")]
     traces = plain_traces()
@@ -119,3 +118,36 @@ def test_regression_2d_surface_shows_the_plain_svr():
     at.run()
     assert not plain_traces()
     assert "Test, plain SVR" not in _metrics(at)
+
+
+@pytest.mark.slow
+def test_regression_page_fits_the_plain_svr_once(monkeypatch):
+    """The plain SVR's score tiles, its dotted curve and the score table's reference row
+    come from one fit per data set and σ, C, ε (counted: scikit-learn's SVR.fit called
+    from the lab, not from DANK-SVR's own solver), and again one after a move of σ."""
+    calls = []
+    real_fit = SVR.fit
+
+    def counting_fit(self, X, y, *a, **k):
+        caller = sys._getframe(1).f_globals.get("__name__", "")
+        if not caller.startswith("nplk_core"):
+            calls.append((self.C, self.gamma, self.epsilon, len(y)))
+        return real_fit(self, X, y, *a, **k)
+
+    monkeypatch.setattr(SVR, "fit", counting_fit)
+    at = AppTest.from_file(str(ROOT / "pages/2_Regression.py"), default_timeout=TIMEOUT)
+    at.query_params["n_samples"] = "60"
+    at.query_params["reg_method"] = "dank_svr"
+    at.run()
+    assert not at.exception
+    P, d = _data(lab.REGRESSION, n_samples=60)
+    # all three are on the page: the tiles, the dotted curve, the score table's SVR row
+    assert "Test, plain SVR" in _metrics(at)
+    assert any("plain SVR" in str(m.value) or "SVR (σ" in str(m.value) for m in at.markdown)
+    key = (float(P["C"]), sigma_to_gamma(float(P["sigma"])), float(P["epsilon"]),
+           len(d.y_train))
+    assert calls == [key]
+    sigma = at.select_slider(key="w_sigma")
+    sigma.set_value(2 * float(P["sigma"])).run()
+    assert not at.exception
+    assert len(calls) == 2 and calls[1][1] != key[1]

@@ -1,4 +1,5 @@
-"""Baselines (SPEC §8) reproduce the scikit-learn objects they wrap."""
+"""Baselines (docs/the-maths-of-every-method.md, "Baselines") reproduce the scikit-learn
+objects they wrap."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Accessible pages, checked in Chromium (issue 31 point 5).
+"""Accessible pages, checked in Chromium.
 
 * axe-core (``tests/vendor/axe-core``, 4.14.1 from the npm registry, injected into the
   page) finds no serious or critical violation on every page, on a lesson in
@@ -23,17 +23,15 @@ from __future__ import annotations
 
 import itertools
 import re
-from pathlib import Path
 
+import _browser as tb
 import pytest
-import test_browser as tb
+from _a11y import AXE, _serious
+from _browser import ARTIFACTS, CHARTS_UNDRAWN_JS, IDLE_JS, exception_texts
 from _colour_vision import APART, DEUTERANOPIA, deuteranope_delta_e
-from test_browser import ARTIFACTS, CHARTS_UNDRAWN_JS, IDLE_JS, exception_texts
 
-chromium_path, app_server = tb.chromium_path, tb.app_server
 pytestmark = pytest.mark.browser
 
-AXE = Path(__file__).resolve().parent / "vendor" / "axe-core" / "axe.min.js"
 SHOTS = ARTIFACTS / "a11y"
 
 #: (name, path and query, charts the page draws at that state): the test waits for that
@@ -50,9 +48,6 @@ PAGES = [
     ("lesson-present", "/Lessons?present=1&lesson=1&step=1", 1),
 ]
 
-#: Violations inside Streamlit's own widgets that the lab cannot fix, each by rule and
-#: the selector of the element it concerns (none so far: every finding was fixed).
-EXCUSED: dict[str, tuple[str, ...]] = {}
 
 #: the page is drawn: no script run, the page's text shown (a run has drawn it), ``n``
 #: charts drawn
@@ -63,17 +58,6 @@ DRAWN_JS = f"""
        ({CHARTS_UNDRAWN_JS})() === ''
 """
 
-AXE_JS = """
-async () => {
-  const r = await axe.run(document, { resultTypes: ['violations'] });
-  return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => ({ id: v.id, impact: v.impact, help: v.help,
-                   nodes: v.nodes.map((n) => ({ target: n.target.join(' '),
-                                                 html: n.html.slice(0, 160),
-                                                 why: (n.failureSummary || '').slice(0, 300)
-                                               })) }));
-}
-"""
 
 #: every live chart holding a figure: its role and text alternative
 ALTS_JS = """
@@ -95,18 +79,6 @@ def _open(browser, url: str, scheme: str = "light", charts: int = 0):
     page.wait_for_function(DRAWN_JS, arg=charts, timeout=tb.FIRST_CHART_TIMEOUT_MS * 2,
                            polling=100)
     return ctx, page
-
-
-def _serious(page) -> list[dict]:
-    """axe-core's serious and critical violations on ``page``, less :data:`EXCUSED`."""
-    page.add_script_tag(path=str(AXE))
-    out = []
-    for v in page.evaluate(AXE_JS):
-        nodes = [n for n in v["nodes"] if not any(
-            re.search(sel, n["target"]) for sel in EXCUSED.get(v["id"], ()))]
-        if nodes:
-            out.append({**v, "nodes": nodes})
-    return out
 
 
 @pytest.fixture(scope="module")

@@ -6,16 +6,16 @@ and puts ``show_nn`` in the URL; choosing the smooth rule redraws the surface wi
 the Regression page (step function) the same for DANK-SVR and 1-NN's step curve.
 
 Drives Debian's Chromium through Playwright against ``streamlit run app.py`` (helpers
-and fixtures from ``test_browser.py``); skips when either is missing.
+from ``_browser.py``, fixtures from ``conftest.py``); skips when either is missing.
 """
 
 from __future__ import annotations
 
 from urllib.parse import parse_qs, urlparse
 
+import _browser as tb
 import pytest
-import test_browser as tb
-from test_browser import (
+from _browser import (
     ARTIFACTS,
     choose,
     exception_texts,
@@ -24,8 +24,6 @@ from test_browser import (
     wait_surface,
     wait_url,
 )
-
-chromium_path, app_server, page = tb.chromium_path, tb.app_server, tb.page
 
 pytestmark = pytest.mark.browser
 

@@ -4,7 +4,8 @@ click on one square opens the Classification page with DANK at that σ and C on 
 clowns (read from the URL), its decision surface drawn and no exception.
 
 Drives Debian's Chromium through Playwright against ``streamlit run app.py`` (helpers
-from ``test_browser.py``); skips when either is missing or no atlas is committed. The
+from ``_browser.py``, fixtures from ``conftest.py``);
+skips when either is missing or no atlas is committed. The
 screenshot goes to ``test-artifacts/`` (the docs' pictures come from a command).
 """
 
@@ -14,8 +15,7 @@ from urllib.parse import parse_qs, urlparse
 
 import numpy as np
 import pytest
-import test_browser as tb
-from test_browser import (
+from _browser import (
     CLASSIFICATION_PATH,
     FIRST_CHART_TIMEOUT_MS,
     RERUN_TIMEOUT_MS,
@@ -24,12 +24,10 @@ from test_browser import (
     wait_idle,
     wait_surface,
 )
-from test_browser_maps import CELL_JS
+from _page_state import CELL_JS
 
-from nplk_lab.model import atlas as A
-from nplk_lab.model import atlas_view as AV
-
-chromium_path, app_server, page = tb.chromium_path, tb.app_server, tb.page
+from nplk_lab.model.atlas import atlas as A
+from nplk_lab.model.atlas import atlas_view as AV
 
 pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(not A.load_atlas(), reason="no committed atlas")]
@@ -85,7 +83,7 @@ def test_the_atlas_map_opens_a_clicked_square_on_its_page(app_server, page):
 
 
 def test_the_choosers_redraw_the_map_and_a_real_set_says_it_has_no_page(app_server, page):
-    from test_browser import choose
+    from _browser import choose
 
     page.goto(f"{app_server.url}/Paper_results", wait_until="domcontentloaded")
     page.wait_for_function(f"(a) => ({CELL_JS})(a) !== null", arg=[TITLE, 0, 0],

@@ -33,16 +33,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
+import _browser as tb
 import pytest
-import test_browser as tb
-from test_browser import exception_texts, wait_idle
+from _browser import exception_texts, wait_idle
 from test_browser_classroom import Classroom
 
-from nplk_lab.model import lessons as L
+from nplk_lab.model.lessons import lessons as L
 from nplk_lab.serve import class_room, class_web, command
 from nplk_lab.serve.class_store import ClassStore, format_code
-
-chromium_path = tb.chromium_path
 
 # 20-80 s on the shared 2-core machine; tests/test_app_class.py is the quicker check
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -24,19 +24,17 @@ import signal
 import time
 from urllib.parse import urlsplit
 
+import _browser as tb
 import pytest
-import test_browser as tb
-from test_browser_a11y import AXE, _serious
+from _a11y import AXE, _serious
 from test_browser_class import PHONE, SHOTS, classroom_with_store
 from test_browser_classroom_faults import _worker_pids
 
-from nplk_lab.model import lessons as L
+from nplk_lab.model.lessons import lessons as L
 from nplk_lab.serve import class_hall, command
 from nplk_lab.serve.class_store import ClassStore
 from nplk_lab.serve.class_store_rules import REVOTE, SPLIT, Seat
 from nplk_lab.serve.class_web import SEAT_COOKIE
-
-chromium_path = tb.chromium_path
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -195,3 +193,43 @@ def test_a_phone_follows_a_whole_class_on_the_light_page(room, chromium_path):
     took = time.perf_counter() - t_start
     print(f"the whole class on the light page: {took:.1f} s")
     assert elsewhere == [], elsewhere
+
+
+def test_a_code_typed_on_the_lessons_page_opens_the_class_page(room, chromium_path):
+    """A student on the lab's Lessons page types the class's code (lower case, no dash)
+    and a name, and joins: the browser goes on to the class's light page, as the join
+    link would have opened it, already in the class as that student."""
+    from playwright.sync_api import sync_playwright
+
+    steps = L.lesson(LESSON).steps
+    store = ClassStore(room.store_folder)
+    started = store.start_class(f"L{LESSON}", size=50)
+    code = started.code
+    with sync_playwright() as pw:
+        browser = tb.launch_browser(pw, chromium_path)
+        try:
+            ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+            page = ctx.new_page()
+            page.goto(f"{room.url}/Lessons?lesson={LESSON}&step=1")
+            page.get_by_text("A class that answers together").click()
+            # Enter keeps each value in the page's widgets (the Join click sends them)
+            for box, value in (("Class code", code.lower().replace("-", "")),
+                               ("Your name (optional)", "Ada")):
+                field = page.get_by_role("textbox", name=box)
+                field.fill(value)
+                field.press("Enter")
+            page.screenshot(path=str(SHOTS / "hall-code-typed.png"))
+            page.get_by_role("button", name="Join", exact=True).click()
+            page.wait_for_url(lambda u: urlsplit(u).path == class_hall.HALL_PATH,
+                              timeout=WAIT_MS)
+            assert f"class={code}" in urlsplit(page.url).query
+            text_in(page, "#who", "You are Ada")
+            text_in(page, "#where", f"Step 1 of {len(steps)}")
+            text_in(page, "#question", steps[0].question)
+            page.screenshot(path=str(SHOTS / "hall-code-typed-joined.png"))
+            seat = Seat(next(c["value"] for c in ctx.cookies() if c["name"] == SEAT_COOKIE))
+            entry = store.enter(code, seat)
+            assert (entry.role, entry.handle) == ("student", "Ada")
+            assert store.state(code).students == 1       # joined once, not twice
+        finally:
+            browser.close()

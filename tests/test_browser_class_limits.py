@@ -22,9 +22,9 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import _browser as tb
 import pytest
-import test_browser as tb
-from test_browser import wait_idle
+from _browser import wait_idle
 from test_browser_class import (
     address,
     classroom_with_store,
@@ -34,7 +34,7 @@ from test_browser_class import (
     wait_step,
 )
 
-from nplk_lab.model import lessons as L
+from nplk_lab.model.lessons import lessons as L
 from nplk_lab.serve.class_store import ClassStore, Seat
 from nplk_lab.serve.class_store_rules import (
     CODE_ALPHABET,
@@ -47,7 +47,6 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT / "tools") not in sys.path:
     sys.path.insert(0, str(ROOT / "tools"))
 
-chromium_path = tb.chromium_path
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

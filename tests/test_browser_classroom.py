@@ -26,18 +26,17 @@ import sys
 import urllib.request
 from pathlib import Path
 
+import _browser as tb
 import numpy as np
 import pytest
-import test_browser as tb
+from _browser import ARTIFACTS, CLASSIFICATION_PATH, exception_texts
+from _browser import choose_csv as _choose_csv
+from _browser import upload as _upload
 from _ports import free_port_block
 from _waits import OutputLines
-from test_browser import ARTIFACTS, CLASSIFICATION_PATH, exception_texts
-from test_browser_upload import _choose_csv, _upload
 
 from nplk_core.datasets import make_clowns
 from nplk_lab.serve import command
-
-chromium_path = tb.chromium_path
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

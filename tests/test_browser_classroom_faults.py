@@ -1,5 +1,5 @@
 """A worker killed mid-class: ``nplk-lab classroom --workers 2``, two students in
-Chromium through HAProxy (issue 30, point 5).
+Chromium through HAProxy.
 
 Student A and student B open the Classification page and land on different workers;
 B moves σ (its view is now in its URL). B's worker is killed with SIGKILL. Then:
@@ -32,16 +32,14 @@ import time
 import urllib.request
 from urllib.parse import parse_qs, urlparse
 
+import _browser as tb
 import pytest
-import test_browser as tb
+from _browser import ARTIFACTS, CLASSIFICATION_PATH, exception_texts
 from _procs import alive, descendants, in_group, snapshot
 from _waits import wait_gone
-from test_browser import ARTIFACTS, CLASSIFICATION_PATH, exception_texts
 from test_browser_classroom import Classroom
 
 from nplk_lab.serve import command
-
-chromium_path = tb.chromium_path
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -1,10 +1,11 @@
-"""Real-browser test of the eigenfunction maps (issue 13.3): open Classification in the
+"""Real-browser test of the eigenfunction maps: open Classification in the
 eigen-decay view, click the 2nd eigenvalue's marker on the plot, and see the maps of
 eigenfunction j = 2 appear (their title), the URL carry ``eigen_index=2`` and the decay
 plot mark j = 2. Then the number input picks j = 4 from the keyboard.
 
 Drives Debian's Chromium through Playwright against ``streamlit run app.py`` (helpers
-from ``test_browser.py``); skips when either is missing. Also takes the README's
+from ``_browser.py``, fixtures from ``conftest.py``);
+skips when either is missing. Also takes the README's
 picture of the maps (``test-artifacts/pictures/eigenmaps.png``; the docs get it from
 ``python tools/docs_screenshots.py``).
 """
@@ -13,9 +14,9 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, urlparse
 
+import _browser as tb
 import pytest
-import test_browser as tb
-from test_browser import (
+from _browser import (
     ARTIFACTS,
     CLASSIFICATION_PATH,
     RERUN_TIMEOUT_MS,
@@ -25,7 +26,6 @@ from test_browser import (
 )
 
 # the server, browser and page fixtures of the first browser test
-chromium_path, app_server, page = tb.chromium_path, tb.app_server, tb.page
 
 pytestmark = pytest.mark.browser
 

@@ -1,10 +1,10 @@
-"""Real-browser test of the linked views (issue 13 §2): a click on a training point of
+"""Real-browser test of the linked views: a click on a training point of
 the decision surface selects it (ringed there, framed on the matrix view) and draws its
 learned influence below; a click on a row of the matrix heatmap selects that row's
 point instead. Then the selection is cleared.
 
 Drives Debian's Chromium through Playwright against ``streamlit run app.py`` (helpers
-and fixtures from ``test_browser.py``); skips when either is missing. Also takes the
+from ``_browser.py``, fixtures from ``conftest.py``); skips when either is missing. Also takes the
 README's picture of the linked views (``test-artifacts/pictures/influence.png``; the
 docs get it from ``python tools/docs_screenshots.py``).
 """
@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, urlparse
 
+import _browser as tb
 import pytest
-import test_browser as tb
-from test_browser import (
+from _browser import (
     ARTIFACTS,
     CLASSIFICATION_PATH,
     RERUN_TIMEOUT_MS,
@@ -25,8 +25,6 @@ from test_browser import (
     wait_surface,
     wait_url,
 )
-
-chromium_path, app_server, page = tb.chromium_path, tb.app_server, tb.page
 
 pytestmark = pytest.mark.browser
 

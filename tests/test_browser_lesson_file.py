@@ -15,16 +15,15 @@ either is missing. Run alone with::
 
 from __future__ import annotations
 
+import _browser as tb
 import pytest
-import test_browser as tb
 
-from nplk_lab.model import lessons as L
-from nplk_lab.model import teacher_lessons as T
-from nplk_lab.model.lesson_file import lesson_file_data, lesson_html
+from nplk_lab.model.lessons import lessons as L
+from nplk_lab.model.lessons import teacher_lessons as T
+from nplk_lab.model.lessons.lesson_file import lesson_file_data, lesson_html
 from nplk_lab.ui.components.browser_files import title_fit
 from nplk_lab.ui.lessons import step_figure
 
-chromium_path, page = tb.chromium_path, tb.page
 pytestmark = pytest.mark.browser
 LESSON = 1
 HOSTILE = ('<img src="x.png" onerror="window.__pwned = 1">'
@@ -160,7 +159,6 @@ def test_a_teachers_html_shows_as_text_and_runs_nothing(offline, tmp_path):
     assert not attempted, attempted                          # not even the image
 
 
-app_server = tb.app_server
 
 
 def test_the_lessons_page_button_downloads_the_file_that_plays_offline(app_server, page,

@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import re
 
+import _browser as tb
 import pytest
-import test_browser as tb
-from test_browser import exception_texts, wait_idle
+from _browser import exception_texts, wait_idle
+from _lessons_page import CHART_BOX_JS, VERDICT_JS, answer, chart_box, lock_in, new_page, wait_step
 
-from nplk_lab.model import lessons as L
+from nplk_lab.model.lessons import lessons as L
 
 # the server and Chromium fixtures of the first browser test
-chromium_path, app_server = tb.chromium_path, tb.app_server
 
 pytestmark = pytest.mark.browser
 
@@ -33,18 +33,6 @@ SHOTS = tb.PICTURES
 LESSON = 2
 SIZES = ((1280, 720), (1920, 1080))
 
-#: the bottom of the page's first drawn chart and the window's height
-CHART_BOX_JS = """
-() => {
-  const c = [...document.querySelectorAll('[data-testid="stMain"] .nplk-live-chart')]
-    .find((e) => e.getBoundingClientRect().width > 0 && e.querySelector('.main-svg'));
-  if (!c) return null;
-  const r = c.getBoundingClientRect();
-  const svg = c.querySelector('.main-svg').getBoundingClientRect();
-  return { top: r.top, bottom: Math.max(r.bottom, svg.bottom), inner: innerHeight,
-           names: (c.data || []).map((t) => t.name || '') };
-}
-"""
 
 #: what is visible of the controls: widgets outside the kept containers, the sidebar
 VISIBLE_CONTROLS_JS = """
@@ -66,57 +54,6 @@ def heading(page) -> str:
     return page.locator("strong", has_text=re.compile(r"step \d+ of \d+")).first.inner_text()
 
 
-def wait_step(page, k: int, n: int) -> None:
-    page.wait_for_function(
-        "(t) => [...document.querySelectorAll('strong')].some((e) => e.textContent"
-        ".includes(t))", arg=f"step {k} of {n}", timeout=60_000)
-    wait_idle(page, 60_000)
-
-
-def chart_box(page, fitted: bool | None = None) -> dict:
-    """The chart's box once it is drawn; with ``fitted`` True (False) once it shows
-    (does not show) the decision function."""
-    want = "true" if fitted is None else \
-        f"b.names.includes('decision function') === {str(fitted).lower()}"
-    page.wait_for_function(f"() => {{ const b = ({CHART_BOX_JS})(); return !!b && {want}; }}",
-                           timeout=60_000)
-    return page.evaluate(CHART_BOX_JS)
-
-
-#: the verdict shown once an answer is locked in: 'wrong', 'right', 'none' or ''
-VERDICT_JS = """() => { const t = [...document.querySelectorAll('[data-testid=stAlert]')]
-  .map((e) => e.innerText.trim());
-  return t.some((s) => s.startsWith('Not quite')) ? 'wrong'
-       : t.some((s) => s.startsWith('Right:')) ? 'right'
-       : t.some((s) => s.startsWith('You predicted')) ? 'none' : ''; }"""
-
-
-def lock_in(page, option: str, verdict: str | None = None) -> None:
-    """Choose ``option`` with a click (nothing is revealed: the page reruns and no
-    verdict appears), press "Lock in", and wait for the ``verdict`` ('right' or
-    'wrong'; None: any) and for the page to be idle."""
-    label = page.locator('[data-testid="stRadio"] label').filter(has_text=option).first
-    label.click()
-    page.wait_for_function("(o) => [...document.querySelectorAll('[data-testid=stRadio] "
-                           "label')].some((l) => l.textContent.includes(o) && "
-                           "l.querySelector('input').checked)", arg=option, timeout=60_000)
-    wait_idle(page, 60_000)
-    assert page.evaluate(VERDICT_JS) == "", "choosing alone revealed the answer"
-    page.locator('.st-key-lesson_lock').get_by_role("button", name="Lock in").click()
-    page.wait_for_function(f"(v) => v ? ({VERDICT_JS})() === v : ({VERDICT_JS})() !== ''",
-                           arg=verdict, timeout=60_000)
-    wait_idle(page, 60_000)
-
-
-def answer(page, step: L.Step) -> L.Reveal:
-    """Lock in the option the lab measures at the step's state; wait for the verdict."""
-    rev = step.reveal()
-    assert rev.answer >= 0, rev.text
-    assert page.evaluate(VERDICT_JS) == ""                 # nothing revealed yet
-    lock_in(page, step.options[rev.answer], "right")
-    return rev
-
-
 def assert_above_fold(page, what: str) -> None:
     """The chart (its plot included) ends above the window's bottom edge, once the
     presentation script has sized it and Plotly has redrawn at that size."""
@@ -129,13 +66,6 @@ def assert_above_fold(page, what: str) -> None:
         box = page.evaluate(CHART_BOX_JS)
         raise AssertionError(f"{what}: chart ends at {box and box['bottom']:.0f} px of "
                              f"{box and box['inner']} px") from None
-
-
-def new_page(browser, size):
-    ctx = browser.new_context(viewport={"width": size[0], "height": size[1]})
-    page = ctx.new_page()
-    page.set_default_timeout(60_000)
-    return ctx, page
 
 
 def test_walk_a_lesson_in_presentation_mode(app_server, chromium_path):

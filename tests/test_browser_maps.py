@@ -4,7 +4,7 @@ page with DANK at that cell's σ and C (read from the URL and the page's sliders
 its decision surface drawn and no exception.
 
 Drives Debian's Chromium through Playwright against ``streamlit run app.py`` (helpers
-from ``test_browser.py``); skips when either is missing. Also takes the
+from ``_browser.py``, fixtures from ``conftest.py``); skips when either is missing. Also takes the
 docs' picture of the page (``test-artifacts/pictures/maps-page.png``; the docs get it
 from ``python tools/docs_screenshots.py``).
 """
@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from urllib.parse import parse_qs, urlencode, urlparse
 
+import _browser as tb
 import pytest
-import test_browser as tb
-from test_browser import (
+from _browser import (
     CLASSIFICATION_PATH,
     FIRST_CHART_TIMEOUT_MS,
     RERUN_TIMEOUT_MS,
@@ -24,10 +24,9 @@ from test_browser import (
     wait_idle,
     wait_surface,
 )
+from _page_state import CELL_JS
 
 import nplk_lab.model as lab
-
-chromium_path, app_server, page = tb.chromium_path, tb.app_server, tb.page
 
 pytestmark = pytest.mark.browser
 
@@ -35,20 +34,6 @@ SCREENSHOT = tb.PICTURES / "maps-page.png"
 QUERY = {"sweep_method": "dank", "sweep_param": "sigma", "sweep_param2": "C",
          "sweep_points": "3", "sweep_points2": "3", "sweep_repeats": "1",
          "n_samples": "40", "dataset": "clowns"}
-
-# The map whose title starts with ``start``: the page pixel of cell (i1, i2) (index
-# axes: cell centres at 0, 1, …) through Plotly's own axis conversion.
-CELL_JS = """
-([start, i1, i2]) => {
-  const gd = [...document.querySelectorAll('.js-plotly-plot')].find(g =>
-    g._fullLayout && g._fullLayout.title && (g._fullLayout.title.text || '') === start);
-  if (!gd || !gd._fullData || !gd._fullData.length) return null;
-  const r = gd.querySelector('.nsewdrag').getBoundingClientRect();
-  const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
-  return {x: r.left + xa.d2p(i1), y: r.top + ya.d2p(i2),
-          ticks: (xa.ticktext || []).slice(), yticks: (ya.ticktext || []).slice()};
-}
-"""
 
 
 def test_clicking_a_map_cell_opens_the_method_in_that_state(app_server, page):

@@ -5,18 +5,16 @@ their edge; the table is plain text in Markdown now). A screenshot goes to
 ``test-artifacts/paper-results-1280.png``.
 
 Drives Debian's Chromium through Playwright against ``streamlit run app.py`` (helpers
-from ``test_browser.py``); skips when either is missing or no results file is
+from ``_browser.py``, fixtures from ``conftest.py``);
+skips when either is missing or no results file is
 committed."""
 
 from __future__ import annotations
 
 import pytest
-import test_browser as tb
-from test_browser import FIRST_CHART_TIMEOUT_MS, ROOT, exception_texts, wait_idle
+from _browser import FIRST_CHART_TIMEOUT_MS, ROOT, exception_texts, wait_idle
 
 from nplk_lab.model import presets as pr
-
-chromium_path, app_server, page = tb.chromium_path, tb.app_server, tb.page
 
 pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(pr.load_paper_results()[0] is None,

@@ -14,10 +14,7 @@ from __future__ import annotations
 import struct
 
 import pytest
-import test_browser as tb
-from test_browser import FIRST_CHART_TIMEOUT_MS, wait_idle
-
-chromium_path, app_server, page = tb.chromium_path, tb.app_server, tb.page
+from _browser import FIRST_CHART_TIMEOUT_MS, wait_idle
 
 pytestmark = pytest.mark.browser
 

@@ -39,21 +39,16 @@ from __future__ import annotations
 
 import re
 
+import _browser as tb
 import pytest
-import test_browser as tb
-from test_browser import exception_texts, wait_idle, wait_still
-from test_browser_lessons import lock_in
+from _browser import exception_texts, wait_idle, wait_still
+from _lessons_page import LARGE, MIN_FONT, SMALL, lock_in
 
-from nplk_lab.model import lessons as L
-
-chromium_path, app_server = tb.chromium_path, tb.app_server
+from nplk_lab.model.lessons import lessons as L
 
 pytestmark = pytest.mark.browser
 
 SHOTS = tb.PICTURES / "present-fit"
-SMALL, LARGE = (1280, 720), (1920, 1080)
-#: the least chart text size, px, at each window: read from the back of a hall
-MIN_FONT = {SMALL: 16, LARGE: 24}
 #: the least share of the window's width the figure's drawing (its plots, colour bars
 #: and legend) spans
 MIN_SHARE = 0.5

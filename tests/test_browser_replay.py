@@ -5,7 +5,7 @@ carries no message, and Streamlit's script state stays idle); the playback rate 
 printed. Pausing reports the position, which lands in the URL (``replay_step``).
 
 Drives Debian's Chromium through Playwright against ``streamlit run app.py`` (helpers
-from ``test_browser.py``); skips when either is missing. Run alone with::
+from ``_browser.py``, fixtures from ``conftest.py``); skips when either is missing. Run alone with::
 
     python -m pytest tests/test_browser_replay.py -q -s -m browser
 """
@@ -15,12 +15,11 @@ from __future__ import annotations
 import time
 from urllib.parse import parse_qs, urlparse
 
+import _browser as tb
 import pytest
-import test_browser as tb
-from test_browser import ARTIFACTS, CLASSIFICATION_PATH, exception_texts, wait_idle
+from _browser import ARTIFACTS, CLASSIFICATION_PATH, exception_texts, wait_idle
 
 # the server, browser and page fixtures of the first browser test
-chromium_path, app_server, page = tb.chromium_path, tb.app_server, tb.page
 
 pytestmark = pytest.mark.browser
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import _browser as tb
 import pytest
-import test_browser as tb
 
 import nplk_lab.figures as fg
 import nplk_lab.model as lab
@@ -23,7 +23,6 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-chromium_path, page = tb.chromium_path, tb.page
 pytestmark = pytest.mark.browser
 PLAYER = ".nplk-replay"
 
@@ -127,7 +126,6 @@ def test_html_export_plays_at_the_speed_and_loop_it_was_saved_with(page, tmp_pat
     assert page.evaluate("() => window.__nplkReplay.asked") == pytest.approx(1000 / 60)
 
 
-app_server = tb.app_server
 
 
 def test_the_pages_download_buttons_give_a_gif_and_an_html_file_that_open(

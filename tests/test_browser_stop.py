@@ -13,7 +13,7 @@ however fast or loaded the machine. (Pausing the pool's processes with SIGSTOP o
 iteration showed left a window in which a fast fit could end first.)
 
 Drives Debian's Chromium through Playwright against ``streamlit run app.py`` (helpers
-from ``test_browser.py``); skips when either is missing.
+from ``_browser.py``, fixtures from ``conftest.py``); skips when either is missing.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ import contextlib
 import os
 import re
 
+import _browser as tb
 import pytest
-import test_browser as tb
-from test_browser import (
+from _browser import (
     ARTIFACTS,
     CLASSIFICATION_PATH,
     exception_texts,
@@ -36,7 +36,6 @@ from test_browser import (
 )
 
 # the server, browser and page fixtures of the first browser test
-chromium_path, app_server, page = tb.chromium_path, tb.app_server, tb.page
 
 pytestmark = pytest.mark.browser
 

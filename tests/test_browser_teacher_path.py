@@ -19,15 +19,14 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, urlparse
 
+import _browser as tb
 import pytest
-import test_browser as tb
-from test_browser import exception_texts, wait_idle
-from test_browser_lessons import answer, chart_box, lock_in, new_page, wait_step
+from _browser import exception_texts, wait_idle
+from _lessons_page import answer, chart_box, lock_in, new_page, wait_step
 
-from nplk_lab.model import lessons as L
-from nplk_lab.model import teacher_lessons as T
+from nplk_lab.model.lessons import lessons as L
+from nplk_lab.model.lessons import teacher_lessons as T
 
-chromium_path, app_server = tb.chromium_path, tb.app_server
 pytestmark = pytest.mark.browser
 
 SIZE = (1280, 720)

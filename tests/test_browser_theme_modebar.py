@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import contextlib
 
+import _browser as tb
 import pytest
-import test_browser as tb
-from test_browser import ARTIFACTS, CLASSIFICATION_PATH, wait_idle
+from _browser import ARTIFACTS, CLASSIFICATION_PATH, wait_idle
 
-chromium_path, app_server = tb.chromium_path, tb.app_server
 pytestmark = pytest.mark.browser
 
 #: what the lab's modebars may offer: all of it local (zoom, pan, scale, PNG download)

@@ -1,4 +1,4 @@
-"""Figure titles in Chromium (issue 31): on every page's charts, at 1280 × 720, on a
+"""Figure titles in Chromium: on every page's charts, at 1280 × 720, on a
 phone and after the window shrinks, a title stays inside its chart (a long one wraps onto
 more lines), the mode bar that appears on hover never covers it, and it overlaps none of
 the chart's other words (subplot titles, the score note, colour-bar titles, the legend).
@@ -13,14 +13,12 @@ go to ``test-artifacts/titles-*.png``."""
 
 from __future__ import annotations
 
+import _browser as tb
 import pytest
-import test_browser as tb
-from test_browser import ARTIFACTS, FIRST_CHART_TIMEOUT_MS, exception_texts, wait_idle
-from test_browser_lessons import lock_in
+from _browser import ARTIFACTS, FIRST_CHART_TIMEOUT_MS, exception_texts, wait_idle
+from _lessons_page import lock_in
 
-from nplk_lab.model import lessons as L
-
-chromium_path, app_server, page = tb.chromium_path, tb.app_server, tb.page
+from nplk_lab.model.lessons import lessons as L
 
 pytestmark = pytest.mark.browser
 

@@ -13,41 +13,22 @@ import re
 
 import numpy as np
 import pytest
-import test_browser as tb
-from test_browser import (
+from _browser import (
     ARTIFACTS,
     CLASSIFICATION_PATH,
+    choose_csv,
     exception_texts,
+    upload,
     wait_surface,
 )
 
 from nplk_core.datasets import make_clowns
 
 # the server, browser and page fixtures of the first browser test
-chromium_path, app_server, page = tb.chromium_path, tb.app_server, tb.page
 
 pytestmark = pytest.mark.browser
 
 EVIL = "[Session expired](http://evil.example) ![x](http://evil.example/x.png)"
-
-
-def _choose_csv(page) -> None:
-    """Choose "CSV upload" and wait for the rerun it causes to be over: its run writes
-    dataset=csv into the URL (a bare idle wait can return before that run starts, and a
-    test would then look at the previous dataset's page)."""
-    tb.choose(page, "Dataset", "CSV upload")
-    tb.wait_url(page, "dataset", "csv")
-
-
-def _upload(page, path) -> None:
-    """Pick ``path`` in the CSV uploader; return once the rerun the upload causes is
-    over. The file is sent, then the widget's new value: that run starts well after
-    ``set_files`` returns, so the page's runs are counted from before the pick."""
-    tb.count_runs(page)
-    with page.expect_file_chooser() as fc:
-        page.get_by_role("button", name=re.compile("Browse files|Upload")).first.click()
-    fc.value.set_files(str(path))
-    tb.wait_counted_run(page, timeout_ms=120_000)
 
 
 def test_raw_unit_csv_upload_is_standardised_and_drawn(app_server, page, tmp_path):
@@ -59,8 +40,8 @@ def test_raw_unit_csv_upload_is_standardised_and_drawn(app_server, page, tmp_pat
     page.goto(app_server.url + CLASSIFICATION_PATH + "?method=svm",
               wait_until="domcontentloaded")
     wait_surface(page)
-    _choose_csv(page)
-    _upload(page, path)
+    choose_csv(page)
+    upload(page, path)
     page.get_by_text("Features standardised").first.wait_for(timeout=60_000)
     wait_surface(page)
     page.screenshot(path=str(ARTIFACTS / "upload-raw-units.png"))
@@ -75,8 +56,8 @@ def test_hostile_csv_header_is_plain_text(app_server, page, tmp_path):
     page.goto(app_server.url + CLASSIFICATION_PATH + "?method=svm",
               wait_until="domcontentloaded")
     wait_surface(page)
-    _choose_csv(page)
-    _upload(page, path)
+    choose_csv(page)
+    upload(page, path)
     alert = page.locator('[data-testid="stAlert"]').filter(has_text="Session expired").first
     alert.wait_for(timeout=60_000)
     page.screenshot(path=str(ARTIFACTS / "upload-hostile-header.png"))
@@ -97,7 +78,7 @@ def test_an_oversized_upload_gets_a_clear_message(app_server, page, tmp_path):
     page.goto(app_server.url + CLASSIFICATION_PATH + "?method=svm",
               wait_until="domcontentloaded")
     wait_surface(page)
-    _choose_csv(page)
+    choose_csv(page)
     with page.expect_file_chooser() as fc:
         page.get_by_role("button", name=re.compile("Browse files|Upload")).first.click()
     fc.value.set_files(str(path))

@@ -68,7 +68,7 @@ def test_iteration_cap_scales_the_estimate():
 def test_sweep_caps_fits_and_total_time():
     p = lab.defaults()
     assert budget.sweep_verdict("dank", 140, 7 * 3, 2, p).ok
-    # the hostile link of issue 11: n = 1000, 15 points x 10 repeats, max_iter = 5000
+    # a hostile link: n = 1000, 15 points x 10 repeats, max_iter = 5000
     big = budget.sweep_verdict("dank", 700, 15 * 10, 2, {**p, "max_iter": 5000})
     assert not big.ok and "fewer" in big.message
     too_many = budget.sweep_verdict("svm", 100, 16 * 10, 2, p)
@@ -380,7 +380,13 @@ def test_limits_are_inclusive_at_equality():
     ("dank", 400, 2, {}, 0.06 * 4, 8 * (12 * 400 ** 2 + 4 * 400 * 2)),
     ("dank", 400, 2, {"max_iter": 1000}, 0.06 * 4, 8 * (12 * 400 ** 2 + 4 * 400 * 2)),
     ("dank", 400, 2, {"max_iter": None}, 0.06 * 4, 8 * (12 * 400 ** 2 + 4 * 400 * 2)),
-    ("dank_svr", 200, 1, {"max_iter": 4000}, 0.25 * 2, 8 * (12 * 200 ** 2 + 4 * 200)),
+    # DANK-SVR by its route: Newton up to 300 training points (no iteration factor),
+    # the accelerated solver above (and when asked for), with the iteration factor
+    ("dank_svr", 200, 1, {"max_iter": 4000}, 0.23, 8 * (12 * 200 ** 2 + 4 * 200)),
+    ("dank_svr", 280, 1, {}, 0.23 * 1.4 ** 1.53, None),
+    ("dank_svr", 400, 1, {}, 0.25 * 4, None),
+    ("dank_svr", 400, 1, {"solver": "newton"}, 0.23 * 2 ** 1.53, None),
+    ("dank_svr", 200, 1, {"solver": "apg", "max_iter": 4000}, 0.25 * 2, None),
     ("something-new", 500, 3, {}, 0.1 * 2.5 ** 2, 8 * (4 * 500 ** 2 + 4 * 500 * 3)),
     ("lab_rbf", 200, 2, {}, 0.1, 8 * (0.5 * 200 ** 2 + 120 * 200 + 4 * 200 * 2)),
     ("lab_rbf_reg", 200, 4, {"n_support": 60}, 0.1 * 2 * 2,
@@ -461,3 +467,18 @@ def test_defaults_are_two_dimensions_and_time_is_the_reason_at_the_memory_line()
     v = budget.fit_verdict("dank", 300, 2, p, late, label="DANK")
     assert not v.ok and v.message.startswith(
         f"DANK on 300 training points would need about {budget._fmt_seconds(at.seconds)}, ")
+
+
+def test_dank_svr_cost_follows_the_solver_auto_runs():
+    """"auto" is Newton's method up to nplk_core's switch and the accelerated solver above
+    it: the budget switches at the same size, its time grows with n across the switch
+    (the bisection of the live size needs that), and the page's default size is live."""
+    from nplk_core.dank import AUTO_SVR_NEWTON_MAX_N as switch
+    assert budget._dank_svr_route(switch, {}) == "newton"
+    assert budget._dank_svr_route(switch + 1, {}) == "apg"
+    assert budget._dank_svr_route(50, {"solver": "apg"}) == "apg"
+    assert budget._dank_svr_route(500, {"solver": "newton"}) == "newton"
+    assert budget._dank_svr_route(200, {"solver": "pg"}) is None
+    times = [budget.fit_cost("dank_svr", n, 1, {}).seconds for n in range(2, 1200)]
+    assert all(b > a for a, b in zip(times, times[1:]))
+    assert budget.fit_verdict("dank_svr", 140, 1, {}).level == "live"

@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nplk_lab.model import atlas as A
-from nplk_lab.model import atlas_words as AW
 from nplk_lab.model import claims as C
 from nplk_lab.model import presets as pr
+from nplk_lab.model.atlas import atlas as A
+from nplk_lab.model.atlas import atlas_words as AW
 
 ROOT = Path(__file__).resolve().parents[1]
 ATLAS = A.load_atlas()
@@ -186,7 +186,7 @@ GONE = (
     ("the gain comes with 1-nearest neighbour's labels", (
         "README.md", "docs/where-the-gain-comes-from.md")),
     ("KNPL beats the plain SVM on the sandwich's test points. Check", (
-        "nplk_lab/model/lessons.py",)),
+        "nplk_lab/model/lessons/lessons.py",)),
 )
 
 
@@ -213,7 +213,7 @@ def test_dank_clowns_F_stays_within_one_percent_of_all_ones_at_twenty_draws():
         assert 1e-4 < np.abs(res.matrix - 1.0).max() < 0.01, seed
 
 
-NPKL = __import__("nplk_lab.model.atlas_npkl", fromlist=["load_npkl"]).load_npkl()
+NPKL = __import__("nplk_lab.model.atlas.atlas_npkl", fromlist=["load_npkl"]).load_npkl()
 
 
 @pytest.mark.skipif(not NPKL, reason="no committed SimpleNPKL table")

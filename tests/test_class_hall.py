@@ -21,7 +21,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from nplk_lab.model import lessons as L
+from nplk_lab.model.lessons import lessons as L
 from nplk_lab.serve import class_hall, class_room, class_web
 from nplk_lab.serve.class_store_rules import REVOTE, SEAT_CHARS, SPLIT, Seat
 
@@ -245,7 +245,7 @@ def test_the_state_long_poll_returns_the_new_step(hall):
 def test_the_fitted_figure_opens_at_the_reveal_and_is_made_once(hall, monkeypatch):
     app, store = hall
     code, token = started(store)
-    from nplk_lab.model import lesson_figures
+    from nplk_lab.model.lessons import lesson_figures
     made = []
     real = lesson_figures.step_figure
 

@@ -59,7 +59,7 @@ def test_subsampled_fit_draws_its_matrix_with_its_own_labels():
     at.run()
     assert_clean(at)
     assert any("subsample" in w.value for w in at.warning)
-    import nplk_lab.ui.components.chart as chart_component
+    import _components as chart_component
     figs = [chart_component.figure_of(e) for e in at.get("bidi_component")]
     heat = [f for f in figs if f and any(t.get("type") == "heatmap" for t in f["data"])]
     assert heat, "no matrix heatmap on the page"
@@ -449,6 +449,27 @@ def test_classroom_benchmark_runs_a_class_of_two(capsys):
     assert row["moves"] >= 2 * 3 and not row["errors"] and row["lost"] == 0
     assert row["p50"] > 0 and row["peak"] > row["idle"] > 0 and row["floor"] > 0
     assert row["open_sessions"] == [2]     # the server's own count: both tabs were open
+
+
+@pytest.mark.slow
+def test_classroom_benchmark_measures_a_light_class_beside_it(capsys):
+    """``--hall 4``: four light-page students vote through the same server while two
+    students move sliders; every light vote acknowledged is stored, and the line says so."""
+    import bench_classroom
+
+    port = _port()
+    assert bench_classroom.main(["--students", "2", "--moves", "3", "--gap", "2",
+                                 "--linger", "0", "--hall", "4", "--processes", "2",
+                                 "--port", str(port - 1 if port > 8650 else 8648)]) == 0
+    row = bench_classroom.main.rows[0]
+    assert row["hall"] == 4 and not row["errors"] and row["lost"] == 0
+    light = row["beside"].result
+    acked, final = sum(light["acked"].values()), sum(light["final"].values())
+    assert acked == final == 4 * 2 * light["questions"]
+    assert not light["errors"]
+    out = capsys.readouterr().out
+    assert f"4 light students beside 2: votes {acked} acknowledged, {final} stored, 0 lost" \
+        in out
 
 
 def test_a_tab_sends_the_cookies_of_its_first_answer_with_every_later_request():

@@ -1,4 +1,4 @@
-"""No two marks in a figure differ by colour alone (issue 31 point 5).
+"""No two marks in a figure differ by colour alone.
 
 Every figure the pages draw (AppTest: each page at its defaults and in the views a
 lesson or a student switches to) is read trace by trace, per pair of axes:
@@ -19,8 +19,8 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from _app_pages import SMALL, charts, open_page
 from _colour_vision import APART, deuteranope_delta_e
-from test_app import SMALL, charts, open_page
 
 import nplk_lab.figures as fg
 

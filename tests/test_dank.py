@@ -1,5 +1,5 @@
-"""DANK (seed 000): closed forms, dense references, finite differences, scikit-learn
-equivalences and invariants.
+"""DANK (*Learning Data-adaptive Non-parametric Kernels*): closed forms, dense references,
+finite differences, scikit-learn equivalences and invariants.
 
 Long (about 600 lines) because each of the four solvers and both tasks is checked
 against its own reference written here (dense formulas, SLSQP, linprog, SVC/SVR)."""
@@ -604,7 +604,7 @@ def test_factor_is_used_only_when_exact():
 @pytest.mark.parametrize("n", [14, 20, 30])
 def test_raw_unit_features_fit(n):
     """Features in raw units 1e2-1e4 make K ~ I and 11^T + Gamma ~ 11^T + c I, on which
-    LAPACK's evr value subset fails with 'Internal Error' (issue 11)."""
+    LAPACK's evr value subset fails with 'Internal Error'."""
     for seed in range(3):
         rng = np.random.default_rng(seed)
         X = rng.normal(size=(n, 2)) * np.array([1e2, 1e4])

@@ -1,5 +1,5 @@
 """Fits through joblib's active backend: map_fits locally, and scalable DANK and the
-baselines' grid search on a real 2-worker Dask cluster (issue 14).
+baselines' grid search on a real 2-worker Dask cluster.
 
 The Dask tests start a ``LocalCluster`` (2 worker processes, 1 thread each, on
 127.0.0.1, no dashboard) whose workers import this checkout's ``nplk_core``; they skip
@@ -122,7 +122,7 @@ def test_scalable_dank_on_dask_matches_the_local_backend(dask_client, scatter_lo
     local = DANKClassifier(**params, n_jobs=2).fit(X, y)
     with _task_stream(dask_client) as stream, joblib.parallel_config(backend="dask"):
         remote = DANKClassifier(**params).fit(X, y)
-    # the same fit, bit for bit (issue 30: it agreed on 99.78 % of predictions)
+    # the same fit, bit for bit (it once agreed on only 99.78 % of predictions)
     np.testing.assert_array_equal(remote.alpha_, local.alpha_)
     assert remote.eta_ == local.eta_
     np.testing.assert_array_equal(remote.cluster_labels_, local.cluster_labels_)

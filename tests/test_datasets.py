@@ -517,7 +517,7 @@ def test_dataset_to_csv_defuses_spreadsheet_formulas():
 
 
 def test_regression_sliders_have_plain_names():
-    """The step function's sliders were named "s", "w", "a" on screen (issue 31)."""
+    """The step function's sliders were named "s", "w", "a" on screen; now in words."""
     import nplk_lab.model as lab
 
     table = lab.settings()

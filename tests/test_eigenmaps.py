@@ -1,9 +1,11 @@
-"""Eigenfunction maps (issue 13.3): the Nyström identity at the training points,
+"""Eigenfunction maps: the Nyström identity at the training points,
 orthogonality, learned == plain when F is all-ones, the sign convention, a slow dense
 reference for the fast path, null eigenvalues, and the figure builders' numbers."""
 
 import numpy as np
 import pytest
+from _app_pages import open_page
+from _components import figure_of
 
 import nplk_lab.figures as fg
 import nplk_lab.model as lab
@@ -391,25 +393,8 @@ def test_mark_eigenvalue_rings_each_spectrum_and_leaves_the_figure_alone():
 # the view on the pages (AppTest)
 # ---------------------------------------------------------------------------
 
-def _page(path, **query):
-    import sys
-    from pathlib import Path
-
-    from streamlit.testing.v1 import AppTest
-    root = Path(__file__).resolve().parents[1]
-    if str(root) not in sys.path:
-        sys.path.insert(0, str(root))
-    at = AppTest.from_file(str(root / path), default_timeout=180)
-    for k, v in query.items():
-        at.query_params[k] = str(v)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
 def _titles(at):
-    import nplk_lab.ui.components.chart as chart_component
-    figs = [chart_component.figure_of(e) for e in at.get("bidi_component")]
+    figs = [figure_of(e) for e in at.get("bidi_component")]
     return [(f["layout"].get("title") or {}).get("text", "") for f in figs if f]
 
 
@@ -420,7 +405,7 @@ def _url(at, name):
 
 @pytest.mark.slow
 def test_classification_eigen_view_follows_the_index_and_the_url():
-    at = _page("pages/1_Classification.py", view="spectra", eigen_index=3, n_samples=60)
+    at = open_page("pages/1_Classification.py", view="spectra", eigen_index=3, n_samples=60)
     titles = _titles(at)
     assert "Eigenfunction j = 3 of F × K, F and K" in titles
     assert any(t.startswith("Eigen-decay") for t in titles)
@@ -432,17 +417,16 @@ def test_classification_eigen_view_follows_the_index_and_the_url():
     # a plain SVM has only K; an index beyond n is clipped to n
     at.selectbox(key="w_method").set_value("svm").run()
     assert "Eigenfunction j = 5 of K" in _titles(at)
-    at2 = _page("pages/1_Classification.py", view="spectra", eigen_index=900, n_samples=60,
+    at2 = open_page("pages/1_Classification.py", view="spectra", eigen_index=900, n_samples=60,
                 method="svm")
     assert "Eigenfunction j = 42 of K" in _titles(at2)
 
 
 @pytest.mark.slow
 def test_regression_eigen_view_draws_curves_on_the_line():
-    at = _page("pages/2_Regression.py", reg_view="spectra", eigen_index=2, n_samples=60)
+    at = open_page("pages/2_Regression.py", reg_view="spectra", eigen_index=2, n_samples=60)
     titles = _titles(at)
     assert "Eigenfunction j = 2 of F × K, F and K" in titles, titles
-    import nplk_lab.ui.components.chart as chart_component
-    fig = next(f for f in (chart_component.figure_of(e) for e in at.get("bidi_component"))
+    fig = next(f for f in (figure_of(e) for e in at.get("bidi_component"))
                if f and f["layout"].get("title", {}).get("text", "").startswith("Eigenfunction"))
     assert {t["type"] for t in fig["data"]} == {"scatter"}     # 1-D data: curves

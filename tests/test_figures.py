@@ -238,7 +238,7 @@ def test_large_matrices_are_block_averaged_exactly():
     rng = np.random.default_rng(2)
     n = 301
     M = rng.random((n, n))
-    P, starts = fgm._pool(M, 120)
+    P, starts = fgm.block_means(M, 120)
     assert P.shape == (120, 120)
     sizes = np.diff(np.append(starts, n))
     assert sizes.min() >= 2 and sizes.max() <= 3
@@ -381,11 +381,11 @@ def test_pooled_matrices_are_scaled_by_what_is_drawn():
     fig = fg.matrix_triptych(K, F, np.ones(n), difference=True)
     f, d = fig.data[1], fig.data[3]
     assert len(f.z) == 128
-    P, _ = fgm._pool(F, 128)
+    P, _ = fgm.block_means(F, 128)
     _diverging_limits_are_the_largest_deviation(f, 1.0, P)
     # block averages of noise are smaller than its largest entry: the scale follows
     assert f.zmax - 1 < 0.5 * np.abs(F - 1).max()
-    assert d.zmax == pytest.approx(np.abs(fgm._pool(F * K - K, 128)[0]).max(), rel=1e-12)
+    assert d.zmax == pytest.approx(np.abs(fgm.block_means(F * K - K, 128)[0]).max(), rel=1e-12)
 
 
 def test_matrix_panels_keep_cells_square_inside_their_domain():

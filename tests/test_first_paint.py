@@ -1,4 +1,4 @@
-"""A new server's first picture with the fit pool on (issue 30): the first-paint snapshot
+"""A new server's first picture with the fit pool on: the first-paint snapshot
 holds the default fit the pool computed, and the pool's workers start without running a
 page."""
 

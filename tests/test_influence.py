@@ -1,4 +1,4 @@
-"""A training point's learned influence (issue 13 §2): the maps against closed forms and a
+"""A training point's learned influence: the maps against closed forms and a
 slow dense reference, the decision function rebuilt from them, the LAB RBF ellipse, the
 click picking, the figures, and the page (AppTest).
 
@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _app_pages import live_figures, open_page
 
 import nplk_lab.figures as fg
 import nplk_lab.model as lab
@@ -200,7 +201,7 @@ def test_the_maps_rebuild_the_models_decision_function(fits, toy, method, rule):
 
 
 def _slow_reciprocal(X, T):
-    """Seed 000 §2.3 pair by pair: r = rank of test point j among the test points by
+    """The DANK paper's §2.3 pair by pair: r = rank of test point j among the test points by
     distance to xᵢ, s = rank of xᵢ among the training points by distance to x'ⱼ;
     j* = argmax 1/(r s), ties to the smaller s."""
     D = ((X[:, None, :] - T[None, :, :]) ** 2).sum(-1)
@@ -396,7 +397,7 @@ def test_linked_matrix_of_a_pooled_view_frames_the_block():
     K = np.eye(n)
     fig = fg.matrix_heatmap(K, y, name="K", center=None, max_side=100)
     order = fgm.class_order(y, n)
-    _, starts = fgm._pool(K[np.ix_(order, order)], 100)
+    _, starts = fgm.block_means(K[np.ix_(order, order)], 100)
     np.testing.assert_array_equal(fgi._pooled_starts(n, len(starts)), starts)
     out = fg.linked_matrix(fig, y, int(order[150]))
     b = int(np.searchsorted(starts, 150, side="right") - 1)
@@ -421,27 +422,14 @@ def test_focus_ring_adds_a_ring_and_leaves_the_figure(toy):
 # ---------------------------------------------------------------------------
 
 def _page(**query):
-    from streamlit.testing.v1 import AppTest
-
-    at = AppTest.from_file(str(ROOT / "pages/1_Classification.py"), default_timeout=180)
-    for k, v in query.items():
-        at.query_params[k] = str(v)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def _figures(at):
-    import nplk_lab.ui.components.chart as chart_component
-
-    return [f for f in (chart_component.figure_of(e) for e in at.get("bidi_component")) if f]
+    return open_page("pages/1_Classification.py", **query)
 
 
 @pytest.mark.slow
 def test_page_draws_the_selected_points_influence_and_clears_it():
     at = _page(n_samples=60, method="dank", sigma=1.0, focus_point=5)
     assert any("Influence of training point 5" in m.value for m in at.markdown)
-    figs = _figures(at)
+    figs = live_figures(at)
     infl = [f for f in figs if "influence of training point 5" in json.dumps(
         f.get("layout", {}).get("title", {}))]
     assert len(infl) == 1
@@ -458,7 +446,7 @@ def test_page_draws_the_selected_points_influence_and_clears_it():
     next(r for r in at.radio if r.key == "w_influence_view").set_value("pair").run()
     assert not at.exception
     assert at.query_params["influence_view"] in ("pair", ["pair"])
-    infl = [f for f in _figures(at) if "influence of training point 5" in json.dumps(
+    infl = [f for f in live_figures(at) if "influence of training point 5" in json.dumps(
         f.get("layout", {}).get("title", {}))]
     assert sum(t["type"] == "heatmap" for t in infl[0]["data"]) == 2
     # Clear selection: nothing selected, the hint instead

@@ -1,5 +1,6 @@
-"""KNPL (SPEC §4): the ADMM projection, the outer alternation, the saddle-point solver
-against independent references, eq. 23, the contract.
+"""KNPL (*Nonlinear Pairwise Layer and Its Training for Kernel Learning*): the ADMM
+projection, the outer alternation, the saddle-point solver against independent
+references, eq. 23, the contract.
 
 Long (about 700 lines) because each solver is checked against its own independent
 reference written here (Dykstra, the full-size ADMM, SLSQP, dense formulas).
@@ -454,8 +455,9 @@ def test_saddle_history_callback_and_max_iter(clowns):
 
 
 def test_saddle_bias_follows_spec_rule(clowns):
-    """b = mean over 0 < alpha_i < C of y_i - ((G o K) Y alpha)_i (SPEC §0), and training
-    decisions are (G o K) Y alpha + b (eq. 23: a training point is its own neighbour)."""
+    """b = mean over 0 < alpha_i < C of y_i - ((G o K) Y alpha)_i
+    (docs/the-maths-of-every-method.md, "Shared pieces"), and training decisions are
+    (G o K) Y alpha + b (eq. 23: a training point is its own neighbour)."""
     X, y, _, _ = clowns
     est = KNPLClassifier(C=2.0, gamma=0.5).fit(X, y)
     ypm = np.where(y == est.classes_[1], 1.0, -1.0)

@@ -1,4 +1,4 @@
-"""LAB RBF, both halves (issue 29 §6): the coefficients fitted to all points
+"""LAB RBF, both halves: the coefficients fitted to all points
 (nplk_core.lab_rbf.lab_fit_alpha_all, lab_ridge_coef) against dense solves and the
 paper's fit; the three comparison fits of nplk_lab.model.lab_rbf_halves against
 independent computations; the sentences following their numbers; the figure; the
@@ -12,6 +12,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from _components import figure_of
 from sklearn.kernel_ridge import KernelRidge
 
 import nplk_lab.figures as fg
@@ -258,8 +259,7 @@ def test_regression_page_shows_both_halves_for_lab_rbf_only():
         or "the lab's extension, not the paper's" in md
     assert "On this draw, inside the paper's model the learned widths" in md
     assert lh.domain_sentence() in caps
-    import nplk_lab.ui.components.chart as chart_component
-    figs = [chart_component.figure_of(e) for e in at.get("bidi_component")]
+    figs = [figure_of(e) for e in at.get("bidi_component")]
     names = {t.get("name") for f in figs if f for t in f.get("data", [])}
     assert lh.GROUP["ridge"] in names and lh.GROUP["learned"] in names
     other = page("svr")

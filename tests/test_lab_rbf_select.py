@@ -1,6 +1,6 @@
 """LAB RBF with validation-chosen settings (nplk_core/lab_rbf_select.py): the choice is the
 validation argmin, the refit is the chosen LABRBFRegressor, bad grids are named, the
-scikit-learn contract; issue 14 §4: never worse than the training mean on real data, and
+scikit-learn contract; never worse than the training mean on real data, and
 the measured (unmet) claim against one bandwidth."""
 
 import warnings
@@ -129,13 +129,13 @@ def test_sklearn_compatible(estimator, check):
 
 
 # ---------------------------------------------------------------------------
-# issue 14 §4
+# never worse than the training mean on real data
 # ---------------------------------------------------------------------------
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["diabetes", "friedman1"])
 def test_never_worse_than_the_training_mean_on_real_data(name):
-    """Issue 14 §4: held-out R² > 0 on each of 10 random 70/30 splits (scikit-learn's
+    """Held-out R² > 0 on each of 10 random 70/30 splits (scikit-learn's
     diabetes, 442 x 10, and Friedman #1, 600 x 10 with noise 1). The paper's defaults
     (lambda = 1e-3) fall below the mean on 4 of the 10 diabetes splits (down to -0.23):
     the coefficients interpolate 30 noisy labels."""
@@ -184,7 +184,8 @@ def _one_bandwidth_r2(C, X, y, val, Xte, yte):
 
 @pytest.mark.slow
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "issue 14 §4 claim, NOT met (docs/lab-rbf-against-one-bandwidth.md): on the chirp, "
+    "the claim against one bandwidth, NOT met (docs/lab-rbf-against-one-bandwidth.md): "
+    "on the chirp, "
     "n = 300, noise 0.1, 30 supports, LAB RBF CV is at or above the one-bandwidth ridge on "
     "its supports at 0-2 of seeds 0-9; even the bandwidths trained on the noiseless "
     "function itself fall short, because the coefficients interpolate 30 noisy labels. "

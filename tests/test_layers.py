@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_import_cycles import import_graph, project_modules
+from _imports import import_graph, project_modules
 
 import nplk_core
 

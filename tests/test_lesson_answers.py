@@ -8,7 +8,7 @@ import random
 import pytest
 
 from nplk_lab.model import codec
-from nplk_lab.model.lesson_answers import answers_text, lock_answer, read_answers
+from nplk_lab.model.lessons.lesson_answers import answers_text, lock_answer, read_answers
 
 OPTIONS = [("a", "b", "c"), (), ("a", "b"), ("a", "b", "c"), ("a", "b", "c")]
 

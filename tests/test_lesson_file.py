@@ -1,4 +1,4 @@
-"""The downloadable lesson file (``nplk_lab.model.lesson_file``): a teacher's text cannot
+"""The downloadable lesson file (``nplk_lab.model.lessons.lesson_file``): a teacher's text cannot
 inject HTML or script, every built-in lesson builds under 10 MB, the figures inside are
 exactly the JSON the Lessons page sends for that step (before and after the answer), and
 the measured answers are the steps' own reveals. The file in a browser:
@@ -12,9 +12,9 @@ import re
 import pytest
 
 import nplk_lab.figures as fg
-from nplk_lab.model import lesson_file as LF
-from nplk_lab.model import lessons as L
-from nplk_lab.model import teacher_lessons as T
+from nplk_lab.model.lessons import lesson_file as LF
+from nplk_lab.model.lessons import lessons as L
+from nplk_lab.model.lessons import teacher_lessons as T
 from nplk_lab.ui.lessons import step_figure
 
 HOSTILE = ('</script><script>alert(1)</script><img src=x onerror=alert(2)> <!-- '

@@ -16,10 +16,10 @@ import pytest
 
 import nplk_lab.model as lab
 from nplk_lab.model import codec
-from nplk_lab.model import lesson_fits as LF
-from nplk_lab.model import lesson_seeds as LS
-from nplk_lab.model import lessons as L
-from nplk_lab.model import teacher_lessons as T
+from nplk_lab.model.lessons import lesson_fits as LF
+from nplk_lab.model.lessons import lesson_seeds as LS
+from nplk_lab.model.lessons import lessons as L
+from nplk_lab.model.lessons import teacher_lessons as T
 
 STEPS = [(les.number, i, step) for les in L.LESSONS for i, step in enumerate(les.steps, 1)]
 
@@ -70,7 +70,7 @@ def test_step_claim_holds_at_its_state(number, index, step):
 
 
 # ---------------------------------------------------------------------------
-# every step at many draws of the data (issue 29 §5)
+# every step at many draws of the data
 # ---------------------------------------------------------------------------
 
 SEEDS = range(10)
@@ -509,7 +509,7 @@ def test_a_lessons_interval_words_say_which_side_the_interval_lies():
     """The lesson's sentence on one draw's difference: 'clearly ahead' only when the
     whole interval is above 0, 'clearly behind' only when it is below, otherwise the
     draw cannot tell the two apart; no interval, no sentence."""
-    from nplk_lab.model.lesson_fits import interval_words
+    from nplk_lab.model.lessons.lesson_fits import interval_words
 
     words = interval_words({"diff": 11.7, "lo": -0.1, "hi": 23.4})
     assert words == (" DANK minus the plain SVM: +11.7 points, 95 % interval −0.1 to +23.4 "

@@ -18,8 +18,6 @@ SKIP = {"build", "dist", "node_modules", "__pycache__", "test-artifacts", "mutan
 REASON = re.compile(r"(?is)\blong\b[^.]{0,80}\bbecause\b|\bone piece\b")
 NOT_YET_SPLIT = {
     "benchmarks/bench_app.py",     # three benchmarks and their browser probes
-    "tests/test_app.py",           # the AppTest set-up into tests/conftest.py
-    "tests/test_lab_rbf.py",       # by job, as lab_rbf.py and _lab_rbf_core.py are
 }
 
 

@@ -1,4 +1,4 @@
-"""What a slider move sends and re-encodes (issue 30, point 2): the matrix view drawn
+"""What a slider move sends and re-encodes: the matrix view drawn
 as block means within a budget of cells, every entry on request; the figures' JSON
 gzipped once per cached figure; the live chart's two payload forms read back alike.
 ``benchmarks/bench_move_cost.py`` measures the bytes and CPU against a real server."""
@@ -12,10 +12,11 @@ from pathlib import Path
 import numpy as np
 import plotly.graph_objects as go
 import pytest
+from _components import figure_of, payload_of
 
 import nplk_lab.figures as fg
 import nplk_lab.figures.common as fgc
-import nplk_lab.ui.figure_cache as figure_cache
+import nplk_lab.serve.figure_cache as figure_cache
 from nplk_lab.figures.matrices import class_order
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -155,15 +156,14 @@ def test_the_json_cache_lets_go_with_the_figure_and_keeps_its_byte_bound(monkeyp
 
 
 def test_the_classification_page_draws_block_means_then_every_entry_on_request():
-    from test_app import assert_clean, open_page, widget
+    from _app_pages import assert_clean, open_page, widget
 
-    import nplk_lab.ui.components.chart as chart_component
 
     def matrix(at):
         for e in at.get("bidi_component"):
-            f = chart_component.figure_of(e)
+            f = figure_of(e)
             if f and any(t.get("name") == "F × K" for t in f["data"]):
-                return f, chart_component.payload_of(e)
+                return f, payload_of(e)
         raise AssertionError("no matrix view")
 
     at = open_page("pages/1_Classification.py", n_samples=120, max_iter=200)
@@ -173,7 +173,7 @@ def test_the_classification_page_draws_block_means_then_every_entry_on_request()
     assert "block-averaged to 48×48" in f["layout"]["title"]["text"]
     assert any("mean over a block" in c.value for c in at.caption)
     # sent gzipped after a line of JSON, read back whole
-    el = next(e for e in at.get("bidi_component") if chart_component.payload_of(e) == payload)
+    el = next(e for e in at.get("bidi_component") if payload_of(e) == payload)
     assert el.proto.WhichOneof("data") == "bytes"
     assert json.loads(payload["figure"]) == f and payload["height"] == f["layout"]["height"]
     widget(at, "matrix_full").set_value(True).run()

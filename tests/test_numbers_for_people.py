@@ -19,8 +19,15 @@ def test_numbers_for_people_are_never_written_as_a_computer_writes_them():
     for v in np.geomspace(1e-9, 1e9, 200):
         text = f(v)
         assert "e" not in text and not text.endswith(".0"), (v, text)
-        if "×" in text:   # the value read back
-            m, p = text.split(" × 10")
-            back = float(m) * 10 ** int(p.translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹",
-                                                                 "-0123456789")))
-            assert back == pytest.approx(v, rel=0.06)
+        assert fg.from_people(text) == pytest.approx(v, rel=0.06), (v, text)  # read back
+        assert fg.from_people(f(-v)) == pytest.approx(-v, rel=0.06), (-v, f(-v))
+
+
+def test_a_number_written_for_people_reads_back_and_nothing_else_does():
+    read = fg.from_people
+    assert [read(t) for t in ("0.0028", "56", "−0.002", "1.5 × 10⁵", "10⁵", "−10⁵",
+                              "2.6 × 10⁻⁶", "10", "2100", "100", " 7 ")] == pytest.approx(
+        [0.0028, 56, -0.002, 1.5e5, 1e5, -1e5, 2.6e-6, 10, 2100, 100, 7])
+    for bad in ("", "×", "10⁵ apples", "1.5 × 10", "e5", "1,5"):
+        with pytest.raises(ValueError):
+            read(bad)

@@ -1,4 +1,5 @@
-"""ONK (SPEC §5): objective, both solvers, the rank-one kernel, the SVM limit."""
+"""ONK (*Learning the Optimal Neighborhood Kernel for Classification*): objective, both
+solvers, the rank-one kernel, the SVM limit."""
 
 import warnings
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _components import figure_of
 from streamlit.testing.v1 import AppTest
 
 import nplk_lab.figures as fg
@@ -57,7 +58,6 @@ def test_constraints_figure_regions_and_line_counts():
 
 @pytest.mark.slow
 def test_pairwise_page_hides_lines_until_asked():
-    import nplk_lab.ui.components.chart as chart_component
 
     at = AppTest.from_file(str(ROOT / "pages/3_Pairwise_constraints.py"), default_timeout=180)
     at.query_params["n_samples"] = "80"
@@ -65,7 +65,7 @@ def test_pairwise_page_hides_lines_until_asked():
     assert not at.exception
 
     def fig():
-        figs = [chart_component.figure_of(e) for e in at.get("bidi_component")]
+        figs = [figure_of(e) for e in at.get("bidi_component")]
         return next(f for f in figs if f and f["layout"].get("title", {}).get("text", "")
                     .startswith("Clusters of the learned kernel"))
     f = fig()

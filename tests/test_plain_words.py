@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from _components import figure_of
+from _plain_words import STATES, figure_texts
 from streamlit.testing.v1 import AppTest
 
 import nplk_lab.model as lab
@@ -80,50 +82,9 @@ def test_sweep_parameter_list_uses_slider_names():
 # every page, several states
 # ---------------------------------------------------------------------------
 
-SMALL = {"n_samples": "60"}
-STATES = [
-    ("app.py", {}),
-    ("pages/1_Classification.py", SMALL),
-    ("pages/1_Classification.py", {**SMALL, "view": "spectra", "replay": "true"}),
-    ("pages/1_Classification.py", {**SMALL, "view": "convergence", "focus_point": "0"}),
-    ("pages/1_Classification.py", {**SMALL, "method": "onk"}),
-    ("pages/1_Classification.py", {**SMALL, "method": "lab_rbf"}),
-    ("pages/2_Regression.py", SMALL),
-    ("pages/2_Regression.py", {**SMALL, "reg_dataset": "harmonic", "replay": "true"}),
-    ("pages/2_Regression.py", {**SMALL, "reg_method": "lab_rbf_reg", "reg_view": "convergence"}),
-    ("pages/3_Pairwise_constraints.py", SMALL),
-    ("pages/4_Sensitivity.py", {**SMALL, "sweep_points": "3", "sweep_repeats": "1"}),
-    ("pages/4_Sensitivity.py", {**SMALL, "sweep_points": "3", "sweep_repeats": "1",
-                                "sweep_method": "onk", "sweep_param": "onk_rho"}),
-    ("pages/5_Scaling.py", {**SMALL, "scale_max_clusters": "3"}),
-    ("pages/6_Paper_results.py", {}),
-    ("pages/7_Lessons.py", {}),
-]
-
-
-def _figure_texts(fig: dict) -> list[str]:
-    out = []
-    lay = fig.get("layout", {})
-
-    def title(t):
-        return t.get("text", "") if isinstance(t, dict) else (t or "")
-    out.append(title(lay.get("title")))
-    for k, v in lay.items():
-        if (k.startswith("xaxis") or k.startswith("yaxis")) and isinstance(v, dict):
-            out.append(title(v.get("title")))
-        if k.startswith("coloraxis") and isinstance(v, dict):
-            out.append(title(v.get("colorbar", {}).get("title")))
-    out += [a.get("text", "") for a in lay.get("annotations", [])]
-    for tr in fig.get("data", []):
-        if tr.get("showlegend", True) is not False:
-            out.append(tr.get("name") or "")
-        out.append(title((tr.get("colorbar") or {}).get("title")))
-    return [t for t in out if t]
-
 
 def _page_texts(at: AppTest) -> tuple[list[str], list[str]]:
     """(words shown, controls without a help line)."""
-    import nplk_lab.ui.components.chart as chart_component
 
     shown, no_help = [], []
     for kind in ("title", "header", "subheader", "caption", "markdown", "info", "warning",
@@ -150,11 +111,11 @@ def _page_texts(at: AppTest) -> tuple[list[str], list[str]]:
             if kind != "page_link" and not getattr(proto, "help", "").strip():
                 no_help.append(f"{kind} {proto.label!r}")
     for e in at.get("bidi_component"):
-        fig = chart_component.figure_of(e)
+        fig = figure_of(e)
         if fig is not None:
-            shown += _figure_texts(fig)
+            shown += figure_texts(fig)
     for e in at.get("plotly_chart"):
-        shown += _figure_texts(json.loads(e.proto.spec))
+        shown += figure_texts(json.loads(e.proto.spec))
     for e in at.get("arrow_data_frame"):
         try:
             shown += [str(c) for c in e.value.columns]

@@ -1,4 +1,4 @@
-"""Plain words on every student-facing screen (issue 31, point 2): no paper reference
+"""Plain words on every student-facing screen: no paper reference
 ("§6.3", "eq. 23", "Theorem 6"), no specification name, no raw TeX, and no symbol a
 student cannot decode unless it is explained where it appears.
 
@@ -19,25 +19,18 @@ element explains it: its own text or its hover help contains the words that name
 
 from __future__ import annotations
 
-import json
 import re
 import sys
-from pathlib import Path
 
 import pytest
+from _screen_words import RESEARCHERS, ROOT, STATES, open_page, screen_texts
 from streamlit.testing.v1 import AppTest
-from streamlit.testing.v1.element_tree import Block, Expander
-from test_plain_words import SMALL, _figure_texts
-from test_plain_words import STATES as HELP_STATES
 
-from nplk_lab.model import lessons as L
+from nplk_lab.model.lessons import lessons as L
 
-ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # nplk_lab/ui/ sits next to app.py (as with `streamlit run`)
     sys.path.insert(0, str(ROOT))
 
-TIMEOUT = 180
-RESEARCHERS = "For researchers"
 
 #: always wrong on a student's screen: references into the papers, the specification's
 #: name, code-like maths
@@ -147,50 +140,6 @@ def test_every_symbol_a_slider_is_named_by_is_explained_in_its_help():
 # ---------------------------------------------------------------------------
 
 # every text a figure shows: the same reader as the plain-words test's
-figure_texts = _figure_texts
-
-
-def element_texts(node) -> list[tuple[str, str]]:
-    """(text, help) pairs of one leaf element."""
-    import nplk_lab.ui.components.chart as chart_component
-
-    kind = node.type
-    proto = node.proto
-    if kind == "bidi_component":
-        fig = chart_component.figure_of(node)
-        return [(t, "") for t in figure_texts(fig)] if fig is not None else []
-    if kind == "plotly_chart":
-        return [(t, "") for t in figure_texts(json.loads(proto.spec))]
-    if kind == "arrow_data_frame":
-        try:
-            return [(str(c), "") for c in node.value.columns]
-        except Exception:  # noqa: BLE001 - a table this walker cannot read adds nothing
-            return []
-    help_text = str(getattr(proto, "help", "") or "")
-    parts = [v for field in ("body", "label", "text", "placeholder")
-             for v in [getattr(proto, field, None)] if isinstance(v, str) and v]
-    # a widget's options are read with its label and its help
-    parts += [str(o) for o in getattr(proto, "options", []) or []]
-    return [(" | ".join(parts), help_text)] if parts or help_text else []
-
-
-def screen_texts(at: AppTest) -> list[tuple[str, str]]:
-    """Every (text, help) on the screen, leaving out the "For researchers" notes."""
-    out: list[tuple[str, str]] = []
-
-    def walk(node) -> None:
-        if isinstance(node, Expander) and node.label.startswith(RESEARCHERS):
-            return
-        if isinstance(node, Block):
-            if getattr(node, "label", ""):
-                out.append((str(node.label), ""))
-            for child in node.children.values():
-                walk(child)
-            return
-        out.extend(element_texts(node))
-
-    walk(at._tree)
-    return [(t, h) for t, h in out if (t or h).strip()]
 
 
 def researchers_notes(at: AppTest) -> list[str]:
@@ -208,46 +157,6 @@ def screen_problems(at: AppTest, glossary: dict = GLOSSARY) -> dict[str, list[st
 # ---------------------------------------------------------------------------
 # pages
 # ---------------------------------------------------------------------------
-
-# the states the help-text test opens (but Paper results, where the papers' references
-# belong), and more: every view, presentation mode
-STATES = [*(s for s in HELP_STATES if not s[0].endswith("Paper_results.py")),
-    ("pages/1_Classification.py", {**SMALL, "method": "knpl", "show_nn": "true"}),
-    ("pages/1_Classification.py", {**SMALL, "method": "onk", "view": "spectra"}),
-    ("pages/1_Classification.py", {**SMALL, "method": "lab_rbf", "view": "bandwidth"}),
-    ("pages/1_Classification.py", {**SMALL, "dataset": "drawn"}),
-    ("pages/1_Classification.py", {**SMALL, "view": "convergence", "compare_solvers": "true",
-                                   "focus_point": "3", "influence_view": "pair",
-                                   "ablation_cv": "true"}),
-    ("pages/1_Classification.py", {**SMALL, "method": "onk", "view": "matrix",
-                                   "present": "true"}),
-    ("pages/2_Regression.py", {**SMALL, "reg_method": "svr", "reg_view": "spectra"}),
-    ("pages/2_Regression.py", {**SMALL, "reg_dataset": "step", "show_nn": "true",
-                               "ablation_cv": "true", "focus_point": "2"}),
-    ("pages/2_Regression.py", {**SMALL, "reg_method": "krr", "present": "true"}),
-    ("pages/3_Pairwise_constraints.py", {**SMALL, "pair_view": "spectra"}),
-    ("pages/3_Pairwise_constraints.py", {**SMALL, "pair_view": "convergence",
-                                         "npkl_loss": "hinge", "pair_lines": "10"}),
-    ("pages/4_Sensitivity.py", {**SMALL, "sweep_points": "3", "sweep_repeats": "1",
-                                "sweep_method": "lab_rbf", "sweep_param": "n_support",
-                                "sweep_param2": "lam", "sweep_points2": "3"}),
-    ("pages/4_Sensitivity.py", {**SMALL, "sweep_points": "3", "sweep_repeats": "1",
-                                "sweep_method": "knpl", "sweep_param": "gamma"}),
-    ("pages/5_Scaling.py", {**SMALL, "scale_max_clusters": "3", "present": "true"}),
-    ("pages/7_Lessons.py", {"lesson": "2", "step": "2", "present": "true"}),
-]
-
-
-def open_page(page: str, query: dict[str, str]) -> AppTest:
-    if page.endswith("Lessons.py"):
-        # its links resolve against the entry script: reached from Home, as in the app
-        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
-        at.switch_page(page)
-    else:
-        at = AppTest.from_file(str(ROOT / page), default_timeout=TIMEOUT)
-    for k, v in query.items():
-        at.query_params[k] = str(v)
-    return at.run()
 
 
 @pytest.mark.slow

@@ -22,7 +22,7 @@ from nplk_lab.model import presets as pr
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# The names shared with nplk_lab.model.reproduce (HELPERS.md, issue 10 §2-3).
+# The names shared with nplk_lab.model.reproduce (its rows and the presets that open them).
 NAMES = ("dank_clowns", "dank_matrix", "dank_solvers", "tau_sweep", "dank_svr_step",
          "dank_svr_harmonic", "knpl_sandwich", "onk_rho", "npkl_spiral", "lab_rbf_chirp",
          "lab_rbf_support")
@@ -379,7 +379,7 @@ def test_lab_rbf_chirp_beats_one_bandwidth_on_the_same_support_points():
         assert res.test_score <= best, (seed, res.test_score, best)
 
 
-@pytest.mark.xfail(strict=False, reason="measured with the robust default (issue 10 §5): "
+@pytest.mark.xfail(strict=False, reason="measured with the robust default: "
                    "Spearman(x, θ) = 0.11, −0.10, 0.32 on seeds 0-2 while the test error "
                    "is 1e-4; LAB RBF adapts to the rising frequency by where it puts its "
                    "support points (denser at high frequency) more than by their θ")
@@ -398,7 +398,7 @@ def test_lab_rbf_chirp_bandwidths_narrow_where_the_frequency_rises():
 def test_lab_rbf_chirp_puts_more_support_points_where_the_frequency_rises():
     """What the chirp card says (seeds 0-4): more support points on the fast (right)
     half than on the slow half, on every seed."""
-    from nplk_lab.model.lessons import _lab_sides
+    from nplk_lab.model.lessons.lessons import _lab_sides
     P = {**lab.defaults(), **pr.preset_params("lab_rbf_chirp")}
     for seed in range(5):
         g = _lab_sides({**P, "seed": seed})

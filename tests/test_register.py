@@ -196,8 +196,8 @@ def _rendered_unknown(texts: list[str]) -> list[str]:
 def _open(page: str, query: dict):
     """A page as the walk opens it; Paper results through Home (its preset links
     resolve against the entry script)."""
+    from _screen_words import TIMEOUT, open_page
     from streamlit.testing.v1 import AppTest
-    from test_plain_words_walk import TIMEOUT, open_page
 
     if not page.endswith("Paper_results.py"):
         return open_page(page, query)
@@ -218,7 +218,7 @@ def test_rendered_sentences_match_their_templates():
 
 @pytest.mark.slow
 def test_the_walked_pages_show_no_unregistered_finding():
-    from test_plain_words_walk import STATES, screen_texts
+    from _screen_words import STATES, screen_texts
 
     bad = {}
     # and Paper results, where the atlas's map writes its sentences
@@ -236,9 +236,9 @@ def test_the_walked_pages_show_no_unregistered_finding():
 @pytest.mark.slow
 @pytest.mark.parametrize("number", [1, 2, 3, 4, 5])
 def test_every_lesson_step_before_and_after_its_reveal_shows_no_unregistered_finding(number):
-    from test_plain_words_walk import open_page, screen_texts
+    from _screen_words import open_page, screen_texts
 
-    from nplk_lab.model import lessons as L
+    from nplk_lab.model.lessons import lessons as L
 
     bad = {}
     for i, step in enumerate(L.lesson(number).steps, 1):

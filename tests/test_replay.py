@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _components import frames_of
 
 import nplk_lab.model as lab
 from nplk_core._base import SNAPSHOT_CAP, IterationLog, Snapshots, recover_bias
@@ -205,13 +206,13 @@ def test_frames_under_the_smooth_rule_end_at_the_fits_smooth_surface(task, metho
 
 
 def test_the_dank_matrix_frame_is_the_pooled_F_of_the_final_fit():
-    from nplk_lab.figures.matrices import _pool, class_order
+    from nplk_lab.figures.matrices import block_means, class_order
 
     P, data, res = _fit(lab.CLASSIFICATION, "dank")
     rp = replay_frames(res, data, lab.make_grid(data.X, 20), P)
     F = res.estimator.F_
     order = class_order(data.y_train, F.shape[0])
-    ref = _pool(F[np.ix_(order, order)], 60)[0]
+    ref = block_means(F[np.ix_(order, order)], 60)[0]
     np.testing.assert_allclose(rp.frames[-1].matrix, ref, atol=1e-9)
     # the first frame is an earlier iterate: F has moved since
     assert np.abs(rp.frames[0].matrix - ref).max() > 0
@@ -340,18 +341,17 @@ def test_apptest_replay_toggle_shows_the_player_with_frames(page, method):
 
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    import nplk_lab.ui.components.replay as replay_component
 
     at = AppTest.from_file(str(ROOT / page), default_timeout=180)
     at.query_params["n_samples"] = "60"
     at.run()
     assert not at.exception
-    assert not [e for e in at.get("bidi_component") if replay_component.frames_of(e)]
+    assert not [e for e in at.get("bidi_component") if frames_of(e)]
     toggle = [t for t in at.toggle if t.label == "Training replay"]
     assert len(toggle) == 1
     toggle[0].set_value(True).run()
     assert not at.exception, [e.value for e in at.exception]
-    frames = [replay_component.frames_of(e) for e in at.get("bidi_component")]
+    frames = [frames_of(e) for e in at.get("bidi_component")]
     frames = [f for f in frames if f]
     assert len(frames) == 1 and len(frames[0]) >= 5
     assert frames[0][0]["name"] in ("start", "0")   # LAB RBF starts at iteration 0
@@ -373,9 +373,8 @@ def test_apptest_replay_of_the_plain_svm_says_why():
 def _player_data(at):
     import json
 
-    import nplk_lab.ui.components.replay as replay_component
 
-    els = [e for e in at.get("bidi_component") if replay_component.frames_of(e)]
+    els = [e for e in at.get("bidi_component") if frames_of(e)]
     assert len(els) == 1
     return json.loads(els[0].proto.json)
 

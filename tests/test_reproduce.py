@@ -1,4 +1,4 @@
-"""The reproduction command (issue 10 §2, verdicts): one ``--quick`` run, then its report.
+"""The reproduction command (its rows and their verdicts): one ``--quick`` run, then its report.
 
 The numbers themselves are not asserted (they are the experiment); the tests check that
 every listed paper result and real-data row is present with the paper's value and a
@@ -30,7 +30,7 @@ from nplk_lab.model.reproduce import rows_dank
 
 COMMITTED = Path(__file__).resolve().parents[1] / "reports" / "reproduce" / "results.json"
 
-#: the rows issue 10 §2 asks for, by id
+#: the rows every paper must have, by id
 REQUIRED_IDS = {
     "dank_fig1", "dank_fig1b", "dank_fig2", "dank_fig4", "dank_table5", "dank_svr_step",
     "dank_svr_harmonic", "knpl_fig2", "knpl_fig3", "onk_fig1", "onk_fig3", "npkl_table2",

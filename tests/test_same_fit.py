@@ -1,4 +1,4 @@
-"""The same fit gives the same answer on every run, whatever runs it (issue 30, point 7).
+"""The same fit gives the same answer on every run, whatever runs it.
 
 Scalable DANK fitted without a seed drew its k-means start from the operating system, so
 two runs of one fit agreed on 99.5-99.8 % of the predictions; Lloyd's k-means summed its

@@ -1,5 +1,6 @@
-"""SimpleNPKL (seed 002): graph Laplacian, closed form (Prop. 1/2), Algorithm 1,
-active constraint selection, constraint drawing, the estimator contract.
+"""SimpleNPKL (*A Family of Simple Non-Parametric Kernel Learning Algorithms*): graph
+Laplacian, closed form (Prop. 1/2), Algorithm 1, active constraint selection, constraint
+drawing, the estimator contract.
 
 Long (about 600 lines) because each piece is checked against its own reference written
 here; the neighbour-graph variants live in test_simple_npkl_graph.py.
@@ -232,7 +233,7 @@ def _pairs_signs(ml, cl):
 @pytest.mark.parametrize("step_size", ["auto", "lemma5"])
 def test_square_hinge_ascent_prop6_fixed_G(step_size):
     """Penalised form (Prop. 2) with p = 2: grad J is Lipschitz with 1/G + 1/C (Lemma 5,
-    tightened; the seed's m/G + 1/C is larger), so each step with eta = 1/Lipschitz must
+    tightened; the paper's m/G + 1/C is larger), so each step with eta = 1/Lipschitz must
     give J(a_t+1) >= J(a_t) + ||a_t+1 - a_t||^2 / (2 eta) (Prop. 6), with no backtracking."""
     _, _, L, ml, cl, _ = _problem(n=100, seed=3)
     pairs, signs = _pairs_signs(ml, cl)
@@ -251,7 +252,7 @@ def test_square_hinge_ascent_prop6_fixed_G(step_size):
     assert np.all(h["gap"] >= -1e-9)
     if step_size == "auto":
         assert h["gap"][-1] < 1e-3 * h["gap"][0] or h["gap"][-1] < 1e-10
-    else:  # the seed's constant is 2m times larger: same direction, tiny steps
+    else:  # the paper's constant is 2m times larger: same direction, tiny steps
         assert h["gap"][-1] < h["gap"][0]
 
 
@@ -443,7 +444,7 @@ def test_extreme_p_stays_finite_and_feasible(p):
 @pytest.mark.parametrize("loss", ["linear", "square_hinge"])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_constraints_beat_kmeans_on_spiral(loss, seed):
-    """Seed Table 2: with pairwise constraints SimpleNPKL clusters the two spirals,
+    """The paper's Table 2: with pairwise constraints SimpleNPKL clusters the two spirals,
     which plain k-means on the raw points cannot (Rand index ~ 0.5)."""
     X, y = make_spiral(200, random_state=seed)
     km = KMeans(n_clusters=2, n_init=10, random_state=0).fit_predict(X)
@@ -454,7 +455,7 @@ def test_constraints_beat_kmeans_on_spiral(loss, seed):
 
 
 def test_chessboard_seed_protocol_table2():
-    """Seed Table 2, chessboard (n = 100, r = 70% i.e. constraint_fraction = 0.3):
+    """The paper's Table 2, chessboard (n = 100, r = 70% i.e. constraint_fraction = 0.3):
     SimpleNPKL 58.8-60.2 vs k-means 49.8. Averaged over draws, as the seed does."""
     ri, ri_km = [], []
     for seed in range(8):
@@ -468,7 +469,7 @@ def test_chessboard_seed_protocol_table2():
 
 
 def test_iris_table4_insensitive_to_B():
-    """Seed Table 4 (Iris, square hinge, p = 2): ~95% clustering accuracy, nearly the
+    """The paper's Table 4 (Iris, square hinge, p = 2): ~95% clustering accuracy, nearly the
     same for every capacity B; larger B takes more iterations."""
     X, y = load_iris(return_X_y=True)
     acc, iters = {}, {}

@@ -1,4 +1,4 @@
-"""SimpleNPKL's neighbour graph and Iris at the seed's protocol (docs/simplenpkl-on-iris.md):
+"""SimpleNPKL's neighbour graph and Iris at the paper's protocol (docs/simplenpkl-on-iris.md):
 the union k-NN graph against a Laplacian built by hand, and Table 2's Iris result."""
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ def test_union_graph_is_the_symmetric_knn_graph():
 
 
 def test_iris_at_the_papers_protocol_beats_kmeans():
-    """Seed 002 Table 2 reports Rand 97.4 on Iris (k-means 84.5): 5-NN graph, 70 % of n
-    connected components, B = 1, p = 2, C = 1 per unordered pair (our C = 0.5)."""
+    """The SimpleNPKL paper's Table 2 reports Rand 97.4 on Iris (k-means 84.5): 5-NN
+    graph, 70 % of n connected components, B = 1, p = 2, C = 1 per unordered pair (our C = 0.5)."""
     from sklearn.cluster import KMeans
     from sklearn.datasets import load_iris
     from sklearn.metrics import rand_score

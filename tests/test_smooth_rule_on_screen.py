@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_ablation import _figures, open_page
+from _app_pages import live_figures, open_page
 
 import nplk_lab.model as lab
 from nplk_lab.model import ablation as ab
@@ -113,7 +113,7 @@ def test_the_surface_can_be_drawn_with_the_smooth_rule(method):
     chooser.set_value("smooth").run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.query_params.get("extension") in ("smooth", ["smooth"])
-    fig = next(f for f in _figures(at) if any(t.get("type") == "heatmap" and
+    fig = next(f for f in live_figures(at) if any(t.get("type") == "heatmap" and
                                                t.get("name") == "decision function"
                                                for t in f["data"]))
     title = fig["layout"]["title"]["text"]
@@ -137,7 +137,7 @@ def test_the_lesson_step_draws_dank_with_the_smooth_rule_and_its_scores():
     """Lesson 2's step on the smooth rule: its revealed surface is DANK's decision
     function under that rule, its title names the rule, and the corner's test score is
     that rule's (the question is about it), not the paper's rule's."""
-    from nplk_lab.model import lessons as L
+    from nplk_lab.model.lessons import lessons as L
     from nplk_lab.ui.lessons import step_figure
 
     step = next(s for s in L.lesson(2).steps if "smooth rule" in s.question)
@@ -170,7 +170,7 @@ def test_every_view_of_the_page_takes_the_smooth_rule(method):
     assert "an average of all the rows of the learned matrix weighted by the kernel (the " \
            "smooth rule)" in captions
     assert "the row of the training point that the" not in captions
-    titles = [f["layout"].get("title", {}).get("text", "") for f in _figures(at)]
+    titles = [f["layout"].get("title", {}).get("text", "") for f in live_figures(at)]
     assert any(t.startswith("Eigenfunction j = 1") for t in titles)
     assert any("influence of training point 3" in t for t in titles)
 
@@ -182,7 +182,7 @@ def test_the_regression_fit_can_be_drawn_with_the_smooth_rule():
     q = {"n_samples": 60, "reg_dataset": "step", "extension": "smooth"}
     at = open_page("pages/2_Regression.py", **q)
     assert not at.exception, [e.value for e in at.exception]
-    fig = next(f for f in _figures(at) if any(t.get("name") == "DANK-SVR" for t in f["data"]))
+    fig = next(f for f in live_figures(at) if any(t.get("name") == "DANK-SVR" for t in f["data"]))
     assert fig["layout"]["title"]["text"] == "DANK-SVR fit — smooth rule"
     P = {**lab.defaults(), **{k: lab.coerce(k, v) for k, v in q.items()}}
     data, _ = lab.prepare_data(P, lab.REGRESSION)

@@ -80,7 +80,7 @@ def test_gaussian_kernel_matches_sklearn():
 
 
 # ---------------------------------------------------------------------------
-# LAPACK driver failures (issue 11): every eigensolver entry point falls back
+# LAPACK driver failures: every eigensolver entry point falls back
 # ---------------------------------------------------------------------------
 
 def _issue11_matrix():
@@ -217,7 +217,7 @@ def test_partial_eigh_above_falls_back_when_lapack_fails(monkeypatch):
     def failing(M, **kw):
         calls.append(kw["range"])
         w, Z, m, isuppz, _ = real(M, **kw)
-        return w, Z, m, isuppz, 2  # LAPACK's "internal error" code (issue 11)
+        return w, Z, m, isuppz, 2  # LAPACK's "internal error" code
 
     monkeypatch.setattr(spectral, "_dsyevr", failing)
     M = _random_psd(40, 3, 1)

@@ -161,6 +161,23 @@ def test_a_killed_worker_is_restarted_and_its_processes_are_stopped(room):
     assert "SIGTERM received; stopping the workers and the proxy" in room.out.text()
 
 
+def test_a_killed_worker_is_taken_out_of_the_proxy_by_the_command_at_once(room):
+    """The supervisor knows of a death at once; HAProxy's health checks only within
+    about a second, and meanwhile it sent a reconnecting browser's every try there (each
+    refused, retried a second later). The command tells HAProxy through its runtime
+    socket first thing: the line that takes the worker out says it came from there, and
+    its checks bring the restarted worker back in."""
+    _, pid2 = room.workers[2]
+    mark = room.out.mark()
+    os.kill(pid2, signal.SIGKILL)
+    down = room.out.wait_line(lambda ln: ln if "nplk_workers/w2 is DOWN" in ln else None,
+                              timeout_s=TIMEOUT_S, what="w2 taken out", start=mark)
+    assert "CLI" in down, down
+    room.out.wait_line(lambda ln: "nplk_workers/w2 is UP" in ln, timeout_s=TIMEOUT_S,
+                       what="w2 back in the proxy", start=mark)
+    assert "pid" in room.get(room.url + "/", cookie=f"{command.WORKER_COOKIE}=w2")
+
+
 def test_a_killed_proxy_is_restarted(room):
     proxy = [p for p, _ in descendants(room.proc.pid)
              if Path(f"/proc/{p}/cmdline").read_bytes().split(b"\0")[0].endswith(b"haproxy")]

@@ -121,7 +121,7 @@ at = AppTest.from_file(sys.argv[1] + "/pages/1_Classification.py", default_timeo
 at.run()
 out = {"exceptions": [str(e.value) for e in at.exception],
        "sklearn": "sklearn" in sys.modules, "pandas": "pandas" in sys.modules,
-       "figures": [f for f in (chart_component.figure_of(c)
+       "figures": [f for f in (figure_of(c)
                                for c in at.get("bidi_component")) if f],
        "metrics": [(m.label, m.value) for m in at.metric]}
 # the next move needs the real model: a new σ is fitted (scikit-learn imported then)

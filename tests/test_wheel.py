@@ -33,12 +33,10 @@ import sysconfig
 import zipfile
 from pathlib import Path
 
+import _browser as tb
 import pytest
-import test_browser as tb
+from _browser import ARTIFACTS, exception_texts, wait_idle
 from _waits import OutputLines
-from test_browser import ARTIFACTS, exception_texts, wait_idle
-
-chromium_path = tb.chromium_path
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 

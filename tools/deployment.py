@@ -3,7 +3,7 @@
 Two deployments, chosen by ``bench_classroom.py --processes N``:
 
 * :class:`OneProcess` (N = 1): ``streamlit run app.py`` from a checkout, as a teacher
-  starts it (:func:`serve`, tests/test_browser.py's ``StreamlitServer``);
+  starts it (:func:`serve`, tests/_browser.py's ``StreamlitServer``);
 * :class:`BehindProxy` (N > 1): ``nplk-lab classroom --workers N`` from that checkout:
   N Streamlit processes behind HAProxy, which pins each browser to one of them with its
   ``NPLK_WORKER`` cookie (``nplk_lab/serve/command.py``, docs/serving-a-class.md).
@@ -41,9 +41,9 @@ STOP_TIMEOUT_S = 60.0
 
 def serve(script: str = "app.py", cwd: Path = ROOT, port: int | None = None,
           log: Path | None = None, env: dict | None = None):
-    """A ``streamlit run`` of ``script`` (tests/test_browser.py's StreamlitServer) on
+    """A ``streamlit run`` of ``script`` (tests/_browser.py's StreamlitServer) on
     ``port`` (a free one when None), answering."""
-    from test_browser import StreamlitServer
+    from _browser import StreamlitServer
 
     server = StreamlitServer(script, cwd=cwd, log=log)
     if port is not None:
@@ -112,8 +112,9 @@ class BehindProxy:
     LINE = re.compile(r"^worker (\d+): http://127\.0\.0\.1:(\d+) \(pid (\d+)\)")
 
     def __init__(self, root: Path, processes: int, port: int, first_port: int,
-                 log: Path) -> None:
+                 log: Path, extra: tuple[str, ...] = ()) -> None:
         self.root, self.n, self.port, self.first_port = Path(root), processes, port, first_port
+        self.extra = tuple(extra)       # more of the command's options (--store, ...)
         self.log = log
         self.proc: subprocess.Popen | None = None
         self.output: OutputLines | None = None
@@ -143,7 +144,8 @@ class BehindProxy:
         module = "nplk_lab." + command.removesuffix(".py").replace("/", ".")
         cmd = [sys.executable, "-m", module, "classroom",
                "--workers", str(self.n), "--port", str(self.port),
-               "--address", "127.0.0.1", "--first-worker-port", str(self.first_port)]
+               "--address", "127.0.0.1", "--first-worker-port", str(self.first_port),
+               *self.extra]
         self.proc = subprocess.Popen(cmd, cwd=self.root, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                      env={**os.environ, "PYTHONPATH": path,
@@ -200,6 +202,68 @@ class BehindProxy:
                 self.left_over.append(p.pid)
             except psutil.Error:
                 continue
+
+
+    def kill_all(self) -> None:
+        """A host that dies at once: SIGKILL to the command and every process of its
+        tree (its workers, their fit workers, HAProxy), as a machine losing power."""
+        import psutil
+
+        try:
+            root = psutil.Process(self.proc.pid)
+            tree = [root, *root.children(recursive=True)]
+        except psutil.Error:
+            tree = []
+        for p in tree:
+            try:
+                p.kill()
+            except psutil.Error:
+                continue
+        psutil.wait_procs(tree, timeout=30)
+        self.proc.wait(timeout=30)
+
+
+class Front:
+    """``nplk-lab front --port P --backend 127.0.0.1:Q ...``: one HAProxy in front of
+    several :class:`BehindProxy` "hosts" (``nplk_lab/serve/command.py``)."""
+
+    def __init__(self, root: Path, port: int, backends: list[str], log: Path) -> None:
+        self.root, self.port, self.backends, self.log = Path(root), port, backends, log
+        self.url = f"http://127.0.0.1:{port}"
+        self.proc: subprocess.Popen | None = None
+        self.pid = 0
+
+    def start(self) -> Front:
+        cmd = [sys.executable, "-m", "nplk_lab.serve.command", "front", "--address",
+               "127.0.0.1", "--port", str(self.port)]
+        for b in self.backends:
+            cmd += ["--backend", b]
+        path = os.pathsep.join(p for p in (str(self.root), os.environ.get("PYTHONPATH"))
+                               if p)
+        self.proc = subprocess.Popen(cmd, cwd=self.root, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                     env={**os.environ, "PYTHONPATH": path,
+                                          "PYTHONUNBUFFERED": "1"},
+                                     start_new_session=True)
+        self.pid = self.proc.pid
+        out = OutputLines(self.proc.stdout, self.log)
+        try:
+            out.wait_line(lambda ln: "NPLK Lab for a class" in ln and ln,
+                          timeout_s=START_TIMEOUT_S, what="the front's URL line")
+        except (EOFError, TimeoutError) as e:
+            self.stop()
+            raise RuntimeError(f"nplk-lab front did not start: {e}") from None
+        return self
+
+    def stop(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=STOP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=10)
 
 
 class Monitor(threading.Thread):

@@ -28,8 +28,10 @@ API = HALL + "/api"
 class Connection:
     """One keep-alive HTTP/1.1 connection, opened again when the server closed it."""
 
-    def __init__(self, base: str, cookies: dict[str, str]) -> None:
+    def __init__(self, base: str, cookies: dict[str, str],
+                 headers: dict[str, str] | None = None) -> None:
         u = urlsplit(base)
+        self.headers = dict(headers or {})   # sent with every request, as given
         self.host, self.port = u.hostname, u.port or 80
         self.netloc = u.netloc
         self.cookies = cookies
@@ -58,6 +60,7 @@ class Connection:
             if body is not None:
                 head += ["Content-Type: application/json",
                          f"Origin: http://{self.netloc}"]
+            head += [f"{k}: {v}" for k, v in self.headers.items()]
             if self.cookies:
                 head.append("Cookie: " + "; ".join(f"{k}={v}"
                                                    for k, v in self.cookies.items()))

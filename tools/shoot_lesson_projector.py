@@ -72,7 +72,7 @@ def answer_wrong(page, k: int) -> str:
     """Pick the first option the lab does not measure at step ``k`` (computed here, from
     this checkout's lessons) and lock it in when the page asks for that; returns the
     verdict line once shown."""
-    from nplk_lab.model import lessons as L
+    from nplk_lab.model.lessons import lessons as L
 
     step = L.lesson(LESSON).steps[k - 1]
     right = step.reveal().answer

@@ -405,21 +405,12 @@ class Tab:
         self.states[key] = s
 
 
-_SUPERSCRIPTS = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
-
-
 def number(label: str) -> float:
     """A slider stop's label as a number: the lab writes them as people do ("0.003",
-    "1.5 × 10⁻⁴", "10⁵", "−2"); ValueError for a label that is not a number."""
-    t = str(label).strip().replace("−", "-")
-    if "10" in t and any(c in t for c in "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"):
-        mant, _, power = t.rpartition("10")
-        mant = mant.replace("×", "").strip()
-        scale = 10.0 ** int(power.translate(_SUPERSCRIPTS))
-        if mant in ("", "-"):
-            return -scale if mant == "-" else scale
-        return float(mant) * scale
-    return float(t)
+    "1.5 × 10⁻⁴", "10⁵", "−2"; :func:`nplk_lab.figures.from_people` reads them back);
+    ValueError for a label that is not a number."""
+    from nplk_lab.figures.common import from_people
+    return from_people(label)
 
 
 def query_value(query: str, name: str) -> str | None:

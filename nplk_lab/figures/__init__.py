@@ -73,6 +73,7 @@ from .common import (  # noqa: F401
     figure_json,
     figure_nbytes,
     for_people,
+    from_people,
     plot_config,
 )
 from .convergence import (  # noqa: F401
@@ -168,6 +169,7 @@ __all__ = [
     "linked_matrix",
     "figure_json",
     "for_people",
+    "from_people",
     "figure_nbytes",
     "level_lines",
     "lines_figure",

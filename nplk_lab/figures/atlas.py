@@ -18,13 +18,13 @@ from .common import _axis, _figure, _layout, f32
 from .maps import _fmt_value
 
 #: one colour per region (colour-blind-safe: orange, dark blue, light blue, purple,
-#: red-pink, light grey), in the order of :data:`nplk_lab.model.atlas.REGIONS`, and dark
+#: red-pink, light grey), in the order of :data:`nplk_lab.model.atlas.atlas.REGIONS`, and dark
 #: grey for a cell whose region differs between two sets of draws (unsettled)
 REGION_COLORS = ("#d95f02", "#1f4e99", "#8fb9dd", "#7570b3", "#c2185b", "#e3e3e3",
                  "#5f5f5f")
 #: SimpleNPKL against k-means: better (orange), worse (red-pink), no difference (grey)
 NPKL_COLORS = (REGION_COLORS[0], REGION_COLORS[4], REGION_COLORS[5])
-#: the smooth rule's regions (:data:`nplk_lab.model.atlas.SMOOTH_REGIONS`): helps without
+#: the smooth rule's regions (:data:`nplk_lab.model.atlas.atlas.SMOOTH_REGIONS`): helps without
 #: copying (orange), the tuned baseline better (purple), worse (red-pink), no difference
 #: (light grey), then unsettled (dark grey)
 SMOOTH_COLORS = (REGION_COLORS[0], REGION_COLORS[3], REGION_COLORS[4], REGION_COLORS[5],

@@ -161,6 +161,23 @@ def for_people(x: float, digits: int = 2) -> str:
     return f"{mant:g} × {power}".replace("-", "−")
 
 
+_FROM_SUPERSCRIPT = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
+
+
+def from_people(text: str) -> float:
+    """The number :func:`for_people` wrote ("0.003", "1.5 × 10⁻⁴", "10⁵", "−2"), read
+    back; ValueError for a text that is not such a number."""
+    t = str(text).strip().replace("−", "-")
+    mant, times, power = t.rpartition("10")
+    if power and set(power) <= set("⁻⁰¹²³⁴⁵⁶⁷⁸⁹") and (not mant.strip() or times):
+        mant = mant.replace("×", "").strip()
+        scale = 10.0 ** int(power.translate(_FROM_SUPERSCRIPT))
+        if mant in ("", "-"):
+            return -scale if mant == "-" else scale
+        return float(mant) * scale
+    return float(t)
+
+
 def bar_title(text: str, side: str = "top") -> str:
     """A colour bar's title with an empty line between it and the bar: Plotly sets the
     title right against the bar's end, where half of the end tick's label stands, so

@@ -247,7 +247,7 @@ def focus_ring(fig: go.Figure, point: np.ndarray | None, index: int = -1, *,
 
 def _pooled_starts(n: int, side: int) -> np.ndarray:
     """Block starts of a matrix drawn with ``side`` rows (the rule of
-    :func:`nplk_lab.figures.matrices._pool`)."""
+    :func:`nplk_lab.figures.matrices.block_means`)."""
     if side >= n:
         return np.arange(n)
     return np.unique(np.floor(np.linspace(0, n, side + 1)).astype(int)[:-1])

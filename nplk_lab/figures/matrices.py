@@ -44,7 +44,7 @@ def class_order(y: np.ndarray | None, n: int) -> np.ndarray:
     return np.argsort(np.asarray(y), kind="stable")
 
 
-def _pool(M: np.ndarray, max_side: int) -> tuple[np.ndarray, np.ndarray]:
+def block_means(M: np.ndarray, max_side: int) -> tuple[np.ndarray, np.ndarray]:
     """Block-average a square matrix down to at most ``max_side`` rows (blocks of
     nearly equal size); return the pooled matrix and the start index of every block."""
     n = M.shape[0]
@@ -61,7 +61,7 @@ def _ordered(M: np.ndarray, order: np.ndarray, max_side: int
     """``M`` in ``order``, block-averaged beyond ``max_side`` rows: (drawn matrix, start
     of every block, hover labels)."""
     Mo = np.asarray(M, dtype=float)[np.ix_(order, order)]
-    P, starts = _pool(Mo, max_side)
+    P, starts = block_means(Mo, max_side)
     n = Mo.shape[0]
     if P.shape[0] == n:
         labels = np.array([str(i) for i in order])

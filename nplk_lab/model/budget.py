@@ -74,6 +74,7 @@ _MODELS: dict[str, _Model] = {
     # measured at n = 600 (K, F, F∘K, the SVT's work arrays, the SVM start).
     "dank": _Model(0.06, 2.0, 12, scalable="DANK's k-means decomposition (Scaling page) "
                                            "fits large samples in parts"),
+    # DANK-SVR's time: by the solver that runs (_DANK_SVR_ROUTES); its memory: here
     "dank_svr": _Model(0.25, 2.0, 12),
     "knpl": _Model(0.04, 2.0, 8),
     "onk": _Model(0.03, 2.0, 6),
@@ -132,6 +133,29 @@ def _dank_seconds(method: str, n: int, params: Mapping[str, Any]) -> float | Non
     return iterations * _DANK_SECONDS_PER_ITERATION * scale * (n / 200.0) ** 2
 
 
+#: DANK-SVR's time by the solver that runs: ``solver="auto"`` is Newton's method up to
+#: ``nplk_core.dank.AUTO_SVR_NEWTON_MAX_N`` training points and the accelerated solver
+#: above. ``t200 · (n / 200)^power`` fitted to the CPU p90 of 20 random slider points per
+#: size (every slider of the method drawn at once, max_iter 2000) by
+#: ``python benchmarks/bench_sliders.py --methods dank_svr --n 100 200 300 400 500 600
+#: 1000 --points 20 --seed 3 --fit-cost`` (docs/slider-latency-on-every-page.md): Newton
+#: 0.135 / 0.379 s at 140 / 280 points, t200 0.23 s, power 1.53. The accelerated
+#: solver's p90 over 20 points is not monotone in n (its iterations vary by point by
+#: 10-20x), so its power is that of one iteration (n x n products), 2, and its t200 the
+#: fit with that power, 0.25 s (the former model of every size, measured again).
+_DANK_SVR_ROUTES = {"newton": _Model(0.23, 1.53, 12), "apg": _Model(0.25, 2.0, 12)}
+
+
+def _dank_svr_route(n: int, params: Mapping[str, Any]) -> str | None:
+    """The DANK-SVR solver a fit on ``n`` training points runs ("newton", "apg"), or None
+    for the slow first-order solvers (:func:`_dank_seconds`)."""
+    solver = params.get("solver", "auto")
+    if solver == "auto":
+        from nplk_core.dank import AUTO_SVR_NEWTON_MAX_N  # lazy: it imports scikit-learn
+        return "newton" if n <= AUTO_SVR_NEWTON_MAX_N else "apg"
+    return solver if solver in _DANK_SVR_ROUTES else None
+
+
 def _iteration_factor(method: str, params: Mapping[str, Any]) -> float:
     """Iteration caps above the defaults scale the time of the iterative solvers."""
     if method in ("dank", "dank_svr"):
@@ -150,7 +174,13 @@ def fit_cost(method: str, n: int, d: int = 2, params: Mapping[str, Any] | None =
     if method in ("lab_rbf", "lab_rbf_reg"):
         per_point = max(per_point, 2.0 * d * float(params.get("n_support", 30)))
     seconds = _dank_seconds(method, n, params)
-    if seconds is None:
+    how = _dank_svr_route(n, params) if method == "dank_svr" else None
+    if how is not None:
+        r = _DANK_SVR_ROUTES[how]
+        # Newton's method converges in 4-20 steps: the iteration cap does not bound it
+        seconds = r.t200 * (n / 200.0) ** r.power * (
+            _iteration_factor(method, params) if how == "apg" else 1.0)
+    elif seconds is None:
         seconds = m.t200 * (n / 200.0) ** m.power * _iteration_factor(method, params)
     if method in ("lab_rbf", "lab_rbf_reg"):
         seconds *= max(float(params.get("n_support", 30)) / 30.0, 0.2) * max(d / 2.0, 1.0)

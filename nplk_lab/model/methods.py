@@ -437,6 +437,11 @@ def baseline_scores(params: Mapping[str, Any], X_train: np.ndarray, y_train: np.
                          score(est, X_test, y_test, task), est)
 
 
+def plain_method(task: str) -> str | None:
+    """The plain model of a task ("svm", "svr"), or None."""
+    return _PLAIN.get(task)
+
+
 def shows_baseline(method: str, params: Mapping[str, Any]) -> bool:
     """Whether the page draws the plain model beside ``method`` (its toggle is on and the
     method is not the plain model itself)."""

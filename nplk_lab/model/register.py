@@ -46,11 +46,11 @@ from pathlib import Path
 #: the texts scanned, relative to the repository's root (globs)
 SOURCES = ("README.md", "docs/*.md", "app.py", "pages/*.py", "nplk_lab/ui/*.py",
            "nplk_lab/model/settings_table.py", "nplk_lab/model/presets.py",
-           "nplk_lab/model/lessons.py", "nplk_lab/model/teacher_lessons.py",
+           "nplk_lab/model/lessons/lessons.py", "nplk_lab/model/lessons/teacher_lessons.py",
            "nplk_lab/model/methods.py", "nplk_lab/model/ablation.py",
-           "nplk_lab/model/atlas_view.py",
-           "nplk_lab/model/atlas.py", "nplk_lab/model/lab_rbf_halves.py",
-           "nplk_lab/model/lesson_fits.py")
+           "nplk_lab/model/atlas/atlas_view.py",
+           "nplk_lab/model/atlas/atlas.py", "nplk_lab/model/lab_rbf_halves.py",
+           "nplk_lab/model/lessons/lesson_fits.py")
 
 KINDS = ("finding", "state", "generated", "definition", "record")
 

@@ -130,10 +130,10 @@ def _coarser(grid: Grid, resolution: int) -> Grid:
 def pool_matrix(M: np.ndarray, y: np.ndarray | None, side: int = MATRIX_SIDE) -> np.ndarray:
     """``M`` with its points ordered by class and block-averaged to at most ``side``
     rows, as the matrix view draws it."""
-    from nplk_lab.figures.matrices import _pool, class_order
+    from nplk_lab.figures.matrices import block_means, class_order
 
     order = class_order(y, M.shape[0])
-    return _pool(np.asarray(M, dtype=float)[np.ix_(order, order)], side)[0]
+    return block_means(np.asarray(M, dtype=float)[np.ix_(order, order)], side)[0]
 
 
 # ---------------------------------------------------------------------------

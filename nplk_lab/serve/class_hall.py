@@ -69,17 +69,17 @@ API = HALL_PATH + "/api"
 LONG_POLL_S = 20.0           # a long poll's longest wait (a proxy's idle limit is longer)
 WATCH_S = 0.2                # how often a process reads the version of a watched class
 FIGURE_HEIGHT = 540          # px: a phone's figure (its legend below the plot)
-MAX_TOKEN_CHARS = 16_000     # a teacher's own lesson in a link (the Lessons page's cap)
+MAX_LESSON_CHARS = 16_000     # a teacher's own lesson in a link (the Lessons page's cap)
 VIEWS_KEPT = 64
 PHASE_NAMES = ("vote", "split", "revote", "shift", "revealed")
 FILES = {"hall.js": "text/javascript", "hall.css": "text/css"}
 
 
-def lesson_tag(lesson_id: str, token: str) -> str:
+def lesson_tag(lesson_id: str, my_lesson: str) -> str:
     """What the store keeps of a class's lesson: "L2", or "mine-" and a hash of a
     teacher's own lesson (the lesson itself travels in the join link)."""
     if lesson_id == "mine":
-        return "mine-" + hashlib.sha256(token.encode()).hexdigest()[:16]
+        return "mine-" + hashlib.sha256(my_lesson.encode()).hexdigest()[:16]
     return lesson_id
 
 
@@ -103,19 +103,19 @@ def _browser_file(name: str) -> str:
 # the steps of a class's lesson, their reveals and figures: once per process
 # ---------------------------------------------------------------------------
 
-def lesson_steps(tag: str, token: str = "") -> Sequence[Any]:
+def lesson_steps(tag: str, my_lesson: str = "") -> Sequence[Any]:
     """The steps of the lesson a class plays (``tag`` as the store keeps it); a
-    teacher's own lesson needs its link's ``token``. ClassError when neither fits."""
-    from nplk_lab.model import lessons as L
+    teacher's own lesson needs its link's ``my_lesson``. ClassError when neither fits."""
+    from nplk_lab.model.lessons import lessons as L
     if tag.startswith("L") and tag[1:].isdigit():
         try:
             return L.lesson(int(tag[1:])).steps
         except (KeyError, IndexError, ValueError):
             raise ClassError("This class plays a lesson this lab does not have.") from None
-    if not token or len(token) > MAX_TOKEN_CHARS or lesson_tag("mine", token) != tag:
+    if not my_lesson or len(my_lesson) > MAX_LESSON_CHARS or lesson_tag("mine", my_lesson) != tag:
         raise ClassError("This class plays its teacher's own lesson: open the class's "
                          "join link (it carries the lesson).")
-    return _own_lesson(token)
+    return _own_lesson(my_lesson)
 
 
 class Once:
@@ -150,13 +150,13 @@ class Once:
 _made = Once()
 
 
-def _own_lesson(token: str) -> Sequence[Any]:
-    from nplk_lab.model import teacher_lessons as T
+def _own_lesson(my_lesson: str) -> Sequence[Any]:
+    from nplk_lab.model.lessons import teacher_lessons as T
 
     def decode() -> Sequence[Any]:
-        steps, _ = T.decode_teacher_lesson(token)
+        steps, _ = T.decode_teacher_lesson(my_lesson)
         return [s.as_step() for s in steps or ()]
-    steps = _made.get(("own", hashlib.sha256(token.encode()).hexdigest()), decode)
+    steps = _made.get(("own", hashlib.sha256(my_lesson.encode()).hexdigest()), decode)
     if not steps:
         raise ClassError("This class's lesson link is damaged: open the class's join link "
                          "again.")
@@ -164,14 +164,14 @@ def _own_lesson(token: str) -> Sequence[Any]:
 
 
 def reveal(tag: str, index: int, step: Any) -> Any:
-    """The step's measured answer (:meth:`~nplk_lab.model.lessons.Step.reveal`)."""
+    """The step's measured answer (:meth:`~nplk_lab.model.lessons.lessons.Step.reveal`)."""
     return _made.get(("reveal", tag, index), step.reveal)
 
 
 def figure_bytes(tag: str, index: int, step: Any, revealed: bool) -> bytes | None:
     """The step's figure at a phone's height as gzipped Plotly JSON (None: no figure
     before the answer, when the figure is the answer)."""
-    from nplk_lab.model.lesson_figures import step_figure
+    from nplk_lab.model.lessons.lesson_figures import step_figure
 
     def make() -> bytes | None:
         fig = step_figure(step, revealed, FIGURE_HEIGHT)
@@ -182,7 +182,7 @@ def figure_bytes(tag: str, index: int, step: Any, revealed: bool) -> bytes | Non
 def plotly_gz() -> tuple[str, bytes]:
     """Plotly.js of the installed ``plotly`` package, gzipped once, and its version."""
     def make() -> tuple[str, bytes]:
-        from nplk_lab.model.lesson_file import plotly_js
+        from nplk_lab.model.lessons.lesson_file import plotly_js
         text = plotly_js().encode()
         return hashlib.sha256(text).hexdigest()[:12], gzip.compress(text, 6)
     return _made.get("plotly.js", make)
@@ -192,15 +192,15 @@ def plotly_gz() -> tuple[str, bytes]:
 # what a student sees: the class's part once per version, the student's own part
 # ---------------------------------------------------------------------------
 
-def _figure_url(code: str, index: int, revealed: bool, token: str) -> str:
+def _figure_url(code: str, index: int, revealed: bool, my_lesson: str) -> str:
     q = {"class": code, "step": index, "revealed": int(revealed),
-         **({"my_lesson": token} if token else {})}
+         **({"my_lesson": my_lesson} if my_lesson else {})}
     return f"{API}/figure?{urlencode(q)}"
 
 
-def class_view(store: Any, state: ClassState, token: str) -> dict[str, Any]:
+def class_view(store: Any, state: ClassState, my_lesson: str) -> dict[str, Any]:
     """What every student of the class sees at ``state`` (no one's own vote)."""
-    steps = lesson_steps(state.lesson, token)
+    steps = lesson_steps(state.lesson, my_lesson)
     index = min(state.step, len(steps) - 1)
     step = steps[index]
     ask = bool(step.question)
@@ -215,11 +215,11 @@ def class_view(store: Any, state: ClassState, token: str) -> dict[str, Any]:
         "figure": None, "counts": None, "shift": None, "correct": None, "reveal": [],
         "explore": "/Lessons?" + urlencode({
             "class": state.code, "step": index + 1,
-            **({"my_lesson": token} if token else {"lesson": state.lesson[1:]})}),
+            **({"my_lesson": my_lesson} if my_lesson else {"lesson": state.lesson[1:]})}),
     }
     # the figure: the fitted one once revealed (a step without a question: at once)
     if figure_bytes(state.lesson, index, step, revealed) is not None:
-        out["figure"] = _figure_url(state.code, index, revealed, token)
+        out["figure"] = _figure_url(state.code, index, revealed, my_lesson)
     if not ask:
         return out
     if not revealed:      # the reveal's fit starts now, not when the teacher reveals
@@ -281,16 +281,16 @@ class Views:
     def __init__(self) -> None:
         self._once = Once(VIEWS_KEPT)
 
-    def get(self, store: Any, state: ClassState, token: str) -> dict[str, Any]:
+    def get(self, store: Any, state: ClassState, my_lesson: str) -> dict[str, Any]:
         key = (state.code, state.version, state.count_version if state.phase == SPLIT
-               else -1, state.lesson, hashlib.sha256(token.encode()).hexdigest())
-        return self._once.get(key, lambda: class_view(store, state, token))
+               else -1, state.lesson, hashlib.sha256(my_lesson.encode()).hexdigest())
+        return self._once.get(key, lambda: class_view(store, state, my_lesson))
 
 
 _views = Views()
 
 
-def student_state(store: Any, code: str, seat: Seat | None, token: str,
+def student_state(store: Any, code: str, seat: Seat | None, my_lesson: str,
                   client: str = "") -> dict[str, Any]:
     """What this browser sees of the class ``code`` (JSON-ready); ClassError when the
     class is not there (a wrong code counts as one for ``client``)."""
@@ -301,7 +301,7 @@ def student_state(store: Any, code: str, seat: Seat | None, token: str,
             "ended": state.ended}
     if entry.role != "student":
         return base
-    view = _views.get(store, state, token)
+    view = _views.get(store, state, my_lesson)
     mine = store.vote_of(state.code, seat, view["step"]) if view["question"] else None
     return {**view, **base, "mine": _mine(mine),
             "verdict": verdict(view["options"], mine, view["correct"])}
@@ -376,8 +376,8 @@ def _client(request: Any) -> str:
     return client_address(request.headers, request.client.host if request.client else "")
 
 
-def _token(request: Any) -> str:
-    return request.query_params.get("my_lesson", "")[:MAX_TOKEN_CHARS + 1]
+def _my_lesson(request: Any) -> str:
+    return request.query_params.get("my_lesson", "")[:MAX_LESSON_CHARS + 1]
 
 
 async def page(request: Any) -> Any:
@@ -423,9 +423,9 @@ async def state(request: Any) -> Any:
         since = None
     if since is not None:
         await _watcher.wait(code, since, LONG_POLL_S)
-    seat, token, client = seat_in(request.cookies), _token(request), _client(request)
+    seat, my_lesson, client = seat_in(request.cookies), _my_lesson(request), _client(request)
     try:
-        got = await run_in_threadpool(student_state, _store(), code, seat, token, client)
+        got = await run_in_threadpool(student_state, _store(), code, seat, my_lesson, client)
     except ClassError as exc:
         return _error(exc)
     return JSONResponse(got, headers={"Cache-Control": "no-store"})
@@ -499,11 +499,11 @@ async def figure(request: Any) -> Any:
         index, revealed = int(q.get("step", "")), q.get("revealed") == "1"
     except ValueError:
         return _error(ClassError("A figure is asked by its step."))
-    token = _token(request)
+    my_lesson = _my_lesson(request)
 
     def make() -> bytes | None:
         s = _store().state(q.get("class", "")[:32])
-        steps = lesson_steps(s.lesson, token)
+        steps = lesson_steps(s.lesson, my_lesson)
         if not 0 <= index < len(steps):
             raise ClassError("This lesson has no such step.")
         step = steps[index]

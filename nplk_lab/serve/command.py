@@ -14,6 +14,9 @@ is restarted, and nothing it started outlives it (:mod:`.supervise`). Without HA
 the command says how to install it and serves with one process. See
 ``docs/serving-a-class.md``.
 
+``nplk-lab front --backend HOST:PORT ...`` runs one HAProxy in front of several hosts'
+``nplk-lab classroom`` sharing one PostgreSQL class store (see its section below).
+
 This module imports only the standard library: it supervises processes and never
 runs the app itself.
 """
@@ -44,6 +47,9 @@ PROXY = "haproxy"
 PROXY_SEARCH = ("/usr/sbin", "/usr/local/sbin")  # Debian installs it outside a user's PATH
 INSTALL_HINT = "sudo apt-get install haproxy"
 WORKER_COOKIE = "NPLK_WORKER"
+WARM_START_ENV = "NPLK_LAB_WARM_START"   # "1": a worker warms up before it answers
+BACKEND = "nplk_workers"
+HOST_COOKIE = "NPLK_HOST"     # `nplk-lab front`'s, in front of several hosts
 HEALTH = "/_stcore/health"
 # every worker's health-check settings in the HAProxy configuration (why: its comments)
 DEFAULT_SERVER = ("check inter 2s fastinter 500ms downinter 1s fall 2 rise 1 observe layer4 "
@@ -163,19 +169,39 @@ def find_proxy(explicit: str | None = None) -> str | None:
     return None
 
 
-def haproxy_config(address: str, port: int, worker_ports: Sequence[int]) -> str:
-    """HAProxy in front of the workers: cookie affinity, websockets kept open."""
+def haproxy_config(address: str, port: int, worker_ports: Sequence[int], *,
+                   hosts: Sequence[str] = (), trusted: Sequence[str] = (),
+                   control: Path | None = None) -> str:
+    """HAProxy in front of the workers: cookie affinity, websockets kept open.
+
+    ``hosts`` (``"HOST:PORT"`` each): the proxy in front of several machines' own
+    ``nplk-lab classroom`` instead (`nplk-lab front`), each host a server pinned by the
+    ``NPLK_HOST`` cookie; ``worker_ports`` is then unused. ``trusted``: the addresses of
+    such a proxy in front of this one, whose client header is kept (every other
+    sender's is replaced by its own address). ``control``: the runtime socket the
+    command tells it through that a worker died (:func:`tell_proxy_down`)."""
     bind = f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
-    servers = "\n".join(
-        f"    server w{i} 127.0.0.1:{p} cookie w{i}"
-        for i, p in enumerate(worker_ports, start=1))
+    stats = ("" if control is None else
+             "    # the command says here, at once, that a worker died (tell_proxy_down)\n"
+             f"    stats socket {control} mode 600 level admin\n")
+    if hosts:
+        cookie = HOST_COOKIE
+        servers = "\n".join(f"    server host{i} {h} cookie host{i}"
+                             for i, h in enumerate(hosts, start=1))
+    else:
+        cookie = WORKER_COOKIE
+        servers = "\n".join(
+            f"    server w{i} 127.0.0.1:{p} cookie w{i}"
+            for i, p in enumerate(worker_ports, start=1))
+    keep = f" unless {{ src {' '.join(trusted)} }}" if trusted else ""
+    by = "front" if hosts else "classroom"
     return f"""\
-# NPLK Lab for a class: written by `nplk-lab classroom` (docs/serving-a-class.md)
+# NPLK Lab for a class: written by `nplk-lab {by}` (docs/serving-a-class.md)
 global
     maxconn 4096
     # failed requests only (below), on the command's output
     log stderr format raw local0
-
+{stats}
 defaults
     mode http
     log global
@@ -197,14 +223,14 @@ frontend nplk_lab
     # the client's address as HAProxy sees it, in a header of its own that replaces
     # whatever the client sent (X-Forwarded-For is the client's to write): what limits
     # wrong join codes per address (the workers read it: NPLK_LAB_CLIENT_HEADER)
-    http-request set-header {PROXY_CLIENT_HEADER} %[src]
-    default_backend nplk_workers
+    http-request set-header {PROXY_CLIENT_HEADER} %[src]{keep}
+    default_backend {BACKEND}
 
-backend nplk_workers
+backend {BACKEND}
     # a new browser goes to the worker with the fewest open connections (websockets
     # are long), then stays there: its session and its uploads live in that process
     balance leastconn
-    cookie {WORKER_COOKIE} insert indirect nocache httponly attr "SameSite=Lax"
+    cookie {cookie} insert indirect nocache httponly attr "SameSite=Lax"
     # a worker that died (`nplk-lab classroom` restarts it): a connection it refuses
     # is retried on another worker at once, so its reconnecting browsers and new ones
     # start a session on a live worker (every retry may pick another server); also a
@@ -229,6 +255,23 @@ backend nplk_workers
 # ---------------------------------------------------------------------------
 # processes
 # ---------------------------------------------------------------------------
+
+def tell_proxy_down(control: Path, server: str) -> None:
+    """Tell HAProxy through its runtime socket ``control`` that ``server`` is down (its
+    process died: the supervisor knows at once, the health checks only within about a
+    second, and meanwhile every try of a reconnecting browser that HAProxy sent there
+    was refused and retried a second later). Its checks go on and bring it back in once
+    the restarted worker answers. A socket that does not answer is left alone: the
+    checks notice anyway."""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(1.0)
+            s.connect(str(control))
+            s.sendall(f"set server {BACKEND}/{server} health down\n".encode())
+            s.recv(4096)
+    except OSError:
+        pass
+
 
 def store_password_warning(store: str) -> str:
     """A warning when a store URL given on the command line holds a password: every
@@ -270,7 +313,8 @@ def worker_ports(ns: argparse.Namespace) -> list[int]:
 
 def classroom(ns: argparse.Namespace, extra: Sequence[str]) -> int:
     if ns.print_config:
-        print(haproxy_config(ns.address, ns.port, worker_ports(ns)), end="")
+        print(haproxy_config(ns.address, ns.port, worker_ports(ns),
+                            trusted=ns.trust_proxy), end="")
         return 0
     folder = app_dir()
     given, rest = user_options(extra)
@@ -292,10 +336,13 @@ def classroom(ns: argparse.Namespace, extra: Sequence[str]) -> int:
     if "://" not in env[class_room.ENV]:
         Path(env[class_room.ENV]).mkdir(mode=0o700, parents=True, exist_ok=True)
     # the join link's address when a teacher's own is localhost (nplk_lab/ui/class_common)
-    env[PUBLIC_URL_ENV] = public_url(ns.address, ns.port)
+    # (several hosts behind one proxy: that proxy's address, --public-url)
+    env[PUBLIC_URL_ENV] = ns.public_url or public_url(ns.address, ns.port)
     proxy = find_proxy(ns.proxy)
 
-    if proxy is None or ns.workers == 1:
+    # one worker serves alone, unless a front proxy is trusted: then this host's own
+    # HAProxy is what keeps only that proxy's client address header
+    if proxy is None or (ns.workers == 1 and not ns.trust_proxy):
         if proxy is None:
             print(f"HAProxy is not installed, so the lab serves with one process.\n"
                   f"For {ns.workers} workers behind a proxy install it with:\n"
@@ -310,13 +357,18 @@ def classroom(ns: argparse.Namespace, extra: Sequence[str]) -> int:
     ports = worker_ports(ns)
     # one secret for every worker: a browser moved to another worker (its own died)
     # still passes the XSRF check. Passed through the environment, not the command line.
-    env["STREAMLIT_SERVER_COOKIE_SECRET"] = secrets.token_hex(32)
+    # Several hosts behind one proxy share one: set it in each host's environment.
+    env.setdefault("STREAMLIT_SERVER_COOKIE_SECRET", secrets.token_hex(32))
     # the client's address: the header HAProxy sets (class_web.client_address)
     env[CLIENT_HEADER_ENV] = PROXY_CLIENT_HEADER
+    # each worker imports scikit-learn before it answers its health check (server.py)
+    env[WARM_START_ENV] = "1"
 
     work = Path(tempfile.mkdtemp(prefix="nplk-lab-classroom-"))
     config = work / "haproxy.cfg"
-    config.write_text(haproxy_config(ns.address, ns.port, ports))
+    control = work / "haproxy.sock"
+    config.write_text(haproxy_config(ns.address, ns.port, ports, trusted=ns.trust_proxy,
+                                     control=control))
     check = subprocess.run([proxy, "-c", "-q", "-f", str(config)], capture_output=True,
                            text=True)
     if check.returncode != 0:
@@ -330,7 +382,9 @@ def classroom(ns: argparse.Namespace, extra: Sequence[str]) -> int:
         ports, lambda i: work / f"worker-{i}.log", [proxy, "-db", "-f", str(config)],
         f"http://127.0.0.1:{ns.port}" if ns.address in ("0.0.0.0", "::")
         else f"http://{ns.address}:{ns.port}")
-    sup = supervise.Supervisor(env, HEALTH_TIMEOUT_S)
+    sup = supervise.Supervisor(
+        env, HEALTH_TIMEOUT_S,
+        on_down=lambda c: tell_proxy_down(control, f"w{workers.index(c) + 1}"))
     # Ctrl-C, a service manager's stop or a closed terminal end the class; a signal
     # ignored on purpose (`nohup`, a background job's SIGINT) stays ignored
     old = {s: signal.signal(s, _raise_stop)
@@ -389,6 +443,9 @@ nplk-lab [STREAMLIT OPTIONS]
 
 nplk-lab classroom [--workers N] [--port P] [--address A] [-- STREAMLIT OPTIONS]
     Serve a class: N app processes behind HAProxy (cookie affinity) on port P.
+
+nplk-lab front --port P --backend HOST:PORT [--backend HOST:PORT ...]
+    One HAProxy in front of several hosts' `nplk-lab classroom` (one class store).
 """
 
 
@@ -419,6 +476,13 @@ def classroom_parser() -> argparse.ArgumentParser:
                    help="where a class's answers live: a folder for SQLite (default: "
                         "'classes' in the lab's cache folder) or a postgresql:// URL for "
                         "workers on several machines")
+    p.add_argument("--public-url", default=None,
+                   help="the address students open, for the join link and QR code "
+                        "(default: this machine's; behind `nplk-lab front`: the front's)")
+    p.add_argument("--trust-proxy", action="append", default=[], metavar="ADDRESS",
+                   help="the address of a proxy in front of this one (`nplk-lab front` "
+                        "on another machine) whose client address header is kept; "
+                        "repeat for several")
     p.add_argument("--print-config", action="store_true",
                    help="print the HAProxy configuration for these ports and exit (for "
                         "a system HAProxy in front of workers run as services)")
@@ -445,6 +509,8 @@ def _port(text: str) -> int:
 def parse(argv: Sequence[str]) -> tuple[str, argparse.Namespace | None, list[str]]:
     """``("run", None, streamlit args)`` or ``("classroom", options, worker args)``."""
     argv = list(argv)
+    if argv and argv[0] == "front":
+        return "front", front_parser().parse_args(argv[1:]), []
     if argv and argv[0] == "classroom":
         argv = argv[1:]
         extra: list[str] = []
@@ -453,6 +519,104 @@ def parse(argv: Sequence[str]) -> tuple[str, argparse.Namespace | None, list[str
             argv, extra = argv[:cut], argv[cut + 1:]
         return "classroom", classroom_parser().parse_args(argv), extra
     return "run", None, argv
+
+
+# ---------------------------------------------------------------------------
+# `nplk-lab front`: one HAProxy in front of several hosts
+# ---------------------------------------------------------------------------
+# A hall bigger than one machine: every host runs its own `nplk-lab classroom` (its
+# workers behind its own HAProxy) on one shared class store (a PostgreSQL URL), so a
+# student may be served by any host. The front sends a new browser to the host with the
+# fewest open connections and pins it there with the NPLK_HOST cookie (a Streamlit
+# session lives in one process of one host); a host that stops answering is taken out
+# by its health checks and its browsers start again on another host, where the store
+# gives them back their seat and their votes. `--print-config` writes the configuration
+# for a department's own HAProxy. See docs/serving-a-class.md ("Several machines").
+
+def host_port(text: str) -> str:
+    """``HOST:PORT`` (``[v6]:PORT`` for an IPv6 address), checked."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or host in ("[]",):
+        raise argparse.ArgumentTypeError(f"not HOST:PORT: {text!r}")
+    try:
+        _port(port)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"not a port number in {text!r}") from None
+    if ":" in host and not (host.startswith("[") and host.endswith("]")):
+        raise argparse.ArgumentTypeError(f"write an IPv6 address in brackets: {text!r}")
+    return text
+
+
+def front_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="nplk-lab front",
+        description="One HAProxy in front of several hosts running `nplk-lab classroom` "
+                    "on one class store (--store postgresql://...): each browser pinned "
+                    "to one host by a cookie, a dead host's browsers moved to the others.",
+        epilog="Start each host with `nplk-lab classroom --store postgresql://... "
+               "--public-url http://FRONT:PORT --trust-proxy FRONT_ADDRESS`, and the "
+               "same STREAMLIT_SERVER_COOKIE_SECRET in every host's environment. See "
+               "docs/serving-a-class.md.")
+    p.add_argument("--backend", action="append", type=host_port, required=True,
+                   metavar="HOST:PORT", help="a host's `nplk-lab classroom` (its --port); "
+                   "repeat for each host")
+    p.add_argument("--port", type=_port, default=80, help="the port students open")
+    p.add_argument("--address", default="0.0.0.0",
+                   help="the address the proxy listens on (default 0.0.0.0)")
+    p.add_argument("--proxy", default=None, help="the haproxy binary (default: found)")
+    p.add_argument("--print-config", action="store_true",
+                   help="print the HAProxy configuration and exit")
+    return p
+
+
+def front(ns: argparse.Namespace) -> int:
+    config_text = haproxy_config(ns.address, ns.port, [], hosts=ns.backend)
+    if ns.print_config:
+        print(config_text, end="")
+        return 0
+    proxy = find_proxy(ns.proxy)
+    if proxy is None:
+        raise SystemExit("nplk-lab front needs HAProxy (sudo apt-get install haproxy), "
+                         "or use --print-config for a system HAProxy")
+    work = Path(tempfile.mkdtemp(prefix="nplk-lab-front-"))
+    config = work / "haproxy.cfg"
+    config.write_text(config_text)
+    check = subprocess.run([proxy, "-c", "-q", "-f", str(config)], capture_output=True,
+                           text=True)
+    if check.returncode != 0:
+        print(check.stdout + check.stderr, file=sys.stderr)
+        shutil.rmtree(work, ignore_errors=True)
+        raise SystemExit(f"nplk-lab: HAProxy rejected the configuration {config}")
+    local = (f"http://127.0.0.1:{ns.port}" if ns.address in ("0.0.0.0", "::")
+             else f"http://{ns.address}:{ns.port}")
+    child = supervise.Child("HAProxy", [proxy, "-db", "-f", str(config)], local, None,
+                            is_worker=False)
+    sup = supervise.Supervisor(os.environ, HEALTH_TIMEOUT_S)
+    old = {s: signal.signal(s, _raise_stop)
+           for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+           if signal.getsignal(s) is not signal.SIG_IGN}
+    code = 0
+    try:
+        sup.start(child)
+        try:
+            # answered through a host: start the hosts first
+            sup.wait_first_health(child)
+        except (RuntimeError, TimeoutError) as e:
+            raise SystemExit(f"nplk-lab: {e} (is any host answering?)") from None
+        print(f"NPLK Lab for a class: {public_url(ns.address, ns.port)} "
+              f"(HAProxy in front of {len(ns.backend)} hosts; Ctrl-C stops it)", flush=True)
+        sup.run()
+    except _Stop as stop:
+        print(f"nplk-lab: {signal.Signals(stop.args[0]).name} received; stopping the "
+              "proxy", file=sys.stderr, flush=True)
+    except supervise.GiveUp:
+        code = 1
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+        sup.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    return code
 
 
 # ---------------------------------------------------------------------------
@@ -496,6 +660,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     mode, ns, extra = parse(argv)
     if mode == "classroom":
         return classroom(ns, extra)
+    if mode == "front":
+        return front(ns)
     folder = app_dir()
     given, rest = user_options(extra)
     cmd = streamlit_command(merged(shipped_options(folder), given), rest)

@@ -105,8 +105,12 @@ def _say(text: str, err: bool = True) -> None:
 
 
 class Supervisor:
-    def __init__(self, env: Mapping[str, str], health_timeout: float) -> None:
+    def __init__(self, env: Mapping[str, str], health_timeout: float,
+                 on_down: Callable[[Child], None] | None = None) -> None:
+        """``on_down(worker)``: called first thing when a worker has died (before its
+        leftovers are cleared), to take it out of the proxy at once."""
         self.env = dict(env)
+        self.on_down = on_down
         self.health_timeout = health_timeout
         self.children: list[Child] = []
         self.groups: set[int] = set()    # process groups of every child ever started
@@ -194,6 +198,8 @@ class Supervisor:
             self._died(child)
 
     def _died(self, child: Child) -> None:
+        if child.is_worker and self.on_down is not None:
+            self.on_down(child)
         proc, now = child.proc, time.monotonic()
         left = self.clear_group(proc.pid)
         was_up = child.died_at is None

@@ -90,6 +90,8 @@ _NAMES = {
     'replay_panel': ('replay', 'replay_panel'),
     'safe_text': ('state', 'safe_text'),
     'scaling': ('running', 'scaling'),
+    'timing_run': ('running', 'timing_run'),
+    'last_timing': ('running', 'last_timing'),
     'show_messages': ('state', 'show_messages'),
     'show_notes': ('state', 'show_notes'),
     'solver_histories': ('running', 'solver_histories'),

@@ -12,13 +12,14 @@ import streamlit as st
 import nplk_lab.figures as fg
 import nplk_lab.model as lab
 from nplk_lab.model.ablation import rule_key, rule_name
+from nplk_lab.serve.figure_cache import figure_gz
 from nplk_lab.ui.components.chart import drawn_widgets, live_chart
 
 from . import influence
 from .ablation import nn_values
 from .downloads import _fmt
 from .eigenmaps import eigen_panel
-from .figure_cache import figure_gz
+from .keys import CLICK_BOUNDS, CLICK_SEEN
 from .running import (
     baseline_score,
     baseline_values,
@@ -29,7 +30,7 @@ from .running import (
 )
 from .sharing import cached
 from .state import params, show_messages
-from .widgets import _BOUNDS, _SEEN, _SURFACE, _add_clicked_points, control
+from .widgets import _SURFACE, _add_clicked_points, control
 
 # ---------------------------------------------------------------------------
 # output
@@ -40,7 +41,7 @@ def chart(fig: Any, key: str, filename: str, **kw: Any) -> Any:
     """A figure with the lab's PNG export settings, updated in place on reruns
     (:func:`nplk_lab.ui.components.chart.live_chart`; ``kw``: its click reporting,
     ``on_click``, ``ack``, ``mark_color``). ``fig`` must not change afterwards: its
-    JSON is kept with it (:mod:`.figure_cache`)."""
+    JSON is kept with it (:mod:`nplk_lab.serve.figure_cache`)."""
     # the raw layout's height, not ``fig.layout.height``: plotly's validator there looks
     # for pandas, which a warming-up server may be importing in another thread
     height = (getattr(fig, "_layout", None) or {}).get("height") or fig.layout.height
@@ -181,9 +182,9 @@ def surface_chart(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabRe
         return
     # a click may land anywhere the user can see around the surface (zoomed out too)
     wx, wy = x1 - x0, y1 - y0
-    ss[_BOUNDS] = ((x0 - wx, x1 + wx), (y0 - wy, y1 + wy))
+    ss[CLICK_BOUNDS] = ((x0 - wx, x1 + wx), (y0 - wy, y1 + wy))
     chart(fig, _SURFACE, f"nplk-{page}-surface", on_click=_add_clicked_points,
-          ack=ss.get(_SEEN, 0.0), mark_color=fg.CLASS_COLORS[1 if add_label > 0 else -1],
+          ack=ss.get(CLICK_SEEN, 0.0), mark_color=fg.CLASS_COLORS[1 if add_label > 0 else -1],
           inputs=inputs)
 
 

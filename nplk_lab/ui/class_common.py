@@ -15,20 +15,18 @@ from urllib.parse import urlsplit
 
 import streamlit as st
 
-from nplk_lab.model import lessons as L
+from nplk_lab.model.lessons import lessons as L
 from nplk_lab.serve import class_room, class_web
 from nplk_lab.serve.class_hall import lesson_tag  # noqa: F401  (the class screens' name)
 from nplk_lab.serve.class_store import ClassError, ClassState, Seat
 from nplk_lab.serve.class_store_rules import new_seat
 
+from .keys import CLASS_ERROR, CLASS_SEAT, CLASS_TOKENS
 from .present_mode import base_url
 from .sharing import cached
 from .state import params, safe_text
 
 POLL_S = 1.0                       # every class screen reads the store once a second
-_ERROR = "lab_class_error"         # a refusal to show on the next run
-_SEAT = "lab_class_seat"           # this session's own seat, when the browser has none
-_TOKENS = "lab_class_tokens"       # {code: teacher token} this session knows
 
 
 @dataclass
@@ -50,11 +48,11 @@ class Klass:
     def token(self) -> str:
         """The teacher token, where this session knows it (it started the class, or
         made a new teacher link); "" otherwise."""
-        return st.session_state.get(_TOKENS, {}).get(self.code, "")
+        return st.session_state.get(CLASS_TOKENS, {}).get(self.code, "")
 
 
 def keep_token(code: str, token: str) -> None:
-    st.session_state.setdefault(_TOKENS, {})[code] = token
+    st.session_state.setdefault(CLASS_TOKENS, {})[code] = token
 
 
 def store() -> Any:
@@ -62,11 +60,11 @@ def store() -> Any:
 
 
 def fail(exc: Exception) -> None:
-    st.session_state[_ERROR] = str(exc)
+    st.session_state[CLASS_ERROR] = str(exc)
 
 
 def show_error() -> None:
-    err = st.session_state.pop(_ERROR, None)
+    err = st.session_state.pop(CLASS_ERROR, None)
     if err:
         st.error(safe_text(err))
 
@@ -86,9 +84,9 @@ def browser_seat() -> tuple[Seat, bool]:
     if seat is not None:
         return seat, True
     ss = st.session_state
-    if _SEAT not in ss:
-        ss[_SEAT] = new_seat()
-    return Seat(ss[_SEAT]), False
+    if CLASS_SEAT not in ss:
+        ss[CLASS_SEAT] = new_seat()
+    return Seat(ss[CLASS_SEAT]), False
 
 
 def client() -> str:
@@ -154,7 +152,7 @@ def reveal_of(step: L.Step) -> Any:
 
 def class_steps() -> Sequence[L.Step]:
     """The steps of the lesson this page plays."""
-    from nplk_lab.model import teacher_lessons as T
+    from nplk_lab.model.lessons import teacher_lessons as T
     P = params()
     if P.get("my_lesson"):
         steps, _ = cached("data", ("teacher-lesson", P["my_lesson"]),

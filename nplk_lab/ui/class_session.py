@@ -31,9 +31,11 @@ class) and :func:`start_or_join` (the page's foot, outside a class).
 
 from __future__ import annotations
 
+import html
+
 import streamlit as st
 
-from nplk_lab.model import lessons as L
+from nplk_lab.model.lessons import lessons as L
 from nplk_lab.serve import class_hall, class_room, class_web
 from nplk_lab.serve.class_store import ClassError, format_code
 from nplk_lab.serve.class_store_rules import (
@@ -57,20 +59,20 @@ from .class_common import (
     store,
     watch,
 )
+from .components import browser_files
+from .keys import CLASS_AT, CLASS_FOLLOW, CLASS_TO_HALL
 from .present_mode import KEEP
 from .state import params, safe_text
 
 __all__ = ["Klass", "enter", "bar", "question", "start_or_join", "reveal_of", "step_key",
            "lesson_tag"]
 
-_FOLLOW = "lab_class_follow"       # {code: bool}: this student follows the class's step
-_AT = "lab_class_at"               # the step (1-based) the class last put this page at
 
 
 def _leave() -> None:
     P = params()
     P["class"], P["teacher"] = "", ""
-    st.session_state.pop(_AT, None)
+    st.session_state.pop(CLASS_AT, None)
 
 
 # ---------------------------------------------------------------------------
@@ -126,9 +128,9 @@ def enter() -> Klass | None:
             st.info("The class has ended: the lesson stays open for you to explore.")
             _leave()
             return None
-        k.following = ss.setdefault(_FOLLOW, {}).get(code, True)
+        k.following = ss.setdefault(CLASS_FOLLOW, {}).get(code, True)
     # the step: the class's, unless this page moved since the class last set it
-    at = ss.get(_AT)
+    at = ss.get(CLASS_AT)
     moved = at is not None and int(P["step"]) != at
     if k.teacher and moved and not state.ended:
         try:
@@ -136,10 +138,10 @@ def enter() -> Klass | None:
         except (ClassError, WrongToken) as exc:
             st.error(safe_text(str(exc)))
     elif not k.teacher and moved:
-        k.following = ss[_FOLLOW][code] = False
+        k.following = ss[CLASS_FOLLOW][code] = False
     if k.teacher or k.following:
         P["step"] = k.state.step + 1
-    ss[_AT] = int(P["step"])
+    ss[CLASS_AT] = int(P["step"])
     return k
 
 
@@ -155,10 +157,15 @@ def _join(code: str) -> None:
     except (ClassError, ValueError) as exc:
         fail(exc)
         return
-    ss.setdefault(_FOLLOW, {})[state.code] = True
-    ss.pop(_AT, None)
+    ss.setdefault(CLASS_FOLLOW, {})[state.code] = True
+    ss.pop(CLASS_AT, None)
     P = params()
     P["class"], P["teacher"] = state.code, ""
+    if not code:
+        # a code typed on the page (not the join form of a /Lessons?class= address):
+        # served with the lab's routes, on to the class's page for phones, as the join
+        # link and the QR code open it
+        ss[CLASS_TO_HALL] = state.code
 
 
 def _join_form(code: str, kept: bool) -> None:
@@ -192,11 +199,24 @@ def bar(k: Klass | None, present: bool) -> None:
 
 
 def _back_to_class(code: str) -> None:
-    st.session_state.setdefault(_FOLLOW, {})[code] = True
-    st.session_state.pop(_AT, None)
+    st.session_state.setdefault(CLASS_FOLLOW, {})[code] = True
+    st.session_state.pop(CLASS_AT, None)
+
+
+def _to_hall(k: Klass) -> None:
+    """Right after a code typed here joined the class: the browser opens the class's
+    light page (to_hall.js), as the join link does; the bar's "Back to the class" stays
+    for a browser that runs no script."""
+    if st.session_state.pop(CLASS_TO_HALL, None) != k.code or not class_web.serving():
+        return
+    to = class_hall.hall_link("", k.code, params().get("my_lesson") or "")
+    script = browser_files.read("to_hall.js", __package__)
+    st.html(f'<span hidden data-nplk-to-hall="{html.escape(to, quote=True)}"></span>'
+            f"<script>{script}</script>", unsafe_allow_javascript=True)
 
 
 def _student_bar(k: Klass) -> None:
+    _to_hall(k)
     with st.container(key=f"{KEEP}-class", border=True):
         c = st.columns([3, 1.4], vertical_alignment="center")
         c[0].text(f"Class {format_code(k.code)} · you are {k.handle}")
@@ -244,13 +264,13 @@ def _start(lesson_id: str, my_lesson: str) -> None:
     P = params()
     P["class"], P["teacher"] = started.code, ""
     P["step"] = 1
-    st.session_state.pop(_AT, None)
+    st.session_state.pop(CLASS_AT, None)
 
 
 def _back_to(code: str) -> None:
     P = params()
     P["class"], P["teacher"] = code, ""
-    st.session_state.pop(_AT, None)
+    st.session_state.pop(CLASS_AT, None)
 
 
 def start_or_join(lesson_id: str) -> None:

@@ -11,19 +11,19 @@ from __future__ import annotations
 import streamlit as st
 
 import nplk_lab.figures as fg
-from nplk_lab.model import lessons as L
+from nplk_lab.model.lessons import lessons as L
 from nplk_lab.serve.class_store import ClassError, Vote
 from nplk_lab.serve.class_store_rules import REVEALED, REVOTE, SHIFT, SPLIT, VOTE, shift_of
 
 from .charts import chart
 from .class_common import Klass, fail, reveal_of, store
 from .components import browser_files
+from .keys import CLASS_NO_PICK
 from .present_mode import KEEP
 
 SURE = ("sure", "not sure")
 #: "Lock in"'s key: the one lessons.js presses on Enter (a page has one question)
 LOCK = "lesson_lock"
-_NO_PICK = "lab_class_no_pick"   # (code, step, vote) where "Lock in" had no option
 
 
 def _key(k: Klass, index: int, rnd: int) -> str:
@@ -95,7 +95,7 @@ def _vote(k: Klass, step: L.Step, index: int, rnd: int, mine: Vote | None) -> No
                   help="Send your vote (Enter on an option): until your teacher closes "
                        "the vote, another option locked in replaces it.")
     chosen = ss.get(key)
-    if ss.get(_NO_PICK) == (k.code, index, rnd):
+    if ss.get(CLASS_NO_PICK) == (k.code, index, rnd):
         st.caption("Choose an option first, then lock it in.")
     elif held is None:
         st.caption("Vote alone first: choose an option and lock it in. Your teacher will "
@@ -114,9 +114,9 @@ def _send(k: Klass, index: int, rnd: int, key: str, sure_key: str,
     """"Lock in": the option chosen (and how sure, if said) is the student's vote."""
     pick = st.session_state.get(key)
     if pick not in options:
-        st.session_state[_NO_PICK] = (k.code, index, rnd)
+        st.session_state[CLASS_NO_PICK] = (k.code, index, rnd)
         return
-    st.session_state.pop(_NO_PICK, None)
+    st.session_state.pop(CLASS_NO_PICK, None)
     said = st.session_state.get(sure_key)
     try:
         store().vote(k.code, k.seat, index, options.index(pick),

@@ -21,7 +21,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 import nplk_lab.figures as fg
-from nplk_lab.model import lessons as L
+from nplk_lab.model.lessons import lessons as L
 from nplk_lab.serve import class_hall, class_web
 from nplk_lab.serve.class_store import ClassError, format_code
 from nplk_lab.serve.class_store_rules import (
@@ -50,10 +50,9 @@ from .class_common import (
     reveal_of,
     store,
 )
+from .keys import CLASS_LIVE_FIG, CLASS_MOVED
 from .present_mode import KEEP
 from .state import params
-
-_FIG = "lab_class_live_fig"      # (what it shows, figure) last drawn by the live count
 
 #: the moves a phase offers, in order: (phase to move to, label, key, help)
 MOVES = {
@@ -347,7 +346,7 @@ def _live(k: Klass, index: int, step: L.Step, phase: int, present: bool,
             by[v] = by.get(v, 0) + n
     voted = sum(by.values())
     what = (k.code, index, phase, correct, state.count_version, present)
-    last = ss.get(_FIG)
+    last = ss.get(CLASS_LIVE_FIG)
     if last is None or last[0] != what:
         height = 210 if present else 320   # on a projector beside the step's figure
         if shift:
@@ -361,7 +360,7 @@ def _live(k: Klass, index: int, step: L.Step, phase: int, present: bool,
                          phase, f"{voted} voted")
             fig = fg.answer_counts_figure(options, by, voted, title=title, correct=correct,
                                           height=height)
-        ss[_FIG] = last = (what, fig)
+        ss[CLASS_LIVE_FIG] = last = (what, fig)
     with st.container(key="class-count"):
         # the lab's chart component: st.plotly_chart's conversion imports pandas, which
         # another session's thread may be importing at that moment
@@ -388,6 +387,7 @@ def _live(k: Klass, index: int, step: L.Step, phase: int, present: bool,
 
 
 def _move(k: Klass, index: int, phase: int, step: L.Step) -> None:
+    st.session_state[CLASS_MOVED] = phase
     try:
         correct = int(reveal_of(step).answer) if phase == REVEALED else None
         store().move(k.code, k.seat, phase, index, correct)
@@ -396,6 +396,13 @@ def _move(k: Klass, index: int, phase: int, step: L.Step) -> None:
 
 
 def _moves(k: Klass, step: L.Step, index: int, phase: int) -> None:
+    """The phase's moves. A click is made by the button's callback, before the run;
+    except when the session had not drawn that button yet: a page whose worker died
+    reconnects to another one with the dead worker's page still on screen, and a click
+    there before its first run on the new worker reaches a session with no callback for
+    it (Streamlit then calls none). The button still says it was clicked: the move is
+    made here, and the page runs again in the new phase."""
+    moved = st.session_state.pop(CLASS_MOVED, None)
     moves = NEXT_MOVES[phase]
     if not moves:
         return
@@ -403,10 +410,14 @@ def _moves(k: Klass, step: L.Step, index: int, phase: int) -> None:
         c = st.columns(len(moves))
         for col, to in zip(c, moves, strict=True):
             label, key, why = MOVES[to]
-            col.button(label, key=f"class_move_{to}",
-                       type="primary" if to != REVEALED or len(moves) == 1 else "secondary",
-                       on_click=_move, args=(k, index, to, step), shortcut=key,
-                       width="stretch", help=why)
+            clicked = col.button(
+                label, key=f"class_move_{to}",
+                type="primary" if to != REVEALED or len(moves) == 1 else "secondary",
+                on_click=_move, args=(k, index, to, step), shortcut=key, width="stretch",
+                help=why)
+            if clicked and moved != to:
+                _move(k, index, to, step)
+                st.rerun()
 
 
 def _revealed(k: Klass, step: L.Step, index: int, rev: Any, present: bool) -> None:

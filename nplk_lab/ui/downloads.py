@@ -10,6 +10,7 @@ import streamlit as st
 
 import nplk_lab.model as lab
 
+from .keys import CONFIG_APPLIED, NOTES, POINTS_UNDO
 from .state import apply_params, params, show_messages
 
 
@@ -77,17 +78,17 @@ def state_controls(page: str) -> None:
                               key=f"cfg_upload_{page}",
                               help="A file saved with “Configuration (JSON)”: the page "
                                    "takes its settings.")
-        if up is not None and ss.get("lab_cfg_applied") != up.file_id:
-            ss["lab_cfg_applied"] = up.file_id
+        if up is not None and ss.get(CONFIG_APPLIED) != up.file_id:
+            ss[CONFIG_APPLIED] = up.file_id
             new, msgs = lab.params_from_json(up.getvalue(), params())
             if not any(m.level == "error" for m in msgs):
                 apply_params(new)
-                ss["lab_notes"] = msgs + [lab.Message("info", "Configuration loaded.")]
+                ss[NOTES] = msgs + [lab.Message("info", "Configuration loaded.")]
                 st.rerun()
             show_messages(msgs)
         if st.button("Reset to defaults", key=f"reset_{page}",
                      help="Every setting back to its default (the points you added too)."):
             apply_params(lab.defaults())
-            ss.pop("lab_points_undo", None)
+            ss.pop(POINTS_UNDO, None)
             st.rerun()
         st.caption("The URL always holds the full state: copy it to share this view.")

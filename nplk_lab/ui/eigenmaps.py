@@ -24,12 +24,12 @@ import nplk_lab.figures as fg
 import nplk_lab.model as lab
 from nplk_lab.ui.components.chart import clicks, live_chart
 
+from .keys import EIGEN_CLICK_SEEN
 from .researchers import for_researchers
 from .running import fit_key, grid_for, grid_geometry
 from .sharing import cached
 from .state import PREFIX, STORE, params
 
-_SEEN = "lab_eigen_click_seen_"   # + page: the newest click id applied
 _INPUT = PREFIX + "eigen_index"    # the number input's widget key
 
 
@@ -48,8 +48,8 @@ def _on_click(page: str, n: int):
     def handler() -> None:
         ss = st.session_state
         j, newest = lab.index_from_clicks(clicks(_chart_key(page)), n,
-                                          seen=ss.get(_SEEN + page, 0.0))
-        ss[_SEEN + page] = newest
+                                          seen=ss.get(EIGEN_CLICK_SEEN + page, 0.0))
+        ss[EIGEN_CLICK_SEEN + page] = newest
         if j is not None and STORE in ss:
             params()["eigen_index"] = j
             ss[_INPUT] = j
@@ -181,7 +181,7 @@ def eigen_panel(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult, spe
     live_chart(fg.figure_json(marked), key=_chart_key(page),
                config=fg.plot_config(f"nplk-{res.method}-spectra"),
                height=marked.layout.height, on_click=_on_click(page, n),
-               ack=ss.get(_SEEN + page, 0.0), mark_color="#111", alt=fg.alt_text(marked))
+               ack=ss.get(EIGEN_CLICK_SEEN + page, 0.0), mark_color="#111", alt=fg.alt_text(marked))
     left, right = st.columns([1, 3], vertical_alignment="bottom")
     j = index_input(n, left)
     right.caption("Click an eigenvalue on the plot (or type j) to draw its eigenvector as "

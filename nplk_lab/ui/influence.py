@@ -21,13 +21,12 @@ import nplk_lab.figures as fg
 import nplk_lab.model as lab
 from nplk_lab.ui.components.chart import clicks, live_chart
 
+from .keys import CLICK_SEEN, FOCUS_ON, FOCUS_TARGETS
 from .running import fit_key, grid_for, grid_geometry
 from .sharing import cached
 from .state import STORE, params
-from .widgets import _SEEN, control
+from .widgets import control
 
-_FOCUS_ON = "lab_focus_on"          # (data key, index) the selection was made on
-_TARGETS = "lab_focus_targets"      # {chart key: (points as drawn, axis spans)} or n rows
 _CLEAR = "focus_clear"
 
 
@@ -57,44 +56,44 @@ def focus_of(data: lab.LabData | None) -> int:
     if i < 0 or data is None:
         return -1
     ss = st.session_state
-    rec = ss.get(_FOCUS_ON)
+    rec = ss.get(FOCUS_ON)
     if rec is not None and rec[1] == i and rec[0] != data.key:
         P["focus_point"] = -1
-        ss.pop(_FOCUS_ON, None)
+        ss.pop(FOCUS_ON, None)
         return -1
     if i >= len(data.X_train):
         P["focus_point"] = -1
         return -1
     if rec is None or rec[1] != i:
-        ss[_FOCUS_ON] = (data.key, i)
+        ss[FOCUS_ON] = (data.key, i)
     return i
 
 
 def _select(i: int | None, newest: float) -> None:
     ss = st.session_state
-    ss[_SEEN] = max(float(ss.get(_SEEN, 0.0)), newest)
+    ss[CLICK_SEEN] = max(float(ss.get(CLICK_SEEN, 0.0)), newest)
     if i is not None and STORE in ss:
         params()["focus_point"] = int(i)
-        ss.pop(_FOCUS_ON, None)  # made on the data on screen: focus_of records them
+        ss.pop(FOCUS_ON, None)  # made on the data on screen: focus_of records them
 
 
 def _on_plot_click(key: str) -> None:
     """``on_click`` of a plot of the points: the training point nearest the click."""
-    P, spans = st.session_state.get(_TARGETS, {}).get(key, (None, None))
+    P, spans = st.session_state.get(FOCUS_TARGETS, {}).get(key, (None, None))
     if P is None:
         return
     i, newest = lab.point_from_clicks(clicks(key), P, spans,
-                                      seen=st.session_state.get(_SEEN, 0.0))
+                                      seen=st.session_state.get(CLICK_SEEN, 0.0))
     _select(i, newest)
 
 
 def _on_matrix_click(key: str) -> None:
     """``on_click`` of the matrix view: the clicked row's point."""
-    order = st.session_state.get(_TARGETS, {}).get(key)
+    order = st.session_state.get(FOCUS_TARGETS, {}).get(key)
     if order is None:
         return
     i, newest = lab.row_from_clicks(clicks(key), order,
-                                    seen=st.session_state.get(_SEEN, 0.0))
+                                    seen=st.session_state.get(CLICK_SEEN, 0.0))
     _select(i, newest)
 
 
@@ -103,11 +102,11 @@ def clickable(fig: Any, key: str, points: np.ndarray, spans: tuple[float, float]
     """``fig`` (a plot of the training points ``points`` as drawn) with the selected
     point ringed, and the ``live_chart`` arguments that make a click select a point."""
     ss = st.session_state
-    ss.setdefault(_TARGETS, {})[key] = (np.asarray(points, dtype=float), spans)
+    ss.setdefault(FOCUS_TARGETS, {})[key] = (np.asarray(points, dtype=float), spans)
     i = focus_of(data)
     if i >= 0:
         fig = fg.focus_ring(fig, np.asarray(points)[i], i)
-    return fig, dict(on_click=lambda: _on_plot_click(key), ack=ss.get(_SEEN, 0.0),
+    return fig, dict(on_click=lambda: _on_plot_click(key), ack=ss.get(CLICK_SEEN, 0.0),
                      mark_color=fg.FOCUS_COLOR)
 
 
@@ -146,13 +145,13 @@ def matrix_clicks(fig: Any, key: str, data: lab.LabData, res: lab.LabResult,
     ss = st.session_state
     heat = [t for t in fig._data if t.get("type") == "heatmap"]
     pooled = not heat or len(heat[0].get("y", ())) < n   # a block is not a point
-    ss.setdefault(_TARGETS, {})[key] = None if pooled else fg.class_order(data.y_train, n)
+    ss.setdefault(FOCUS_TARGETS, {})[key] = None if pooled else fg.class_order(data.y_train, n)
     i = focus_of(data)
     # the drawn side in the key: block means and every entry are two figures of a fit
     side = len(heat[0].get("y", ())) if heat else 0
     out = cached("figs", ("matrix-linked", fit_key(res.params, data, res.method), i, side),
                  lambda: fg.linked_matrix(fig, data.y_train, i))
-    return out, dict(on_click=lambda: _on_matrix_click(key), ack=ss.get(_SEEN, 0.0),
+    return out, dict(on_click=lambda: _on_matrix_click(key), ack=ss.get(CLICK_SEEN, 0.0),
                      mark_color=fg.FOCUS_COLOR)
 
 
@@ -215,7 +214,7 @@ def influence_figure(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult
 
 def _clear() -> None:
     params()["focus_point"] = -1
-    st.session_state.pop(_FOCUS_ON, None)
+    st.session_state.pop(FOCUS_ON, None)
 
 
 def _caption(inf: lab.Influence, res: lab.LabResult) -> str:

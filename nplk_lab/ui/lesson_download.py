@@ -1,5 +1,5 @@
 """The Lessons page's "Download this lesson" button: the lesson as one HTML file that
-needs no server (:func:`nplk_lab.model.lesson_file.lesson_html`).
+needs no server (:func:`nplk_lab.model.lessons.lesson_file.lesson_html`).
 
 The file is made only when the button is pressed (Streamlit runs the deferred callable
 in a thread of its own, off the page's script run), so drawing the page costs nothing;
@@ -19,8 +19,8 @@ from typing import Any
 
 import streamlit as st
 
-from nplk_lab.model.lesson_file import lesson_html
-from nplk_lab.model.lessons import Step
+from nplk_lab.model.lessons.lesson_file import lesson_html
+from nplk_lab.model.lessons.lessons import Step
 from nplk_lab.ui.components.browser_files import title_fit
 
 _KEEP = 6   # files kept (about 5-6 MB each)

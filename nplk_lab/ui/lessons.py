@@ -3,14 +3,14 @@
 Each step shows its sentence, the figure at the step's state and its question. The
 student picks an answer first; only then is the fitted figure drawn (before it, the
 data alone, or nothing when the figure is the answer) and the measured answer revealed
-(:meth:`nplk_lab.model.lessons.Step.reveal`: the numbers, and the option they support). Back
+(:meth:`nplk_lab.model.lessons.lessons.Step.reveal`: the numbers, and the option they support). Back
 and Next (also the ← and → keys) step through the lesson; the lesson and the step are
 in the URL (``lesson``, ``step``, or ``my_lesson`` for a teacher's lesson), so a teacher
 can share "lesson 2, step 3". In presentation mode the figure takes the window's
 height on the left and the words go on the right (a matrix view as a 2×2 grid), so every
 step fits 1280×720 and 1920×1080 without scrolling (``tests/test_browser_present_fit.py``
 measures each). Figures come from the :mod:`nplk_lab.figures` builders; the
-fits from :mod:`nplk_lab.model.lessons` (the same functions the pages use).
+fits from :mod:`nplk_lab.model.lessons.lessons` (the same functions the pages use).
 """
 
 from __future__ import annotations
@@ -20,25 +20,25 @@ from collections.abc import Sequence
 import streamlit as st
 
 import nplk_lab.model as lab
-from nplk_lab.model import lesson_answers as A
-from nplk_lab.model import lessons as L
-from nplk_lab.model import teacher_lessons as T
-from nplk_lab.model.lesson_figures import HEIGHT as _HEIGHT
-from nplk_lab.model.lesson_figures import step_figure
+from nplk_lab.model.lessons import lesson_answers as A
+from nplk_lab.model.lessons import lessons as L
+from nplk_lab.model.lessons import teacher_lessons as T
+from nplk_lab.model.lessons.lesson_figures import HEIGHT as _HEIGHT
+from nplk_lab.model.lessons.lesson_figures import step_figure
 from nplk_lab.model.presets import PAGE_PATHS
 
 from . import class_session
 from .ablation import markdown_table
 from .charts import chart
 from .components import browser_files
+from .keys import LESSON_NO_PICK, MY_LESSON_LINK, MY_STEPS
 from .lesson_download import download_lesson_button
-from .present_mode import COLLECTED, KEEP, base_url, present_url, presenting, set_present
+from .present_mode import KEEP, base_url, present_url, presenting, set_present
 from .sharing import cached
 from .state import params, safe_text, show_messages
 
 _FIG_KEY = "lesson_figure"
 _LOCK = "lesson_lock"
-_NO_PICK = "lab_lesson_no_pick"   # the step where "Lock in" was pressed with no option
 
 
 #: presentation mode's figure and words columns, by figure: a plot drawn to scale (the
@@ -100,12 +100,12 @@ def _lock(steps: Sequence[L.Step], index: int, pick_key: str) -> None:
     step = steps[index]
     pick = st.session_state.get(pick_key)
     if pick not in step.options:
-        st.session_state[_NO_PICK] = index
+        st.session_state[LESSON_NO_PICK] = index
         return
     P = params()
     P["answers"] = A.lock_answer(P.get("answers") or "", _options(steps), index,
                                  step.options.index(pick))
-    st.session_state.pop(_NO_PICK, None)
+    st.session_state.pop(LESSON_NO_PICK, None)
 
 
 def lessons_page() -> None:
@@ -308,7 +308,7 @@ def _question(steps: Sequence[L.Step], answers: Sequence[int | None], lesson_id:
                            "then show what the lab measures here. A prediction is made "
                            "once.")
     if chosen is None:
-        if st.session_state.get(_NO_PICK) == k - 1:
+        if st.session_state.get(LESSON_NO_PICK) == k - 1:
             st.caption("Choose an option first, then lock it in.")
         else:
             st.caption("Choose an option and lock it in: the figure and the numbers then "
@@ -402,7 +402,7 @@ def _lesson_choice(current: str, choose: bool = True) -> None:
 def _teacher_builder() -> None:
     """The steps a teacher collected on the lab pages: order, remove, make the link."""
     ss = st.session_state
-    steps: list[T.TeacherStep] = ss.setdefault(COLLECTED, [])
+    steps: list[T.TeacherStep] = ss.setdefault(MY_STEPS, [])
     with st.expander(f"Make your own lesson ({len(steps)} step"
                      f"{'s' if len(steps) != 1 else ''} so far)", expanded=bool(steps),
                      icon=":material/edit_note:"):
@@ -427,16 +427,16 @@ def _teacher_builder() -> None:
                 st.rerun()
         if st.button("Make the lesson link", key="my_make", type="primary"):
             try:
-                ss["lab_my_token"] = T.encode_teacher_lesson(steps)
+                ss[MY_LESSON_LINK] = T.encode_teacher_lesson(steps)
             except ValueError as exc:
-                ss.pop("lab_my_token", None)
+                ss.pop(MY_LESSON_LINK, None)
                 st.error(safe_text(str(exc)))
-        token = ss.get("lab_my_token")
-        if token:
+        my_lesson = ss.get(MY_LESSON_LINK)
+        if my_lesson:
             st.caption("Send this link to the class; it opens your lesson here:")
-            st.code(f"{base_url()}?my_lesson={token}&step=1", language=None,
+            st.code(f"{base_url()}?my_lesson={my_lesson}&step=1", language=None,
                     wrap_lines=True)
             if st.button("Open it here", key="my_open"):
                 P = params()
-                P["my_lesson"], P["step"], P["answers"] = token, 1, ""
+                P["my_lesson"], P["step"], P["answers"] = my_lesson, 1, ""
                 st.rerun()

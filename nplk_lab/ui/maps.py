@@ -26,15 +26,12 @@ from nplk_lab.model import maps as lab_maps
 from nplk_lab.serve.stores import MISS, cache
 from nplk_lab.ui.components.chart import clicks, live_chart
 
+from .keys import MAP_CLICK_SEEN, MAP_LIVE_COUNT, MAP_OPEN, MAP_PARTIAL
 from .progress import Progress, stop_requested
 from .running import on_cluster
 from .state import _STOPPED, PAGE_FILES, STORE, params
 from .widgets import get_data
 
-_PARTIAL = "lab_map_partial"     # the newest partial map per key (what Stop keeps)
-_SEEN = "lab_map_click_seen"     # the newest click id applied
-_OPEN = "lab_map_open"           # a clicked cell waiting to open: (page, params)
-_LIVE = "lab_map_live_count"     # a fresh key for each in-progress redraw
 #: a map expected to take longer than this (serially) runs its lines in two processes
 PARALLEL_ABOVE_S = 2.0
 
@@ -92,7 +89,7 @@ def sweep_map(P: Mapping[str, Any], method: str, param1: str, values1, param2: s
         ss[_STOPPED] = key
         done = lab_maps.run_map(P, method, param1, values1, param2, values2,
                                 fit_missing=False, **common)
-        partial = ss.get(_PARTIAL, {}).get(key)
+        partial = ss.get(MAP_PARTIAL, {}).get(key)
         if partial is not None and partial.done > done.done:
             done = partial
         done.stopped = True
@@ -114,11 +111,11 @@ def sweep_map(P: Mapping[str, Any], method: str, param1: str, values1, param2: s
         if now - state["last"] < 0.6:
             return
         state["last"] = now
-        ss[_LIVE] = ss.get(_LIVE, 0) + 1
+        ss[MAP_LIVE_COUNT] = ss.get(MAP_LIVE_COUNT, 0) + 1
         fig = score_figure(partial, title=f"{spec.label}: test {partial.metric} "
                                           f"({partial.done} of {partial.total} fits)")
         with slot.container():
-            live_chart(fg.figure_json(fig), key=f"map_live_{ss[_LIVE]}",
+            live_chart(fg.figure_json(fig), key=f"map_live_{ss[MAP_LIVE_COUNT]}",
                        config=fg.plot_config("nplk-map-partial"), height=fig.layout.height,
                        alt=fg.alt_text(fig))
 
@@ -127,7 +124,7 @@ def sweep_map(P: Mapping[str, Any], method: str, param1: str, values1, param2: s
 
         def on_progress(done: int, total: int, partial: lab_maps.MapResult) -> bool:
             state["done"] = done
-            ss.setdefault(_PARTIAL, {})[key] = partial
+            ss.setdefault(MAP_PARTIAL, {})[key] = partial
             progress.report(f"fit {done} of {total} done", force=True)
             draw(partial)
             return False
@@ -153,12 +150,12 @@ def sweep_map(P: Mapping[str, Any], method: str, param1: str, values1, param2: s
                 if fitted["lines"]:
                     out.messages.append(lab.Message(
                         "info", f"The fits ran on the Dask cluster at {cluster}."))
-                ss.get(_PARTIAL, {}).pop(key, None)
+                ss.get(MAP_PARTIAL, {}).pop(key, None)
                 return cache("sweeps").put(key, out) if not out.stopped else out
     local_parallel = serial > PARALLEL_ABOVE_S and workers() > 1
     out = run(None, parallel=local_parallel, n_jobs=workers() if local_parallel else None,
               n_workers=workers() if local_parallel else 1)
-    ss.get(_PARTIAL, {}).pop(key, None)
+    ss.get(MAP_PARTIAL, {}).pop(key, None)
     if out.stopped:
         return out
     return cache("sweeps").put(key, out)
@@ -308,8 +305,8 @@ def _on_click(key: str, m: lab_maps.MapResult):
     def handler() -> None:
         ss = st.session_state
         cell, newest = lab_maps.cell_from_clicks(clicks(key), m.shape,
-                                                 seen=ss.get(_SEEN, 0.0))
-        ss[_SEEN] = newest
+                                                 seen=ss.get(MAP_CLICK_SEEN, 0.0))
+        ss[MAP_CLICK_SEEN] = newest
         if cell is not None:
             open_later(*_target(m, cell))
     return handler
@@ -319,13 +316,13 @@ def open_later(page: str, new: dict[str, Any]) -> None:
     """Ask the next run to open ``page`` with the state ``new`` (a clicked cell of any
     map; :func:`follow_cell_click` does it)."""
     if STORE in st.session_state:
-        st.session_state[_OPEN] = (page, {**params(), **new})
+        st.session_state[MAP_OPEN] = (page, {**params(), **new})
 
 
 def follow_cell_click() -> None:
     """Open the cell clicked on a map (set by the chart's click handler before this run)
     on the method's page, in that state; call right after page set-up."""
-    pending = st.session_state.pop(_OPEN, None)
+    pending = st.session_state.pop(MAP_OPEN, None)
     if not pending:
         return
     page, new = pending
@@ -347,7 +344,7 @@ def maps_panel(P: Mapping[str, Any], m: lab_maps.MapResult, *, page: str) -> Non
     if note:
         st.info(note)
     figs = map_figures(m, P)
-    ack = st.session_state.get(_SEEN, 0.0)
+    ack = st.session_state.get(MAP_CLICK_SEEN, 0.0)
     for start in range(0, len(figs), 2):
         cols = st.columns(2)
         for col, (name, caption, fig) in zip(cols, figs[start:start + 2], strict=False):

@@ -28,17 +28,17 @@ from urllib.parse import urlencode, urlsplit
 import streamlit as st
 
 import nplk_lab.model as lab
-from nplk_lab.model import lessons as lessons_model
-from nplk_lab.model import teacher_lessons as teacher
+from nplk_lab.model.lessons import lessons as lessons_model
+from nplk_lab.model.lessons import teacher_lessons as teacher
 
 from .components import browser_files
 from .components.kept import keep
+from .keys import MY_STEPS, MY_STEPS_HAD, PRESENT_NARROW
 from .state import params, safe_text
 
 #: key prefix of containers whose widgets stay visible in presentation mode
 KEEP = "nplk-keep"
 #: session key of the steps a teacher has collected (a list of TeacherStep)
-COLLECTED = "lab_my_steps"
 
 def presenting() -> bool:
     return bool(params().get("present"))
@@ -63,7 +63,7 @@ def presentation(page: str) -> bool:
             st.button("Leave presentation mode: the window is narrow", key="present_narrow",
                       on_click=_narrow)
         return True
-    if st.session_state.pop(_NARROW, False):
+    if st.session_state.pop(PRESENT_NARROW, False):
         st.info("Presentation mode is made for a projector or a large screen. On a screen "
                 "this narrow the page shows as usual; open the presentation link on the "
                 "projector's computer.")
@@ -84,7 +84,6 @@ def presentation(page: str) -> bool:
     return False
 
 
-_HAD_STEPS = "lab_my_steps_had"   # this session has collected a step (so none = removed)
 
 
 def _keep_collected() -> None:
@@ -92,15 +91,15 @@ def _keep_collected() -> None:
     typed address or a closed tab loses no step) and brought back into a new session
     that has none."""
     ss = st.session_state
-    steps = ss.get(COLLECTED) or []
+    steps = ss.get(MY_STEPS) or []
     text = None
     if steps:
-        ss[_HAD_STEPS] = True
+        ss[MY_STEPS_HAD] = True
         try:
             text = teacher.encode_teacher_lesson(steps)
         except ValueError:   # not a lesson (yet): keep what the browser has
             text = None
-    elif ss.get(_HAD_STEPS):
+    elif ss.get(MY_STEPS_HAD):
         text = ""
     with st.sidebar:
         keep("my-lesson", text, key="lab_my_kept", on_restore=_restore_collected)
@@ -108,19 +107,18 @@ def _keep_collected() -> None:
 
 def _restore_collected(token: str) -> None:
     ss = st.session_state
-    if ss.get(COLLECTED):
+    if ss.get(MY_STEPS):
         return
     steps, _ = teacher.decode_teacher_lesson(token)
     if steps:   # a damaged text is dropped: the next step collected replaces it
-        ss[COLLECTED] = list(steps)
+        ss[MY_STEPS] = list(steps)
 
 
-_NARROW = "lab_present_narrow"   # presentation mode was left for a narrow window
 
 
 def _narrow() -> None:
     set_present(False)
-    st.session_state[_NARROW] = True
+    st.session_state[PRESENT_NARROW] = True
 
 
 def set_present(on: bool) -> None:
@@ -165,7 +163,7 @@ def _collector(page: str, P: dict[str, Any]) -> None:
     """"Add this view to my lesson": the page's state and a sentence, collected in
     the session (at most MAX_TEACHER_STEPS)."""
     ss = st.session_state
-    steps = ss.setdefault(COLLECTED, [])
+    steps = ss.setdefault(MY_STEPS, [])
     st.divider()
     st.caption("Build your own lesson: add this view with a sentence for the class; "
                "order the steps and make the link on the Lessons page.")

@@ -12,14 +12,13 @@ import nplk_lab.model as lab
 from nplk_lab.ui.components.replay import replay_player, reported_playback, reported_step
 from nplk_lab.ui.components.replay_file import standalone_html
 
+from .keys import REPLAY_FRAMES, REPLAY_PAGE
 from .running import fit_key, grid_for
 from .sharing import cached
 from .state import STORE, show_messages
 from .widgets import control
 
 _PLAYER = "replay_player"
-_FRAMES = "lab_replay_frames"  # {page: frame count of the replay last shown there}
-_PAGE = "lab_replay_page"      # the page whose player reported last
 
 
 def _on_step() -> None:
@@ -28,7 +27,7 @@ def _on_step() -> None:
     k = reported_step(_PLAYER)
     ss = st.session_state
     if k is not None and STORE in ss:
-        n = ss.get(_FRAMES, {}).get(ss.get(_PAGE), 0)
+        n = ss.get(REPLAY_FRAMES, {}).get(ss.get(REPLAY_PAGE), 0)
         ss[STORE]["replay_step"] = -1 if n and k >= n - 1 else max(int(k), 0)
 
 
@@ -78,11 +77,11 @@ def replay_panel(P: Mapping[str, Any], data: lab.LabData | None, res: lab.LabRes
         return
     ss = st.session_state
     store = ss[STORE]
-    counts = ss.setdefault(_FRAMES, {})
+    counts = ss.setdefault(REPLAY_FRAMES, {})
     step = carried_step(int(store.get("replay_step", -1)), int(counts.get(page, n) or n), n)
     store["replay_step"] = step
     counts[page] = n
-    ss[_PAGE] = page
+    ss[REPLAY_PAGE] = page
     start = rp.start_text
     st.caption("Play runs in the browser from frames sent once; the position is kept in "
                "the link when you pause, step or release the slider. Left: the model at "

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import os
 import pickle
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -15,12 +14,13 @@ import streamlit as st
 
 import nplk_lab.model as lab
 from nplk_lab.model import budget
-from nplk_lab.serve import workers
+from nplk_lab.serve import cluster, workers
 from nplk_lab.serve.stores import MISS, cache, recorder
 
+from .keys import DASK_FAILED, TIMING
 from .progress import Progress, stop_requested
 from .sharing import cached, single_flight
-from .state import _LAST_GOOD, _PREV_FIT, _STOPPED, STORE
+from .state import _LAST_GOOD, _PREV_FIT, _STOPPED, STORE, show_messages
 from .widgets import get_data
 
 
@@ -168,14 +168,20 @@ def baseline_values(data: lab.LabData, C: float, sigma: float) -> np.ndarray | N
     return cached("grids", ("svm", data.key, float(C), float(sigma)), compute)
 
 
-def baseline_score(P: Mapping[str, Any], data: lab.LabData, task: str
-                   ) -> lab.BaselineScore | None:
-    """The plain SVM's (SVR's) train and test scores on the page's split, once per data set
-    and σ, C (ε)."""
-    key = ("baseline_score", data.key, task, float(P["C"]), float(P["sigma"]),
-           float(P.get("epsilon", 0.1)) if task == lab.REGRESSION else None)
-    return cached("fits", key, lambda: lab.baseline_scores(
-        P, data.X_train, data.y_train, data.X_test, data.y_test, task=task))
+def baseline_score(P: Mapping[str, Any], data: lab.LabData, task: str, *,
+                   page: str = "plain") -> lab.BaselineScore | None:
+    """The plain SVM's (SVR's) train and test scores on the page's split: from the page's
+    reference fit of the plain model (:func:`fit`, the fit store), the one the score
+    table compares with, so the figure, the score tiles and the table share one fit per
+    data set and σ, C (ε) (an ill-conditioned SVR alone takes 0.3-0.4 s)."""
+    plain = lab.plain_method(task)
+    if plain is None:
+        return None
+    res = fit(P, data, plain, page=page)
+    if not res.ok:
+        return None
+    return lab.BaselineScore(lab.baseline_name(task, {**lab.defaults(), **dict(P)}),
+                             res.metric, res.train_score, res.test_score, res.estimator)
 
 
 def solver_histories(P: Mapping[str, Any], data: lab.LabData, res: lab.LabResult, *,
@@ -332,24 +338,10 @@ def _sweep_on_cluster(P, method, param, values, repeats, key, data_fn, address):
 # an operator-configured Dask scheduler (never from the URL)
 # ---------------------------------------------------------------------------
 
-#: environment variable naming the Dask scheduler the pages may offer
-DASK_ENV = "NPLK_DASK_SCHEDULER"
-_DASK_FAILED = "lab_dask_failed"   # (address, when, why) of this session's last failure
-
-
 def dask_address() -> str | None:
-    """The Dask scheduler the operator configured: ``$NPLK_DASK_SCHEDULER``, else
-    ``dask_scheduler`` in ``.streamlit/secrets.toml``; None when neither is set. Never
-    read from the URL or any widget: a shared link must not make this server connect
-    to an address of the link's choosing."""
-    address = os.environ.get(DASK_ENV, "").strip()
-    if not address:
-        try:
-            address = str(st.secrets.get("dask_scheduler", "") or "").strip()
-        except (FileNotFoundError, KeyError, ValueError, OSError,
-                st.errors.StreamlitSecretNotFoundError):
-            address = ""
-    return address or None
+    """The Dask scheduler the operator configured (:mod:`nplk_lab.serve.cluster`); None
+    when there is none. Never read from the URL or any widget."""
+    return cluster.scheduler_address()
 
 
 def cluster_choice(page: str) -> str | None:
@@ -360,7 +352,7 @@ def cluster_choice(page: str) -> str | None:
         return None
     on = st.checkbox(f"Run on the Dask cluster at {address}", key=f"lab_dask_{page}",
                      help="The independent fits run as tasks on the cluster's workers "
-                          f"(configured by the server's {DASK_ENV} or secrets.toml).")
+                          f"(configured by the server's {cluster.DASK_ENV} or secrets.toml).")
     return address if on else None
 
 
@@ -380,18 +372,17 @@ def on_cluster(address: str | None) -> Iterator[str | None]:
 
 def _connect(address: str):
     """The client for ``address``, or None after a warning on the page."""
-    from nplk_core.parallel import dask_client
-    failed = st.session_state.get(_DASK_FAILED)
+    failed = st.session_state.get(DASK_FAILED)
     try:
         if failed and failed[0] == address and time.monotonic() - failed[1] < 30:
             raise OSError(failed[2])         # tried a moment ago: do not wait again
-        return dask_client(address, timeout=3.0)
+        return cluster.connect(address)
     except ImportError:
         st.warning("The Dask option needs dask.distributed (pip install -e \".[dask]\"); "
                    "running on this machine instead.")
     except OSError as exc:
         if not (failed and failed[0] == address and str(exc) == failed[2]):
-            st.session_state[_DASK_FAILED] = (address, time.monotonic(), str(exc))
+            st.session_state[DASK_FAILED] = (address, time.monotonic(), str(exc))
         st.warning(f"Could not connect to the Dask cluster at {address}: "
                    f"{lab.clip(exc, 160)}. Running on this machine instead.")
     return None
@@ -446,3 +437,35 @@ def scaling(P: Mapping[str, Any], data: lab.LabData, *, cluster: str | None = No
         if where is None:                          # message shown; run it here
             return cached("sweeps", key, compute)
         return cached("sweeps", (*key, cluster), lambda: compute(where))
+
+
+def timing_run(P: Mapping[str, Any], ns: list[int], cluster: str | None = None) -> None:
+    """Fit time against n on the Scaling page: exact DANK, scalable DANK and SVC at each
+    n of ``ns``, in one status line with Stop; the times are kept in the session (read
+    them with :func:`last_timing`) and a failure is said in words."""
+    bar = Progress("Timing", delay=0.0)
+    done = [0]
+
+    def progress(d: int, total: int) -> bool:
+        done[0] = d
+        nxt = f"; fitting at n = {ns[d // 3]}" if d < total else ""
+        bar.report(f"{d} of {total} fits done{nxt}", force=True)
+        return False  # never stop by itself: every n listed is measured (Stop interrupts)
+
+    def iteration(i: int, info: Any, elapsed: float) -> bool:
+        return bar.report(f"exact DANK at n = {ns[done[0] // 3]}, iteration {i + 1}")
+
+    try:
+        with on_cluster(cluster):    # scalable DANK's sub-problems go there
+            times, msgs = lab.timing_study(P, ns, v=max(int(P["scale_clusters"]), 2),
+                                           progress=progress, callback=iteration)
+        st.session_state[TIMING] = (list(ns), times)
+    except (ValueError, ArithmeticError, np.linalg.LinAlgError, MemoryError) as exc:
+        msgs = [lab.Message("error", f"The timing study failed ({lab.clip(exc, 120)}).")]
+    bar.done()
+    show_messages(msgs)
+
+
+def last_timing() -> tuple[list[int], dict[str, np.ndarray]] | None:
+    """The newest timing run of this session: (the n measured, fit times per method)."""
+    return st.session_state.get(TIMING)

@@ -13,8 +13,8 @@ import streamlit as st
 import nplk_lab.model as lab
 
 from .keys import CSV as _CSV  # noqa: F401  (the session-state entries: .keys)
+from .keys import FROM_BROWSER, NOTES, PAGE, PREFIX, STORE, URL_WRITTEN, URLS_WRITTEN  # noqa: F401
 from .keys import LAST_GOOD as _LAST_GOOD  # noqa: F401
-from .keys import PREFIX, STORE  # noqa: F401
 from .keys import PREV_FIT as _PREV_FIT  # noqa: F401
 from .keys import STATUS as _STATUS  # noqa: F401
 from .keys import STOP as _STOP  # noqa: F401
@@ -50,17 +50,17 @@ def page_setup(page: str, title: str) -> dict[str, Any]:
         ss[STORE] = lab.defaults()
         # a tab that reconnects (the server restarted) sends its widgets' values with
         # the new session's first run: they win over the URL and the defaults
-        ss[_FROM_BROWSER] = browser_widget_keys()
+        ss[FROM_BROWSER] = browser_widget_keys()
     else:
-        ss.pop(_FROM_BROWSER, None)
-    if ss.get("lab_page") != page:
+        ss.pop(FROM_BROWSER, None)
+    if ss.get(PAGE) != page:
         # A widget of another page keeps its state under the same key, but the new
         # page's widget is a different element and would start from its own default:
         # drop the keys so every widget re-seeds from the store.
         for key in [k for k in ss.keys() if isinstance(k, str) and k.startswith(PREFIX)]:
             del ss[key]
     _read_url(ss, page)
-    ss["lab_page"] = page
+    ss[PAGE] = page
     sidebar_nav()
     from . import a11y  # captions and slider values readable in both themes (axe-core)
     a11y.style()
@@ -112,8 +112,6 @@ def sidebar_nav() -> None:
         st.divider()
 
 
-_FROM_BROWSER = "lab_from_browser"
-_URLS_WRITTEN = "lab_urls_written"   # the last few URLs this session wrote
 _URLS_KEPT = 32
 
 
@@ -145,7 +143,7 @@ def browser_widget_keys() -> frozenset[str]:
 def from_browser(key: str) -> bool:
     """Whether widget ``key`` takes the value the browser sent (see
     :func:`browser_widget_keys`) instead of being seeded from the store."""
-    return key in (st.session_state.get(_FROM_BROWSER) or ())
+    return key in (st.session_state.get(FROM_BROWSER) or ())
 
 
 def _read_url(ss: Any, page: str = "") -> None:
@@ -156,8 +154,8 @@ def _read_url(ss: Any, page: str = "") -> None:
     not keep the teacher's lesson or the answers this session had."""
     query = {k: st.query_params.get_all(k) for k in st.query_params.keys()}
     flat = {k: v[-1] if v else "" for k, v in query.items()}
-    if not query or flat == ss.get("lab_url_written") or \
-            _key_of(flat) in ss.get(_URLS_WRITTEN, ()):
+    if not query or flat == ss.get(URL_WRITTEN) or \
+            _key_of(flat) in ss.get(URLS_WRITTEN, ()):
         # the URL this session wrote, or one it wrote a few runs ago: a move made
         # before the browser had the newest URL carries the previous one (under load
         # that race dropped moves); it is not a pasted link
@@ -173,8 +171,8 @@ def _read_url(ss: Any, page: str = "") -> None:
         for key in [k for k in ss.keys() if isinstance(k, str) and
                     (k == PREFIX + name or k.startswith(f"{PREFIX}{name}_"))]:
             del ss[key]
-    ss["lab_url_written"] = flat
-    notes = ss.setdefault("lab_notes", [])
+    ss[URL_WRITTEN] = flat
+    notes = ss.setdefault(NOTES, [])
     notes += msgs
     for task in (lab.CLASSIFICATION, lab.REGRESSION):
         name = "dataset" if task == lab.CLASSIFICATION else "reg_dataset"
@@ -202,8 +200,8 @@ def sync_url(page: str) -> None:
     current = {k: st.query_params.get(k) for k in st.query_params.keys()}
     if current != q:
         st.query_params.from_dict(q)
-    st.session_state["lab_url_written"] = q
-    written = st.session_state.setdefault(_URLS_WRITTEN, [])
+    st.session_state[URL_WRITTEN] = q
+    written = st.session_state.setdefault(URLS_WRITTEN, [])
     k = _key_of(q)
     if k in written:
         written.remove(k)
@@ -262,4 +260,4 @@ def show_notes() -> None:
     parameters). Every page calls this right below its title, so the status line sits at
     the same place on every run (see :class:`Progress`)."""
     st.session_state[_STATUS] = st.empty()
-    show_messages(st.session_state.pop("lab_notes", []))
+    show_messages(st.session_state.pop(NOTES, []))

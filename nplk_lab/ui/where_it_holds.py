@@ -1,8 +1,8 @@
 """The "Where it holds" view on Paper results: the atlas (``python -m
-nplk_lab.model.atlas``) drawn per method and data set as a σ × C map of regions; hover
+nplk_lab.model.atlas.atlas``) drawn per method and data set as a σ × C map of regions; hover
 gives a cell's numbers with their intervals, a click opens that state on its page.
 
-The numbers come from :mod:`nplk_lab.model.atlas_view`, the map from
+The numbers come from :mod:`nplk_lab.model.atlas.atlas_view`, the map from
 :func:`nplk_lab.figures.atlas.region_map`; this module only draws widgets.
 """
 
@@ -14,21 +14,20 @@ import streamlit as st
 
 import nplk_lab.figures as fg
 from nplk_lab.figures.atlas import NPKL_COLORS, REGION_COLORS, SMOOTH_COLORS, region_map
-from nplk_lab.model import atlas as A
-from nplk_lab.model import atlas_npkl as AN
-from nplk_lab.model import atlas_view as AV
 from nplk_lab.model import claims
-from nplk_lab.model.atlas_data import SETS
-from nplk_lab.model.atlas_report import METHOD_NAMES
+from nplk_lab.model.atlas import atlas as A
+from nplk_lab.model.atlas import atlas_npkl as AN
+from nplk_lab.model.atlas import atlas_view as AV
+from nplk_lab.model.atlas.atlas_data import SETS
+from nplk_lab.model.atlas.atlas_report import METHOD_NAMES
 from nplk_lab.model.maps import cell_from_clicks
 from nplk_lab.ui.components.chart import clicks, live_chart
 
+from .keys import ATLAS_CLICK_SEEN, ATLAS_NOTE
 from .maps import open_later
 from .sharing import cached
 
-_SEEN = "lab_atlas_click_seen"
 _KEY = "paper_atlas_map"
-_NOTE = "lab_atlas_note"
 
 
 def _table(name: str = "atlas.csv") -> list[dict]:
@@ -53,13 +52,13 @@ def _on_click(grid: AV.AtlasGrid):
     def handler() -> None:
         ss = st.session_state
         cell, newest = cell_from_clicks(clicks(_KEY), grid.regions.shape,
-                                        seen=ss.get(_SEEN, 0.0))
-        ss[_SEEN] = newest
+                                        seen=ss.get(ATLAS_CLICK_SEEN, 0.0))
+        ss[ATLAS_CLICK_SEEN] = newest
         if cell is None:
             return
         target = AV.open_state(grid, cell)
         if target is None:
-            ss[_NOTE] = (f"{SETS[grid.dataset].title} is not one of the pages' data sets, "
+            ss[ATLAS_NOTE] = (f"{SETS[grid.dataset].title} is not one of the pages' data sets, "
                          "so this cell has no page to open; its numbers are in the table.")
         else:
             open_later(*target)
@@ -120,8 +119,8 @@ def atlas_panel() -> None:
     live_chart(fg.figure_json(fig), key=_KEY, config=fg.plot_config(
         f"nplk-atlas-{method}-{dataset}{'-smooth' if smooth else ''}"),
         height=fig.layout.height, on_click=_on_click(grid),
-        ack=st.session_state.get(_SEEN, 0.0), mark_color="#111", alt=fg.alt_text(fig))
-    note = st.session_state.pop(_NOTE, None)
+        ack=st.session_state.get(ATLAS_CLICK_SEEN, 0.0), mark_color="#111", alt=fg.alt_text(fig))
+    note = st.session_state.pop(ATLAS_NOTE, None)
     if note:
         st.info(note)
     if smooth:

@@ -11,6 +11,7 @@ import streamlit as st
 import nplk_lab.model as lab
 from nplk_lab.ui.components.chart import clicks
 
+from .keys import CLICK_BOUNDS, CLICK_SEEN, POINTS_UNDO
 from .sharing import cached
 from .state import _CSV, PREFIX, STORE, from_browser, params, safe_text
 
@@ -249,9 +250,6 @@ def method_controls(name: str, container: Any = None,
 # classification: the decision surface with click-to-add points
 # ---------------------------------------------------------------------------
 
-_UNDO = "lab_points_undo"
-_SEEN = "lab_click_seen"      # id of the newest click applied (the chart resends newer)
-_BOUNDS = "lab_click_bounds"  # where a click may add a point (around the drawn surface)
 _SURFACE = "surface"          # the surface chart's key
 _ADD_CLASS = f"{PREFIX}add_class"
 
@@ -281,13 +279,13 @@ def points_panel(force: bool = False) -> tuple[bool, int]:
                               horizontal=True, key=_ADD_CLASS,
                               label_visibility="collapsed",
                               help="The class of the points your clicks add.")
-        if cols[2].button("Undo", key="points_undo", disabled=not ss.get(_UNDO),
+        if cols[2].button("Undo", key="points_undo", disabled=not ss.get(POINTS_UNDO),
                           help="Take back the last points added (or the last Clear)."):
-            P["points"] = ss[_UNDO].pop()
+            P["points"] = ss[POINTS_UNDO].pop()
             st.rerun()
         if cols[3].button("Clear", key="points_clear", disabled=n == 0,
                           help="Remove every point you added (Undo brings them back)."):
-            ss.setdefault(_UNDO, []).append(P.get("points", ()))
+            ss.setdefault(POINTS_UNDO, []).append(P.get("points", ()))
             P["points"] = ()
             st.rerun()
         st.caption("Switch on “Click to add”, then click the plot where a point of the "
@@ -302,9 +300,9 @@ def _add_clicked_points() -> None:
     ss = st.session_state
     label = ss.get(_ADD_CLASS, 1)
     new, newest = lab.points_from_clicks(clicks(_SURFACE), int(label) if label else 1,
-                                         seen=ss.get(_SEEN, 0.0), bounds=ss.get(_BOUNDS))
-    ss[_SEEN] = newest
+                                         seen=ss.get(CLICK_SEEN, 0.0), bounds=ss.get(CLICK_BOUNDS))
+    ss[CLICK_SEEN] = newest
     if new and STORE in ss:
         P = params()
-        ss.setdefault(_UNDO, []).append(P.get("points", ()))
+        ss.setdefault(POINTS_UNDO, []).append(P.get("points", ()))
         P["points"] = lab.add_points(P.get("points", ()), new)

@@ -1,4 +1,4 @@
-"""Regenerate the seed papers' reproducible results: ``python -m nplk_lab.model.reproduce``.
+"""Regenerate the five papers' reproducible results: ``python -m nplk_lab.model.reproduce``.
 
 Every row runs the public estimators on the toy data of :mod:`nplk_core.datasets` (or on
 data scikit-learn ships, :mod:`nplk_lab.model.realdata`), states the paper's number or claim,

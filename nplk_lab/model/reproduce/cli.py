@@ -1,4 +1,4 @@
-"""Regenerate the seed papers' reproducible results: ``python -m nplk_lab.model.reproduce``.
+"""Regenerate the five papers' reproducible results: ``python -m nplk_lab.model.reproduce``.
 
 The command line: run every row (``--quick``: the committed report's scale), write the
 report into ``--out`` and print the table as plain text."""

@@ -142,13 +142,13 @@ def live_chart(fig: Any, *, key: str, config: dict[str, Any] | None = None,
                ack: float = 0.0, mark_color: str | None = None,
                inputs: str | None = None, alt: str | None = None) -> None:
     """Draw ``fig`` (a plotly Figure, or its JSON with ``height`` given, or that JSON
-    gzipped, as :mod:`nplk_lab.ui.figure_cache` keeps it) and update it in place on
+    gzipped, as :mod:`nplk_lab.serve.figure_cache` keeps it) and update it in place on
     reruns.
 
     A gzipped figure goes to the browser as bytes (the other data as one line of JSON
     before it): about 0.6 of the JSON's size, and Streamlit hashes the bytes instead of
-    encoding a long JSON text twice more on every run (:func:`payload_of` reads both
-    forms back).
+    encoding a long JSON text twice more on every run (the tests' ``_components``
+    reads both forms back).
 
     ``key`` must stay the same across reruns for the in-place update; ``config`` is
     Plotly's config (modebar, PNG export). ``height`` defaults to the figure's own.
@@ -252,27 +252,3 @@ def clicks(key: str) -> Any:
         return state.get("click") if state is not None else None
     except AttributeError:
         return None
-
-
-def payload_of(element: Any) -> dict[str, Any] | None:
-    """The data a live chart element carries, its figure as JSON text (or None), from
-    either form :func:`live_chart` sends (for tests and benchmarks); None for another
-    element."""
-    proto = getattr(element, "proto", element)
-    if getattr(proto, "component_name", "") != "nplk_live_chart":
-        return None
-    if proto.WhichOneof("data") == "bytes":
-        head, _, gz = proto.bytes.partition(b"\n")
-        data = json.loads(head)
-        data["figure"] = gzip.decompress(gz).decode() if gz else None
-        return data
-    return json.loads(proto.json) if proto.json else {}
-
-
-def figure_of(element: Any) -> dict[str, Any] | None:
-    """The figure dict a live chart element carries (for AppTest-based tests)."""
-    data = payload_of(element)
-    if data is None:
-        return None
-    fig = data.get("figure")
-    return json.loads(fig) if isinstance(fig, str) else fig

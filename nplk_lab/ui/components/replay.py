@@ -26,7 +26,6 @@ Imports only Streamlit and :mod:`nplk_lab.ui.components.chart` (cheap to import 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -111,14 +110,3 @@ def reported_playback(key: str, speed: float = 1.0, loop: bool = False
     except ValueError:
         pass
     return speed, (lp if isinstance(lp, bool) else loop)
-
-
-def frames_of(element: Any) -> list[dict] | None:
-    """The frames a replay element carries (for AppTest-based tests)."""
-    proto = getattr(element, "proto", element)
-    if getattr(proto, "component_name", "") != "nplk_replay":
-        return None
-    data = json.loads(proto.json) if proto.json else {}
-    fig = data.get("figure")
-    fig = json.loads(fig) if isinstance(fig, str) else fig
-    return None if fig is None else fig.get("frames")

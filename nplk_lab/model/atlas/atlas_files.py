@@ -1,6 +1,6 @@
 """The atlas's files: its CSV tables (``.csv`` or ``.csv.gz``), written byte for byte the
 same for the same rows, read back with numbers as floats, and where the committed ones
-are (:mod:`nplk_lab.model.atlas` measures them). Pure Python and numpy.
+are (:mod:`nplk_lab.model.atlas.atlas` measures them). Pure Python and numpy.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def read_csv(path: Path) -> list[dict]:
 def table_path(name: str = "atlas.csv") -> Path:
     """Where a committed atlas table is: ``reports/atlas/<name>`` of the checkout the lab
     runs from, else of the working directory (an installed lab has no checkout)."""
-    path = Path(__file__).resolve().parents[2] / DEFAULT_OUT / name
+    path = Path(__file__).resolve().parents[3] / DEFAULT_OUT / name
     return path if path.exists() else Path.cwd() / DEFAULT_OUT / name
 
 

@@ -14,10 +14,10 @@ from types import MappingProxyType
 from typing import Any
 from urllib.parse import urlencode
 
-from . import codec
+from .. import codec
+from ..presets import PAGE_FILES, PAGE_PATHS
+from ..settings_table import CLASSIFICATION, REGRESSION, defaults
 from .lesson_fits import at_draw, draw_seeds, spread_counts, spread_text
-from .presets import PAGE_FILES, PAGE_PATHS
-from .settings_table import CLASSIFICATION, REGRESSION, defaults
 
 __all__ = ["FIGURES", "STEP_PAGES", "DrawTable", "Lesson", "Reveal", "Step", "matrix_name",
            "step_file", "step_query", "step_url"]

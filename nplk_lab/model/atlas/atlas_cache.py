@@ -1,6 +1,6 @@
 """The atlas run's cache: each job's rows (one data set at one data seed) in a file of
 their own, so a run stopped part-way resumes where it stopped
-(:func:`nplk_lab.model.atlas.run`).
+(:func:`nplk_lab.model.atlas.atlas.run`).
 
 A file holds the rows as JSON (numbers, NaN, text and booleans as the run made them) and
 is written atomically. A row counts as cached only when it has every column the atlas

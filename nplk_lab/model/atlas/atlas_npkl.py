@@ -1,7 +1,7 @@
 """The atlas's SimpleNPKL part: where kernel k-means on the kernel learned from pairs
 beats plain k-means, over data sets, the share of labels the pairs come from and C.
 
-    python -m nplk_lab.model.atlas_npkl            # about 10 min on two cores
+    python -m nplk_lab.model.atlas.atlas_npkl            # about 10 min on two cores
 
 SimpleNPKL ("A Family of Simple Non-Parametric Kernel Learning Algorithms") has no σ or
 C of a classifier: it learns a kernel from must-link and cannot-link pairs drawn from a
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import paired as P
+from .. import paired as P
 from .atlas import DEFAULT_OUT, SEEDS, read_csv, write_csv
 from .atlas_data import SETS, load
 
@@ -47,7 +47,7 @@ def _points(name: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Every point of ``name`` at ``seed`` (the page clusters them all)."""
     spec = SETS[name]
     if spec.source == "lab":
-        from .data import prepare_data
+        from ..data import prepare_data
         data, msgs = prepare_data({"dataset": name, "seed": int(seed)}, spec.task)
         if data is None:
             raise ValueError(f"could not make {name} at seed {seed}: {msgs}")
@@ -59,7 +59,7 @@ def _points(name: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
 def measure_npkl_set(name: str, seed: int, cells: Sequence[tuple[float, float]]
                      ) -> list[dict]:
     """One row per ``(share of labels, C)`` on ``name`` at data seed ``seed``."""
-    from .methods import fit_pairwise
+    from ..methods import fit_pairwise
 
     X, y = _points(name, seed)
     rows = []
@@ -165,7 +165,7 @@ def totals_text(cells: Sequence[dict]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m nplk_lab.model.atlas_npkl",
+    ap = argparse.ArgumentParser(prog="python -m nplk_lab.model.atlas.atlas_npkl",
                                  description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
     ap.add_argument("--workers", type=int, default=None)

@@ -48,8 +48,9 @@ from typing import Any
 
 import numpy as np
 
-from ..figures.common import for_people
-from .data import LabData
+from ...figures.common import for_people
+from ..data import LabData
+from ..settings_table import REGRESSION
 from .lesson_fits import (
     _acc,
     _compare,
@@ -80,7 +81,6 @@ from .lesson_steps import (
     step_query,
     step_url,
 )
-from .settings_table import REGRESSION
 
 __all__ = ["FIGURES", "LESSONS", "STEP_PAGES", "DrawTable", "Lesson", "Reveal", "Step",
            "dank_gain", "f_off_scores", "lesson", "lesson_data", "lesson_fit", "matrix_name",

@@ -1,4 +1,4 @@
-// The lesson file's player (nplk_lab/model/lesson_file.py inlines it).
+// The lesson file's player (nplk_lab/model/lessons/lesson_file.py inlines it).
 //
 // The step shown sits in the address's #fragment, so a reload or a shared link keeps it.
 // A choice is only a choice: "Lock in" (or Enter on a choice) makes it the answer, and

@@ -6,7 +6,7 @@ holding everything a student needs: Plotly.js (the installed ``plotly`` package'
 minified copy, inline), every step's figures as the same JSON the page sends to the
 browser (:func:`nplk_lab.figures.figure_json`: arrays as base64 typed arrays, float32
 where the figure builders made them so), every step's measured reveal (the numbers and
-the option they support, from :meth:`nplk_lab.model.lessons.Step.reveal`), and a small
+the option they support, from :meth:`nplk_lab.model.lessons.lessons.Step.reveal`), and a small
 plain-JavaScript player (``lesson_file.js``, in the page ``lesson_file.html`` with its
 style ``lesson_file.css``, all three package data beside this module): choose an answer
 and lock it in → the fitted figure, the numbers and whether the prediction was right

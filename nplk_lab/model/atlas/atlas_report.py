@@ -1,6 +1,6 @@
 """The atlas's tables in words (``reports/atlas/README.md`` and the command's output).
 
-Pure functions of the summary rows of :func:`nplk_lab.model.atlas.summarize`; every
+Pure functions of the summary rows of :func:`nplk_lab.model.atlas.atlas.summarize`; every
 count and sentence here is computed from them, none is written in.
 """
 
@@ -19,7 +19,7 @@ METHOD_NAMES = {"dank": "DANK", "knpl": "KNPL", "onk": "ONK", "dank_svr": "DANK-
 REGION_SHORT = {"matrix_alone": "matrix alone", "nn_rule": "1-NN rule",
                 "gain_other": "gain, other", "tuned_best": "tuned best", "worse": "worse",
                 "none": "no difference"}
-#: the smooth rule's regions (:func:`nplk_lab.model.atlas.smooth_region`): short names
+#: the smooth rule's regions (:func:`nplk_lab.model.atlas.atlas.smooth_region`): short names
 #: and what each means
 SMOOTH_REGION_SHORT = {"no_copy": "helps without copying", "tuned_better": "tuned better",
                        "worse": "worse", "none": "no difference"}
@@ -118,7 +118,7 @@ def totals_markdown(cells: Sequence[dict]) -> str:
 
 def smooth_markdown(cells: Sequence[dict]) -> str:
     """Per method and data set, the cells of each region under the smooth rule
-    (:func:`nplk_lab.model.atlas.smooth_region`), and of those where the rule helps
+    (:func:`nplk_lab.model.atlas.atlas.smooth_region`), and of those where the rule helps
     without copying, how many beat the same model with the matrix switched off; "" when
     the table has no smooth-rule column."""
     rs = [r for r in cells if r.get("smooth_region") in SMOOTH_REGION_SHORT]
@@ -145,7 +145,7 @@ def write_report(cells: Sequence[dict], info: dict, path: Path, *, command: str,
     """``reports/atlas/README.md``: how the atlas was made (``made_by`` replaces that
     paragraph, e.g. when a column was added to a table measured earlier), its totals and
     its per-data-set table; with ``held`` (the same cells at other draws of the data),
-    how many cells change region between the two (:mod:`nplk_lab.model.atlas_words`)."""
+    how many cells change region between the two (:mod:`nplk_lab.model.atlas.atlas_words`)."""
     learned = [r for r in cells if r["method"] != "lab_rbf_reg"]
     lc, lr = larger_c(learned), larger_c([r for r in cells if r["method"] == "lab_rbf_reg"])
     names = [METHOD_NAMES[m] for m in METHOD_NAMES if any(r["method"] == m for r in learned)]
@@ -159,7 +159,7 @@ def write_report(cells: Sequence[dict], info: dict, path: Path, *, command: str,
         f"in {info['seconds']:.0f} s on {info['backend']} ({info['workers']} workers), "
         f"{info['fits']} fits; data seeds {seeds[0]}–{seeds[-1]}. The tables come from "
         "`atlas.csv` (one row per cell) and `seeds.csv.gz` (one row per cell and seed); "
-        "`nplk_lab/model/atlas.py` says what every column means." + (f" {note}" if note
+        "`nplk_lab/model/atlas/atlas.py` says what every column means." + (f" {note}" if note
                                                                       else ""),
         "",
         "Data sets: " + "; ".join(f"{n} ({SETS[n].title}, {SETS[n].source})" for n in sets)

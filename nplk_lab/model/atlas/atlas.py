@@ -47,11 +47,11 @@ from pathlib import Path
 
 import numpy as np
 
-from . import paired as P
+from .. import paired as P
+from ..settings_table import CLASSIFICATION, REGRESSION
 from .atlas_cache import cache_path, cell_of, read_cached, write_cached  # noqa: F401
 from .atlas_data import SETS, load
 from .atlas_files import DEFAULT_OUT, load_atlas, read_csv, table_path, write_csv  # noqa: F401
-from .settings_table import CLASSIFICATION, REGRESSION
 
 SIGMAS = (0.1, 0.2, 0.5, 1.0, 2.0, 4.5, 10.0, 20.0)
 CS = (0.1, 1.0, 10.0, 100.0)
@@ -120,7 +120,7 @@ def _fit(method: str, params: dict, X, y):
     parameter) and whether it warned that it did not converge."""
     from sklearn.exceptions import ConvergenceWarning
 
-    from .methods import make_estimator
+    from ..methods import make_estimator
 
     est, _ = make_estimator(method, params)
     with warnings.catch_warnings(record=True) as caught:
@@ -132,8 +132,8 @@ def _fit(method: str, params: dict, X, y):
 
 def _scores(task: str, y: np.ndarray, p: np.ndarray, nn: np.ndarray) -> tuple[float, float]:
     """(score, agreement with 1-NN) of predictions ``p``."""
-    from .ablation import _closeness
-    from .methods import relative_error
+    from ..ablation import _closeness
+    from ..methods import relative_error
 
     p = np.asarray(p)
     if task == CLASSIFICATION:
@@ -149,7 +149,7 @@ def _lab_rbf_off(est, X_train: np.ndarray, y_train: np.ndarray, X: np.ndarray
     (:func:`nplk_lab.model.lab_rbf_halves.shared_bandwidth`). Keeping the learned
     coefficients with the shared width instead is no model at all (their R² reaches
     −10⁶: they were fitted to narrow kernels)."""
-    from .lab_rbf_halves import shared_bandwidth
+    from ..lab_rbf_halves import shared_bandwidth
 
     predict, _ = shared_bandwidth(est, X_train, y_train)
     return predict(X)
@@ -160,7 +160,7 @@ def measure_set(name: str, seed: int, cells: Sequence[tuple[str, float, float]]
     """One row per ``(method, σ, C)`` of ``cells`` on data set ``name`` at data seed
     ``seed`` (the job one worker runs: the data, 1-NN and the tuned baseline are shared
     by all its cells)."""
-    from .ablation import nearest_labels, off_predict, smooth_predict
+    from ..ablation import nearest_labels, off_predict, smooth_predict
 
     task = SETS[name].task
     d = load(name, seed)
@@ -236,7 +236,7 @@ def per_point_intervals(method: str, y: np.ndarray, preds: dict) -> dict[str, fl
     R²) for the methods with a score table (:data:`NN_RULE_METHODS`): the method and its
     off model against the plain baseline, the method's agreement with 1-NN against the
     baseline's, and the method against its off model (NaN for the other methods)."""
-    from .ablation import from_predictions
+    from ..ablation import from_predictions
 
     out = {f"{k}_{p}": float("nan") for k in POINT_INTERVALS for p in ("mean", "lo", "hi")}
     if method not in NN_RULE_METHODS or preds.get("off") is None:
@@ -285,7 +285,7 @@ def quick_cells() -> dict[str, list[tuple[str, float, float]]]:
 def claim_cells() -> dict[str, list[tuple[str, float, float]]]:
     """The cells the lab's sentences speak of (:mod:`nplk_lab.model.claims`), by data set:
     measured again at data seeds the atlas did not use (``--first-seed 10``)."""
-    from .claims import CLAIM_CELLS
+    from ..claims import CLAIM_CELLS
     return _by_set(QUICK_CELLS + CLAIM_CELLS)
 
 
@@ -409,7 +409,7 @@ SMOOTH_COMPARISONS = {
     "smooth_agree_gap": ("agree_smooth", "agree_plain"),
 }
 #: the smooth rule's regions, in the order they take precedence (their words:
-#: :data:`nplk_lab.model.atlas_report.SMOOTH_REGION_WORDS`)
+#: :data:`nplk_lab.model.atlas.atlas_report.SMOOTH_REGION_WORDS`)
 SMOOTH_REGIONS = ("no_copy", "tuned_better", "worse", "none")
 
 
@@ -540,7 +540,7 @@ def _print_claims(out: Path) -> int:
     """Every claim's numbers from the committed tables in ``out`` (the atlas and
     ``held-out/``) and what its check finds, to update
     :data:`nplk_lab.model.claims.NUMBERS` after a new run."""
-    from .claims import CLAIMS, NPKL_CLAIMS
+    from ..claims import CLAIMS, NPKL_CLAIMS
 
     atlas = load_atlas(out / "atlas.csv")
     held = load_atlas(out / "held-out" / "atlas.csv")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .settings_table import CLASSIFICATION, REGRESSION
+from ..settings_table import CLASSIFICATION, REGRESSION
 
 #: points drawn from a generator, and the cap on a real set (stratified subsample)
 N_MAX = 200
@@ -84,7 +84,7 @@ def load(name: str, seed: int) -> Split:
     if spec is None:
         raise ValueError(f"unknown atlas data set {name!r}; choose one of {sorted(SETS)}.")
     if spec.source == "lab":
-        from .data import prepare_data
+        from ..data import prepare_data
         key = "dataset" if spec.task == CLASSIFICATION else "reg_dataset"
         data, msgs = prepare_data({key: name, "seed": int(seed)}, spec.task)
         if data is None:
@@ -112,7 +112,7 @@ def _draw(name: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
     if name == "sk_friedman2":
         return skd.make_friedman2(N_MAX, noise=20.0, random_state=rng)
     if name in ("wine", "breast_cancer", "diabetes"):
-        from .realdata import load as load_real
+        from ..realdata import load as load_real
         X, y = load_real(name)
     elif name == "iris_vv":
         X, y = skd.load_iris(return_X_y=True)
@@ -130,7 +130,7 @@ def _draw(name: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _split_standardised(X: np.ndarray, y: np.ndarray, task: str, seed: int) -> Split:
-    from .data import split
+    from ..data import split
 
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)

@@ -6,7 +6,7 @@
 by the sessions of one server); :func:`dank_gain` says where DANK's test score comes
 from (DANK, DANK with F switched off at test time, the plain SVM, 1-NN, and DANK's
 agreement with 1-NN). The comparison helpers count test points, so "about the same"
-means "within one test point". Used by :mod:`nplk_lab.model.lessons`; no Streamlit, and
+means "within one test point". Used by :mod:`nplk_lab.model.lessons.lessons`; no Streamlit, and
 scikit-learn only inside the functions that fit.
 """
 
@@ -19,11 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from . import ablation
-from .data import LabData, prepare_data
-from .methods import fit_method, fit_pairwise
-from .results import LabResult, PairwiseResult
-from .settings_table import CLASSIFICATION, defaults
+from .. import ablation
+from ..data import LabData, prepare_data
+from ..methods import fit_method, fit_pairwise
+from ..results import LabResult, PairwiseResult
+from ..settings_table import CLASSIFICATION, defaults
 
 _CACHE: OrderedDict[tuple, Any] = OrderedDict()
 _CACHE_SIZE = 48

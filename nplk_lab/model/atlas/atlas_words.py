@@ -10,9 +10,9 @@
   (:func:`~nplk_lab.model.claims_tables.unsettled`), and no sentence of the lab may rest
   on one;
 * :func:`changes` counts the cells that change region (the README's table:
-  :func:`nplk_lab.model.atlas_report.changes_markdown`).
+  :func:`nplk_lab.model.atlas.atlas_report.changes_markdown`).
 
-Pure functions of the rows of :mod:`nplk_lab.model.atlas` (no Streamlit, no fitting).
+Pure functions of the rows of :mod:`nplk_lab.model.atlas.atlas` (no Streamlit, no fitting).
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from . import paired as P
-from .claims_tables import cell_key, pair_cells, unsettled
-from .settings_table import CLASSIFICATION
+from .. import paired as P
+from ..claims_tables import cell_key, pair_cells, unsettled
+from ..settings_table import CLASSIFICATION
 
 # ---------------------------------------------------------------------------
 # the score table's paragraph at one cell and seed
@@ -40,7 +40,7 @@ def _pt(row: dict, key: str, label: str, unit: str, n: int) -> P.Paired | None:
 def table_of(row: dict):
     """The score table's rows and intervals at one cell and seed: ``(rows, n_test,
     follows, nn_edge, vs_off)`` for :func:`nplk_lab.model.ablation.verdict`."""
-    from .ablation import Row
+    from ..ablation import Row
 
     cls = row["task"] == CLASSIFICATION
     unit = "points" if cls else "R²"
@@ -61,7 +61,7 @@ def table_of(row: dict):
 
 def paragraph(row: dict) -> str:
     """The paragraph the score table shows at this cell and seed."""
-    from .ablation import verdict
+    from ..ablation import verdict
 
     rows, n, follows, edge, vs_off = table_of(row)
     return verdict(row["method"], row["task"], rows, n, follows, nn_edge=edge,

@@ -1,15 +1,15 @@
 """The smooth rule's column of a committed atlas, measured without measuring the rest again.
 
-    python -m nplk_lab.model.atlas_fill --out reports/atlas --workers 2
-    python -m nplk_lab.model.atlas_fill --out reports/atlas/held-out --workers 2
+    python -m nplk_lab.model.atlas.atlas_fill --out reports/atlas --workers 2
+    python -m nplk_lab.model.atlas.atlas_fill --out reports/atlas/held-out --workers 2
 
-The atlas (:mod:`nplk_lab.model.atlas`) gained a column after its tables were measured:
+The atlas (:mod:`nplk_lab.model.atlas.atlas`) gained a column after its tables were measured:
 DANK, KNPL and DANK-SVR scored with the smooth out-of-sample rule
 (:mod:`nplk_core.extension`: a test point takes an average of all rows of the learned
 matrix, weighted by the kernel). That column needs each of those fits again, and nothing
 else: the baselines, 1-NN, ONK and LAB RBF stay as measured. For every data set and seed
 of ``seeds.csv.gz`` in ``--out``, each cell of those methods is fitted again exactly as
-:func:`nplk_lab.model.atlas.measure_set` fits it (the lab's registry, the page's
+:func:`nplk_lab.model.atlas.atlas.measure_set` fits it (the lab's registry, the page's
 defaults), its test score by the paper's rule is checked against the committed one (so
 the new column belongs to the fit the table holds; a cell whose score differs by more
 than :data:`SAME_SCORE` is reported, not filled), and ``score_smooth`` and
@@ -31,10 +31,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ..settings_table import CLASSIFICATION, REGRESSION
 from . import atlas as A
 from .atlas_data import SETS, load
 from .atlas_report import smooth_markdown, write_report
-from .settings_table import CLASSIFICATION, REGRESSION
 
 #: how far a refit's score by the paper's rule may lie from the committed one. A test
 #: accuracy is a count of test points: a refit of the same fit gives it to the CSV's six
@@ -47,8 +47,8 @@ SAME_SCORE = {CLASSIFICATION: 1e-5, REGRESSION: 5e-3}
 def fill_set(name: str, seed: int, cells: Sequence[tuple[str, float, float]]) -> list[dict]:
     """The smooth rule's score and agreement with 1-NN of every cell ``(method, σ, C)``
     on data set ``name`` at ``seed``, beside the refit's score by the paper's rule (the
-    job one worker runs; the fits are :func:`nplk_lab.model.atlas.measure_set`'s)."""
-    from .ablation import nearest_labels, smooth_predict
+    job one worker runs; the fits are :func:`nplk_lab.model.atlas.atlas.measure_set`'s)."""
+    from ..ablation import nearest_labels, smooth_predict
 
     task = SETS[name].task
     d = load(name, seed)
@@ -71,7 +71,7 @@ def fill_set(name: str, seed: int, cells: Sequence[tuple[str, float, float]]) ->
 
 
 def missing(seed_rows: Sequence[dict]) -> dict[tuple[str, int], list[tuple[str, float, float]]]:
-    """(data set, seed) -> the cells of :data:`~nplk_lab.model.atlas.SMOOTH_METHODS` whose
+    """(data set, seed) -> the cells of :data:`~nplk_lab.model.atlas.atlas.SMOOTH_METHODS` whose
     row has no smooth-rule score yet (rows of failed fits are left as they are)."""
     todo: dict[tuple[str, int], list[tuple[str, float, float]]] = defaultdict(list)
     for r in seed_rows:
@@ -116,7 +116,7 @@ def made_by(readme: Path) -> str:
 def main(argv: list[str] | None = None) -> int:
     from nplk_core.parallel import iter_fits
 
-    ap = argparse.ArgumentParser(prog="python -m nplk_lab.model.atlas_fill",
+    ap = argparse.ArgumentParser(prog="python -m nplk_lab.model.atlas.atlas_fill",
                                  description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=A.DEFAULT_OUT,
                     help="the atlas folder whose seeds.csv.gz is filled")
@@ -142,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     # score by 1e-7, which the paired intervals would count as a difference
     cells = A.summarize(A.read_csv(seeds_path))
     A.write_csv(cells, A.summary_columns(), a.out / "atlas.csv")
-    note = (f"The smooth rule's columns were added by `python -m nplk_lab.model.atlas_fill "
+    note = (f"The smooth rule's columns were added by `python -m nplk_lab.model.atlas.atlas_fill "
             f"{' '.join(argv if argv is not None else sys.argv[1:])}` in {seconds:.0f} s "
             f"({len(filled)} fits of DANK, KNPL and DANK-SVR again, each checked against "
             f"its committed score: the largest difference let through is {largest:.2g}; "

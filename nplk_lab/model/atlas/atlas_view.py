@@ -1,7 +1,7 @@
 """What the "Where it holds" view draws from the atlas: one method on one data set as a
 σ × C grid of regions with hover text, and the page state a clicked cell opens.
 
-Pure functions of the summary rows of :mod:`nplk_lab.model.atlas` (no Streamlit).
+Pure functions of the summary rows of :mod:`nplk_lab.model.atlas.atlas` (no Streamlit).
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..settings_table import CLASSIFICATION
 from .atlas import REGION_WORDS, REGIONS, SMOOTH_METHODS, SMOOTH_REGIONS
 from .atlas_data import SETS
 from .atlas_report import METHOD_NAMES, REGION_SHORT, SMOOTH_REGION_SHORT, SMOOTH_REGION_WORDS
-from .settings_table import CLASSIFICATION
 
 #: a cell whose region differs between the atlas's draws and the held-out ones
 UNSETTLED = "unsettled"
@@ -35,7 +35,7 @@ PAGE_METHOD = {"lab_rbf_reg": "lab_rbf_reg"}
 @dataclass(frozen=True)
 class AtlasGrid:
     """One method on one data set: ``regions[i_C, i_σ]`` indexes :data:`REGIONS` (−1:
-    not measured; :data:`~nplk_lab.model.atlas.SMOOTH_REGIONS` when ``rule`` is
+    not measured; :data:`~nplk_lab.model.atlas.atlas.SMOOTH_REGIONS` when ``rule`` is
     ``"smooth"``), ``hover`` the matching text, ``rows`` the summary rows by cell."""
 
     method: str
@@ -134,7 +134,7 @@ def atlas_grid(cells: Iterable[dict], method: str, dataset: str,
     """The σ × C grid of ``method`` on ``dataset``; None when the atlas has no cell.
     With ``held`` (the same cells at other draws of the data), a cell whose region
     differs there is drawn as :data:`UNSETTLED` (its row keeps both regions)."""
-    from .claims_tables import cell_key
+    from ..claims_tables import cell_key
 
     rows = [r for r in cells if r["method"] == method and r["dataset"] == dataset]
     other = {cell_key(r): r for r in held if r["method"] == method
@@ -204,7 +204,7 @@ def smooth_grid(cells: Iterable[dict], method: str, dataset: str,
     :data:`SMOOTH_VIEW_REGIONS`); None without a measured cell. With ``held`` (the same
     cells at other draws of the data), a cell whose smooth-rule region differs there is
     drawn as :data:`UNSETTLED`."""
-    from .claims_tables import cell_key
+    from ..claims_tables import cell_key
 
     if method not in SMOOTH_METHODS:
         return None
@@ -292,7 +292,7 @@ def _npkl_hover(r: dict) -> str:
 
 def npkl_grid(cells: Iterable[dict], dataset: str) -> AtlasGrid | None:
     """SimpleNPKL against k-means on ``dataset``: share of labels (x) × C (y), regions
-    indexing :data:`nplk_lab.model.atlas_npkl.NPKL_REGIONS`."""
+    indexing :data:`nplk_lab.model.atlas.atlas_npkl.NPKL_REGIONS`."""
     from .atlas_npkl import NPKL_REGIONS
 
     rows = [r for r in cells if r["dataset"] == dataset]
@@ -301,7 +301,7 @@ def npkl_grid(cells: Iterable[dict], dataset: str) -> AtlasGrid | None:
 
 def region_legend(regions: Sequence[str] = VIEW_REGIONS) -> list[str]:
     """One line per region: its short name and what it means (the smooth rule's regions
-    when ``regions`` is :data:`~nplk_lab.model.atlas.SMOOTH_REGIONS`)."""
+    when ``regions`` is :data:`~nplk_lab.model.atlas.atlas.SMOOTH_REGIONS`)."""
     if tuple(regions) in (SMOOTH_REGIONS, SMOOTH_VIEW_REGIONS):
         words = {**SMOOTH_REGION_WORDS, UNSETTLED: _UNSETTLED_WORDS}
         return [f"{SMOOTH_REGION_SHORT.get(r, r)}: {words[r]}" for r in SMOOTH_VIEW_REGIONS]

@@ -15,7 +15,7 @@ and when a step shows an uploaded CSV (a link cannot carry the file, so the step
 never draw). A step can carry a question for the class from :data:`QUESTIONS` (the
 teacher picks one; its choices are fixed and the number that decides its answer is
 measured when the step is revealed, as in the built-in lessons); it then plays as a
-predict-then-reveal :class:`nplk_lab.model.lessons.Step`, otherwise as a step without a
+predict-then-reveal :class:`nplk_lab.model.lessons.lessons.Step`, otherwise as a step without a
 question. No Streamlit.
 """
 
@@ -32,11 +32,11 @@ from typing import Any
 
 import numpy as np
 
-from . import budget, codec
+from .. import budget, codec
+from ..methods import METHODS
+from ..settings_table import REGRESSION, Message, _msg, clip, defaults
 from .lesson_fits import _acc, _compare, lesson_fit, nearest_neighbour_labels
 from .lessons import STEP_PAGES, Reveal, Step
-from .methods import METHODS
-from .settings_table import REGRESSION, Message, _msg, clip, defaults
 
 MAX_TEACHER_STEPS = 12
 MAX_SENTENCE = 300        # characters of one sentence
