@@ -591,7 +591,7 @@ def test_a_regression_cells_scores_are_r2_and_closeness_to_1nn():
 def test_a_fit_that_stops_at_its_iteration_limit_is_counted_as_warned():
     """The atlas's ``warned`` column: DANK stopped after one iteration warned that it did
     not converge; the plain SVM did not."""
-    from nplk_lab.model.atlas_data import load
+    from nplk_lab.model.atlas.atlas_data import load
 
     d = load("clowns", 0)
     assert A._fit("dank", {"sigma": 1.0, "C": 1.0, "max_iter": 1}, d.X_train, d.y_train)[1] \
@@ -602,7 +602,7 @@ def test_a_fit_that_stops_at_its_iteration_limit_is_counted_as_warned():
 def test_a_method_without_a_score_table_has_every_interval_column_empty():
     """ONK and LAB RBF have no score table: their rows still hold every interval column
     (NaN), so a run's cache counts them complete and does not measure them again."""
-    from nplk_lab.model.atlas_cache import complete
+    from nplk_lab.model.atlas.atlas_cache import complete
 
     out = A.per_point_intervals("onk", np.zeros(3), {})
     assert set(out) == {c for c in A.SEED_COLUMNS if c.startswith("pt_")}
