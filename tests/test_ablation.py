@@ -334,3 +334,44 @@ def test_the_figure_names_both_rules_when_the_surface_and_the_scores_differ():
     at = open_page("pages/1_Classification.py", n_samples=60, extension="reciprocal")
     titles = [f["layout"].get("title", {}).get("text", "") for f in live_figures(at)]
     assert "DANK — surface: reciprocal-neighbour rule" in titles
+
+
+def test_no_smooth_row_for_a_model_whose_rule_it_is_not():
+    """The score table's smooth-rule row is for a model with one learned matrix: not for
+    DANK one-vs-rest (each class model keeps its own rule), not for DANK fitted in
+    k-means parts (its scalable mode, even with two parts), not for a model without a
+    learned matrix or an object that is no estimator at all; a plain DANK has it."""
+    from sklearn.svm import SVC
+
+    from nplk_core import DANKClassifier
+
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(c, 0.5, size=(20, 2)) for c in ((0, 0), (2, 0))])
+    y = np.repeat([-1, 1], 20)
+    assert ab.smooth_predict(DANKClassifier(n_clusters=2, max_iter=200).fit(X, y), X) is None
+    X3 = np.vstack([X, rng.normal((0, 2), 0.5, size=(20, 2))])
+    y3 = np.r_[np.repeat([0, 1], 20), np.full(20, 2)]
+    assert ab.smooth_predict(DANKClassifier(max_iter=200).fit(X3, y3), X3) is None
+    assert ab.smooth_predict(SVC().fit(X, y), X) is None
+    assert ab.smooth_predict(object(), X) is None
+    dank = DANKClassifier(max_iter=200).fit(X, y)
+    np.testing.assert_array_equal(ab.smooth_predict(dank, X.tolist()),
+                                  dank.predict(X, extension="smooth"))
+
+
+def test_a_share_of_the_gain_is_never_rounded_to_all_or_nothing():
+    """The paragraph's "keep +x of its +y points (share)": the off model's share of the
+    gain lies strictly between 0 and 1 there, so it never reads "0 %" or "100 %"."""
+    assert ab._share(0.003) == "under 1 %" and ab._share(0.0049) == "under 1 %"
+    assert ab._share(0.007) == "1 %" and ab._share(0.5) == "50 %"
+    assert ab._share(0.99) == "99 %" and ab._share(0.998) == "over 99 %"
+
+
+def test_the_scored_rule_is_named_by_the_choosers_own_keys():
+    """The surface's title compares the rule that scored the fit with the rule drawn (a
+    key of the chooser: "nearest", "reciprocal", "smooth") and names both only when they
+    differ; so the scored rule is one of those keys."""
+    assert ab.rule_key("dank") == "reciprocal" and ab.rule_key("knpl") == "nearest"
+    assert ab.rule_key("dank", extension="nearest") == "nearest"
+    assert ab.rule_key("dank_svr", extension="smooth") == "nearest"
+    assert {ab.rule_key(m) for m in ("dank", "knpl", "dank_svr")} <= set(ab.RULE_NAMES)

@@ -176,6 +176,11 @@ def test_measure_set_scores_match_an_independent_computation():
     svc10 = SVC(C=100.0, gamma=sigma_to_gamma(10.0)).fit(d.X_train, d.y_train)
     assert r["score_plain10"] == pytest.approx(svc10.score(d.X_test, d.y_test))
     assert r["score_plain10"] != r["score_plain"]      # the larger C changes the SVM here
+    # the tuned baseline: σ and C by cross-validation with the data seed's folds
+    from nplk_core.baselines import SVMCVClassifier
+
+    cv = SVMCVClassifier(random_state=1).fit(d.X_train, d.y_train)
+    assert r["score_cv"] == pytest.approx(cv.score(d.X_test, d.y_test))
     # the smooth rule's column: DANK's own predictions under it
     smooth = dank.predict(d.X_test, extension="smooth")
     assert r["score_smooth"] == pytest.approx(np.mean(smooth == d.y_test))
@@ -185,6 +190,27 @@ def test_measure_set_scores_match_an_independent_computation():
     assert onk["score_off"] == onk["score_method"]
     assert onk["agree_off"] == onk["agree_method"]
     assert np.isnan(onk["score_smooth"]) and np.isnan(onk["agree_smooth"])   # no such rule
+
+
+def test_a_regression_cells_baselines_are_the_svrs():
+    """On a regression set the same-(σ, C) baseline is the plain SVR and the tuned one the
+    cross-validated SVR (scikit-learn's R² on the test points)."""
+    from sklearn.svm import SVR
+
+    from nplk_core.baselines import SVRCVRegressor
+    from nplk_core.kernels import sigma_to_gamma
+
+    r, lab = A.measure_set("step", 1, [("dank_svr", 10.0, 10.0), ("lab_rbf_reg", 1.0, 1.0)])
+    d = AD.load("step", 1)
+    assert not r["error"] and not lab["error"]     # LAB RBF's one fit per job, too
+    for row, cell in ((r, ("dank_svr", 10.0, 10.0)), (lab, ("lab_rbf_reg", 1.0, 1.0))):
+        assert (row["method"], row["dataset"], row["task"], row["sigma"], row["C"],
+                row["seed"], row["n_test"]) == cell[:1] + ("step", "regression") + \
+            cell[1:] + (1, len(d.y_test))
+    svr = SVR(C=10.0, gamma=sigma_to_gamma(10.0)).fit(d.X_train, d.y_train)
+    assert r["score_plain"] == pytest.approx(svr.score(d.X_test, d.y_test))
+    cv = SVRCVRegressor(random_state=1).fit(d.X_train, d.y_train)
+    assert r["score_cv"] == pytest.approx(cv.score(d.X_test, d.y_test))
 
 
 def test_per_point_intervals_are_the_score_tables_own():

@@ -213,6 +213,32 @@ def test_the_committed_tables_are_found_from_anywhere(tmp_path, monkeypatch):
     assert A.load_atlas(tmp_path / "missing.csv") == []
 
 
+def test_a_table_the_checkout_lacks_is_looked_for_in_the_working_folder(tmp_path,
+                                                                        monkeypatch):
+    """An installed lab has no checkout: its tables are ``reports/atlas/`` of the folder
+    it runs in. The default table is the atlas itself."""
+    monkeypatch.chdir(tmp_path)
+    assert A.table_path() == ROOT_OUT / "atlas.csv"
+    path = A.table_path("not-committed.csv")
+    assert path == tmp_path / "reports" / "atlas" / "not-committed.csv"
+    A.write_csv([{"method": "dank", "sigma": 1.0}], ("method", "sigma"), path)
+    assert A.load_atlas(path) == [{"method": "dank", "sigma": 1.0}]
+
+
+def test_empty_cells_read_back_as_what_they_were(tmp_path):
+    """A verdict a cell has none of (the smooth rule's, for a method without it) reads
+    back as empty text, like the committed atlas's, not as a number; an empty number
+    reads back as NaN."""
+    cols = ("method", "smooth_gain_verdict", "gain_verdict", "score_method", "region")
+    A.write_csv([{"method": "dank", "smooth_gain_verdict": "", "gain_verdict": "holds",
+                  "region": "none"}], cols, tmp_path / "t.csv.gz")
+    (back,) = A.read_csv(tmp_path / "t.csv.gz")
+    assert back["smooth_gain_verdict"] == "" and back["gain_verdict"] == "holds"
+    assert isinstance(back["score_method"], float) and np.isnan(back["score_method"])
+    for r in COMMITTED:
+        assert all(isinstance(v, str) for k, v in r.items() if k.endswith("_verdict"))
+
+
 def test_read_csv_keeps_names_verdicts_and_booleans_as_they_are(tmp_path):
     (tmp_path / "a.csv").write_text("method,dataset,gain_verdict,region,error,x,flag,y\n"
                                     "1,2,holds,none,,0.5,True,nan\n")
@@ -387,6 +413,8 @@ def test_each_option_says_exactly_what_it_does(capsys):
                   "held-out draws)"):
         assert _word(text, words), words
     assert _word(text, A.__doc__.split("\n\n")[0].split("\n")[0])
+    # the help says what the command is in one paragraph, not the module's whole docstring
+    assert "For every method (DANK, KNPL" in A.__doc__ and "For every method" not in text
     with pytest.raises(SystemExit):
         A.main(["--sets", "nowhere"])
     assert "invalid choice: 'nowhere'" in capsys.readouterr().err
@@ -503,3 +531,81 @@ def _distinct_seed_rows_local():
     for i, r in enumerate(rows):
         r.update(score_smooth=0.7 + 0.05 * i, agree_smooth=0.6)
     return rows
+
+
+def test_the_command_runs_on_the_dask_cluster_it_is_given(tmp_path, monkeypatch):
+    """``--dask ADDRESS`` sends the jobs to that cluster, with ``--quick`` and without."""
+    import contextlib
+
+    import nplk_core.parallel as par
+
+    calls, addresses = [], []
+    monkeypatch.setattr(A, "measure_set", _fake_measure(calls))
+    monkeypatch.setattr(par, "dask_client", lambda address: addresses.append(address))
+    monkeypatch.setattr(par, "dask_backend", lambda c: contextlib.nullcontext(c))
+    monkeypatch.setattr(par, "iter_fits", lambda fn, tasks, *, n_jobs=None, shared=None:
+                        ((k, fn(*t)) for k, t in enumerate(tasks)))
+    for args in (["--cells", "quick"], ["--quick"]):
+        A.main(args + ["--seeds", "1", "--dask", "tcp://x:1", "--out", str(tmp_path)])
+    assert addresses == ["tcp://x:1", "tcp://x:1"]
+
+
+def test_the_progress_shows_as_each_job_ends(tmp_path, monkeypatch):
+    """Each "i/n jobs" reaches the terminal when its job ends, not at the end of the run
+    (standard error holds a line without its newline back)."""
+    import io
+    import sys
+
+    class Terminal(io.StringIO):
+        shown: list[str] = []
+
+        def flush(self):
+            self.shown.append(self.getvalue())
+
+    calls = []
+    monkeypatch.setattr(A, "measure_set", _fake_measure(calls))
+    term = Terminal()
+    monkeypatch.setattr(sys, "stderr", term)
+    A.main(["--cells", "quick", "--seeds", "1", "--workers", "1", "--out", str(tmp_path)])
+    n = len(A.quick_cells())
+    for i in range(1, n + 1):
+        assert "".join(f"\r{j}/{n} jobs" for j in range(1, i + 1)) in term.shown
+
+
+def test_a_regression_cells_scores_are_r2_and_closeness_to_1nn():
+    """A regression cell's score is the test R² (scikit-learn's) and its agreement with
+    1-NN the closeness 1 − Σ(p − nn)² / Σ(y − ȳ)², both on the targets' own spread."""
+    from sklearn.metrics import r2_score
+
+    rng = np.random.default_rng(3)
+    y = rng.normal(size=30)
+    p, nn = y + 0.3 * rng.normal(size=30), y + 0.5 * rng.normal(size=30)
+    score, close = A._scores("regression", y, p, nn)
+    assert score == pytest.approx(r2_score(y, p), rel=1e-12)
+    assert close == pytest.approx(1 - np.sum((p - nn) ** 2) / np.sum((y - y.mean()) ** 2),
+                                  rel=1e-12)
+    assert A._scores("classification", np.array([1, -1, 1]), np.array([1, 1, 1]),
+                     np.array([1, -1, -1])) == (pytest.approx(2 / 3), pytest.approx(1 / 3))
+
+
+def test_a_fit_that_stops_at_its_iteration_limit_is_counted_as_warned():
+    """The atlas's ``warned`` column: DANK stopped after one iteration warned that it did
+    not converge; the plain SVM did not."""
+    from nplk_lab.model.atlas.atlas_data import load
+
+    d = load("clowns", 0)
+    assert A._fit("dank", {"sigma": 1.0, "C": 1.0, "max_iter": 1}, d.X_train, d.y_train)[1] \
+        is True
+    assert A._fit("svm", {"sigma": 1.0, "C": 1.0}, d.X_train, d.y_train)[1] is False
+
+
+def test_a_method_without_a_score_table_has_every_interval_column_empty():
+    """ONK and LAB RBF have no score table: their rows still hold every interval column
+    (NaN), so a run's cache counts them complete and does not measure them again."""
+    from nplk_lab.model.atlas.atlas_cache import complete
+
+    out = A.per_point_intervals("onk", np.zeros(3), {})
+    assert set(out) == {c for c in A.SEED_COLUMNS if c.startswith("pt_")}
+    assert all(np.isnan(v) for v in out.values())
+    row = {c: 0.0 for c in A.SEED_COLUMNS if not c.startswith("pt_")}
+    assert complete({**row, **out}, A.SEED_COLUMNS)

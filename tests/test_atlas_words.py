@@ -215,3 +215,75 @@ def test_the_sentences_doc_gives_the_tables_numbers():
             f"{h['on their own, with the plain kernel']} per-seed rows") in doc
     assert (f"({a['part of the gain survives']} and {h['part of the gain survives']} "
             "rows)") in doc
+
+
+@pytest.mark.parametrize("state", [("dank", "sandwich", 4.5, 10.0, 2),
+                                   ("knpl", "clowns", 10.0, 1.0, 3),
+                                   ("dank_svr", "step", 10.0, 10.0, 1)])
+def test_the_paragraph_states_its_rows_own_numbers(state):
+    """The paragraph written from a committed per-seed row says that row's scores,
+    agreements and intervals, in points for a classifier and in R² for a regressor
+    (the fast twin of the page's comparison above, which fits the models)."""
+    rows = [r for r in ROWS["0-9"]
+            if (r["method"], r["dataset"], r["sigma"], r["C"], int(r["seed"])) == state]
+    if not rows:
+        pytest.skip("no committed per-seed table")
+    (r,) = rows
+    text = AW.paragraph(r)
+    n = int(r["n_test"])
+    if r["task"] == "classification":
+        name = {"dank": "DANK", "knpl": "KNPL"}[r["method"]]
+        wants = [f"on {100 * r['agree_method']:.0f} % of the {n} test points",
+                 f"the plain SVM on {100 * r['agree_plain']:.0f} %",
+                 f"1-NN scores {r['score_nn']:.3f}, {name} {r['score_method']:.3f}",
+                 f"{name} is {r['pt_gain_mean']:.1f} points above the plain SVM "
+                 f"({r['score_plain']:.3f}; 95 % interval over the test points "
+                 f"{r['pt_gain_lo']:+.1f} to {r['pt_gain_hi']:+.1f})",
+                 f"it scores {r['score_off']:.3f}",
+                 f"({r['pt_off_gain_mean']:+.1f} points ({r['pt_off_gain_lo']:+.1f} to "
+                 f"{r['pt_off_gain_hi']:+.1f}))",
+                 f"({r['pt_edge_mean']:+.1f} points of agreement ({r['pt_edge_lo']:+.1f} to "
+                 f"{r['pt_edge_hi']:+.1f}))",
+                 f"{r['pt_vs_off_mean']:+.1f} points ({r['pt_vs_off_lo']:+.1f} to "
+                 f"{r['pt_vs_off_hi']:+.1f})"]
+    else:
+        wants = [f"the spread of the {n} test targets",
+                 f"Test R²: DANK-SVR {r['score_method']:.3f}, 1-NN {r['score_nn']:.3f}, "
+                 f"F switched off {r['score_off']:.3f}, plain SVR {r['score_plain']:.3f}",
+                 f"DANK-SVR's R² is {r['pt_gain_mean']:.3f} above the plain SVR's "
+                 f"({r['score_plain']:.3f}; 95 % interval over the test points "
+                 f"{r['pt_gain_lo']:+.3f} to {r['pt_gain_hi']:+.3f})",
+                 f"(+{r['pt_edge_mean']:.3f} in closeness (+{r['pt_edge_lo']:.3f} to "
+                 f"+{r['pt_edge_hi']:.3f}))",
+                 f"loses +{r['pt_vs_off_mean']:.3f} (+{r['pt_vs_off_lo']:.3f} to "
+                 f"+{r['pt_vs_off_hi']:.3f})"]
+    for w in wants:
+        assert w in text, (w, text)
+    # a missing interval is no interval: the paragraph then cannot say how much of the
+    # gain the rule carries, and says nothing about agreement against the baseline
+    no_edge = AW.paragraph({**r, "pt_edge_hi": float("nan")})
+    assert "points of agreement (" not in no_edge and "in closeness (" not in no_edge
+    # and a table written before the intervals were kept (no such columns) reads the same
+    older = {k: v for k, v in r.items() if not k.startswith("pt_edge_")}
+    assert AW.paragraph(older) == no_edge != text
+    # without the method-against-its-off-model interval the paragraph quotes none
+    no_vs_off = AW.paragraph({**r, "pt_vs_off_lo": float("nan")})
+    assert (" off: " in text) is (r["method"] == "knpl")   # KNPL's case quotes it here
+    assert " off: " not in no_vs_off and "()" not in no_vs_off and "XX" not in no_vs_off
+
+
+def test_where_the_gain_survives_the_rule_is_weighed_by_its_own_interval():
+    """DANK on the sandwich (σ 4.5, C 10, data seed 6) keeps its gain with F switched
+    off: the paragraph says the rule adds nothing the test points can tell, quoting the
+    method-against-off interval; a row without that interval ends the sentence there."""
+    rows = [r for r in ROWS["0-9"] if (r["method"], r["dataset"], r["sigma"], r["C"],
+                                       int(r["seed"])) == ("dank", "sandwich", 4.5, 10.0, 6)]
+    if not rows:
+        pytest.skip("no committed per-seed table")
+    (r,) = rows
+    text = AW.paragraph(r)
+    assert text.endswith(f"adds nothing the test points can tell (DANK − F off: "
+                         f"{r['pt_vs_off_mean']:+.1f} points ({r['pt_vs_off_lo']:+.1f} to "
+                         f"{r['pt_vs_off_hi']:+.1f})).")
+    assert AW.paragraph({**r, "pt_vs_off_mean": float("nan")}).endswith(
+        "adds nothing the test points can tell.")

@@ -178,3 +178,31 @@ def test_a_missing_score_is_no_evidence_not_a_tie(bad):
     assert p.verdict == P.INCONCLUSIVE and (p.wins, p.ties, p.losses) == (0, 0, 0)
     eq = P.paired([1.0, bad], [1.0, 1.0], label="x", margin=0.5)
     assert eq.verdict == P.INCONCLUSIVE
+
+
+def test_the_text_says_split_corrected_only_for_corrected_splits():
+    """The interval's text names the Nadeau–Bengio correction when it was used and adds
+    nothing otherwise."""
+    plain = P.paired([0.9, 0.8, 0.85], [0.8, 0.8, 0.8], label="gain", unit="points",
+                     scale=100)
+    assert plain.text() == (f"gain: +5.00 points [{P._num(plain.lo)}, {P._num(plain.hi)}] "
+                            "(95 % CI, n = 3; 2 better / 1 equal / 0 worse)")
+    split = P.paired([0.9, 0.8, 0.85], [0.8, 0.8, 0.8], label="gain", unit="points",
+                     scale=100, test_fraction=0.25)
+    assert "(95 % CI, n = 3, split-corrected; 2 better" in split.text()
+
+
+@pytest.mark.parametrize("test_fraction", [None, 0.25])
+def test_a_missing_score_keeps_what_the_comparison_is(test_fraction):
+    """With a score missing the interval is NaN, but the comparison keeps its name,
+    unit, number of pairs, direction, margin and correction (its text and the report's
+    JSON still say what was compared)."""
+    p = P.paired([3.0, float("nan")], [1.0, 1.0], label="iterations", unit="steps",
+                 sign=-1, margin=0.5, test_fraction=test_fraction)
+    assert (p.label, p.unit, p.n, p.sign, p.margin) == ("iterations", "steps", 2, -1, 0.5)
+    assert p.corrected is (test_fraction is not None)
+    d = p.as_dict()
+    assert (d["label"], d["unit"], d["n"], d["better"], d["margin"]) == (
+        "iterations", "steps", 2, "lower", 0.5)
+    assert p.text().startswith("iterations: nan steps [nan, nan] (95 % CI, n = 2")
+    assert ("split-corrected" in p.text()) is (test_fraction is not None)

@@ -62,6 +62,10 @@ _EQUIVALENT_GROUPS: dict[str, tuple[str, ...]] = {
         'nplk_lab.model.paired.x_paired__mutmut_12',
         'nplk_lab.model.paired.x_paired__mutmut_14',
         'nplk_lab.model.paired.x_paired__mutmut_16',
+        'nplk_lab.model.atlas.atlas.x__column__mutmut_23',
+        'nplk_lab.model.atlas.atlas.x__column__mutmut_25',
+        'nplk_lab.model.ablation.x_smooth_predict__mutmut_39',
+        'nplk_lab.model.ablation.x_smooth_predict__mutmut_41',
     ),
     "float('NAN') / float('INF') parse as float('nan') / float('inf')": (
         'nplk_lab.model.ablation.x__closeness__mutmut_16',
@@ -70,6 +74,10 @@ _EQUIVALENT_GROUPS: dict[str, tuple[str, ...]] = {
         'nplk_lab.model.ablation.xǁAblationǁscore__mutmut_7',
         'nplk_lab.model.verdicts.x__num__mutmut_4',
         'nplk_lab.model.verdicts.x__count__mutmut_12',
+        'nplk_lab.model.paired.x_paired__mutmut_30',
+        'nplk_lab.model.atlas.atlas_files.x_read_csv__mutmut_37',
+        'nplk_lab.model.atlas.atlas.x_summarize__mutmut_57',
+        'nplk_lab.model.atlas.atlas.x_per_point_intervals__mutmut_4',
     ),
     ("_signed: the replacement only changes the text '±0.0' (or '±0.000'), which only a "
      'value below the threshold prints'): (
@@ -104,6 +112,8 @@ _EQUIVALENT_GROUPS: dict[str, tuple[str, ...]] = {
      'the other half of the or'): (
         'nplk_lab.model.ablation.x_verdict__mutmut_270',
         'nplk_lab.model.ablation.x_verdict__mutmut_271',
+        'nplk_lab.model.ablation.x_verdict__mutmut_346',
+        'nplk_lab.model.ablation.x_verdict__mutmut_347',
     ),
     ("a missing key's default: None or the solver names below cost the same as 'auto' / "
      "2000 (only the slow solvers' names and a truthy cap change the cost)"): (
@@ -173,9 +183,9 @@ _EQUIVALENT_GROUPS: dict[str, tuple[str, ...]] = {
     ),
     ('a single pair within the tie tolerance is a tie, and all ties clamp the interval to '
      '[0, 0] after this line'): (
-        'nplk_lab.model.paired.x_paired__mutmut_54',
-        'nplk_lab.model.paired.x_paired__mutmut_56',
-        'nplk_lab.model.paired.x_paired__mutmut_57',
+        'nplk_lab.model.paired.x_paired__mutmut_80',
+        'nplk_lab.model.paired.x_paired__mutmut_82',
+        'nplk_lab.model.paired.x_paired__mutmut_83',
     ),
     'sign is ±1 (or ±2 here): only its sign is ever used, and 0 never occurs': (
         'nplk_lab.model.paired.xǁPairedǁas_dict__mutmut_22',
@@ -219,6 +229,140 @@ _EQUIVALENT_GROUPS: dict[str, tuple[str, ...]] = {
     'smooth_check: need(None, ...) for need(False, ...); need only tests truth': (
         'nplk_lab.model.claims_tables.x_smooth_check__mutmut_31',
     ),
+    ("_share: the share it is given lies strictly between 0 and 1 (the off model's gain "
+     "is above 0 and below the method's on the same points), so 100 % and 0 % never occur "
+     "and a percentage in [1, 2) or at 99 never rounds to '0' or '100'"): (
+        'nplk_lab.model.ablation.x__share__mutmut_4',
+        'nplk_lab.model.ablation.x__share__mutmut_6',
+        'nplk_lab.model.ablation.x__share__mutmut_7',
+        'nplk_lab.model.ablation.x__share__mutmut_8',
+        'nplk_lab.model.ablation.x__share__mutmut_13',
+        'nplk_lab.model.ablation.x__share__mutmut_15',
+        'nplk_lab.model.ablation.x__share__mutmut_16',
+        'nplk_lab.model.ablation.x__share__mutmut_17',
+    ),
+    ("rule_key: a changed default for a method other than DANK is not 'reciprocal', so "
+     "the last line returns 'nearest' for it all the same; rule_name is only given keys "
+     "of RULE_NAMES"): (
+        'nplk_lab.model.ablation.x_rule_key__mutmut_13',
+        'nplk_lab.model.ablation.x_rule_key__mutmut_14',
+        'nplk_lab.model.ablation.x_rule_name__mutmut_2',
+        'nplk_lab.model.ablation.x_rule_name__mutmut_4',
+    ),
+    ("a gzip file written over a file opened 'wb' takes its mode from that file"): (
+        'nplk_lab.model.atlas.atlas_files.x_write_csv__mutmut_33',
+        'nplk_lab.model.atlas.atlas_files.x_write_csv__mutmut_36',
+    ),
+    ("an interval's label, unit and count (and a score row's label) are read only by "
+     "text(), as_dict() and the page's table; the atlas's summary, its per-seed intervals "
+     "and the paragraph written from a per-seed row read means, bounds and verdicts"): (
+        'nplk_lab.model.atlas.atlas.x_summarize__mutmut_95',
+        'nplk_lab.model.atlas.atlas.x_summarize__mutmut_96',
+        'nplk_lab.model.atlas.atlas.x_summarize__mutmut_101',
+        'nplk_lab.model.atlas.atlas.x_summarize__mutmut_113',
+        'nplk_lab.model.atlas.atlas.x_summarize__mutmut_114',
+        'nplk_lab.model.atlas.atlas.x_summarize_smooth__mutmut_45',
+        'nplk_lab.model.atlas.atlas.x_summarize_smooth__mutmut_46',
+        'nplk_lab.model.atlas.atlas.x_summarize_smooth__mutmut_51',
+        'nplk_lab.model.atlas.atlas.x_summarize_smooth__mutmut_63',
+        'nplk_lab.model.atlas.atlas.x_summarize_smooth__mutmut_64',
+        'nplk_lab.model.atlas.atlas_words.x__pt__mutmut_19',
+        'nplk_lab.model.atlas.atlas_words.x__pt__mutmut_20',
+        'nplk_lab.model.atlas.atlas_words.x__pt__mutmut_21',
+        'nplk_lab.model.atlas.atlas.x_per_point_intervals__mutmut_24',
+        'nplk_lab.model.ablation.x_from_predictions__mutmut_113',
+        'nplk_lab.model.ablation.x_from_predictions__mutmut_114',
+        'nplk_lab.model.ablation.x_from_predictions__mutmut_119',
+    ),
+    ("table_of: its only caller is paragraph(), and the paragraph (ablation.verdict) "
+     "reads the rows' scores, the plain row's agreement with 1-NN, the intervals' "
+     "means and bounds and the task it is given; never a row's label, relative error "
+     "or the method, off and 1-NN rows' agreement (columns of the page's table), nor "
+     "an interval's label, unit or count"): (
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_1',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_4',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_5',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_6',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_7',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_8',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_9',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_10',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_11',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_19',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_21',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_27',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_30',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_31',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_34',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_35',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_36',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_39',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_51',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_52',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_53',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_61',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_62',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_64',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_76',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_77',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_78',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_86',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_87',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_89',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_95',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_111',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_112',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_113',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_121',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_122',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_125',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_126',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_127',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_135',
+        'nplk_lab.model.atlas.atlas_words.x_table_of__mutmut_136',
+    ),
+    ("summarize: the mean over no seeds is NaN either way (numpy warns of the empty "
+     "slice)"): (
+        'nplk_lab.model.atlas.atlas.x_summarize__mutmut_46',
+        'nplk_lab.model.atlas.atlas.x_summarize__mutmut_63',
+        'nplk_lab.model.atlas.atlas.x_summarize__mutmut_78',
+    ),
+    ("summarize_smooth: a method without the smooth rule has a NaN smooth score at every "
+     "seed (measure_set writes NaN), so the finiteness test returns for it as well"): (
+        'nplk_lab.model.atlas.atlas.x_summarize_smooth__mutmut_2',
+    ),
+    ("_row_key: a summary row has no seed; any one default sorts every summary row the "
+     "same"): (
+        'nplk_lab.model.atlas.atlas.x__row_key__mutmut_24',
+        'nplk_lab.model.atlas.atlas.x__row_key__mutmut_25',
+    ),
+    ("run: os.cpu_count() is a number wherever it can be told; the 'or 1' is for a "
+     "system that cannot tell"): (
+        'nplk_lab.model.atlas.atlas.x_run__mutmut_39',
+    ),
+    ("_print_claims: the SimpleNPKL sentences read their own table only (the second "
+     "table is unused)"): (
+        'nplk_lab.model.atlas.atlas.x__print_claims__mutmut_38',
+    ),
+    ("measure_set: the plain SVM's seed: scikit-learn's SVC without probability "
+     "estimates uses no randomness"): (
+        'nplk_lab.model.atlas.atlas.x_measure_set__mutmut_56',
+        'nplk_lab.model.atlas.atlas.x_measure_set__mutmut_57',
+    ),
+    "main: argparse's default is None already": (
+        'nplk_lab.model.atlas.atlas.x_main__mutmut_36',
+        'nplk_lab.model.atlas.atlas.x_main__mutmut_45',
+        'nplk_lab.model.atlas.atlas.x_main__mutmut_70',
+        'nplk_lab.model.atlas.atlas.x_main__mutmut_106',
+    ),
+    "main: --cache as text names the same folder: the cache's functions take Path(cache)": (
+        'nplk_lab.model.atlas.atlas.x_main__mutmut_102',
+        'nplk_lab.model.atlas.atlas.x_main__mutmut_105',
+    ),
+    "_report_only: a run.json without a note: None and '' both add no sentence": (
+        'nplk_lab.model.atlas.atlas.x__report_only__mutmut_45',
+        'nplk_lab.model.atlas.atlas.x__report_only__mutmut_47',
+    ),
 }
 EQUIVALENT: dict[str, str] = {name: reason for reason, names in _EQUIVALENT_GROUPS.items()
                                for name in names}
@@ -240,7 +384,7 @@ def results() -> dict[str, str]:
 def summary(rows: dict[str, str]) -> list[dict[str, object]]:
     by_module: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     for name, status in rows.items():
-        module = name.split(".")[2]
+        module = name.rsplit(".", 1)[0].split(".", 2)[2]   # atlas.atlas_words, paired
         # an equivalent mutant that timed out did so because the machine was loaded
         eq = status in ("survived", "timeout") and (
             name in EQUIVALENT or class_store_equivalents.reason(name) is not None)
