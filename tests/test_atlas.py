@@ -211,6 +211,16 @@ def test_a_regression_cells_baselines_are_the_svrs():
     assert r["score_plain"] == pytest.approx(svr.score(d.X_test, d.y_test))
     cv = SVRCVRegressor(random_state=1).fit(d.X_train, d.y_train)
     assert r["score_cv"] == pytest.approx(cv.score(d.X_test, d.y_test))
+    # LAB RBF switched off is the paper's model with one shared width (its own fit),
+    # not the general rule that drops a learned matrix
+    from sklearn.metrics import r2_score
+
+    from nplk_lab.model.methods import make_estimator
+    est, _ = make_estimator("lab_rbf_reg", {"seed": 1})
+    est.fit(d.X_train, d.y_train)
+    off = A._lab_rbf_off(est, d.X_train, d.y_train, d.X_test)
+    assert lab["score_off"] == pytest.approx(r2_score(d.y_test, off), abs=1e-9)
+    assert lab["score_method"] == pytest.approx(r2_score(d.y_test, est.predict(d.X_test)))
 
 
 def test_per_point_intervals_are_the_score_tables_own():
