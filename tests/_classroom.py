@@ -111,7 +111,6 @@ def _worker_pids(room: Classroom) -> dict[int, int]:
         for ln in room.output.lines()) if m}
 
 
-SHOTS = tb.PICTURES
 
 
 LESSON = 1

@@ -32,7 +32,6 @@ import pytest
 from _browser import exception_texts, wait_idle
 from _classroom import (
     LESSON,
-    SHOTS,
     TEACHER_VIEW,
     address,
     click_button,
@@ -77,7 +76,7 @@ def test_a_class_answers_together(class_server, chromium_path):
     right = steps[0].reveal().answer
     assert right >= 0
     wrong = (right + 1) % len(opts)
-    SHOTS.mkdir(parents=True, exist_ok=True)
+    tb.PICTURES.mkdir(parents=True, exist_ok=True)
     url = class_server.url
     outside: list[str] = []      # requests that left the lab's server (none may)
 
@@ -103,7 +102,7 @@ def test_a_class_answers_together(class_server, chromium_path):
         panel.locator("img").first.wait_for()
         wait_idle(teacher)
         teacher.get_by_text("Lessons", exact=True).last.scroll_into_view_if_needed()
-        teacher.screenshot(path=str(SHOTS / "class-teacher-join.png"))
+        teacher.screenshot(path=str(tb.PICTURES / "class-teacher-join.png"))
         store = ClassStore(class_server.store_folder)
 
         # students join by the link, on phones; one types a name
@@ -130,7 +129,7 @@ def test_a_class_answers_together(class_server, chromium_path):
         count = teacher.locator('[class*="st-key-class-count"]')
         assert "✓" not in count.inner_text() and "(right)" not in count.inner_text()
         assert "Ada" not in students[1].inner_text("body")
-        count.screenshot(path=str(SHOTS / "class-teacher-count.png"))
+        count.screenshot(path=str(tb.PICTURES / "class-teacher-count.png"))
 
         # the split, the second vote (the nickname changes to the right answer), the shift
         click_button(teacher, "Show split")
@@ -158,7 +157,7 @@ def test_a_class_answers_together(class_server, chromium_path):
         print(f"reveal reached the students after {', '.join(f'{t:.2f}' for t in reached)} s")
         assert max(reached) < REVEAL_BOUND_S, reached
         wait_idle(students[1])
-        students[1].screenshot(path=str(SHOTS / "class-student-phone.png"))
+        students[1].screenshot(path=str(tb.PICTURES / "class-student-phone.png"))
         assert "Ada" not in students[1].inner_text("body")
 
         # the teacher's Next moves the class

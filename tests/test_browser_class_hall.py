@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 import _browser as tb
 import pytest
 from _a11y import AXE, _serious
-from _classroom import PHONE, SHOTS, _worker_pids, classroom_with_store
+from _classroom import PHONE, _worker_pids, classroom_with_store
 
 from nplk_lab.model.lessons import lessons as L
 from nplk_lab.serve import class_hall, command
@@ -108,7 +108,7 @@ def test_a_phone_follows_a_whole_class_on_the_light_page(room, chromium_path):
             page.get_by_role("button", name="Lock in").click()
             text_in(page, "#vote-note", f"Your vote is in: “{opts[1]}”")
             assert store.vote_of(code, seat, 0).first == 1
-            page.screenshot(path=str(SHOTS / "hall-phone-first-vote.png"))
+            page.screenshot(path=str(tb.PICTURES / "hall-phone-first-vote.png"))
             if AXE.is_file():          # axe-core, injected (no request)
                 assert _serious(page) == []
             page.get_by_label(opts[0], exact=True).check()
@@ -148,7 +148,7 @@ def test_a_phone_follows_a_whole_class_on_the_light_page(room, chromium_path):
             text_in(page, "#reveal", class_hall.plain(steps[0].reveal().text)
                     .split("\n\n")[0][:40])
             drawn(page, 1)
-            page.screenshot(path=str(SHOTS / "hall-phone-reveal.png"), full_page=True)
+            page.screenshot(path=str(tb.PICTURES / "hall-phone-reveal.png"), full_page=True)
             if AXE.is_file():
                 assert _serious(page) == []
 
@@ -217,7 +217,7 @@ def test_a_code_typed_on_the_lessons_page_opens_the_class_page(room, chromium_pa
                 field = page.get_by_role("textbox", name=box)
                 field.fill(value)
                 field.press("Enter")
-            page.screenshot(path=str(SHOTS / "hall-code-typed.png"))
+            page.screenshot(path=str(tb.PICTURES / "hall-code-typed.png"))
             page.get_by_role("button", name="Join", exact=True).click()
             page.wait_for_url(lambda u: urlsplit(u).path == class_hall.HALL_PATH,
                               timeout=WAIT_MS)
@@ -225,7 +225,7 @@ def test_a_code_typed_on_the_lessons_page_opens_the_class_page(room, chromium_pa
             text_in(page, "#who", "You are Ada")
             text_in(page, "#where", f"Step 1 of {len(steps)}")
             text_in(page, "#question", steps[0].question)
-            page.screenshot(path=str(SHOTS / "hall-code-typed-joined.png"))
+            page.screenshot(path=str(tb.PICTURES / "hall-code-typed-joined.png"))
             seat = Seat(next(c["value"] for c in ctx.cookies() if c["name"] == SEAT_COOKIE))
             entry = store.enter(code, seat)
             assert (entry.role, entry.handle) == ("student", "Ada")
