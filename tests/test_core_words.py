@@ -94,7 +94,8 @@ WORD_EXAMPLES = {"test_core_words.py", "test_plain_words.py"}
 
 def _repository_texts() -> list[Path]:
     """The lab's own texts besides the core: packages, pages, benchmarks, tools, docs, tests."""
-    files = [ROOT / "app.py", ROOT / "README.md"]
+    files = [ROOT / "app.py", ROOT / "README.md", ROOT / "sample_data" / "README.md",
+             ROOT / ".streamlit" / "config.toml"]
     for folder in ("nplk_lab", "pages", "benchmarks", "tools", "docs", "tests"):
         files += [p for p in (ROOT / folder).rglob("*")
                   if p.is_file() and p.suffix in {".py", ".js", ".css", ".html", ".md", ".toml"}
