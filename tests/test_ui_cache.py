@@ -114,9 +114,11 @@ def test_a_failed_computation_lets_the_next_session_try(waiters):
 RUN_PAGE = r"""
 import json, sys, warnings
 sys.path.insert(0, sys.argv[1])
+sys.path.insert(0, sys.argv[1] + "/tests")
 warnings.filterwarnings("ignore")
 from streamlit.testing.v1 import AppTest
 import nplk_lab.ui.components.chart as chart_component
+from _components import figure_of
 at = AppTest.from_file(sys.argv[1] + "/pages/1_Classification.py", default_timeout=300)
 at.run()
 out = {"exceptions": [str(e.value) for e in at.exception],
