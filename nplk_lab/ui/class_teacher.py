@@ -50,7 +50,7 @@ from .class_common import (
     reveal_of,
     store,
 )
-from .keys import CLASS_LIVE_FIG, CLASS_MOVED
+from .keys import CLASS_ACTED, CLASS_ACTED_RUN, CLASS_LIVE_FIG, CLASS_MOVED
 from .present_mode import KEEP
 from .state import params
 
@@ -112,6 +112,9 @@ def _when(t: float) -> str:
 
 def bar(k: Klass, present: bool) -> None:
     """The teacher's panel below the page's title."""
+    # the buttons whose callback ran before this run (and only those: a button that is
+    # not drawn again, End or Leave, leaves no mark for a later run)
+    st.session_state[CLASS_ACTED_RUN] = st.session_state.pop(CLASS_ACTED, set())
     s = k.state
     with st.container(key=f"{KEEP}-class", border=True):
         if s.ended:
@@ -128,8 +131,8 @@ def bar(k: Klass, present: bool) -> None:
                 _join_panel(k, link, note, expanded=s.students == 0)
             with row[1]:
                 _joined(k.code)
-            row[2].button("End the class", key="class_end", on_click=_end, args=(k,),
-                          help="Closes the votes and shows the results per step.")
+            _button(row[2], "End the class", "class_end", _end, (k,),
+                    help="Closes the votes and shows the results per step.")
             return
         _join_panel(k, link, note, expanded=True)
         _joined(k.code)
@@ -138,12 +141,12 @@ def bar(k: Klass, present: bool) -> None:
                    f"{s.idle_timeout_s / 3600:g} h without activity; its answers are "
                    f"deleted at {_when(s.delete_at)} (server time).")
         c = st.columns(3)
-        c[0].button("End the class", key="class_end", on_click=_end, args=(k,),
-                    help="Closes the votes and shows the results per step.")
-        c[1].button("Present here", key="class_present_here", icon=":material/slideshow:",
-                    on_click=_present_here,
-                    help="This tab in presentation mode: the figure, the count and your "
-                         "moves, no other control (Exit presentation brings them back).")
+        _button(c[0], "End the class", "class_end", _end, (k,),
+                help="Closes the votes and shows the results per step.")
+        _button(c[1], "Present here", "class_present_here", _present_here,
+                icon=":material/slideshow:",
+                help="This tab in presentation mode: the figure, the count and your "
+                     "moves, no other control (Exit presentation brings them back).")
         with c[2].popover("Present on another screen", icon=":material/cast:"):
             _projector_link(k, base)
 
@@ -166,6 +169,24 @@ def _how_to_join(link: str) -> str:
                 "optional.")
     return ("Students scan the code or open the link, or type the class code on their "
             "Lessons page; a name is optional.")
+
+
+def _acted(key: str, action: Any, *args: Any) -> None:
+    st.session_state.setdefault(CLASS_ACTED, set()).add(key)
+    action(*args)
+
+
+def _button(where: Any, label: str, key: str, action: Any, args: tuple = (),
+            **kw: Any) -> None:
+    """A teacher's button whose click is never lost (as the moves, :func:`_moves`): its
+    callback makes the click before the run; when the session had not drawn the button
+    yet (a page reconnected to another worker, the dead worker's page still on screen)
+    Streamlit calls no callback, but the button still says it was clicked: the action
+    is taken here and the page runs again."""
+    clicked = where.button(label, key=key, on_click=_acted, args=(key, action, *args), **kw)
+    if clicked and key not in st.session_state.get(CLASS_ACTED_RUN, set()):
+        action(*args)
+        st.rerun()
 
 
 def _present_here() -> None:
@@ -204,10 +225,9 @@ def _projector_link(k: Klass, base: str) -> None:
         st.code(teacher_link(k, base, k.token, present=True), language=None,
                 wrap_lines=True)
     else:
-        st.button("Make the projector's link", key="class_new_link_present",
-                  on_click=_new_link, args=(k,),
-                  help="A new teacher link; an earlier one stops working (browsers it "
-                       "opened stay teacher devices).")
+        _button(st, "Make the projector's link", "class_new_link_present", _new_link, (k,),
+                help="A new teacher link; an earlier one stops working (browsers it "
+                     "opened stay teacher devices).")
 
 
 def _teacher_links(k: Klass, base: str) -> None:
@@ -222,9 +242,9 @@ def _teacher_links(k: Klass, base: str) -> None:
             st.caption("This browser leads the class. To lead it from another browser too "
                        "(a phone, the projector's computer), make a teacher link.")
             label = "Make a teacher link"
-        st.button(label, key="class_new_link", on_click=_new_link, args=(k,),
-                  help="A new secret link; an earlier teacher link stops working (browsers "
-                       "it opened stay teacher devices).")
+        _button(st, label, "class_new_link", _new_link, (k,),
+                help="A new secret link; an earlier teacher link stops working (browsers "
+                     "it opened stay teacher devices).")
         st.session_state.setdefault("class_size", k.state.size)
         st.number_input("Class size", key="class_size", min_value=1, max_value=MAX_STUDENTS,
                         step=10, on_change=_resize, args=(k,),
@@ -273,8 +293,8 @@ def _end_summary(k: Klass) -> None:
                          key="class_answers_csv", icon=":material/download:")
     st.caption(f"The class's answers are deleted at {_when(k.state.delete_at)} (server "
                "time).")
-    st.button("Leave the class", key="class_leave", on_click=_leave,
-              help="Back to the lesson on your own.")
+    _button(st, "Leave the class", "class_leave", _leave,
+            help="Back to the lesson on your own.")
 
 
 def _leave() -> None:

@@ -71,6 +71,8 @@ CLASS_NO_PICK = "lab_class_no_pick"  # (code, step, vote) where "Lock in" had no
 
 # class_teacher.py
 CLASS_LIVE_FIG = "lab_class_live_fig"  # (what it shows, figure) last drawn by the live count
+CLASS_ACTED = "lab_class_acted"  # the teacher's buttons whose callback ran since the panel
+CLASS_ACTED_RUN = "lab_class_acted_run"  # those whose callback ran before this run
 CLASS_MOVED = "lab_class_moved"  # the move whose button's callback ran in this run
 
 # lessons.py, downloads.py and state.py
