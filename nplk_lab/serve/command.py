@@ -406,13 +406,8 @@ def classroom(ns: argparse.Namespace, extra: Sequence[str]) -> int:
                 raise SystemExit(f"nplk-lab: {e}") from None
             print(f"{w.name}: {w.url} (pid {w.proc.pid})", flush=True)
         await_first_pictures(builder)
-        sup.start(proxy_child)
-        try:
-            sup.wait_first_health(proxy_child)
-        except (RuntimeError, TimeoutError) as e:
-            raise SystemExit(f"nplk-lab: {e}") from None
-        print(f"NPLK Lab for a class: {public_url(ns.address, ns.port)} "
-              f"({ns.workers} workers behind HAProxy; Ctrl-C stops all)", flush=True)
+        _proxy_up(sup, proxy_child, public_url(ns.address, ns.port),
+                  f"{ns.workers} workers behind HAProxy; Ctrl-C stops all")
         # supervise: a worker or the proxy that dies is restarted (supervise.py)
         sup.run()
     except _Stop as stop:
@@ -597,14 +592,10 @@ def front(ns: argparse.Namespace) -> int:
            if signal.getsignal(s) is not signal.SIG_IGN}
     code = 0
     try:
-        sup.start(child)
-        try:
-            # answered through a host: start the hosts first
-            sup.wait_first_health(child)
-        except (RuntimeError, TimeoutError) as e:
-            raise SystemExit(f"nplk-lab: {e} (is any host answering?)") from None
-        print(f"NPLK Lab for a class: {public_url(ns.address, ns.port)} "
-              f"(HAProxy in front of {len(ns.backend)} hosts; Ctrl-C stops it)", flush=True)
+        # answered through a host: start the hosts first
+        _proxy_up(sup, child, public_url(ns.address, ns.port),
+                  f"HAProxy in front of {len(ns.backend)} hosts; Ctrl-C stops it",
+                  hint=" (is any host answering?)")
         sup.run()
     except _Stop as stop:
         print(f"nplk-lab: {signal.Signals(stop.args[0]).name} received; stopping the "
@@ -617,6 +608,18 @@ def front(ns: argparse.Namespace) -> int:
         sup.stop()
         shutil.rmtree(work, ignore_errors=True)
     return code
+
+
+def _proxy_up(sup: supervise.Supervisor, child: supervise.Child, url: str, what: str,
+              hint: str = "") -> None:
+    """Start the proxy ``child``, wait for its first answer (SystemExit, with ``hint``,
+    when none comes) and print the line people open the class from."""
+    sup.start(child)
+    try:
+        sup.wait_first_health(child)
+    except (RuntimeError, TimeoutError) as e:
+        raise SystemExit(f"nplk-lab: {e}{hint}") from None
+    print(f"NPLK Lab for a class: {url} ({what})", flush=True)
 
 
 # ---------------------------------------------------------------------------

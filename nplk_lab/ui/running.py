@@ -338,16 +338,10 @@ def _sweep_on_cluster(P, method, param, values, repeats, key, data_fn, address):
 # an operator-configured Dask scheduler (never from the URL)
 # ---------------------------------------------------------------------------
 
-def dask_address() -> str | None:
-    """The Dask scheduler the operator configured (:mod:`nplk_lab.serve.cluster`); None
-    when there is none. Never read from the URL or any widget."""
-    return cluster.scheduler_address()
-
-
 def cluster_choice(page: str) -> str | None:
     """When a scheduler is configured, a checkbox "Run on the Dask cluster at <address>"
     (off by default, not in the URL); the address when it is ticked, else None."""
-    address = dask_address()
+    address = cluster.scheduler_address()   # the operator's, never the URL's
     if address is None:
         return None
     on = st.checkbox(f"Run on the Dask cluster at {address}", key=f"lab_dask_{page}",
