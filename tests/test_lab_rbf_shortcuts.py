@@ -158,3 +158,30 @@ def test_stage_max_iter_is_checked():
     for bad in (0, -3, 2.5, "50"):
         with pytest.raises(ValueError, match="stage_max_iter"):
             LABRBFClassifier(n_support=10, stage_max_iter=bad).fit(X, y)
+
+
+@pytest.mark.parametrize("C,sigma", [(1.0, 0.3), (50.0, 1.5)])
+def test_svm_grid_from_the_factorised_kernel_and_the_geometry_only_when_needed(C, sigma):
+    """The plain SVM's surface (the reference boundary on every classification page)
+    takes the same factorisation: the SVC's decision function within rounding, and the
+    grid-to-training distances are not computed for it, only for DANK."""
+    X, y = make_circles(140, noise=0.15, factor=0.5, random_state=9)
+    grid = lab.make_grid(X, 100)
+    svm = lab.fit_baseline_svm(X, y, C=C, sigma=sigma)
+    asked = []
+
+    def geometry():
+        asked.append(1)
+        return lab.grid_geometry(grid, X)
+
+    Z, msgs = lab.grid_values(svm, grid, geometry=geometry)
+    assert not msgs and asked == []
+    ref = svm.decision_function(grid.points)
+    scale = np.abs(svm.dual_coef_).sum() + abs(svm.intercept_[0])
+    np.testing.assert_allclose(Z.ravel(), ref, rtol=0, atol=1e-13 * scale)
+    res = lab.fit_method({**lab.defaults(), "sigma": sigma}, X, y, X[:5], y[:5],
+                         method="dank")
+    Zd, _ = lab.grid_values(res.estimator, grid, extension="nearest", geometry=geometry)
+    assert asked == [1]
+    np.testing.assert_allclose(Zd.ravel(), res.estimator.decision_function(
+        grid.points, extension="nearest"), rtol=1e-10, atol=1e-10)

@@ -178,25 +178,37 @@ def _fast_decision(estimator: Any, geom: GridGeometry, extension: str | None
 
 
 def _tensor_decision(estimator: Any, grid: Grid) -> np.ndarray | None:
-    """The decision values on the grid from a kernel that factorises over the two
-    features (LAB RBF's Gaussian: ``m (n_x + n_y)`` exponentials instead of
-    ``m n_x n_y``), raveled as ``grid.points``; None for every other model."""
-    from nplk_core.lab_rbf import _LABRBFBase
+    """The decision values on the grid from a Gaussian kernel, which factorises over the
+    two features (``m (n_x + n_y)`` exponentials and one matrix product instead of
+    ``m n_x n_y`` exponentials; the same values up to rounding), raveled as
+    ``grid.points``: LAB RBF's kernel and a binary RBF ``SVC`` on two features; None
+    for every other model."""
+    from sklearn.svm import SVC
 
-    if not isinstance(estimator, _LABRBFBase):
-        return None
-    F = estimator._grid_decision(grid.xs, grid.ys)
-    return None if F is None else F.ravel()
+    from nplk_core.lab_rbf import _LABRBFBase, lab_grid_values
+
+    if isinstance(estimator, _LABRBFBase):
+        F = estimator._grid_decision(grid.xs, grid.ys)
+        return None if F is None else F.ravel()
+    if isinstance(estimator, SVC) and estimator.kernel == "rbf" \
+            and len(estimator.classes_) == 2 and estimator.n_features_in_ == 2 \
+            and isinstance(estimator.gamma, (int, float)) and estimator.gamma > 0:
+        sv = estimator.support_vectors_
+        width = np.full(sv.shape, np.sqrt(float(estimator.gamma)))
+        F = lab_grid_values(sv, width, estimator.dual_coef_[0], grid.xs, grid.ys)
+        return (F + estimator.intercept_[0]).ravel()
+    return None
 
 
 def grid_values(estimator: Any, grid: Grid, *, extension: str | None = None,
-                geometry: GridGeometry | None = None
+                geometry: GridGeometry | Callable[[], GridGeometry] | None = None
                 ) -> tuple[np.ndarray | None, list[Message]]:
     """Decision values on ``grid`` as a ``grid.shape`` array; messages instead of errors.
 
     ``geometry`` (from :func:`grid_geometry` for this grid and the training points)
-    lets the SVM and DANK (either rule) reuse the grid-to-training distances and the
-    rule's columns."""
+    lets DANK (either rule) reuse the grid-to-training distances and the rule's
+    columns; a function giving it is called only for a model that needs it (the SVM and
+    LAB RBF take the factorised Gaussian kernel instead)."""
     from nplk_core._base import single_thread_blas
 
     try:
@@ -204,9 +216,10 @@ def grid_values(estimator: Any, grid: Grid, *, extension: str | None = None,
         # BLAS only adds synchronisation on the 2-core machine
         with warnings.catch_warnings(), np.errstate(all="ignore"), single_thread_blas():
             warnings.simplefilter("ignore")
-            z = None if geometry is None else _fast_decision(estimator, geometry, extension)
-            if z is None:
-                z = _tensor_decision(estimator, grid)
+            z = _tensor_decision(estimator, grid)
+            if z is None and geometry is not None:
+                z = _fast_decision(estimator, geometry() if callable(geometry) else geometry,
+                                   extension)
             if z is None:
                 z = decision_values(estimator, grid.points, extension=extension)
     except (ValueError, ArithmeticError, np.linalg.LinAlgError, TypeError, MemoryError) as exc:
