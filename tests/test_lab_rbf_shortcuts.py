@@ -187,21 +187,25 @@ def test_svm_grid_from_the_factorised_kernel_and_the_geometry_only_when_needed(C
         grid.points, extension="nearest"), rtol=1e-10, atol=1e-10)
 
 
-def test_the_classification_page_caps_the_stages_before_the_support_count():
-    """The page's LAB RBF is the estimator with stage_max_iter (the exported code builds
+@pytest.mark.parametrize("method,task,cls,lam", [
+    ("lab_rbf", lab.CLASSIFICATION, LABRBFClassifier, 1e-4),
+    ("lab_rbf_reg", lab.REGRESSION, LABRBFRegressor, 1e-5),
+])
+def test_both_pages_cap_the_stages_before_the_support_count(method, task, cls, lam):
+    """A page's LAB RBF is the estimator with stage_max_iter (the exported code builds
     the same one): every stage before the one at the support count within the cap, the
     same fit as the estimator built by hand."""
-    data, _ = lab.prepare_data({**lab.defaults()}, lab.CLASSIFICATION)
-    P = {**lab.defaults(), "n_support": 100, "lam": 1e-4}
+    data, _ = lab.prepare_data({**lab.defaults()}, task)
+    P = {**lab.defaults(), "n_support": 100, "lam": lam}
     res = lab.fit_method(P, data.X_train, data.y_train, data.X_test, data.y_test,
-                         method="lab_rbf")
+                         method=method)
     est = res.estimator
     cap = lab.methods.LAB_RBF_STAGE_ITER
     assert est.stage_max_iter == cap
     assert est.stages_["n_iter"][:-1].max() <= cap
-    ref = LABRBFClassifier(n_support=100, lam=1e-4, stage_max_iter=cap,
-                           random_state=est.random_state).fit(data.X_train, data.y_train)
+    ref = cls(n_support=100, lam=lam, stage_max_iter=cap,
+              random_state=est.random_state).fit(data.X_train, data.y_train)
     _same(est, ref, data.X_test)
-    uncapped = LABRBFClassifier(n_support=100, lam=1e-4,
-                                random_state=est.random_state).fit(data.X_train, data.y_train)
+    uncapped = cls(n_support=100, lam=lam,
+                   random_state=est.random_state).fit(data.X_train, data.y_train)
     assert uncapped.stages_["n_iter"][:-1].max() > cap  # the cap binds at this point
