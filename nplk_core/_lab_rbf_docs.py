@@ -28,8 +28,9 @@ _PARAMS_DOC = """
         Iterations per support stage: L-BFGS-B iterations, or Adam epochs (full passes
         over the training points). Only the last stage's cap warns. At the lab's page
         defaults every last stage meets ``tol`` in 22-814 iterations (earlier stages at
-        100 support points may use all 1,000); the former default 200 cut 3 of the 9
-        built-in data sets short with a ConvergenceWarning.
+        100 support points may use all 1,000 without ``stage_max_iter``, which the
+        lab's pages set to 50); the former default 200 cut 3 of the 9 built-in data
+        sets short with a ConvergenceWarning.
     stage_max_iter : int or None, default=None
         Iterations of every dynamic-selection stage before the one at ``n_support``
         (capped by ``max_iter``); the stage at ``n_support`` keeps ``max_iter``. Those
