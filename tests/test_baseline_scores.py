@@ -134,6 +134,9 @@ def test_regression_page_fits_the_plain_svr_once(monkeypatch):
             calls.append((self.C, self.gamma, self.epsilon, len(y)))
         return real_fit(self, X, y, *a, **k)
 
+    from nplk_lab.serve import stores
+    for store in list(stores.STORES):   # fits another test left in this process
+        store.clear()
     monkeypatch.setattr(SVR, "fit", counting_fit)
     at = AppTest.from_file(str(ROOT / "pages/2_Regression.py"), default_timeout=TIMEOUT)
     at.query_params["n_samples"] = "60"
