@@ -69,7 +69,14 @@ for _p in (ROOT / "tools", ROOT / "tests"):
     if str(_p) not in sys.path:
         sys.path.insert(0, str(_p))
 
-from deployment import BehindProxy, Monitor, OneProcess, open_sessions, serve  # noqa: E402
+from deployment import (  # noqa: E402
+    Attribution,
+    BehindProxy,
+    Monitor,
+    OneProcess,
+    open_sessions,
+    serve,
+)
 from st_client import Tab, number, query_value  # noqa: E402
 
 PAGE = "Classification"
@@ -310,9 +317,12 @@ class Beside(threading.Thread):
         self.result: dict = {}
         self.error = ""
         self.span = (0.0, 0.0)
+        self.tid = 0
 
     def run(self) -> None:
         import bench_lecture_hall as hall
+
+        self.tid = threading.get_native_id()
 
         from nplk_lab.serve.class_store import ClassStore
         t0 = time.perf_counter()
@@ -398,12 +408,23 @@ def one_class(n: int, args, tmp: Path, hall: int = 0) -> dict:
         if args.profile:
             import subprocess
             for i, (pid, _) in enumerate(server.streamlit, start=1):
-                out = (f"{args.profile}-{n}.txt" if len(ports) == 1
-                       else f"{args.profile}-{n}-w{i}.txt")
+                out = (f"{args.profile}-{n}-{hall}.txt" if len(ports) == 1
+                       else f"{args.profile}-{n}-{hall}-w{i}.txt")
                 spies.append(subprocess.Popen(
                     [str(Path(sys.executable).parent / "py-spy"), "record", "-p", str(pid),
-                     "--format", "raw", "-r", "50", "-o", out],
+                     "--format", "raw", "-r", "50", "--threads",
+                     *(["--gil"] if args.gil else []), "-o", out],
                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        if args.profile:
+            import subprocess
+            spies.append(subprocess.Popen(       # the simulated students themselves
+                [str(Path(sys.executable).parent / "py-spy"), "record", "-p",
+                 str(os.getpid()), "--format", "raw", "-r", "50", "--threads",
+                 "-o", f"{args.profile}-{n}-{hall}-bench.txt"],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        att = Attribution(server, {threading.get_native_id():
+                                   "the slider students' simulator (this process)"})
+        att.start()
         cpu0, w0 = mon.sample()[0], time.perf_counter()
         beside = Beside(server.url, hall, where, args.seed) if hall else None
         if beside is not None:
@@ -412,6 +433,9 @@ def one_class(n: int, args, tmp: Path, hall: int = 0) -> dict:
                                            seed=args.seed, timeout=args.timeout,
                                            count=count))
         cpu1, w1 = mon.sample()[0], time.perf_counter()
+        if beside is not None:
+            att.threads[beside.tid] = "the light students' simulator (this process)"
+        att.stop()
         if beside is not None:
             beside.join(timeout=600)
         peak = mon.peak
@@ -440,6 +464,7 @@ def one_class(n: int, args, tmp: Path, hall: int = 0) -> dict:
                   f"{' superseded' if m.superseded else ''}{' LOST' if m.lost else ''}"
                   f"{' ' + m.error[:80] if m.error else ''}", file=sys.stderr)
     return dict(n=n, hall=hall, beside=beside, class_span=(w0, w1), **move_stats(students),
+                attribution=att.table(),
                 cpu=(cpu1 - cpu0) / (w1 - w0), peak=peak, idle=idle, after=after,
                 floor=statistics.median(floor) if floor else float("nan"),
                 load=(load0, os.getloadavg()[0]), teacher=teacher,
@@ -506,6 +531,9 @@ def table(rows: list[dict], args) -> str:
                       if r["open_sessions"] is not None
                       else f" (not counted: {r['count_error']})") for r in rows))
     for r in rows:
+        out += ["", f"Where the CPU went during the class of {r['n']} "
+                f"(light students beside: {r['hall']}):", r["attribution"]]
+    for r in rows:
         if r["left_over"]:
             out.append(f"processes still running after the command stopped, at {r['n']} "
                        f"(killed by pid): {r['left_over']}")
@@ -540,6 +568,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--profile", default="",
                     help="py-spy the server during each class: <prefix>-<N>.txt "
                          "(collapsed stacks)")
+    ap.add_argument("--gil", action="store_true",
+                    help="with --profile: sample only the thread holding each server "
+                         "process's interpreter lock (what its Python time went to)")
     args = ap.parse_args(argv)
     if args.processes < 1:
         ap.error("--processes must be at least 1")

@@ -39,6 +39,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from . import class_room, supervise
+from .class_hall import HALL_PATH
 from .class_web import CLIENT_HEADER_ENV, PROXY_CLIENT_HEADER, PUBLIC_URL_ENV, lan_address
 from .parent_watch import pdeathsig_preexec
 
@@ -49,6 +50,7 @@ INSTALL_HINT = "sudo apt-get install haproxy"
 WORKER_COOKIE = "NPLK_WORKER"
 WARM_START_ENV = "NPLK_LAB_WARM_START"   # "1": a worker warms up before it answers
 BACKEND = "nplk_workers"
+HALL_BACKEND = "nplk_hall"     # a class's light page: no cookie, any worker
 HOST_COOKIE = "NPLK_HOST"     # `nplk-lab front`'s, in front of several hosts
 HEALTH = "/_stcore/health"
 # every worker's health-check settings in the HAProxy configuration (why: its comments)
@@ -169,6 +171,33 @@ def find_proxy(explicit: str | None = None) -> str | None:
     return None
 
 
+# what both backends do with a dead worker or host (retries), and how the lab's
+# pages' backend checks them (the light page's servers follow those checks)
+_RETRIES = """\
+    # a worker that died (`nplk-lab classroom` restarts it): a connection it refuses
+    # is retried on another worker at once, so its reconnecting browsers and new ones
+    # start a session on a live worker (every retry may pick another server); also a
+    # request the worker accepted but dropped unanswered as it died (a 502 otherwise)
+    retries 2
+    option redispatch 1
+    retry-on conn-failure empty-response"""
+_CHECKS = """\
+    # health checks: every 2 s while up; after a failed check, or as soon as a real
+    # connection to the worker fails (observe layer4), every 0.5 s; down after 2
+    # failures in a row (within about 1 s of a crash; a busy worker answering one check
+    # late is not taken out, which would move its students' reconnections elsewhere);
+    # back in after 1 answer (an answer means its server is up), asked every 1 s while down.
+    # A dead worker refuses the check's connection at once; a live one busy with a class
+    # may answer late: 20 s before a check counts as failed (at 5 s, two busy workers
+    # were both taken out under a class of 60 explorers and 300 on the light page, and
+    # HAProxy answered everyone 503 until their next check)
+    option httpchk
+    http-check send meth GET uri {health}
+    http-check expect status 200
+    timeout check 20s
+    default-server {default_server}"""
+
+
 def haproxy_config(address: str, port: int, worker_ports: Sequence[int], *,
                    hosts: Sequence[str] = (), trusted: Sequence[str] = (),
                    control: Path | None = None) -> str:
@@ -193,8 +222,18 @@ def haproxy_config(address: str, port: int, worker_ports: Sequence[int], *,
         servers = "\n".join(
             f"    server w{i} 127.0.0.1:{p} cookie w{i}"
             for i, p in enumerate(worker_ports, start=1))
+    # the light page's requests: the same servers without the cookie, up and down as
+    # the lab's pages' backend checks them
+    hall_servers = "\n".join(
+        f"    server {name} {where} track {BACKEND}/{name}"
+        for name, where in (line.split()[1:3] for line in servers.splitlines()))
     keep = f" unless {{ src {' '.join(trusted)} }}" if trusted else ""
     by = "front" if hosts else "classroom"
+    checks = _CHECKS.format(health=HEALTH, default_server=DEFAULT_SERVER)
+    unit, hall_unit = ("host", "host") if hosts else ("worker", "worker")
+    # hosts are alike (the same command on machines alike): new browsers in turn, which
+    # long polls holding connections do not skew; a host's own proxy spreads its workers
+    balance = "roundrobin" if hosts else "leastconn"
     return f"""\
 # NPLK Lab for a class: written by `nplk-lab {by}` (docs/serving-a-class.md)
 global
@@ -224,30 +263,26 @@ frontend nplk_lab
     # whatever the client sent (X-Forwarded-For is the client's to write): what limits
     # wrong join codes per address (the workers read it: NPLK_LAB_CLIENT_HEADER)
     http-request set-header {PROXY_CLIENT_HEADER} %[src]{keep}
+    # a class's light page (its page, files, state, votes, figures) keeps nothing in a
+    # worker: every request goes on its own, so the lab's tabs below are spread by
+    # their own count, not by the long polls of a hall
+    use_backend {HALL_BACKEND} if {{ path {HALL_PATH} }} || {{ path_beg {HALL_PATH}/ }}
     default_backend {BACKEND}
 
-backend {BACKEND}
-    # a new browser goes to the worker with the fewest open connections (websockets
-    # are long), then stays there: its session and its uploads live in that process
+backend {HALL_BACKEND}
+    # each request to the {hall_unit} with the fewest open requests (the long polls)
     balance leastconn
+{_RETRIES}
+{hall_servers}
+
+backend {BACKEND}
+    # a new browser goes to the {unit} with the fewest open connections of the lab's
+    # pages (websockets are long), then stays there: its session and its uploads live
+    # in that process
+    balance {balance}
     cookie {cookie} insert indirect nocache httponly attr "SameSite=Lax"
-    # a worker that died (`nplk-lab classroom` restarts it): a connection it refuses
-    # is retried on another worker at once, so its reconnecting browsers and new ones
-    # start a session on a live worker (every retry may pick another server); also a
-    # request the worker accepted but dropped unanswered as it died (a 502 otherwise)
-    retries 2
-    option redispatch 1
-    retry-on conn-failure empty-response
-    # health checks: every 2 s while up; after a failed check, or as soon as a real
-    # connection to the worker fails (observe layer4), every 0.5 s; down after 2
-    # failures in a row (within about 1 s of a crash; a busy worker answering one check
-    # late is not taken out, which would move its students' reconnections elsewhere);
-    # back in after 1 answer (an answer means its server is up), asked every 1 s while down
-    option httpchk
-    http-check send meth GET uri {HEALTH}
-    http-check expect status 200
-    timeout check 5s
-    default-server {DEFAULT_SERVER}
+{_RETRIES}
+{checks}
 {servers}
 """
 
