@@ -379,7 +379,10 @@ def one_class(n: int, args, tmp: Path, hall: int = 0) -> dict:
     where = str(tmp / f"store-{n}-{hall}")
     kept_store = os.environ.get(class_room.ENV)
     os.environ[class_room.ENV] = where
-    server = (BehindProxy(Path(args.root), args.processes, args.port, args.port + 2, log)
+    extra = (() if args.hall_processes is None
+             else ("--hall-processes", str(args.hall_processes)))
+    server = (BehindProxy(Path(args.root), args.processes, args.port, args.port + 2, log,
+                          extra=extra)
               if args.processes > 1 else OneProcess(Path(args.root), args.port, log))
     server.start()
     ports = [port for _, port in server.streamlit]
@@ -568,6 +571,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--profile", default="",
                     help="py-spy the server during each class: <prefix>-<N>.txt "
                          "(collapsed stacks)")
+    ap.add_argument("--hall-processes", type=int, default=None,
+                    help="with --processes N > 1: `nplk-lab classroom --hall-processes K` "
+                         "(the light page's own processes; 0: the workers answer it; "
+                         "default: the command's)")
     ap.add_argument("--gil", action="store_true",
                     help="with --profile: sample only the thread holding each server "
                          "process's interpreter lock (what its Python time went to)")

@@ -262,7 +262,7 @@ def light(args, tmp: Path, n: int) -> str:
         with ClassStore(folder) as store:
             r = asyncio.run(run_classes(server.url, n, store, args.seed, args.classes))
         cpu, wall = server_cpu(server.pid) - cpu0, time.perf_counter() - t0
-        rss = peak_rss_mb([pid for pid, _ in server.streamlit])
+        rss = peak_rss_mb([pid for pid, _ in [*server.streamlit, *server.hall]])
         row = light_row(n, r, cpu, rss, (load0, os.getloadavg()[0]), wall)
         if r["errors"]:
             print(f"errors at {n}: " + " | ".join(sorted(set(r["errors"])))[:600],
@@ -318,7 +318,7 @@ def hosts(args, tmp: Path, n: int) -> str:
             r = asyncio.run(run_classes(front.url, n, store, args.seed, args.classes))
         used, wall = cpu() - cpu0, time.perf_counter() - t0
         own = time.process_time() - own0
-        rss = peak_rss_mb([pid for s in servers for pid, _ in s.streamlit])
+        rss = peak_rss_mb([pid for s in servers for pid, _ in [*s.streamlit, *s.hall]])
         row = light_row(n, r, used, rss, (load0, os.getloadavg()[0]), wall)
         row = row.replace(f"| {n} light", f"| {n} light, {args.hosts} hosts"
                           + (f", {args.classes} classes" if args.classes > 1 else ""), 1)
@@ -348,7 +348,7 @@ def streamlit_row(args, tmp: Path, n: int) -> str:
         with ClassStore(folder) as store:
             r = asyncio.run(old.run_class(server.url, server, n, store, args.seed))
         cpu, wall = server_cpu(server.pid) - cpu0, time.perf_counter() - t0
-        rss = peak_rss_mb([pid for pid, _ in server.streamlit])
+        rss = peak_rss_mb([pid for pid, _ in [*server.streamlit, *server.hall]])
         lost = sum(r["sent"]) - sum(r["final"])
         return (f"| {n} Streamlit | {sum(r['sent'])} / {sum(r['final'])} / {lost} "
                 f"| {cells(r['reveal'])} | — | — | {cells(r['follow'])} | — "

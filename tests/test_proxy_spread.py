@@ -188,3 +188,15 @@ def test_the_light_page_and_its_files_go_to_the_spread_backend():
     lab = front.split(f"\nbackend {command.BACKEND}\n")[1]
     assert "balance roundrobin" in lab and f"cookie {command.HOST_COOKIE} insert" in lab
     assert f"track {command.BACKEND}/host2" in front
+
+
+def test_the_light_pages_own_processes_come_first_the_workers_back_them_up():
+    cfg = command.haproxy_config("127.0.0.1", 8600, [8601, 8602], hall_ports=[8603])
+    hall = cfg.split(f"\nbackend {command.HALL_BACKEND}\n")[1].split("\nbackend ")[0]
+    servers = [ln.split() for ln in hall.splitlines() if ln.strip().startswith("server")]
+    assert servers[0][:4] == ["server", "h1", "127.0.0.1:8603", "check"]
+    assert [s[1:] for s in servers[1:]] == [
+        ["w1", "127.0.0.1:8601", "track", f"{command.BACKEND}/w1", "backup"],
+        ["w2", "127.0.0.1:8602", "track", f"{command.BACKEND}/w2", "backup"]]
+    assert "option allbackups" in hall and f"uri {command.HEALTH}" in hall
+

@@ -110,6 +110,7 @@ class BehindProxy:
     the Streamlit processes on ``first_port``, ``first_port + 1``, ... (localhost)."""
 
     LINE = re.compile(r"^worker (\d+): http://127\.0\.0\.1:(\d+) \(pid (\d+)\)")
+    HALL_LINE = re.compile(r"^light page (\d+): http://127\.0\.0\.1:(\d+) \(pid (\d+)\)")
 
     def __init__(self, root: Path, processes: int, port: int, first_port: int,
                  log: Path, extra: tuple[str, ...] = ()) -> None:
@@ -121,6 +122,7 @@ class BehindProxy:
         self.url = f"http://127.0.0.1:{port}"
         self.pid = 0
         self.streamlit: list[tuple[int, int]] = []
+        self.hall: list[tuple[int, int]] = []   # the light page's own processes
         self.left_over: list[int] = []      # processes the command did not stop itself
 
     def describe(self) -> str:
@@ -165,6 +167,8 @@ class BehindProxy:
             raise RuntimeError(f"nplk-lab classroom did not start HAProxy: {ready}")
         found = [self.LINE.match(ln) for ln in self.output.lines()]
         self.streamlit = [(int(m.group(3)), int(m.group(2))) for m in found if m]
+        halls = [self.HALL_LINE.match(ln) for ln in self.output.lines()]
+        self.hall = [(int(m.group(3)), int(m.group(2))) for m in halls if m]
         if len(self.streamlit) != self.n:
             self.stop()
             raise RuntimeError(f"expected {self.n} worker lines:\n{self.output.text()}")
@@ -337,6 +341,8 @@ class Attribution:
             return "the classroom command"
         if p.pid in workers:
             return f"Streamlit process {workers[p.pid]}"
+        if p.pid in {pid for pid, _ in getattr(self.server, "hall", ())}:
+            return "the light page's process"
         try:
             if "haproxy" in p.name():
                 return "HAProxy"
