@@ -318,6 +318,7 @@ class Beside(threading.Thread):
         self.error = ""
         self.span = (0.0, 0.0)
         self.tid = 0
+        self.cpu = 0.0
 
     def run(self) -> None:
         import bench_lecture_hall as hall
@@ -333,6 +334,7 @@ class Beside(threading.Thread):
         except Exception as e:  # noqa: BLE001 - reported in the table's notes
             self.error = repr(e)
         self.span = (t0, time.perf_counter())
+        self.cpu = time.thread_time()   # its thread's CPU, for the attribution
 
 
 def beside_line(r: dict) -> str:
@@ -436,9 +438,12 @@ def one_class(n: int, args, tmp: Path, hall: int = 0) -> dict:
                                            seed=args.seed, timeout=args.timeout,
                                            count=count))
         cpu1, w1 = mon.sample()[0], time.perf_counter()
+        light_sim = "the light students' simulator (this process)"
         if beside is not None:
-            att.threads[beside.tid] = "the light students' simulator (this process)"
+            att.threads[beside.tid] = light_sim
         att.stop()
+        if beside is not None and not beside.is_alive():   # its thread ended first
+            att.used[light_sim] = beside.cpu
         if beside is not None:
             beside.join(timeout=600)
         peak = mon.peak
