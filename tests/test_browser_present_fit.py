@@ -169,6 +169,14 @@ def wait_drawn(page, step: L.Step, size: tuple[int, int]) -> None:
                                "=== f", arg=MIN_FONT[size], timeout=10_000)
     except Exception:  # noqa: BLE001 (Playwright's TimeoutError): check() says the sizes
         pass
+    # the drawing on screen was made for the chart's box now (its width, and the height
+    # presentation mode gives it): a window resize redraws the chart for the new box, and
+    # a drawing made for the old one may show in between, its legend and margins chosen
+    # for another width
+    page.wait_for_function(f"() => {{ const g = ({CHART_JS})(); return !!g && "
+                           "!!window.__nplkPresentBox && "
+                           "g.dataset.drawnBox === window.__nplkPresentBox(g); }",
+                           timeout=30_000)
     page.mouse.move(1, 1)
     wait_still(page, {"width": size[0], "height": size[1]})
 
@@ -418,6 +426,44 @@ def test_any_page_grows_its_chart_text_and_drops_the_modebar(app_server, chromiu
                                  " .modebar')].filter((e) => e.getBoundingClientRect().width"
                                  " > 0).length")
             assert bars == 0
+            ctx.close()
+        finally:
+            browser.close()
+
+
+#: how many times the page's chart has been drawn (each drawing, for a new figure or a
+#: new window, counts one)
+DRAWINGS_JS = f"() => ({CHART_JS})().__nplkDrawing || 0"
+
+
+def test_a_resized_window_draws_the_chart_once(app_server, chromium_path):
+    """A projector's window resized (1280×720 → 1920×1080 and back) redraws the chart once,
+    for its new text size and box: the chart's new height is set before it is drawn, so no
+    drawing made for the old height (its legend and margins chosen for another box, the
+    figure spanning a third of the window) shows in between. Lesson 1's step 5, answered,
+    is where such a drawing was seen."""
+    from playwright.sync_api import sync_playwright
+
+    lesson = L.lesson(1)
+    step = lesson.steps[4]
+    with sync_playwright() as pw:
+        browser = tb.launch_browser(pw, chromium_path)
+        try:
+            ctx = browser.new_context(viewport={"width": SMALL[0], "height": SMALL[1]})
+            page = ctx.new_page()
+            page.set_default_timeout(60_000)
+            page.goto(f"{app_server.url}/Lessons?lesson=1&step=5&present=1",
+                      wait_until="domcontentloaded")
+            wait_step(page, 5, len(lesson.steps))
+            lock_in(page, step.options[step.reveal().answer], "right")
+            open_folds(page)
+            wait_drawn(page, step, SMALL)
+            for size in (LARGE, SMALL):
+                before = page.evaluate(DRAWINGS_JS)
+                page.set_viewport_size({"width": size[0], "height": size[1]})
+                wait_drawn(page, step, size)
+                check(page, size, f"lesson 1 step 5 resized to {size[0]}×{size[1]}")
+                assert page.evaluate(DRAWINGS_JS) - before == 1, size
             ctx.close()
         finally:
             browser.close()

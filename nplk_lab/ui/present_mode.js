@@ -21,11 +21,6 @@
       // chart text follows the window in presentation mode (components/chart.py):
       // a chart drawn for another window size or mode is drawn again
       const floor = window.__nplkPresentFloor ? window.__nplkPresentFloor() : 0;
-      const box = window.__nplkPresentBox;
-      charts.forEach((c) => {
-        if (c.__nplkRedraw && ((c.__nplkFloor || 0) !== floor ||
-                               (floor && box && c.__nplkBox !== box(c)))) c.__nplkRedraw();
-      });
       const phone = innerWidth < 640;
       // a phone: presentation mode is for a projector; the page leaves it, with a note
       const narrow = on && phone && [...document.querySelectorAll(
@@ -53,24 +48,33 @@
         SIZES.forEach((prop) => p.style.removeProperty(prop));
         touched.delete(p);
       } });
-      if (!el) return;
-      const top = el.getBoundingClientRect().top + window.scrollY;
-      const own = parseFloat(el.style.height) || 600;
-      const h = Math.round(Math.max(320, Math.min(innerHeight - top - 14,
-                                                  Math.max(own * 1.4, 1200))));
-      el.style.setProperty('--nplk-fit', h + 'px');
-      el.classList.add('nplk-fit');
-      // the component's wrappers keep the figure's own height: give them the new one
-      keep.forEach((p) => {
-        touched.add(p);
-        SIZES.forEach((prop) => {
-          if (p.style.getPropertyValue(prop) !== h + 'px') {
-            p.style.setProperty(prop, h + 'px', 'important');
-          }
+      let h = 0;
+      if (el) {
+        const top = el.getBoundingClientRect().top + window.scrollY;
+        const own = parseFloat(el.style.height) || 600;
+        h = Math.round(Math.max(320, Math.min(innerHeight - top - 14,
+                                              Math.max(own * 1.4, 1200))));
+        el.style.setProperty('--nplk-fit', h + 'px');
+        el.classList.add('nplk-fit');
+        // the component's wrappers keep the figure's own height: give them the new one
+        keep.forEach((p) => {
+          touched.add(p);
+          SIZES.forEach((prop) => {
+            if (p.style.getPropertyValue(prop) !== h + 'px') {
+              p.style.setProperty(prop, h + 'px', 'important');
+            }
+          });
         });
-      });
-      const drawn = el._fullLayout && el._fullLayout.height;
-      if (window.Plotly && el.data && drawn && Math.abs(drawn - h) > 1) {
+      }
+      // a chart drawn for another text size or box is drawn again, once its new height is
+      // set (drawn before it, a resized window showed a drawing for the old height first)
+      const box = window.__nplkPresentBox;
+      const redrawn = charts.filter((c) => c.__nplkRedraw && ((c.__nplkFloor || 0) !== floor
+        || (floor && box && c.__nplkBox !== box(c))));
+      redrawn.forEach((c) => c.__nplkRedraw());
+      const drawn = el && el._fullLayout && el._fullLayout.height;
+      if (el && !redrawn.includes(el) && window.Plotly && el.data && drawn
+          && Math.abs(drawn - h) > 1) {
         window.Plotly.Plots.resize(el);
       }
     });

@@ -222,15 +222,22 @@ function liveChart(component) {
       const floor = presentFloor();
       const [L0, D0] = sideLegend(...presented(layout, fig.data || [], floor), floor,
                                   presentBox(root));
-      root.__nplkBox = floor ? window.__nplkPresentBox(root) : '';
+      const box = floor ? window.__nplkPresentBox(root) : '';
+      root.__nplkBox = box;
       const [L, D] = themed(L0, D0);
       root.dataset.theme = isDark() ? 'dark' : 'light';
       root.__nplkFloor = floor;
       if (floor) root.dataset.fontFloor = String(floor);
       else delete root.dataset.fontFloor;
+      const drawing = (root.__nplkDrawing = (root.__nplkDrawing || 0) + 1);
       return reactFitted(Plotly, root, D, L, floor || presenting()
         ? Object.assign({}, config, { displayModeBar: false })
-        : withPng(Plotly, config));
+        : withPng(Plotly, config)).then((out) => {
+        // the box of the drawing on screen (presentation mode), once no later drawing
+        // has started: a chart drawn for another box is still to be drawn again
+        if (drawing === root.__nplkDrawing) root.dataset.drawnBox = box;
+        return out;
+      });
     };
     root.__nplkRedraw = draw;
     if (!root.__nplkThemed) {
