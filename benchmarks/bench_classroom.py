@@ -182,10 +182,11 @@ def nearest(options: list[str], value: float) -> str:
 
 
 def _check(run, name: str, chosen: str) -> bool:
-    """Lost: the URL the page wrote does not hold the chosen value."""
+    """Lost: the URL the page wrote does not hold the chosen value (a slider stop's
+    label read as people write it: "7 × 10⁻⁴" is 0.0007)."""
     got = query_value(run.query or "", name)
     try:
-        return got is None or not np.isclose(float(got), float(chosen), rtol=1e-6)
+        return got is None or not np.isclose(float(got), number(chosen), rtol=1e-6)
     except ValueError:
         return got != chosen
 

@@ -361,7 +361,7 @@ class Attribution:
             procs = [root, *root.children(recursive=True)]
         except psutil.Error:
             procs = []
-        for pid, part in self.extra.items():
+        for pid in self.extra:
             try:
                 pg = psutil.Process(pid)
                 procs += [pg, *pg.children(recursive=True)]
