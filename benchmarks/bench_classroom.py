@@ -413,9 +413,12 @@ def one_class(n: int, args, tmp: Path, hall: int = 0) -> dict:
         spies = []
         if args.profile:
             import subprocess
-            for i, (pid, _) in enumerate(server.streamlit, start=1):
+            named = [(pid, f"w{i}") for i, (pid, _) in enumerate(server.streamlit, start=1)]
+            named += [(pid, f"h{i}") for i, (pid, _) in
+                      enumerate(getattr(server, "hall", ()), start=1)]   # the light page's
+            for pid, name in named:
                 out = (f"{args.profile}-{n}-{hall}.txt" if len(ports) == 1
-                       else f"{args.profile}-{n}-{hall}-w{i}.txt")
+                       else f"{args.profile}-{n}-{hall}-{name}.txt")
                 spies.append(subprocess.Popen(
                     [str(Path(sys.executable).parent / "py-spy"), "record", "-p", str(pid),
                      "--format", "raw", "-r", "50", "--threads",
