@@ -325,8 +325,10 @@ def hosts(args, tmp: Path, n: int) -> str:
         if r["errors"]:
             print(f"errors at {n}: " + " | ".join(sorted(set(r["errors"])))[:600],
                   flush=True)
+        spread = ({k: v for k, v in sorted(r["spread"].items())} if set(r["spread"]) != {""}
+                  else "none pinned (the light page's requests go to the hosts one by one)")
         print(f"({n} light students joined in {r['joined_s']:.1f} s; students per host "
-              f"(the front's cookie): {dict(sorted(r['spread'].items()))}; CPU: the hosts, "
+              f"(the front's cookie): {spread}; CPU: the hosts, "
               f"the front and PostgreSQL ({len(pg)} server process found); RSS: each "
               f"host's workers; the simulated students used {own:.0f} s of CPU in this "
               "process)", flush=True)
