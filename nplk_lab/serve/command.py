@@ -50,7 +50,7 @@ INSTALL_HINT = "sudo apt-get install haproxy"
 WORKER_COOKIE = "NPLK_WORKER"
 WARM_START_ENV = "NPLK_LAB_WARM_START"   # "1": a worker warms up before it answers
 BACKEND = "nplk_workers"
-HALL_BACKEND = "nplk_hall"     # a class's light page: no cookie, any worker
+HALL_BACKEND = "nplk_hall"     # a class's light page: no cookie, request by request
 HOST_COOKIE = "NPLK_HOST"     # `nplk-lab front`'s, in front of several hosts
 HEALTH = "/_stcore/health"
 # every worker's health-check settings in the HAProxy configuration (why: its comments)
@@ -240,7 +240,7 @@ def haproxy_config(address: str, port: int, worker_ports: Sequence[int], *,
                    "    option allbackups\n"
                    + "\n".join(ln for ln in checks.splitlines() if "default-server" not in ln)
                    if hall_ports else "    # (no checks of its own: it tracks the other's)")
-    unit, hall_unit = ("host", "host") if hosts else ("worker", "worker")
+    unit = "host" if hosts else "worker"
     # hosts are alike (the same command on machines alike): new browsers in turn, which
     # long polls holding connections do not skew; a host's own proxy spreads its workers
     balance = "roundrobin" if hosts else "leastconn"
@@ -280,7 +280,7 @@ frontend nplk_lab
     default_backend {BACKEND}
 
 backend {HALL_BACKEND}
-    # each request to the {hall_unit} with the fewest open requests (the long polls)
+    # each request to the {unit} with the fewest open requests (the long polls)
     balance leastconn
 {_RETRIES}
 {hall_checks}
