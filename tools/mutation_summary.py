@@ -349,6 +349,11 @@ _EQUIVALENT_GROUPS: dict[str, tuple[str, ...]] = {
         'nplk_lab.model.atlas.atlas.x_measure_set__mutmut_56',
         'nplk_lab.model.atlas.atlas.x_measure_set__mutmut_57',
     ),
+    ("measure_set: the smooth rule asked of every method: smooth_predict returns None for "
+     "a model without a smooth-rule width, which ONK and LAB RBF (the atlas's other "
+     "methods) are"): (
+        'nplk_lab.model.atlas.atlas.x_measure_set__mutmut_137',
+    ),
     "main: argparse's default is None already": (
         'nplk_lab.model.atlas.atlas.x_main__mutmut_36',
         'nplk_lab.model.atlas.atlas.x_main__mutmut_45',
