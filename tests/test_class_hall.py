@@ -365,3 +365,23 @@ def test_the_watcher_hands_on_the_state_it_read_only_while_fresh(monkeypatch):
     assert watcher.recent("C") == state and watcher.recent("D") is None
     now[0] += class_hall.WATCH_S * 1.01
     assert watcher.recent("C") is None
+
+
+def test_a_poll_never_answers_an_older_state_than_the_browser_has(hall, monkeypatch):
+    """Polls of one browser may reach different processes, whose watchers read the class
+    at different moments: a watcher behind what the browser has seen is not used."""
+    app, store = hall
+    code, token = started(store)
+    stale = store.state(code)                      # what a lagging watcher holds
+    monkeypatch.setattr(class_hall, "_watcher", class_hall.Watcher(lambda c: stale))
+
+    async def main():
+        b = await joined(app, code)
+        assert (await b.state(code))["role"] == "student"    # this process knows the seat
+        store.advance(code, token, 1)
+        now = store.state(code).version
+        # the browser saw ``now`` elsewhere; this process's watcher still reads ``stale``
+        got = await asyncio.wait_for(b.state(code, since=now), 60)
+        assert got["version"] == now and got["step"] == 1
+    asyncio.run(main())
+

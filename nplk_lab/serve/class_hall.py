@@ -505,6 +505,10 @@ async def state(request: Any) -> Any:
     if since is not None:
         await _watcher.wait(code, since, LONG_POLL_S)
         recent = _watcher.recent(code)
+        if recent is not None and recent.version <= since:
+            # this process's watcher is behind what the browser has seen (another
+            # process answered it a moment ago): read the class afresh, never go back
+            recent = None
     seat, my_lesson, client = seat_in(request.cookies), _my_lesson(request), _client(request)
     try:
         got = await run_in_threadpool(student_body, _store(), code, seat, my_lesson, client,
