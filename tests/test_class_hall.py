@@ -224,6 +224,13 @@ def test_the_long_poll_answers_when_the_class_moves():
         assert not waiting.done()
         versions["C"] = 4                          # the teacher moved
         await asyncio.wait_for(waiting, 30)        # woken, far before its 600 s
+        # a browser that saw version 6 through another process: this one's 4 is not
+        # news, it waits for the watcher to read the class again
+        ahead = asyncio.ensure_future(watcher.wait("C", 6, 600))
+        await asyncio.sleep(0)
+        assert not ahead.done()
+        versions["C"] = 7
+        await asyncio.wait_for(ahead, 30)
     asyncio.run(main())
 
 

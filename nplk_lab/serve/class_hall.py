@@ -393,8 +393,11 @@ class Watcher:
         self._task: asyncio.Task | None = None
 
     async def wait(self, code: str, since: int, timeout: float) -> None:
-        """Return once the class's version is not ``since`` (or after ``timeout``)."""
-        if self._seen.get(code, since) != since:
+        """Return once the class's version is not ``since`` (or after ``timeout``). A
+        version read here before ``since`` is this process being behind the browser
+        (another process answered it), not news: it waits, and the watcher reads again."""
+        seen = self._seen.get(code, since)
+        if seen > since or seen < 0:          # newer, or the class is gone
             return
         self._waiting[code] = self._waiting.get(code, 0) + 1
         event = self._events.setdefault(code, asyncio.Event())
