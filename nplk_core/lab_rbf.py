@@ -14,6 +14,7 @@ solves, the loss and its adjoint gradient) is :mod:`nplk_core._lab_rbf_core`.
 
 from __future__ import annotations
 
+import math
 import warnings
 from numbers import Real
 
@@ -23,7 +24,6 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
-from threadpoolctl import threadpool_limits
 
 from ._base import (
     IterationLog,
@@ -37,6 +37,7 @@ from ._base import (
     positive,
     positive_int,
     positive_or,
+    single_thread_blas,
     warn_not_converged,
 )
 
@@ -50,11 +51,13 @@ from ._lab_rbf_core import (  # noqa: F401 (_kernel_from_q: the lab imports it h
     adam_descent,
     lab_fit_alpha,
     lab_fit_alpha_all,
+    lab_grid_values,
     lab_kernel,
     lab_loss_and_grad,
     lab_ridge_coef,
     lbfgs_descent,
 )
+from ._lab_rbf_docs import _ATTRS_DOC, _PARAMS_DOC, _REFERENCES, _TRAINING_NOTE
 
 __all__ = [
     "LABRBFClassifier",
@@ -98,6 +101,7 @@ class _LABRBFBase(BaseEstimator):
         "bandwidth_init": positive_or("auto", None),
         "optimizer": one_of("lbfgs", "adam"),
         "max_iter": positive_int,
+        "stage_max_iter": optional(positive_int),
         "tol": nonnegative,
         "support_selection": one_of("dynamic", "sorted", "random"),
         "n_initial": optional(positive_int),
@@ -113,7 +117,8 @@ class _LABRBFBase(BaseEstimator):
 
     def __init__(self, *, n_support: int = 30, lam: float = 1e-3, kernel: str = "gaussian",
                  bandwidth_init: float | str | None = "auto", optimizer: str = "lbfgs",
-                 max_iter: int = 1000, tol: float = 1e-6, support_selection: str = "dynamic",
+                 max_iter: int = 1000, stage_max_iter: int | None = None, tol: float = 1e-6,
+                 support_selection: str = "dynamic",
                  n_initial: int | None = None, error_tol: float | None = None,
                  learning_rate: float = 1e-2, batch_size: int = 128,
                  clip: float | None = 10.0, validation_fraction: float | None = 0.2,
@@ -125,6 +130,7 @@ class _LABRBFBase(BaseEstimator):
         self.bandwidth_init = bandwidth_init
         self.optimizer = optimizer
         self.max_iter = max_iter
+        self.stage_max_iter = stage_max_iter
         self.tol = tol
         self.support_selection = support_selection
         self.n_initial = n_initial
@@ -215,7 +221,20 @@ class _LABRBFBase(BaseEstimator):
 
     def _best_global(self, Xs, ys, Xt, yt, bounds, base):
         """(theta, loss) of the shared bandwidth on the grid with the smallest loss on
-        (Xt, yt)."""
+        (Xt, yt). Within one fit the support set is fixed by its size (stages only
+        append) and the training points are the rest of the pool, so the grid of a
+        support size and base is searched once: the last stage's start and the final
+        shared-bandwidth check ask the same."""
+        grids = getattr(self, "_grids", None)
+        key = (Xs.shape[0], Xt.shape[0], float(base))
+        if grids is not None and key in grids:
+            return grids[key]
+        got = self._search_global(Xs, ys, Xt, yt, bounds, base)
+        if grids is not None:
+            grids[key] = got
+        return got
+
+    def _search_global(self, Xs, ys, Xt, yt, bounds, base):
         best, best_loss = float(np.clip(base, *bounds)), np.inf
         prob = _Problem(Xs, ys, Xt, yt, float(self.lam), self.kernel)  # one for the grid
         for factor in _AUTO_FACTORS:
@@ -265,10 +284,10 @@ class _LABRBFBase(BaseEstimator):
     @staticmethod
     def _val_loss(prob: _Problem, x: NDArray) -> float:
         """Validation loss at the iterate ``x`` (the optimiser's last evaluation, as a
-        rule: then it costs nothing)."""
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            val = prob.val_loss(x.reshape(prob.m, prob.d))
-        return val if np.isfinite(val) else np.inf
+        rule: then it costs nothing). Called only inside :meth:`_train_stage`, which has
+        set the floating-point error state for the whole stage."""
+        val = prob.val_loss(x.reshape(prob.m, prob.d))
+        return val if math.isfinite(val) else np.inf
 
     def _objective(self, prob: _Problem):
         # called only inside _train_stage, which sets np.errstate once for the stage
@@ -286,7 +305,8 @@ class _LABRBFBase(BaseEstimator):
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             return self._train_stage_quiet(*args)
 
-    def _train_stage_quiet(self, theta, Xs, ys, Xt, yt, Xv, yv, bounds, log, stage, rng):
+    def _train_stage_quiet(self, theta, Xs, ys, Xt, yt, Xv, yv, bounds, log, stage, rng,
+                           max_iter):
         """Train the bandwidths of one support set; returns (theta, info dict).
 
         With a validation set (Xv, yv non-empty) the iterate with the smallest validation
@@ -328,7 +348,8 @@ class _LABRBFBase(BaseEstimator):
                 raise _StopRequested
 
         try:
-            x = self._run_optimizer(fun, x0, Xs, ys, Xt, yt, bounds, record, info, rng)
+            x = self._run_optimizer(fun, x0, Xs, ys, Xt, yt, bounds, record, info, rng,
+                                    max_iter)
         except _StopRequested:
             x = last_finite["x"]
 
@@ -345,10 +366,11 @@ class _LABRBFBase(BaseEstimator):
         info["val_end"] = best["val"]
         return x.reshape(theta.shape), info
 
-    def _run_optimizer(self, fun, x0, Xs, ys, Xt, yt, bounds, record, info, rng):
-        """L-BFGS-B (bounds theta >= 0) or projected minibatch Adam from ``x0``."""
+    def _run_optimizer(self, fun, x0, Xs, ys, Xt, yt, bounds, record, info, rng, max_iter):
+        """L-BFGS-B (bounds theta >= 0) or projected minibatch Adam from ``x0``, for at
+        most ``max_iter`` iterations (epochs)."""
         if self.optimizer == "lbfgs":
-            return lbfgs_descent(fun, x0, bounds, record, info, max_iter=self.max_iter,
+            return lbfgs_descent(fun, x0, bounds, record, info, max_iter=max_iter,
                                  tol=self.tol)
         lam, kind = float(self.lam), self.kernel
 
@@ -357,7 +379,7 @@ class _LABRBFBase(BaseEstimator):
         return adam_descent(fun, batch, x0, Xt.shape[0], bounds, record, info, rng,
                             learning_rate=float(self.learning_rate),
                             batch_size=self.batch_size, clip=self.clip,
-                            max_iter=self.max_iter, tol=self.tol)
+                            max_iter=max_iter, tol=self.tol)
 
     # -- the whole fit ------------------------------------------------------------
 
@@ -365,9 +387,15 @@ class _LABRBFBase(BaseEstimator):
         check_params(self, self._param_rules)
         # The matrices are small (m x m, m x n): multithreaded BLAS only adds
         # synchronisation cost, which dominates L-BFGS-B's tiny vector operations
-        # (measured 10 ms instead of 0.05 ms per step on a loaded 2-core machine).
-        with threadpool_limits(limits=1, user_api="blas"):
-            return self._fit_single_thread(X, y)
+        # (measured 10 ms instead of 0.05 ms per step on a loaded 2-core machine). The
+        # shared limiter: threadpoolctl's own context scans the loaded libraries on every
+        # entry (1.7-30 ms per fit, the most in a page's process with many loaded).
+        self._grids = {}
+        try:
+            with single_thread_blas():
+                return self._fit_single_thread(X, y)
+        finally:
+            del self._grids
 
     def _fit_single_thread(self, X: NDArray, y: NDArray):
         n, d = X.shape
@@ -421,8 +449,13 @@ class _LABRBFBase(BaseEstimator):
             else:
                 theta, shared = self._stage_start(theta, Xs, ys, Xz[rest], yz[rest], bounds,
                                                   stage)
+                # a stage before the one at n_support only picks the next points and
+                # gives the next stage its start: stage_max_iter iterations at most
+                cap = self.max_iter
+                if self.stage_max_iter is not None and support.size < n_support:
+                    cap = min(cap, int(self.stage_max_iter))
                 theta, info = self._train_stage(theta, Xs, ys, Xz[rest], yz[rest], Xv, yv,
-                                                bounds, log, stage, rng)
+                                                bounds, log, stage, rng, cap)
                 info["shared_start"] = shared
             last_info = info
             stopped = info["stopped"]
@@ -517,6 +550,19 @@ class _LABRBFBase(BaseEstimator):
                        self.kernel)
         return K.T @ self.dual_coef_ + self.intercept_
 
+    def _grid_decision(self, xs: NDArray, ys: NDArray) -> NDArray | None:
+        """``f`` on the grid ``(xs[a], ys[b])`` as a ``(len(ys), len(xs))`` array, from
+        the kernel's factorisation over two features (:func:`lab_grid_values`); None
+        where it does not factorise (the Laplace kernel, not two features)."""
+        check_is_fitted(self, "dual_coef_")
+        if self.kernel != "gaussian" or self.n_features_in_ != 2:
+            return None
+        u = (np.asarray(xs, dtype=float) - self.x_center_[0]) / self.x_scale_[0]
+        v = (np.asarray(ys, dtype=float) - self.x_center_[1]) / self.x_scale_[1]
+        F = lab_grid_values(self._support_scaled, self.bandwidths_scaled_, self.dual_coef_,
+                            u, v)
+        return F + self.intercept_
+
     def _staged_decision(self, X):
         check_is_fitted(self, "dual_coef_")
         X = validate_data(self, X, reset=False)
@@ -530,202 +576,6 @@ class _LABRBFBase(BaseEstimator):
         return tags
 
 
-_PARAMS_DOC = """
-    Parameters
-    ----------
-    n_support : int, default=30
-        Number of support points ``N_max`` (the "support count"). Above ``n_samples`` it
-        is clipped to ``n_samples`` with a UserWarning (the parameter keeps its value).
-    lam : float > 0, default=1e-3
-        Ridge ``lambda`` of the asymmetric KRR; ``f`` interpolates the support data as
-        ``lam -> 0``. Strictly positive: the asymmetric ``K_sv^T`` is not PSD, and
-        ``lam = 0`` makes the solve singular as soon as two support points coincide.
-    kernel : {"gaussian", "laplace"}, default="gaussian"
-        ``exp(-||theta_i o (x_i - x)||^2)`` (paper) or ``exp(-||theta_i o (x_i - x)||)``
-        (the authors' public code).
-    bandwidth_init : "auto", float > 0 or None, default="auto"
-        Initial bandwidth of every support point, in the internal units (features
-        scaled to [-1, 1]). None: the authors' ``sqrt(30 / d)``. "auto": the single
-        global bandwidth ``sqrt(30 / d) * 2^(k/2)``, ``k = -6..10``, with the smallest
-        training loss for the initial support set (the LAB RBF paper, §3, suggests a global RBF
-        bandwidth tuned on the training data); 17 loss evaluations, no gradients.
-    optimizer : {"lbfgs", "adam"}, default="lbfgs"
-        ``"lbfgs"``: scipy L-BFGS-B with the exact gradient and bounds ``theta >= 0``.
-        ``"adam"``: minibatch Adam (``learning_rate``, ``batch_size``, gradient-norm
-        ``clip``), projected onto ``theta >= 0`` after each step.
-    max_iter : int, default=1000
-        Iterations per support stage: L-BFGS-B iterations, or Adam epochs (full passes
-        over the training points). Only the last stage's cap warns. At the lab's page
-        defaults every last stage meets ``tol`` in 22-814 iterations (earlier stages at
-        100 support points may use all 1,000); the former default 200 cut 3 of the 9
-        built-in data sets short with a ConvergenceWarning.
-    tol : float >= 0, default=1e-6
-        Optimiser tolerance on the loss, which is measured on standardised targets
-        (a fraction of ``var(y)``). L-BFGS-B: a stage converges when the loss decreased
-        by less than ``tol * max(loss, 1)`` on 2 consecutive iterations (one short
-        line-search step is not convergence), or when the projected gradient is below
-        ``tol``. Adam: the relative change of the full training loss between epochs.
-    support_selection : {"dynamic", "sorted", "random"}, default="dynamic"
-        ``"dynamic"``: Alg. 1 (start with ``n_initial`` points at evenly spaced ranks of
-        the sorted ``y``, train, add the ``k = min(max(10, N // 10), N_max - N)``
-        training points with the largest ``|error|``, each with the bandwidth of its
-        nearest support point (Alg. 1: the mean bandwidth), repeat until
-        ``N = n_support`` or all errors are below ``error_tol``). A stage starts from
-        one shared bandwidth instead (the ``bandwidth_init="auto"`` grid) when that has
-        the smaller training loss on the new support set (``stages_["shared_start"]``).
-        ``"sorted"``: ``n_support`` points at evenly spaced ranks of the sorted ``y``, one stage.
-        ``"random"``: ``n_support`` random points, one stage.
-    n_initial : int or None, default=None
-        ``N_0`` of the dynamic selection; None: ``min(n_support, max(10, n_support // 3))``.
-    error_tol : float >= 0 or None, default=None
-        Dynamic selection stops growing once every ``|f(x_j) - y_j|`` on the training
-        points is below this (in units of ``y``). None: grow to ``n_support``.
-    learning_rate, batch_size, clip : Adam settings (authors: 1e-2, 128, 10).
-        ``clip=None`` disables gradient-norm clipping.
-    validation_fraction : float in (0, 1) or None, default=0.2
-        Share of the non-support points held out for model selection
-        (``round(validation_fraction * (n_samples - n_support))`` points at evenly spaced
-        positions of the data order; never support or training points). Each stage keeps
-        its iterate with the smallest validation loss (the optimiser still runs to
-        ``tol``: stopping early lost accuracy, measured); at the end one shared bandwidth
-        on the final support set (the grid of ``bandwidth_init="auto"``, chosen on the
-        training points) replaces the trained bandwidths if its validation loss is
-        smaller, so the fit is never worse on the validation points than a one-bandwidth
-        kernel ridge on the same supports. None: the paper's procedure (train on every
-        non-support point, keep the last iterate).
-    bandwidth_bounds : "auto" or None, default="auto"
-        ``"auto"``: ``0 <= theta_il <= 3 / h`` (internal units), ``h`` the median
-        nearest-neighbour distance of the training data. A Gaussian narrower than the
-        data spacing touches no training point but its own: the loss cannot judge it,
-        and such spikes only interpolate the noise of their support point. None:
-        ``theta >= 0`` only (the paper).
-    callback : callable or None
-        ``callback(iteration, state, elapsed)`` after every optimiser iteration;
-        ``state`` holds ``"loss"``, ``"theta"`` (internal units), ``"stage"``,
-        ``"support_size"``. Returning True stops the fit (``converged_ = False``).
-    random_state : int, RandomState or None
-        Seeds the random selection and Adam's minibatches.
-"""
-
-_ATTRS_DOC = """
-    Attributes
-    ----------
-    support_ : ndarray of shape (N,)
-        Indices of the support points in the training data, in the order they were
-        added (stage ``s`` uses the first ``stages_["support_size"][s]`` of them).
-    support_vectors_ : ndarray of shape (N, d)
-        The support points, original units.
-    bandwidths_ : ndarray of shape (N, d)
-        Learned ``theta_i`` in ORIGINAL data units: ``k(x_i, x) =
-        exp(-||bandwidths_[i] o (x_i - x)||^2)`` on unscaled data.
-    bandwidths_scaled_ : ndarray of shape (N, d)
-        The same in the internal units (features scaled to [-1, 1]); ``bandwidths_ =
-        bandwidths_scaled_ / x_scale_``.
-    x_center_, x_scale_ : ndarray of shape (d,)
-        The internal scaler ``x -> (x - x_center_) / x_scale_`` mapping the training
-        range of each feature to [-1, 1] (constant features: scale 1).
-    dual_coef_ : ndarray of shape (N,)
-        ``alpha`` (units of ``y``); ``f(x) = sum_i dual_coef_[i] k(x_i, x) + intercept_``.
-    intercept_ : float
-        ``beta_0 = mean(y_sv)``.
-    bandwidth_init_ : float
-        The initial bandwidth actually used (internal units).
-    bandwidth_bounds_ : tuple of float
-        ``(low, high)`` bounds on every ``theta_il`` (internal units).
-    validation_ : ndarray of int
-        Indices of the validation points in the training data (empty without validation).
-    fallback_global_ : bool
-        Whether the shared bandwidth replaced the trained ones (see
-        ``validation_fraction``); ``staged_predict`` still yields the trained stages.
-    history_ : dict of ndarray
-        One row per optimiser iteration over all stages: ``"loss"`` (bandwidth-training
-        loss on the non-support points, as a fraction of ``var(y)``), ``"step_norm"``,
-        ``"grad_norm"`` (L-BFGS-B projected gradient), ``"batch_loss"`` (Adam: mean
-        minibatch loss of the epoch), ``"val_loss"`` (on the validation points, same
-        units as ``"loss"``), ``"support_size"``, ``"stage"`` (changes at stage
-        boundaries), ``"time"``.
-    stages_ : dict of ndarray
-        One row per support stage: ``"support_size"``, ``"loss_start"``, ``"loss"``,
-        ``"n_iter"``, ``"first_iteration"`` (row of ``history_`` where the stage starts),
-        ``"max_abs_error"`` (on the remaining training points, units of ``y``),
-        ``"converged"``, ``"val_loss"`` (of the stage's kept iterate), ``"shared_start"``
-        (1 where the stage started from one shared bandwidth because that had a smaller
-        training loss than the bandwidths inherited from the previous stage).
-        ``staged_predict`` gives the model after each stage.
-    n_iter_ : int
-        Total optimiser iterations (rows of ``history_``).
-    converged_ : bool
-        Whether the last stage met ``tol`` (False when the callback stopped the fit).
-    n_features_in_ : int
-"""
-
-_TRAINING_NOTE = """
-    Notes
-    -----
-    The bandwidths are trained on the NON-support points only (the LAB RBF paper, Fig. 2a: the
-    support data fix ``alpha``, the rest train ``theta``). On a support point ``f``
-    equals ``y_j - lam alpha_j`` whatever ``theta`` is, so adding those residuals would
-    only add a ``lam^2 ||alpha||^2`` term that says nothing about generalisation.
-    Features are scaled to [-1, 1] internally (as the authors do) and ``y`` is
-    standardised for the optimiser, so ``tol`` and the loss are scale-free. The bounds
-    ``theta >= 0`` (rather than a ``log theta`` parametrisation) keep ``theta_il = 0``
-    reachable: a support point may ignore a feature.
-
-    Robust defaults (measured in ``benchmarks/bench_lab_rbf.py``): with the
-    paper's procedure the fit on ``sin(2 x^3)`` and on the chirp (noise 0.1) fell below
-    one-bandwidth kernel ridge on its own support points on 3 of 20 toy/seed settings and
-    once to R² -8 (a flat ``theta = 0`` kernel with huge coefficients, spikes above the
-    data spacing, and Alg. 1's mean bandwidth for added points dragged by them).
-    Validation selection, the bandwidth bound and the nearest-point bandwidth for added
-    points (Alg. 1 uses the mean) remove all three (worst margin +0.038; without the
-    validation -0.14, with the mean bandwidth -0.10). It is not a guarantee against that
-    reference, which picks sigma and lambda on the test grid: on seeds 5-9, 3 of 20
-    settings stay up to 0.06 below it. ``validation_fraction=None,
-    bandwidth_bounds=None`` restore the paper's training but keep the nearest-point rule.
-
-    The loss is far from convex: floating-point rounding alone (the faster
-    evaluation, which shares one kernel pass, sums in another order) sends L-BFGS-B to
-    other iterates and other support sets, so single settings move in R² between
-    equivalent implementations (that evaluation against the former code: from 0.04
-    below to 0.03 above it on the 20 settings above; one setting moved by 0.13 under
-    another stopping rule). Over the 20, mean R² 0.941 (0.939 before), worst margin
-    +0.014.
-
-    Stage starts (``stages_["shared_start"]``): SciPy 1.15 ported L-BFGS-B from Fortran
-    to C, and from the same inherited start it ends in other optima (chirp n = 100 seed 0:
-    R² 0.98 with SciPy 1.13, 0.70 with 1.15-1.17). Letting each later stage start from
-    the best shared bandwidth when that has the smaller training loss raised the mean R²
-    over seeds 0-9 of chirp(1-15) n = 300, sin n = 300, chirp n = 300 and chirp n = 100
-    from 0.909 / 0.924 / 0.935 / 0.908 to 0.968 / 0.944 / 0.965 / 0.947 with SciPy 1.17
-    (from 0.932 / 0.931 / 0.932 / 0.938 to 0.971 / 0.943 / 0.955 / 0.950 with SciPy 1.13).
-
-    That reference fits its coefficients to the 30 support points only. Against kernel
-    ridge with one bandwidth whose coefficients are fitted to ALL training points on the
-    same supports (subset of regressors, bandwidth and ridge chosen on a validation split),
-    the paper's model is below at 9-10 of 10 noisy toy seeds: its coefficients interpolate
-    the noisy support labels (``f(x_j) = y_j - lam alpha_j``), which no bandwidth can undo
-    (``docs/lab-rbf-against-one-bandwidth.md``). With noisy data choose ``lam``
-    on validation data: :class:`nplk_core.lab_rbf_select.LABRBFRegressorCV`.
-
-    Both halves (``benchmarks/bench_lab_rbf_halves.py``, 10 seeds each of the
-    noisy chirp, sin 2x³, the noisy step, the noiseless chirp and diabetes, 30 supports):
-    inside the paper's model the learned bandwidths beat one shared bandwidth chosen on the
-    validation points at 45 of 50 seeds (10/10, 10/10, 9/10, 10/10 on the 1-D sets, 6/10
-    on diabetes, where the interval includes 0); the paper's fit is below the
-    one-bandwidth ridge fitted to all points at 40 of 40 noisy seeds. The learned
-    bandwidths with coefficients fitted to all points (:func:`lab_fit_alpha_all`, not the
-    paper's) lie between: above the paper's fit at 45 of 50, above the one-bandwidth
-    ridge at 12 of 50, so no estimator option offers them.
-"""
-
-
-_REFERENCES = """
-    References
-    ----------
-    .. [1] F. He, M. He, L. Shi, X. Huang and J. A. K. Suykens, "Enhancing Kernel
-       Flexibility via Learning Asymmetric Locally-Adaptive Kernels", arXiv:2310.05236,
-       2023.
-"""
 
 
 class LABRBFRegressor(RegressorMixin, _LABRBFBase):

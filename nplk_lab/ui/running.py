@@ -150,7 +150,7 @@ def grid_values(res: lab.LabResult, data: lab.LabData, P: Mapping[str, Any],
     grid = grid_for(data)
     key = ("z", fit_key(res.params, data, res.method), extension)
     return cached("grids", key, lambda: lab.grid_values(
-        res.estimator, grid, extension=extension, geometry=grid_geometry(data)))
+        res.estimator, grid, extension=extension, geometry=lambda: grid_geometry(data)))
 
 
 def grid_geometry(data: lab.LabData) -> lab.GridGeometry:
@@ -164,7 +164,7 @@ def baseline_values(data: lab.LabData, C: float, sigma: float) -> np.ndarray | N
     def compute():
         svm = lab.fit_baseline_svm(data.X_train, data.y_train, C=C, sigma=sigma)
         return None if svm is None else lab.grid_values(
-            svm, grid_for(data), geometry=grid_geometry(data))[0]
+            svm, grid_for(data), geometry=lambda: grid_geometry(data))[0]
     return cached("grids", ("svm", data.key, float(C), float(sigma)), compute)
 
 
