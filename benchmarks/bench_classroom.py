@@ -69,7 +69,14 @@ for _p in (ROOT / "tools", ROOT / "tests"):
     if str(_p) not in sys.path:
         sys.path.insert(0, str(_p))
 
-from deployment import BehindProxy, Monitor, OneProcess, open_sessions, serve  # noqa: E402
+from deployment import (  # noqa: E402
+    Attribution,
+    BehindProxy,
+    Monitor,
+    OneProcess,
+    open_sessions,
+    serve,
+)
 from st_client import Tab, number, query_value  # noqa: E402
 
 PAGE = "Classification"
@@ -175,10 +182,11 @@ def nearest(options: list[str], value: float) -> str:
 
 
 def _check(run, name: str, chosen: str) -> bool:
-    """Lost: the URL the page wrote does not hold the chosen value."""
+    """Lost: the URL the page wrote does not hold the chosen value (a slider stop's
+    label read as people write it: "7 × 10⁻⁴" is 0.0007)."""
     got = query_value(run.query or "", name)
     try:
-        return got is None or not np.isclose(float(got), float(chosen), rtol=1e-6)
+        return got is None or not np.isclose(float(got), number(chosen), rtol=1e-6)
     except ValueError:
         return got != chosen
 
@@ -310,9 +318,13 @@ class Beside(threading.Thread):
         self.result: dict = {}
         self.error = ""
         self.span = (0.0, 0.0)
+        self.tid = 0
+        self.cpu = 0.0
 
     def run(self) -> None:
         import bench_lecture_hall as hall
+
+        self.tid = threading.get_native_id()
 
         from nplk_lab.serve.class_store import ClassStore
         t0 = time.perf_counter()
@@ -323,6 +335,7 @@ class Beside(threading.Thread):
         except Exception as e:  # noqa: BLE001 - reported in the table's notes
             self.error = repr(e)
         self.span = (t0, time.perf_counter())
+        self.cpu = time.thread_time()   # its thread's CPU, for the attribution
 
 
 def beside_line(r: dict) -> str:
@@ -369,7 +382,10 @@ def one_class(n: int, args, tmp: Path, hall: int = 0) -> dict:
     where = str(tmp / f"store-{n}-{hall}")
     kept_store = os.environ.get(class_room.ENV)
     os.environ[class_room.ENV] = where
-    server = (BehindProxy(Path(args.root), args.processes, args.port, args.port + 2, log)
+    extra = (() if args.hall_processes is None
+             else ("--hall-processes", str(args.hall_processes)))
+    server = (BehindProxy(Path(args.root), args.processes, args.port, args.port + 2, log,
+                          extra=extra)
               if args.processes > 1 else OneProcess(Path(args.root), args.port, log))
     server.start()
     ports = [port for _, port in server.streamlit]
@@ -397,13 +413,27 @@ def one_class(n: int, args, tmp: Path, hall: int = 0) -> dict:
         spies = []
         if args.profile:
             import subprocess
-            for i, (pid, _) in enumerate(server.streamlit, start=1):
-                out = (f"{args.profile}-{n}.txt" if len(ports) == 1
-                       else f"{args.profile}-{n}-w{i}.txt")
+            named = [(pid, f"w{i}") for i, (pid, _) in enumerate(server.streamlit, start=1)]
+            named += [(pid, f"h{i}") for i, (pid, _) in
+                      enumerate(getattr(server, "hall", ()), start=1)]   # the light page's
+            for pid, name in named:
+                out = (f"{args.profile}-{n}-{hall}.txt" if len(ports) == 1
+                       else f"{args.profile}-{n}-{hall}-{name}.txt")
                 spies.append(subprocess.Popen(
                     [str(Path(sys.executable).parent / "py-spy"), "record", "-p", str(pid),
-                     "--format", "raw", "-r", "50", "-o", out],
+                     "--format", "raw", "-r", "50", "--threads",
+                     *(["--gil"] if args.gil else []), "-o", out],
                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        if args.profile:
+            import subprocess
+            spies.append(subprocess.Popen(       # the simulated students themselves
+                [str(Path(sys.executable).parent / "py-spy"), "record", "-p",
+                 str(os.getpid()), "--format", "raw", "-r", "50", "--threads",
+                 "-o", f"{args.profile}-{n}-{hall}-bench.txt"],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        att = Attribution(server, {threading.get_native_id():
+                                   "the slider students' simulator (this process)"})
+        att.start()
         cpu0, w0 = mon.sample()[0], time.perf_counter()
         beside = Beside(server.url, hall, where, args.seed) if hall else None
         if beside is not None:
@@ -412,6 +442,12 @@ def one_class(n: int, args, tmp: Path, hall: int = 0) -> dict:
                                            seed=args.seed, timeout=args.timeout,
                                            count=count))
         cpu1, w1 = mon.sample()[0], time.perf_counter()
+        light_sim = "the light students' simulator (this process)"
+        if beside is not None:
+            att.threads[beside.tid] = light_sim
+        att.stop()
+        if beside is not None and not beside.is_alive():   # its thread ended first
+            att.used[light_sim] = beside.cpu
         if beside is not None:
             beside.join(timeout=600)
         peak = mon.peak
@@ -440,6 +476,7 @@ def one_class(n: int, args, tmp: Path, hall: int = 0) -> dict:
                   f"{' superseded' if m.superseded else ''}{' LOST' if m.lost else ''}"
                   f"{' ' + m.error[:80] if m.error else ''}", file=sys.stderr)
     return dict(n=n, hall=hall, beside=beside, class_span=(w0, w1), **move_stats(students),
+                attribution=att.table(),
                 cpu=(cpu1 - cpu0) / (w1 - w0), peak=peak, idle=idle, after=after,
                 floor=statistics.median(floor) if floor else float("nan"),
                 load=(load0, os.getloadavg()[0]), teacher=teacher,
@@ -506,6 +543,9 @@ def table(rows: list[dict], args) -> str:
                       if r["open_sessions"] is not None
                       else f" (not counted: {r['count_error']})") for r in rows))
     for r in rows:
+        out += ["", f"Where the CPU went during the class of {r['n']} "
+                f"(light students beside: {r['hall']}):", r["attribution"]]
+    for r in rows:
         if r["left_over"]:
             out.append(f"processes still running after the command stopped, at {r['n']} "
                        f"(killed by pid): {r['left_over']}")
@@ -540,6 +580,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--profile", default="",
                     help="py-spy the server during each class: <prefix>-<N>.txt "
                          "(collapsed stacks)")
+    ap.add_argument("--hall-processes", type=int, default=None,
+                    help="with --processes N > 1: `nplk-lab classroom --hall-processes K` "
+                         "(the light page's own processes; 0: the workers answer it; "
+                         "default: the command's)")
+    ap.add_argument("--gil", action="store_true",
+                    help="with --profile: sample only the thread holding each server "
+                         "process's interpreter lock (what its Python time went to)")
     args = ap.parse_args(argv)
     if args.processes < 1:
         ap.error("--processes must be at least 1")

@@ -262,7 +262,7 @@ def light(args, tmp: Path, n: int) -> str:
         with ClassStore(folder) as store:
             r = asyncio.run(run_classes(server.url, n, store, args.seed, args.classes))
         cpu, wall = server_cpu(server.pid) - cpu0, time.perf_counter() - t0
-        rss = peak_rss_mb([pid for pid, _ in server.streamlit])
+        rss = peak_rss_mb([pid for pid, _ in [*server.streamlit, *server.hall]])
         row = light_row(n, r, cpu, rss, (load0, os.getloadavg()[0]), wall)
         if r["errors"]:
             print(f"errors at {n}: " + " | ".join(sorted(set(r["errors"])))[:600],
@@ -318,15 +318,17 @@ def hosts(args, tmp: Path, n: int) -> str:
             r = asyncio.run(run_classes(front.url, n, store, args.seed, args.classes))
         used, wall = cpu() - cpu0, time.perf_counter() - t0
         own = time.process_time() - own0
-        rss = peak_rss_mb([pid for s in servers for pid, _ in s.streamlit])
+        rss = peak_rss_mb([pid for s in servers for pid, _ in [*s.streamlit, *s.hall]])
         row = light_row(n, r, used, rss, (load0, os.getloadavg()[0]), wall)
         row = row.replace(f"| {n} light", f"| {n} light, {args.hosts} hosts"
                           + (f", {args.classes} classes" if args.classes > 1 else ""), 1)
         if r["errors"]:
             print(f"errors at {n}: " + " | ".join(sorted(set(r["errors"])))[:600],
                   flush=True)
+        spread = ({k: v for k, v in sorted(r["spread"].items())} if set(r["spread"]) != {""}
+                  else "none pinned (the light page's requests go to the hosts one by one)")
         print(f"({n} light students joined in {r['joined_s']:.1f} s; students per host "
-              f"(the front's cookie): {dict(sorted(r['spread'].items()))}; CPU: the hosts, "
+              f"(the front's cookie): {spread}; CPU: the hosts, "
               f"the front and PostgreSQL ({len(pg)} server process found); RSS: each "
               f"host's workers; the simulated students used {own:.0f} s of CPU in this "
               "process)", flush=True)
@@ -348,7 +350,7 @@ def streamlit_row(args, tmp: Path, n: int) -> str:
         with ClassStore(folder) as store:
             r = asyncio.run(old.run_class(server.url, server, n, store, args.seed))
         cpu, wall = server_cpu(server.pid) - cpu0, time.perf_counter() - t0
-        rss = peak_rss_mb([pid for pid, _ in server.streamlit])
+        rss = peak_rss_mb([pid for pid, _ in [*server.streamlit, *server.hall]])
         lost = sum(r["sent"]) - sum(r["final"])
         return (f"| {n} Streamlit | {sum(r['sent'])} / {sum(r['final'])} / {lost} "
                 f"| {cells(r['reveal'])} | — | — | {cells(r['follow'])} | — "

@@ -111,6 +111,13 @@ def _worker_pids(room: Classroom) -> dict[int, int]:
         for ln in room.output.lines()) if m}
 
 
+def _light_page_pid(room: Classroom) -> int:
+    """The light page's own process (the first, as the command started it)."""
+    return next(int(m[1]) for m in (
+        re.search(r"^light page 1: http://127\.0\.0\.1:\d+ \(pid (\d+)\)", ln)
+        for ln in room.output.lines()) if m)
+
+
 
 
 LESSON = 1

@@ -23,7 +23,7 @@ import pytest
 
 from nplk_lab.model.lessons import lessons as L
 from nplk_lab.serve import class_hall, class_room, class_web
-from nplk_lab.serve.class_store_rules import REVOTE, SEAT_CHARS, SPLIT, Seat
+from nplk_lab.serve.class_store_rules import REVOTE, SEAT_CHARS, SPLIT, Seat, new_seat
 
 LESSON = 1
 
@@ -224,6 +224,13 @@ def test_the_long_poll_answers_when_the_class_moves():
         assert not waiting.done()
         versions["C"] = 4                          # the teacher moved
         await asyncio.wait_for(waiting, 30)        # woken, far before its 600 s
+        # a browser that saw version 6 through another process: this one's 4 is not
+        # news, it waits for the watcher to read the class again
+        ahead = asyncio.ensure_future(watcher.wait("C", 6, 600))
+        await asyncio.sleep(0)
+        assert not ahead.done()
+        versions["C"] = 7
+        await asyncio.wait_for(ahead, 30)
     asyncio.run(main())
 
 
@@ -292,3 +299,96 @@ def test_the_pages_files_and_plotly_js_come_from_the_server(hall):
         status, _, _ = await b.request("GET", f"{class_hall.HALL_PATH}/../class_store.py")
         assert status == 404
     asyncio.run(main())
+
+
+class Counting:
+    """The class store, counting what a poll asks it."""
+
+    def __init__(self, store) -> None:
+        self.store, self.asked = store, []
+
+    def __getattr__(self, name):
+        attr = getattr(self.store, name)
+        if callable(attr):
+            def counted(*a, **k):
+                self.asked.append(name)
+                return attr(*a, **k)
+            return counted
+        return attr
+
+
+def test_a_known_students_poll_reads_only_the_votes_and_sends_the_same_answer(hall):
+    """The state's JSON is the class's part encoded once per version with the student's
+    own part added: the same answer as before, for a student, a visitor and a teacher's
+    device. A seat this process has seen as a student, polled with the watcher's fresh
+    state, asks the store for its votes only, and a vote made since is in the answer."""
+    app, store = hall
+    teacher = Seat(new_seat())
+    code = store.start_class(f"L{LESSON}", size=10, seat=teacher).code
+
+    async def main():
+        ada = await joined(app, code, "Ada")
+        stranger = Browser(app)
+        await stranger.request("GET", f"{class_hall.HALL_PATH}?class={code}")
+        return Seat(ada.cookies[class_web.SEAT_COOKIE]), \
+            Seat(stranger.cookies[class_web.SEAT_COOKIE])
+    seat, visitor = asyncio.run(main())
+    for who in (seat, visitor, teacher):
+        body = class_hall.student_body(store, code, who, "")
+        assert json.loads(body) == class_hall.student_state(store, code, who, ""), who
+    s = class_hall.student_state(store, code, seat, "")
+    assert s["role"] == "student" and s["handle"] == "Ada"
+    assert not set(class_hall.OWN_KEYS) & set(class_hall.class_view(
+        store, store.state(code), "")), "a key in both parts"
+
+    counting = Counting(store)
+    fresh = store.state(code)
+    first = json.loads(class_hall.student_body(counting, code, seat, "", recent=fresh))
+    assert "enter" not in counting.asked and counting.asked.count("vote_of") == 1
+    assert first == class_hall.student_state(store, code, seat, "")
+    store.vote(code, seat, 0, 1, None)
+    counting.asked.clear()
+    got = json.loads(class_hall.student_body(counting, code, seat, "", recent=fresh))
+    assert got["mine"]["first"] == 1 and counting.asked == ["vote_of"]
+    # a seat not known here as a student is looked up, whatever state comes with it
+    counting.asked.clear()
+    got = json.loads(class_hall.student_body(counting, code, visitor, "", recent=fresh))
+    assert got["role"] == "visitor" and "enter" in counting.asked
+
+
+def test_the_watcher_hands_on_the_state_it_read_only_while_fresh(monkeypatch):
+    from nplk_lab.serve.class_store_rules import ClassState
+    now = [100.0]
+    monkeypatch.setattr(class_hall.time, "monotonic", lambda: now[0])
+    state = ClassState(code="C", lesson="L1", step=0, phase=0, correct=None,
+                       revealed_steps=(), ended=False, version=4, count_version=0,
+                       students=1, size=10, started_at=0.0, delete_at=1e9,
+                       idle_timeout_s=600.0)
+    watcher = class_hall.Watcher(lambda code: state)
+
+    async def main():
+        await asyncio.wait_for(watcher.wait("C", 3, 60), 30)   # read 4: moved at once
+    asyncio.run(main())
+    assert watcher.recent("C") == state and watcher.recent("D") is None
+    now[0] += class_hall.WATCH_S * 1.01
+    assert watcher.recent("C") is None
+
+
+def test_a_poll_never_answers_an_older_state_than_the_browser_has(hall, monkeypatch):
+    """Polls of one browser may reach different processes, whose watchers read the class
+    at different moments: a watcher behind what the browser has seen is not used."""
+    app, store = hall
+    code, token = started(store)
+    stale = store.state(code)                      # what a lagging watcher holds
+    monkeypatch.setattr(class_hall, "_watcher", class_hall.Watcher(lambda c: stale))
+
+    async def main():
+        b = await joined(app, code)
+        assert (await b.state(code))["role"] == "student"    # this process knows the seat
+        store.advance(code, token, 1)
+        now = store.state(code).version
+        # the browser saw ``now`` elsewhere; this process's watcher still reads ``stale``
+        got = await asyncio.wait_for(b.state(code, since=now), 60)
+        assert got["version"] == now and got["step"] == 1
+    asyncio.run(main())
+

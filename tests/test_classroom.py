@@ -435,6 +435,20 @@ def test_a_move_sent_before_the_newest_url_arrived_is_not_lost(tmp_path):
     assert np.isclose(float(query_value(run.query, "sigma")), number(sigma))
 
 
+def test_the_benchmark_reads_a_move_kept_in_the_url_as_kept():
+    """A move to a slider stop written as people write it ("7 × 10⁻⁴") is kept when the
+    URL holds its number: the benchmark once counted every such move as lost (11 of
+    601 in a class of 60, all explorers' small τ)."""
+    import bench_classroom
+
+    class Run:
+        query = "tau=0.0007&sigma=3.0"
+    assert not bench_classroom._check(Run, "tau", "7 × 10⁻⁴")
+    assert not bench_classroom._check(Run, "sigma", "3")
+    assert bench_classroom._check(Run, "tau", "5 × 10⁻⁴")
+    assert bench_classroom._check(Run, "C", "1")        # not in the URL: lost
+
+
 @pytest.mark.slow
 def test_classroom_benchmark_runs_a_class_of_two(capsys):
     import bench_classroom

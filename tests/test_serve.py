@@ -128,7 +128,16 @@ def test_haproxy_config_pins_browsers_by_cookie_and_keeps_websockets_open():
 def test_print_config_writes_the_proxy_config_for_these_ports(capsys):
     assert command.main(["classroom", "--workers", "2", "--port", "9000",
                        "--first-worker-port", "9100", "--print-config"]) == 0
+    # the light page's own process on the port after the workers'
+    assert capsys.readouterr().out == command.haproxy_config("0.0.0.0", 9000, [9100, 9101],
+                                                             hall_ports=[9102])
+    assert command.main(["classroom", "--workers", "2", "--port", "9000",
+                         "--first-worker-port", "9100", "--hall-processes", "0",
+                         "--print-config"]) == 0
     assert capsys.readouterr().out == command.haproxy_config("0.0.0.0", 9000, [9100, 9101])
+    with pytest.raises(SystemExit, match="leave out the proxy's port"):
+        command.main(["classroom", "--workers", "2", "--port", "9102",
+                      "--first-worker-port", "9100", "--print-config"])
     with pytest.raises(SystemExit, match="leave out the proxy's port"):
         command.main(["classroom", "--workers", "3", "--port", "9001",
                     "--first-worker-port", "9000", "--print-config"])

@@ -110,6 +110,7 @@ class BehindProxy:
     the Streamlit processes on ``first_port``, ``first_port + 1``, ... (localhost)."""
 
     LINE = re.compile(r"^worker (\d+): http://127\.0\.0\.1:(\d+) \(pid (\d+)\)")
+    HALL_LINE = re.compile(r"^light page (\d+): http://127\.0\.0\.1:(\d+) \(pid (\d+)\)")
 
     def __init__(self, root: Path, processes: int, port: int, first_port: int,
                  log: Path, extra: tuple[str, ...] = ()) -> None:
@@ -121,6 +122,7 @@ class BehindProxy:
         self.url = f"http://127.0.0.1:{port}"
         self.pid = 0
         self.streamlit: list[tuple[int, int]] = []
+        self.hall: list[tuple[int, int]] = []   # the light page's own processes
         self.left_over: list[int] = []      # processes the command did not stop itself
 
     def describe(self) -> str:
@@ -165,6 +167,8 @@ class BehindProxy:
             raise RuntimeError(f"nplk-lab classroom did not start HAProxy: {ready}")
         found = [self.LINE.match(ln) for ln in self.output.lines()]
         self.streamlit = [(int(m.group(3)), int(m.group(2))) for m in found if m]
+        halls = [self.HALL_LINE.match(ln) for ln in self.output.lines()]
+        self.hall = [(int(m.group(3)), int(m.group(2))) for m in halls if m]
         if len(self.streamlit) != self.n:
             self.stop()
             raise RuntimeError(f"expected {self.n} worker lines:\n{self.output.text()}")
@@ -308,3 +312,115 @@ class Monitor(threading.Thread):
 
     def stop(self) -> None:
         self.stop_event.set()
+
+
+class Attribution:
+    """Where the machine's CPU went over an interval, by part: the deployment's command,
+    HAProxy, each Streamlit process, their fit workers, a database server, the
+    benchmark's own threads (the simulated students), and the rest of the machine (other
+    people's work). ``start()`` then ``stop()``; ``rows()`` gives (part, CPU seconds).
+
+    ``threads`` names threads of this process by native id (``threading.get_native_id``)
+    so the simulators that share the benchmark's process are told apart; the rest of its
+    threads count as "the benchmark (other threads)"."""
+
+    def __init__(self, server, threads: dict[int, str] | None = None,
+                 extra: dict[int, str] | None = None) -> None:
+        import psutil
+        self.psutil = psutil
+        self.server = server
+        self.threads = dict(threads or {})
+        self.extra = dict(extra or {})      # pid -> part (e.g. PostgreSQL's server)
+        self._t0: dict[str, float] = {}
+        self._seen: dict[int, tuple[str, float]] = {}
+        self.used: dict[str, float] = {}
+        self.wall = 0.0
+
+    def _label(self, p, workers: dict[int, str]) -> str:
+        if p.pid == self.server.pid:
+            return "the classroom command"
+        if p.pid in workers:
+            return f"Streamlit process {workers[p.pid]}"
+        if p.pid in {pid for pid, _ in getattr(self.server, "hall", ())}:
+            return "the light page's process"
+        try:
+            if "haproxy" in p.name():
+                return "HAProxy"
+            if p.ppid() in workers:
+                return "fit workers"
+        except self.psutil.Error:
+            pass
+        return "other processes of the server"
+
+    def _snapshot(self) -> dict[str, float]:
+        psutil = self.psutil
+        out: dict[str, float] = {}
+        workers = {pid: f"w{i}" for i, (pid, _) in enumerate(self.server.streamlit, 1)}
+        try:
+            root = psutil.Process(self.server.pid)
+            procs = [root, *root.children(recursive=True)]
+        except psutil.Error:
+            procs = []
+        for pid in self.extra:
+            try:
+                pg = psutil.Process(pid)
+                procs += [pg, *pg.children(recursive=True)]
+            except psutil.Error:
+                continue
+        seen: dict[int, tuple[str, float]] = {}
+        for p in procs:
+            try:
+                t = p.cpu_times()
+                c = t.user + t.system + t.children_user + t.children_system
+            except psutil.Error:
+                continue
+            label = self.extra.get(p.pid)
+            if label is None:
+                try:
+                    parent = p.ppid()
+                except psutil.Error:
+                    parent = 0
+                label = self.extra.get(parent) or self._label(p, workers)
+            out[label] = out.get(label, 0.0) + c
+            seen[p.pid] = (label, c)
+        self._seen = seen
+        me = psutil.Process()
+        for th in me.threads():
+            part = self.threads.get(th.id, "the benchmark (other threads)")
+            out[part] = out.get(part, 0.0) + th.user_time + th.system_time
+        busy = psutil.cpu_times()
+        out["the whole machine"] = (busy.user + busy.nice + busy.system + busy.irq
+                                    + busy.softirq + getattr(busy, "steal", 0.0))
+        return out
+
+    def start(self) -> None:
+        import time
+        self._t0, self._w0 = self._snapshot(), time.perf_counter()
+
+    def stop(self) -> None:
+        import time
+        before_seen = dict(self._seen)
+        t1 = self._snapshot()
+        self.wall = time.perf_counter() - self._w0
+        # a process that exited during the interval: what it had used at the start
+        # no longer counts (its use since is lost: rare, a fit worker stopped)
+        for pid, (label, c) in before_seen.items():
+            if pid not in self._seen:
+                t1[label] = t1.get(label, 0.0) + c
+        self.used = {k: max(0.0, t1.get(k, 0.0) - self._t0.get(k, 0.0))
+                     for k in set(t1) | set(self._t0)}
+
+    def rows(self) -> list[tuple[str, float]]:
+        machine = self.used.get("the whole machine", 0.0)
+        parts = sorted(((k, v) for k, v in self.used.items() if k != "the whole machine"),
+                       key=lambda kv: -kv[1])
+        known = sum(v for _, v in parts)
+        return [*parts, ("the rest of the machine (other work)", max(0.0, machine - known)),
+                ("the whole machine", machine)]
+
+    def table(self) -> str:
+        out = [f"CPU over {self.wall:.0f} s ({os.cpu_count()} cores = "
+               f"{self.wall * (os.cpu_count() or 1):.0f} CPU-s):", "",
+               "| part | CPU (s) | cores |", "|---|---|---|"]
+        out += [f"| {k} | {v:.1f} | {v / self.wall:.2f} |" for k, v in self.rows()]
+        return "\n".join(out)

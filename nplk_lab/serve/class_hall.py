@@ -37,6 +37,7 @@ import gzip
 import hashlib
 import json
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from importlib import resources
@@ -275,36 +276,102 @@ def _mine(v: Vote | None) -> dict[str, Any] | None:
                                    "first_sure": v.first_sure, "second_sure": v.second_sure}
 
 
+def _json(value: Any) -> bytes:
+    """JSON as the routes send it (Starlette's JSONResponse's encoding)."""
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, indent=None,
+                      separators=(",", ":")).encode("utf-8")
+
+
 class Views:
-    """The class's part of the answer, made once per class, version and lesson."""
+    """The class's part of the answer, made once per class, version and lesson, with
+    its JSON (without the closing brace: a student's own part is added to it)."""
 
     def __init__(self) -> None:
         self._once = Once(VIEWS_KEPT)
 
-    def get(self, store: Any, state: ClassState, my_lesson: str) -> dict[str, Any]:
+    def get(self, store: Any, state: ClassState,
+            my_lesson: str) -> tuple[dict[str, Any], bytes]:
         key = (state.code, state.version, state.count_version if state.phase == SPLIT
                else -1, state.lesson, hashlib.sha256(my_lesson.encode()).hexdigest())
-        return self._once.get(key, lambda: class_view(store, state, my_lesson))
+
+        def make() -> tuple[dict[str, Any], bytes]:
+            view = class_view(store, state, my_lesson)
+            return view, _json(view)[:-1]
+        return self._once.get(key, make)
 
 
 _views = Views()
 
 
+class Students:
+    """Seats this process has seen as a class's students, with their handles: the store
+    never removes a student nor renames one, so a poll from a known seat needs no read
+    of who it is (keyed by the class's code and start, so a class whose code came again
+    is another)."""
+
+    def __init__(self, keep: int = 20_000) -> None:
+        self._lock = threading.Lock()
+        self._known: OrderedDict[tuple[str, float, str], str] = OrderedDict()
+        self._keep = keep
+
+    def get(self, state: ClassState, seat: Seat) -> str | None:
+        with self._lock:
+            return self._known.get((state.code, state.started_at, seat.secret))
+
+    def put(self, state: ClassState, seat: Seat, handle: str) -> None:
+        with self._lock:
+            self._known[(state.code, state.started_at, seat.secret)] = handle
+            while len(self._known) > self._keep:
+                self._known.popitem(last=False)
+
+
+_students = Students()
+OWN_KEYS = ("role", "handle", "mine", "verdict")   # a student's own part of the state
+
+
+def _student_parts(store: Any, code: str, seat: Seat | None, my_lesson: str, client: str,
+                   recent: ClassState | None) -> tuple[dict[str, Any], Any]:
+    """(this browser's own part, the class's (view, JSON) or None for a non-student).
+    ``recent``: the class's state as the watcher read it a moment ago (None: read it);
+    with a seat known as a student it is all the store is asked, besides the votes."""
+    handle = None
+    if recent is not None and seat is not None:
+        handle = _students.get(recent, seat)
+    if handle is not None:
+        state, role = recent, "student"
+    else:
+        entry = store.enter(code, seat or Seat(new_seat()), client=client)
+        state, role, handle = entry.state, entry.role, entry.handle
+        if role == "student" and seat is not None:
+            _students.put(state, seat, handle)
+    base = {"code": state.code, "shown_code": format_code(state.code),
+            "version": state.version, "role": role, "handle": handle,
+            "ended": state.ended}
+    if role != "student":
+        return base, None
+    view, encoded = _views.get(store, state, my_lesson)
+    mine = store.vote_of(state.code, seat, view["step"]) if view["question"] else None
+    own = {"role": role, "handle": handle, "mine": _mine(mine),
+           "verdict": verdict(view["options"], mine, view["correct"])}
+    return own, (view, encoded)
+
+
 def student_state(store: Any, code: str, seat: Seat | None, my_lesson: str,
-                  client: str = "") -> dict[str, Any]:
+                  client: str = "", recent: ClassState | None = None) -> dict[str, Any]:
     """What this browser sees of the class ``code`` (JSON-ready); ClassError when the
     class is not there (a wrong code counts as one for ``client``)."""
-    entry = store.enter(code, seat or Seat(new_seat()), client=client)
-    state = entry.state
-    base = {"code": state.code, "shown_code": format_code(state.code),
-            "version": state.version, "role": entry.role, "handle": entry.handle,
-            "ended": state.ended}
-    if entry.role != "student":
-        return base
-    view = _views.get(store, state, my_lesson)
-    mine = store.vote_of(state.code, seat, view["step"]) if view["question"] else None
-    return {**view, **base, "mine": _mine(mine),
-            "verdict": verdict(view["options"], mine, view["correct"])}
+    own, view = _student_parts(store, code, seat, my_lesson, client, recent)
+    return own if view is None else {**view[0], **own}
+
+
+def student_body(store: Any, code: str, seat: Seat | None, my_lesson: str,
+                 client: str = "", recent: ClassState | None = None) -> bytes:
+    """:func:`student_state` as the JSON the route sends: the class's part encoded once
+    per version, the student's own part added (the two share no key)."""
+    own, view = _student_parts(store, code, seat, my_lesson, client, recent)
+    if view is None:
+        return _json(own)
+    return view[1] + b"," + _json(own)[1:]
 
 
 # ---------------------------------------------------------------------------
@@ -312,19 +379,25 @@ def student_state(store: Any, code: str, seat: Seat | None, my_lesson: str,
 # ---------------------------------------------------------------------------
 
 class Watcher:
-    """Reads the version of every class someone waits on, every WATCH_S, in one task,
-    and wakes that class's waiters when it moved."""
+    """Reads the state of every class someone waits on, every WATCH_S, in one task,
+    and wakes that class's waiters when its version moved. ``read`` gives the class's
+    :class:`ClassState` (or only its version); :meth:`recent` hands a state read a
+    moment ago to the waiters it woke, so their answers need not read it again."""
 
-    def __init__(self, read: Callable[[str], int]) -> None:
+    def __init__(self, read: Callable[[str], ClassState | int]) -> None:
         self._read = read
         self._seen: dict[str, int] = {}
+        self._states: dict[str, tuple[float, ClassState]] = {}
         self._events: dict[str, asyncio.Event] = {}
         self._waiting: dict[str, int] = {}
         self._task: asyncio.Task | None = None
 
     async def wait(self, code: str, since: int, timeout: float) -> None:
-        """Return once the class's version is not ``since`` (or after ``timeout``)."""
-        if self._seen.get(code, since) != since:
+        """Return once the class's version is not ``since`` (or after ``timeout``). A
+        version read here before ``since`` is this process being behind the browser
+        (another process answered it), not news: it waits, and the watcher reads again."""
+        seen = self._seen.get(code, since)
+        if seen > since or seen < 0:          # newer, or the class is gone
             return
         self._waiting[code] = self._waiting.get(code, 0) + 1
         event = self._events.setdefault(code, asyncio.Event())
@@ -344,13 +417,23 @@ class Watcher:
         while self._waiting:
             for code in list(self._waiting):
                 try:
-                    v = await run_in_threadpool(self._read, code)
+                    got = await run_in_threadpool(self._read, code)
                 except ClassError:
-                    v = -1
+                    got = -1
+                v = got if isinstance(got, int) else got.version
+                if not isinstance(got, int):
+                    self._states[code] = (time.monotonic(), got)
                 if self._seen.get(code) != v:
                     self._seen[code] = v
                     self._events.pop(code, asyncio.Event()).set()
             await asyncio.sleep(WATCH_S)
+
+    def recent(self, code: str) -> ClassState | None:
+        """The class's state as read within the last WATCH_S (None: none that fresh)."""
+        got = self._states.get(code)
+        if got is None or time.monotonic() - got[0] > WATCH_S:
+            return None
+        return got[1]
 
 
 def _store() -> Any:
@@ -358,7 +441,7 @@ def _store() -> Any:
     return class_room.store()
 
 
-_watcher = Watcher(lambda code: _store().state(code).version)
+_watcher = Watcher(lambda code: _store().state(code))
 
 
 # ---------------------------------------------------------------------------
@@ -415,20 +498,28 @@ async def asset(request: Any) -> Any:
 
 async def state(request: Any) -> Any:
     from starlette.concurrency import run_in_threadpool
-    from starlette.responses import JSONResponse
+    from starlette.responses import Response
     code = normal_code(request.query_params.get("class", ""))[:32]
     try:
         since = int(request.query_params.get("since", ""))
     except ValueError:
         since = None
+    recent = None
     if since is not None:
         await _watcher.wait(code, since, LONG_POLL_S)
+        recent = _watcher.recent(code)
+        if recent is not None and recent.version <= since:
+            # this process's watcher is behind what the browser has seen (another
+            # process answered it a moment ago): read the class afresh, never go back
+            recent = None
     seat, my_lesson, client = seat_in(request.cookies), _my_lesson(request), _client(request)
     try:
-        got = await run_in_threadpool(student_state, _store(), code, seat, my_lesson, client)
+        got = await run_in_threadpool(student_body, _store(), code, seat, my_lesson, client,
+                                      recent)
     except ClassError as exc:
         return _error(exc)
-    return JSONResponse(got, headers={"Cache-Control": "no-store"})
+    return Response(got, media_type="application/json",
+                    headers={"Cache-Control": "no-store"})
 
 
 async def _posted(request: Any) -> dict[str, Any] | Any:

@@ -39,6 +39,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from . import class_room, supervise
+from .class_hall import HALL_PATH
 from .class_web import CLIENT_HEADER_ENV, PROXY_CLIENT_HEADER, PUBLIC_URL_ENV, lan_address
 from .parent_watch import pdeathsig_preexec
 
@@ -49,6 +50,7 @@ INSTALL_HINT = "sudo apt-get install haproxy"
 WORKER_COOKIE = "NPLK_WORKER"
 WARM_START_ENV = "NPLK_LAB_WARM_START"   # "1": a worker warms up before it answers
 BACKEND = "nplk_workers"
+HALL_BACKEND = "nplk_hall"     # a class's light page: no cookie, request by request
 HOST_COOKIE = "NPLK_HOST"     # `nplk-lab front`'s, in front of several hosts
 HEALTH = "/_stcore/health"
 # every worker's health-check settings in the HAProxy configuration (why: its comments)
@@ -169,9 +171,36 @@ def find_proxy(explicit: str | None = None) -> str | None:
     return None
 
 
+# what both backends do with a dead worker or host (retries), and how the lab's
+# pages' backend checks them (the light page's servers follow those checks)
+_RETRIES = """\
+    # a worker that died (`nplk-lab classroom` restarts it): a connection it refuses
+    # is retried on another worker at once, so its reconnecting browsers and new ones
+    # start a session on a live worker (every retry may pick another server); also a
+    # request the worker accepted but dropped unanswered as it died (a 502 otherwise)
+    retries 2
+    option redispatch 1
+    retry-on conn-failure empty-response"""
+_CHECKS = """\
+    # health checks: every 2 s while up; after a failed check, or as soon as a real
+    # connection to the worker fails (observe layer4), every 0.5 s; down after 2
+    # failures in a row (within about 1 s of a crash; a busy worker answering one check
+    # late is not taken out, which would move its students' reconnections elsewhere);
+    # back in after 1 answer (an answer means its server is up), asked every 1 s while down.
+    # A dead worker refuses the check's connection at once; a live one busy with a class
+    # may answer late: 20 s before a check counts as failed (at 5 s, two busy workers
+    # were both taken out under a class of 60 explorers and 300 on the light page, and
+    # HAProxy answered everyone 503 until their next check)
+    option httpchk
+    http-check send meth GET uri {health}
+    http-check expect status 200
+    timeout check 20s
+    default-server {default_server}"""
+
+
 def haproxy_config(address: str, port: int, worker_ports: Sequence[int], *,
                    hosts: Sequence[str] = (), trusted: Sequence[str] = (),
-                   control: Path | None = None) -> str:
+                   control: Path | None = None, hall_ports: Sequence[int] = ()) -> str:
     """HAProxy in front of the workers: cookie affinity, websockets kept open.
 
     ``hosts`` (``"HOST:PORT"`` each): the proxy in front of several machines' own
@@ -179,7 +208,9 @@ def haproxy_config(address: str, port: int, worker_ports: Sequence[int], *,
     ``NPLK_HOST`` cookie; ``worker_ports`` is then unused. ``trusted``: the addresses of
     such a proxy in front of this one, whose client header is kept (every other
     sender's is replaced by its own address). ``control``: the runtime socket the
-    command tells it through that a worker died (:func:`tell_proxy_down`)."""
+    command tells it through that a worker died (:func:`tell_proxy_down`).
+    ``hall_ports``: the light page's own processes (:mod:`.hall_server`), which its
+    requests go to first, the workers being their backup."""
     bind = f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
     stats = ("" if control is None else
              "    # the command says here, at once, that a worker died (tell_proxy_down)\n"
@@ -193,8 +224,26 @@ def haproxy_config(address: str, port: int, worker_ports: Sequence[int], *,
         servers = "\n".join(
             f"    server w{i} 127.0.0.1:{p} cookie w{i}"
             for i, p in enumerate(worker_ports, start=1))
+    # the light page's requests: its own processes if any, checked as the workers are;
+    # the same servers as the lab's pages without the cookie, up and down as that
+    # backend checks them (the backup of the light page's own processes)
+    backup = " backup" if hall_ports else ""
+    hall_servers = "\n".join(
+        [f"    server h{i} 127.0.0.1:{p} {DEFAULT_SERVER}"
+         for i, p in enumerate(hall_ports, start=1)]
+        + [f"    server {name} {where} track {BACKEND}/{name}{backup}"
+           for name, where in (line.split()[1:3] for line in servers.splitlines())])
     keep = f" unless {{ src {' '.join(trusted)} }}" if trusted else ""
     by = "front" if hosts else "classroom"
+    checks = _CHECKS.format(health=HEALTH, default_server=DEFAULT_SERVER)
+    hall_checks = ("    # every worker at once while the light page's processes are down\n"
+                   "    option allbackups\n"
+                   + "\n".join(ln for ln in checks.splitlines() if "default-server" not in ln)
+                   if hall_ports else "    # (no checks of its own: it tracks the other's)")
+    unit = "host" if hosts else "worker"
+    # hosts are alike (the same command on machines alike): new browsers in turn, which
+    # long polls holding connections do not skew; a host's own proxy spreads its workers
+    balance = "roundrobin" if hosts else "leastconn"
     return f"""\
 # NPLK Lab for a class: written by `nplk-lab {by}` (docs/serving-a-class.md)
 global
@@ -224,30 +273,27 @@ frontend nplk_lab
     # whatever the client sent (X-Forwarded-For is the client's to write): what limits
     # wrong join codes per address (the workers read it: NPLK_LAB_CLIENT_HEADER)
     http-request set-header {PROXY_CLIENT_HEADER} %[src]{keep}
+    # a class's light page (its page, files, state, votes, figures) keeps nothing in a
+    # worker: every request goes on its own, so the lab's tabs below are spread by
+    # their own count, not by the long polls of a hall
+    use_backend {HALL_BACKEND} if {{ path {HALL_PATH} }} || {{ path_beg {HALL_PATH}/ }}
     default_backend {BACKEND}
 
-backend {BACKEND}
-    # a new browser goes to the worker with the fewest open connections (websockets
-    # are long), then stays there: its session and its uploads live in that process
+backend {HALL_BACKEND}
+    # each request to the {unit} with the fewest open requests (the long polls)
     balance leastconn
+{_RETRIES}
+{hall_checks}
+{hall_servers}
+
+backend {BACKEND}
+    # a new browser goes to the {unit} with the fewest open connections of the lab's
+    # pages (websockets are long), then stays there: its session and its uploads live
+    # in that process
+    balance {balance}
     cookie {cookie} insert indirect nocache httponly attr "SameSite=Lax"
-    # a worker that died (`nplk-lab classroom` restarts it): a connection it refuses
-    # is retried on another worker at once, so its reconnecting browsers and new ones
-    # start a session on a live worker (every retry may pick another server); also a
-    # request the worker accepted but dropped unanswered as it died (a 502 otherwise)
-    retries 2
-    option redispatch 1
-    retry-on conn-failure empty-response
-    # health checks: every 2 s while up; after a failed check, or as soon as a real
-    # connection to the worker fails (observe layer4), every 0.5 s; down after 2
-    # failures in a row (within about 1 s of a crash; a busy worker answering one check
-    # late is not taken out, which would move its students' reconnections elsewhere);
-    # back in after 1 answer (an answer means its server is up), asked every 1 s while down
-    option httpchk
-    http-check send meth GET uri {HEALTH}
-    http-check expect status 200
-    timeout check 5s
-    default-server {DEFAULT_SERVER}
+{_RETRIES}
+{checks}
 {servers}
 """
 
@@ -256,7 +302,7 @@ backend {BACKEND}
 # processes
 # ---------------------------------------------------------------------------
 
-def tell_proxy_down(control: Path, server: str) -> None:
+def tell_proxy_down(control: Path, server: str, backend: str = BACKEND) -> None:
     """Tell HAProxy through its runtime socket ``control`` that ``server`` is down (its
     process died: the supervisor knows at once, the health checks only within about a
     second, and meanwhile every try of a reconnecting browser that HAProxy sent there
@@ -267,7 +313,7 @@ def tell_proxy_down(control: Path, server: str) -> None:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
             s.settimeout(1.0)
             s.connect(str(control))
-            s.sendall(f"set server {BACKEND}/{server} health down\n".encode())
+            s.sendall(f"set server {backend}/{server} health down\n".encode())
             s.recv(4096)
     except OSError:
         pass
@@ -304,17 +350,23 @@ def _raise_stop(signum, frame):  # noqa: ARG001 (signal handler signature)
 
 def worker_ports(ns: argparse.Namespace) -> list[int]:
     first = ns.first_worker_port or ns.port + 1
-    ports = list(range(first, first + ns.workers))
+    ports = list(range(first, first + ns.workers + ns.hall_processes))
     if ns.port in ports or ports[-1] > 65535:
         raise SystemExit(f"nplk-lab: the workers' ports {ports[0]}-{ports[-1]} must be "
                          f"valid and leave out the proxy's port {ns.port}")
-    return ports
+    return ports[:ns.workers]
+
+
+def hall_ports(ns: argparse.Namespace) -> list[int]:
+    """The light page's own processes' ports: right after the workers'."""
+    last = worker_ports(ns)[-1]
+    return list(range(last + 1, last + 1 + ns.hall_processes))
 
 
 def classroom(ns: argparse.Namespace, extra: Sequence[str]) -> int:
     if ns.print_config:
         print(haproxy_config(ns.address, ns.port, worker_ports(ns),
-                            trusted=ns.trust_proxy), end="")
+                            trusted=ns.trust_proxy, hall_ports=hall_ports(ns)), end="")
         return 0
     folder = app_dir()
     given, rest = user_options(extra)
@@ -367,8 +419,9 @@ def classroom(ns: argparse.Namespace, extra: Sequence[str]) -> int:
     work = Path(tempfile.mkdtemp(prefix="nplk-lab-classroom-"))
     config = work / "haproxy.cfg"
     control = work / "haproxy.sock"
+    halls = hall_ports(ns)
     config.write_text(haproxy_config(ns.address, ns.port, ports, trusted=ns.trust_proxy,
-                                     control=control))
+                                     control=control, hall_ports=halls))
     check = subprocess.run([proxy, "-c", "-q", "-f", str(config)], capture_output=True,
                            text=True)
     if check.returncode != 0:
@@ -382,9 +435,18 @@ def classroom(ns: argparse.Namespace, extra: Sequence[str]) -> int:
         ports, lambda i: work / f"worker-{i}.log", [proxy, "-db", "-f", str(config)],
         f"http://127.0.0.1:{ns.port}" if ns.address in ("0.0.0.0", "::")
         else f"http://{ns.address}:{ns.port}")
+    # the light page's own processes (hall_server.py), supervised as the workers are
+    halls_children = [supervise.Child(
+        f"light page {i}", [sys.executable, "-m", "nplk_lab.serve.hall_server",
+                            "--port", str(p)], f"http://127.0.0.1:{p}",
+        work / f"light-page-{i}.log",
+        restart_note="the light page's requests go to the workers meanwhile")
+        for i, p in enumerate(halls, start=1)]
+    in_proxy = {**{c: (BACKEND, f"w{i}") for i, c in enumerate(workers, start=1)},
+                **{c: (HALL_BACKEND, f"h{i}") for i, c in enumerate(halls_children, start=1)}}
     sup = supervise.Supervisor(
         env, HEALTH_TIMEOUT_S,
-        on_down=lambda c: tell_proxy_down(control, f"w{workers.index(c) + 1}"))
+        on_down=lambda c: tell_proxy_down(control, in_proxy[c][1], in_proxy[c][0]))
     # Ctrl-C, a service manager's stop or a closed terminal end the class; a signal
     # ignored on purpose (`nohup`, a background job's SIGINT) stays ignored
     old = {s: signal.signal(s, _raise_stop)
@@ -396,9 +458,9 @@ def classroom(ns: argparse.Namespace, extra: Sequence[str]) -> int:
         # the first pictures are prepared while the workers start; the proxy, the only
         # door to them, opens once both are done
         builder = first_pictures(folder, env, with_parent=True)
-        for w in workers:
+        for w in [*workers, *halls_children]:
             sup.start(w)
-        for w in workers:
+        for w in [*workers, *halls_children]:
             try:
                 sup.wait_first_health(w)
             except (RuntimeError, TimeoutError) as e:
@@ -460,6 +522,9 @@ def classroom_parser() -> argparse.ArgumentParser:
                         "network of this machine; use a trusted network only)")
     p.add_argument("--first-worker-port", type=_port, default=None,
                    help="the first worker's internal port (default: PORT + 1)")
+    p.add_argument("--hall-processes", type=_count, default=1,
+                   help="processes of their own for a class's light page, on the ports "
+                        "after the workers' (default 1; 0: the workers answer it)")
     p.add_argument("--session-ttl", type=_positive, default=DEFAULT_SESSION_TTL_S,
                    help="seconds a session is kept after its browser disconnects "
                         f"(default {DEFAULT_SESSION_TTL_S})")
@@ -492,6 +557,16 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1: {value}")
     return value
+
+
+def _count(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0: {n}")
+    return n
 
 
 def _port(text: str) -> int:

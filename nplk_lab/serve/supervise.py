@@ -64,6 +64,7 @@ class Child:
     start_at: float | None = None    # a restart waiting for its back-off
     started_at: float = 0.0
     is_worker: bool = True
+    restart_note: str = ""           # what happens meanwhile (default: a worker's words)
 
 
 class GiveUp(Exception):
@@ -220,8 +221,9 @@ class Supervisor:
                 _say(f"the last lines of {child.name}'s output:\n{log}")
             raise GiveUp(child.name)
         delay = 0.0 if n == 1 else min(2.0 ** (n - 2), MAX_BACKOFF_S)
-        who = ("its students' pages reconnect to another worker and redraw from their "
-               "URL" if child.is_worker else "every page reconnects once it is back")
+        who = child.restart_note or (
+            "its students' pages reconnect to another worker and redraw from their URL"
+            if child.is_worker else "every page reconnects once it is back")
         _say(f"{text}; restarting it{f' in {delay:.0f} s' if delay else ''}"
              f"{f' ({who})' if was_up else ''}")
         child.start_at = now + delay
