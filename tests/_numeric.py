@@ -18,3 +18,19 @@ def central_differences(f: Callable[[np.ndarray], float], x: np.ndarray,
         xm[idx] -= h
         fd[idx] = (f(xp) - f(xm)) / (2 * h)
     return fd
+
+
+def assert_same_lab_rbf_fit(a, b, X: np.ndarray) -> None:
+    """Two LAB RBF fits are the same to the last bit: iterations, every history column but
+    the times, every stage, the supports, bandwidths, coefficients, intercept, fallback,
+    convergence flag and the predictions at ``X``."""
+    assert a.n_iter_ == b.n_iter_ > 0
+    for key, col in b.history_.items():
+        if key != "time":
+            np.testing.assert_array_equal(a.history_[key], col, err_msg=key)
+    for key, col in b.stages_.items():
+        np.testing.assert_array_equal(a.stages_[key], col, err_msg=key)
+    for key in ("support_", "bandwidths_", "dual_coef_", "intercept_", "fallback_global_",
+                "converged_"):
+        np.testing.assert_array_equal(getattr(a, key), getattr(b, key), err_msg=key)
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))

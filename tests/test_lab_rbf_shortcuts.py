@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _numeric import assert_same_lab_rbf_fit
 from sklearn.datasets import make_circles, make_moons
 
 import nplk_lab.model as lab
@@ -30,18 +31,6 @@ def _dense_projected_max(x, g, lo, hi):
 
 def _no_memo(self, Xs, ys, Xt, yt, bounds, base):
     return self._search_global(Xs, ys, Xt, yt, bounds, base)
-
-
-def _same(a, b, X):
-    assert a.n_iter_ == b.n_iter_ > 0
-    for key, col in b.history_.items():
-        if key != "time":
-            np.testing.assert_array_equal(a.history_[key], col, err_msg=key)
-    for key, col in b.stages_.items():
-        np.testing.assert_array_equal(a.stages_[key], col, err_msg=key)
-    for key in ("support_", "bandwidths_", "dual_coef_", "intercept_", "fallback_global_"):
-        np.testing.assert_array_equal(getattr(a, key), getattr(b, key), err_msg=key)
-    np.testing.assert_array_equal(a.predict(X), b.predict(X))
 
 
 def test_projected_max_equals_the_dense_formula():
@@ -82,7 +71,7 @@ def test_classifier_fit_equals_the_fit_without_the_shortcuts(monkeypatch, make, 
     searched.clear()
     slow = LABRBFClassifier(n_support=n_support, lam=lam, random_state=1).fit(X, y)
     assert slow.stages_["support_size"].size > 2
-    _same(fast, slow, X)
+    assert_same_lab_rbf_fit(fast, slow, X)
     # the final check's grid is the last stage's: searched once less, nothing else
     assert n_fast == len(searched) - 1
     assert sorted(set(searched)) == sorted(set(searched[:n_fast]))
@@ -98,7 +87,7 @@ def test_regressor_fit_equals_the_fit_without_the_shortcuts(monkeypatch, kernel)
     monkeypatch.setattr(core, "_projected_max", _dense_projected_max)
     monkeypatch.setattr(_LABRBFBase, "_best_global", _no_memo)
     slow = LABRBFRegressor(n_support=45, kernel=kernel, random_state=0).fit(X, y)
-    _same(fast, slow, X)
+    assert_same_lab_rbf_fit(fast, slow, X)
 
 
 @pytest.mark.parametrize("n_support,lam", [(25, 1e-3), (90, 1e-6), (200, 0.3)])
@@ -150,7 +139,7 @@ def test_stage_max_iter_caps_every_stage_but_the_last():
     # a cap no stage reaches leaves the fit as it was, to the last bit
     loose = LABRBFClassifier(n_support=90, stage_max_iter=int(n_iter.max()) + 1,
                              random_state=0).fit(X, y)
-    _same(loose, full, X)
+    assert_same_lab_rbf_fit(loose, full, X)
 
 
 def test_stage_max_iter_is_checked():
@@ -202,7 +191,7 @@ def test_the_classification_page_caps_the_stages_before_the_support_count():
     assert est.stages_["n_iter"][:-1].max() <= cap
     ref = cls(n_support=100, lam=lam, stage_max_iter=cap,
               random_state=est.random_state).fit(data.X_train, data.y_train)
-    _same(est, ref, data.X_test)
+    assert_same_lab_rbf_fit(est, ref, data.X_test)
     uncapped = cls(n_support=100, lam=lam,
                    random_state=est.random_state).fit(data.X_train, data.y_train)
     assert uncapped.stages_["n_iter"][:-1].max() > cap  # the cap binds at this point
@@ -219,4 +208,4 @@ def test_the_regression_page_runs_every_stage_to_its_tolerance():
     ref = LABRBFRegressor(n_support=60, lam=1e-5,
                           random_state=res.estimator.random_state).fit(data.X_train,
                                                                        data.y_train)
-    _same(res.estimator, ref, data.X_test)
+    assert_same_lab_rbf_fit(res.estimator, ref, data.X_test)

@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 import pytest
+from _numeric import assert_same_lab_rbf_fit
 from sklearn.datasets import make_moons
 from sklearn.exceptions import ConvergenceWarning
 
@@ -32,21 +33,6 @@ def _fit_both(monkeypatch, make, X, y):
     return direct, slow
 
 
-def _assert_same_fit(a, b, X):
-    assert a.n_iter_ == b.n_iter_ > 0
-    for key, col in b.history_.items():
-        if key != "time":
-            np.testing.assert_array_equal(a.history_[key], col, err_msg=key)
-    for key, col in b.stages_.items():
-        np.testing.assert_array_equal(a.stages_[key], col, err_msg=key)
-    np.testing.assert_array_equal(a.support_, b.support_)
-    np.testing.assert_array_equal(a.bandwidths_, b.bandwidths_)
-    np.testing.assert_array_equal(a.dual_coef_, b.dual_coef_)
-    assert a.intercept_ == b.intercept_
-    assert a.converged_ == b.converged_
-    np.testing.assert_array_equal(a.predict(X), b.predict(X))
-
-
 def _chirp(n, seed):
     rng = np.random.default_rng(seed)
     x = np.sort(rng.uniform(0, 1, n))
@@ -60,7 +46,7 @@ def test_classifier_same_fit_through_the_direct_loop(monkeypatch, n_support, lam
     a, b = _fit_both(monkeypatch, lambda: LABRBFClassifier(n_support=n_support, lam=lam,
                                                            random_state=2), X, y)
     assert a.stages_["support_size"].size > 1  # several stages, each a run of the loop
-    _assert_same_fit(a, b, grid)
+    assert_same_lab_rbf_fit(a, b, grid)
     np.testing.assert_array_equal(a.decision_function(grid), b.decision_function(grid))
 
 
@@ -69,7 +55,7 @@ def test_regressor_same_fit_through_the_direct_loop(monkeypatch, kernel):
     X, y = _chirp(150, seed=7)
     a, b = _fit_both(monkeypatch, lambda: LABRBFRegressor(n_support=40, kernel=kernel,
                                                           random_state=0), X, y)
-    _assert_same_fit(a, b, np.linspace(-0.1, 1.1, 301)[:, None])
+    assert_same_lab_rbf_fit(a, b, np.linspace(-0.1, 1.1, 301)[:, None])
 
 
 def test_same_stop_by_callback_and_same_iteration_limit(monkeypatch):
@@ -81,7 +67,7 @@ def test_same_stop_by_callback_and_same_iteration_limit(monkeypatch):
     a, b = _fit_both(monkeypatch, lambda: LABRBFRegressor(n_support=30, callback=stop_at_57,
                                                           random_state=0), X, y)
     assert a.n_iter_ == 58 and not a.converged_
-    _assert_same_fit(a, b, X)
+    assert_same_lab_rbf_fit(a, b, X)
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -90,7 +76,7 @@ def test_same_stop_by_callback_and_same_iteration_limit(monkeypatch):
             validation_fraction=None, random_state=0), X, y)
     assert a.n_iter_ == 7 and not a.converged_
     assert sum(issubclass(w.category, ConvergenceWarning) for w in caught) == 2
-    _assert_same_fit(a, b, X)
+    assert_same_lab_rbf_fit(a, b, X)
 
 
 def test_direct_loop_status_and_optimum_on_a_convex_problem():

@@ -549,24 +549,22 @@ def classroom_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _positive(text: str) -> int:
+def _at_least(text: str, least: int) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {value}")
+    if value < least:
+        raise argparse.ArgumentTypeError(f"must be at least {least}: {value}")
     return value
 
 
+def _positive(text: str) -> int:
+    return _at_least(text, 1)
+
+
 def _count(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"must be at least 0: {n}")
-    return n
+    return _at_least(text, 0)
 
 
 def _port(text: str) -> int:
