@@ -356,18 +356,12 @@ def _student_parts(store: Any, code: str, seat: Seat | None, my_lesson: str, cli
     return own, (view, encoded)
 
 
-def student_state(store: Any, code: str, seat: Seat | None, my_lesson: str,
-                  client: str = "", recent: ClassState | None = None) -> dict[str, Any]:
-    """What this browser sees of the class ``code`` (JSON-ready); ClassError when the
-    class is not there (a wrong code counts as one for ``client``)."""
-    own, view = _student_parts(store, code, seat, my_lesson, client, recent)
-    return own if view is None else {**view[0], **own}
-
-
 def student_body(store: Any, code: str, seat: Seat | None, my_lesson: str,
                  client: str = "", recent: ClassState | None = None) -> bytes:
-    """:func:`student_state` as the JSON the route sends: the class's part encoded once
-    per version, the student's own part added (the two share no key)."""
+    """What this browser sees of the class ``code``, as the JSON the route sends: the
+    class's part encoded once per version, the student's own part added (the two share
+    no key); ClassError when the class is not there (a wrong code counts as one for
+    ``client``)."""
     own, view = _student_parts(store, code, seat, my_lesson, client, recent)
     if view is None:
         return _json(own)
