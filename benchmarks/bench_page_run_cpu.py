@@ -11,7 +11,12 @@ worker's main thread; ``bench_classroom.py --profile --gil`` sees them). Under
 ``AppTest`` there is no Streamlit runtime, so the components are declared again on each
 run (in a server, once: ``once_per_runtime``); that part is the same before and after.
 
-    python benchmarks/bench_page_run_cpu.py [--runs 40] [--profile FILE] [--root CHECKOUT]
+    python benchmarks/bench_page_run_cpu.py [--runs 40] [--fresh] [--profile FILE]
+        [--root CHECKOUT]
+
+``--fresh``: each timed move goes to a τ not visited before, as an explorer's does: its
+fit (in the fit pool's process when the pool runs it, else in this thread), grid values,
+score table and figures are new.
 
 ``--root CHECKOUT``: that checkout's page and lab (imported first), e.g. main's for a
 before/after pair run with the same interpreter and the same load.
@@ -45,7 +50,7 @@ def moves() -> list[tuple[str, str]]:
     return [("w_tau", 0.01), ("w_tau", 0.1), ("w_sigma", 10.0), ("w_sigma", 1.0)]
 
 
-def run(n: int, profile: str = "") -> list[float]:
+def run(n: int, profile: str = "", fresh: bool = False) -> list[float]:
     from streamlit.runtime.scriptrunner import script_runner
     from streamlit.testing.v1 import AppTest
 
@@ -84,6 +89,9 @@ def run(n: int, profile: str = "") -> list[float]:
 
     for i in range(2 * len(seq)):     # every value's fit and figures stored
         move(i)
+    if fresh:                         # each timed move to a τ not visited before
+        from nplk_lab.model import setting
+        seq = [("w_tau", v) for v in setting("tau").grid() if v not in (0.01, 0.1)]
     timing[0] = True
     try:
         for i in range(n):
@@ -103,9 +111,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=40)
     ap.add_argument("--profile", default="")
+    ap.add_argument("--fresh", action="store_true",
+                    help="each timed move to a τ not visited before (a new fit, its figures)")
     ap.add_argument("--root", default="", help="the checkout whose page and lab run")
     args = ap.parse_args()
-    cpu = run(args.runs, args.profile)
+    cpu = run(args.runs, args.profile, args.fresh)
     import nplk_lab
     print(f"lab: {Path(nplk_lab.__file__).parent}")
     ms = sorted(1e3 * c for c in cpu)
