@@ -6,6 +6,8 @@ Its paragraphs are drawn only while it is open."""
 
 from __future__ import annotations
 
+import zlib
+
 import streamlit as st
 
 from .keys import OPEN, PAGE
@@ -23,8 +25,10 @@ def for_researchers(*paragraphs: str) -> None:
         return
     # closed, it sends its label alone: its paragraphs are drawn once it is opened
     # (which reruns the page), not on every run of every student
+    # a page may hold several notes (the eigen view's): each is keyed by its own text
+    note = zlib.crc32("".join(paragraphs).encode())
     box = st.expander(LABEL, icon=":material/menu_book:", expanded=False,
-                      key=f"{OPEN}researchers_{st.session_state.get(PAGE, '')}",
+                      key=f"{OPEN}researchers_{st.session_state.get(PAGE, '')}_{note:08x}",
                       on_change="rerun")
     if box.open:
         with box:
