@@ -226,6 +226,7 @@ def test_the_surface_says_which_widget_values_it_was_drawn_from():
     assert w["add_mode_forced"] == ["bool_value", True]  # "your points": always on
     assert w["w_add_class"] == ["string_value", "+1"]
     assert "w_view" not in w and "points_undo" not in w  # below the surface; a button
+    assert not [k for k in w if k.startswith("lab_open_")]  # a panel's state: not drawn from
     url = {k: (v[-1] if isinstance(v, list) else v) for k, v in at.query_params.items()}
     assert got["state"] == {"points": url["points"], "focus_point": url["focus_point"]}
     assert got["state"]["focus_point"] == "2"
