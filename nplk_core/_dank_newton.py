@@ -419,15 +419,15 @@ def solve_newton(problem: DankProblem, beta0: np.ndarray, L: float, *, max_iter:
     Works in ``u`` like :func:`nplk_core._dank_core.solve_apg`: ``u = a_hat - a_check``
     for the SVR (returning the stacked ``[a_hat; a_check]``), ``u = y o alpha`` for the
     SVM (:class:`_SvmOracle`, returning ``alpha``), from the same start (``beta0``,
-    shrunk towards 0 while that raises ``h``). Every iteration records ``h``, the step length, the
-    rank of ``F``, the Frank-Wolfe gap (an upper bound on ``h* - h``) and the damping
-    ``rho``; ``h`` never decreases. Stops when the Frank-Wolfe gap is below
-    :data:`NEWTON_GAP_RTOL` ``|h|``, or, with a damping of at most
-    :data:`NEWTON_RHO_TRUST` of ``H``'s scale, when the step is shorter than ``tol``
-    (Algorithm 1's rule) or the model can raise ``h`` by at most :data:`NEWTON_RTOL`
-    ``|h|``. A step damped to round-off that still cannot raise ``h`` ends the solve
-    unconverged (the estimator then warns). ``L`` is not used (the model's curvature is
-    exact).
+    shrunk towards 0 while that raises ``h``). Every iteration records ``h``, the step
+    length, the rank of ``F``, the Frank-Wolfe gap (an upper bound on ``h* - h``) and the
+    damping ``rho``; ``h`` never decreases. Stops when the Frank-Wolfe gap is below
+    :data:`NEWTON_GAP_RTOL` ``|h|`` (at the start too, before any Hessian), or, with a
+    damping of at most :data:`NEWTON_RHO_TRUST` of ``H``'s scale, when the step is
+    shorter than ``tol`` (Algorithm 1's rule) or the model can raise ``h`` by at most
+    :data:`NEWTON_RTOL` ``|h|``. A step damped to round-off that still cannot raise ``h``
+    ends the solve unconverged (the estimator then warns). ``L`` is not used (the
+    model's curvature is exact).
     """
     if _SvrOracle.applies(problem):
         oracle, signs = _SvrOracle(problem), None
