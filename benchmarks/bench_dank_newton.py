@@ -3,6 +3,7 @@ CPU per fit, and how far the two solutions differ.
 
     python benchmarks/bench_dank_newton.py                       # Classification, 100 points
     python benchmarks/bench_dank_newton.py --method dank_svr --points 100 --seed 0
+    python benchmarks/bench_dank_newton.py --method dank_svr --root /tmp/base  # main's code
 
 On the method's page data (the page's defaults: 140 training points), ``--points``
 settings are drawn exactly as the whole-slider-space benchmark draws them
@@ -137,6 +138,8 @@ def main() -> None:
     ap.add_argument("--points", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--detail", action="store_true", help="print every point")
+    ap.add_argument("--root", default=None,
+                    help="measure this checkout's code (e.g. a worktree of main)")
     ap.add_argument("--reference", action="store_true",
                     help="compare both with a long accelerated solve at every point")
     args = ap.parse_args()
