@@ -422,10 +422,10 @@ def solve_newton(problem: DankProblem, beta0: np.ndarray, L: float, *, max_iter:
     shrunk towards 0 while that raises ``h``). Every iteration records ``h``, the step
     length, the rank of ``F``, the Frank-Wolfe gap (an upper bound on ``h* - h``) and the
     damping ``rho``; ``h`` never decreases. Stops when the Frank-Wolfe gap is below
-    :data:`NEWTON_GAP_RTOL` ``|h|`` (at the start too, before any Hessian), or, with a
-    damping of at most :data:`NEWTON_RHO_TRUST` of ``H``'s scale, when the step is
-    shorter than ``tol`` (Algorithm 1's rule) or the model can raise ``h`` by at most
-    :data:`NEWTON_RTOL` ``|h|``. A step damped to round-off that still cannot raise ``h``
+    :data:`NEWTON_GAP_RTOL` ``|h|``, or, with a damping of at most
+    :data:`NEWTON_RHO_TRUST` of ``H``'s scale, when the step is shorter than ``tol``
+    (Algorithm 1's rule) or the model can raise ``h`` by at most :data:`NEWTON_RTOL`
+    ``|h|``. A step damped to round-off that still cannot raise ``h``
     ends the solve unconverged (the estimator then warns). ``L`` is not used (the
     model's curvature is exact).
     """
@@ -453,12 +453,6 @@ def solve_newton(problem: DankProblem, beta0: np.ndarray, L: float, *, max_iter:
     u = oracle.start(beta0)
     h, f, g, inner = oracle.evaluate(u)
     u, h, f, g, inner = _shrink_start(oracle, u, h, f, g, inner)
-    gap = oracle.gap(u, g)
-    if gap <= NEWTON_GAP_RTOL * abs(h):
-        # the start is the optimum already (a small C with every point at a bound, or
-        # eta so large that F is 11^T): no Hessian, whose step program is then singular
-        stopped = record(u, h, 0.0, inner, gap, 0.0)
-        return SolveResult(oracle.beta(u), h, inner, 1, True, stopped, log)
     labels = labels_of(u, C)
     rho = scale = 0.0
     H = None
