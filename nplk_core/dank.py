@@ -67,9 +67,9 @@ DANK_SOLVERS = {**SOLVERS, "newton": solve_newton}
 #: --solver apg newton --n 200 400 600 1000`, docs/slider-latency-on-every-page.md)
 AUTO_SVR_NEWTON_MAX_N = 300
 #: the same switch for the SVM form. Its Hessian costs more there (small eta gives F a
-#: high rank over a large support): over random slider points Newton's CPU p90 was 0.66
+#: high rank over a large support): over random slider points Newton's CPU p90 was 0.6
 #: to 0.8 of the accelerated solver's at 140 points (the Classification page's), but
-#: 1.3 times it at 175 and 2.6 at 280 (`benchmarks/bench_sliders.py --methods dank
+#: 1.1-1.3 times it at 175 and 2.3 at 280 (`benchmarks/bench_sliders.py --methods dank
 #: --solver apg newton --n 200 250 320 400 600`, docs/slider-latency-on-every-page.md)
 AUTO_SVM_NEWTON_MAX_N = 160
 
