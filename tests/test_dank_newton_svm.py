@@ -188,7 +188,8 @@ def test_newton_reaches_algorithm1_and_projected_gradient():
     (1000.0, 15.0, 0.015, 0.2),    # the Classification page's slowest first-order fit
     (2.0, 1.5, 0.02, 0.2),         # a narrow kernel, a moderate C
     (20.0, 2.0, 0.0015, 0.3),
-    (150.0, 2e4, 0.00015, 0.5),    # large eta: F o K close to an ill-conditioned K
+    pytest.param(150.0, 2e4, 0.00015, 0.5,  # large eta: F o K close to an
+                 marks=pytest.mark.slow),     # ill-conditioned K (SLSQP takes 7 s)
     (50.0, 0.02, 0.00015, 0.3),    # small eta: F far from 11^T
     (0.05, 100.0, 0.1, 1.0),       # almost every point at C
 ])
