@@ -25,7 +25,19 @@ with ``P ~= L L^T`` (pivots ``J``, every diagonal of the PSD residual below
 the direct solve exactly (up to round-off); where it has not, the directions dropped
 are functions whose values are everywhere below ``sqrt(rtol)`` (their norm in the
 kernel's space is), the same directions a least-squares solve with LAPACK's default
-cut-off drops from the ill-conditioned system. Pure numpy and SciPy.
+cut-off drops from the ill-conditioned system.
+
+When every fitted point is a centre and the fitted points are the validation points
+(LAB RBF with as many support points as training points: nothing is held out),
+:func:`ridge_path_errors_on_centres` gives the same errors for less: there ``B B^T`` is
+the Nystrom ``P~ = L L^T`` among the centres themselves and the validation residual is
+``mu (P~ + mu I)^{-1} r``, so its squared norm is ``mu^2 r^T (P~ + mu I)^{-2} r``: one
+Householder tridiagonalisation ``P~ = Q T Q^T`` with ``Q e_1`` along ``r`` per width
+(LAPACK ``dsytrd`` on ``P~`` bordered by ``r``), and per ridge one tridiagonal solve of
+``T + mu I``, in place of the features, their Gram matrix, its eigendecomposition and the
+predictions. Where ``P`` keeps full numerical rank ``P~`` is ``P``; below it the residual
+splits into the part outside the factor's span (exact, from a QR factor of ``[L, r]``)
+and the part inside, tridiagonalised on ``k x k``. Pure numpy and SciPy.
 """
 
 from __future__ import annotations
@@ -37,8 +49,10 @@ from numpy.typing import NDArray
 from .spectral import pivoted_cholesky
 
 _dpstrf = scipy.linalg.lapack.dpstrf
+_sytrd = scipy.linalg.lapack.dsytrd
+_ptsv = scipy.linalg.lapack.dptsv
 
-__all__ = ["ridge_path_errors", "ridge_path_fit"]
+__all__ = ["ridge_path_errors", "ridge_path_errors_on_centres", "ridge_path_fit"]
 
 #: residual diagonal (relative to P's, which is 1) at which the factor of P stops
 RIDGE_PATH_RTOL = 1e-13
@@ -89,6 +103,94 @@ def ridge_path_errors(S_fit: NDArray, S_cc: NDArray, y_fit: NDArray, S_val: NDAr
             pred = (Bv @ W) @ (proj[:, None] / (s[:, None] + mus[None, :])) + b
             err = np.mean((pred - y_val[:, None]) ** 2, axis=0)
             out[i] = np.where(np.isfinite(err), err, np.inf)
+    return out
+
+
+def ridge_path_errors_on_centres(S_cc: NDArray, y_c: NDArray, thetas: NDArray, mus: NDArray,
+                                 *, rtol: float = RIDGE_PATH_RTOL) -> NDArray[np.float64]:
+    r""":func:`ridge_path_errors` when the fitted points and the validation points are both
+    exactly the centres (``ridge_path_errors(S_cc, S_cc, y_c, S_cc, y_c, ...)``): the same
+    model, the same errors up to round-off, by one tridiagonalisation per width instead of
+    an eigendecomposition (see the module's notes).
+
+    Parameters
+    ----------
+    S_cc : array (N, N)
+        Squared distances among the centres.
+    y_c : array (N,)
+        The targets at the centres, in the centres' order.
+    thetas, mus : the widths ``t`` and ridges ``mu`` of the grid (every ``mu > 0``)
+
+    Returns
+    -------
+    errors : array (len(thetas), len(mus)); ``inf`` where a width's kernel is not finite.
+    """
+    S_cc = np.asarray(S_cc, dtype=float)
+    y_c = np.asarray(y_c, dtype=float)
+    mus = np.asarray(mus, dtype=float)
+    n = y_c.size
+    r = y_c - float(y_c.mean())
+    out = np.full((len(thetas), mus.size), np.inf)
+    with np.errstate(all="ignore"):
+        for i, t in enumerate(thetas):
+            p = float(t) * float(t)
+            P = np.exp(-p * S_cc)
+            if not np.all(np.isfinite(P)):
+                continue
+            c, piv, k, info = _dpstrf(P, tol=rtol, lower=1)
+            if info < 0 or k < 0:  # pragma: no cover (LAPACK failure): the general route
+                out[i] = ridge_path_errors(S_cc, S_cc, y_c, S_cc, y_c, [t], mus, rtol=rtol)[0]
+                continue
+            if k == 0:  # every centre's kernel vanishes: the fit is the mean
+                out[i] = np.mean(r ** 2)
+                continue
+            errs = _residual_norms(P, c, piv - 1, k, r, mus)
+            if errs is None:  # a shifted tridiagonal was not positive: the general route
+                errs = ridge_path_errors(S_cc, S_cc, y_c, S_cc, y_c, [t], mus, rtol=rtol)[0]
+            else:
+                errs = errs / n
+            out[i] = np.where(np.isfinite(errs), errs, np.inf)
+    return out
+
+
+def _residual_norms(P: NDArray, c: NDArray, piv: NDArray, k: int, r: NDArray,
+                    mus: NDArray) -> NDArray | None:
+    r"""``||mu (P~ + mu I)^{-1} r||^2`` for every ``mu``, ``P~ = L L^T`` the pivoted factor
+    (``c``, ``piv``, rank ``k`` from ``dpstrf``); None if a shifted tridiagonal was not
+    positive definite. At full rank ``P~`` is ``P``: ``P`` bordered by ``r`` is reduced
+    directly. Below it, ``[L, r_piv] = Q [[R, z], [0, rho]]`` splits ``r`` into ``rho``
+    outside the span of ``L`` (left as it is by every ridge) and ``z`` inside, where
+    ``P~`` is ``R R^T``."""
+    n = r.size
+    outside = 0.0
+    if k == n:
+        M, z = P, r
+    else:
+        R = scipy.linalg.qr(np.column_stack([np.tril(c[:, :k]), r[piv]]), mode="r",
+                            check_finite=False)[0]
+        outside = float(R[k, k]) ** 2
+        R11 = np.triu(R[:k, :k])
+        M, z = R11 @ R11.T, R[:k, k]
+    A = np.empty((k + 1, k + 1))
+    A[0, 0] = 0.0
+    A[1:, 0] = z
+    A[1:, 1:] = M
+    _, d, e, _, info = _sytrd(A, lower=1)
+    if info != 0 or not (np.all(np.isfinite(d)) and np.all(np.isfinite(e))):
+        return None
+    # Q e_1 = z / |e[0]|: z^T f(M) z = e[0]^2 (f(T))_{11}
+    diag, off = d[1:], e[1:]
+    rhs = np.zeros(k)
+    rhs[0] = e[0]
+    out = np.empty(mus.size)
+    for j, mu in enumerate(mus):
+        if k == 1:
+            x = rhs / (diag + mu)
+        else:
+            _, _, x, info = _ptsv(diag + mu, off, rhs)
+            if info != 0:
+                return None
+        out[j] = outside + mu * mu * float(x @ x)
     return out
 
 

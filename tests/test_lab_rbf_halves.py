@@ -131,6 +131,52 @@ def test_one_bandwidth_ridge_with_every_point_a_centre_is_kernel_ridge():
     np.testing.assert_allclose(predict(Z), ref.predict(Z) + y.mean(), atol=2e-3)
 
 
+
+@pytest.fixture(scope="module")
+def page_training_set():
+    """The Regression page's default data (its training split: 140 points)."""
+    from nplk_lab.model.data import REGRESSION, prepare_data
+
+    data, _ = prepare_data({}, REGRESSION)
+    return data.X_train, data.y_train, data.X_test
+
+
+@pytest.mark.parametrize("n_support, lam", [(140, 5e-4), (171, 0.03), (200, 7e-6)])
+def test_one_bandwidth_ridge_with_every_point_a_support_point_on_the_page_s_data(
+        page_training_set, n_support, lam, monkeypatch):
+    """At a support count the page's training set cannot fill, every training point is
+    a centre and nothing is held out: the comparison takes the tridiagonal route
+    (ridge_path_errors_on_centres) and chooses the pair the general route (the features
+    and eigendecomposition, kept as the reference) chooses, with the same errors up to
+    round-off and the same refitted predictions."""
+    import nplk_core.lab_rbf_width as lw
+    from nplk_core.lab_rbf import _weighted_sq_dist
+    from nplk_core.lab_rbf_width import ridge_path_errors, ridge_path_fit
+
+    seen, on_centres = [], lw.ridge_path_errors_on_centres
+    monkeypatch.setattr(lw, "ridge_path_errors_on_centres",
+                        lambda *a, **k: seen.append(on_centres(*a, **k)) or seen[-1])
+    X, y, X_test = page_training_set
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = LABRBFRegressor(n_support=n_support, lam=lam, random_state=0).fit(X, y)
+    assert m.support_.size == y.size and np.size(m.validation_) == 0
+    predict, (t, mu) = lh.one_bandwidth_ridge(m, X, y)
+    Z = m._scale(X)
+    C = Z[m.support_]
+    S = _weighted_sq_dist(C, np.ones_like(C), Z).T
+    S_cc = _weighted_sq_dist(C, np.ones_like(C), C)
+    thetas = lh._thetas(m)
+    E_ref = ridge_path_errors(S, S_cc, y, S, y, thetas, lh.MU_GRID)
+    i, j = np.unravel_index(int(np.argmin(E_ref)), E_ref.shape)
+    assert (t, mu) == (float(thetas[i]), float(lh.MU_GRID[j]))
+    assert len(seen) == 1  # the tridiagonal route ran
+    tol = 1e-12 + 20 * np.finfo(float).eps * y.size / lh.MU_GRID[None, :]
+    assert np.all(np.abs(seen[0] - E_ref) <= tol * E_ref)
+    J, a, b = ridge_path_fit(S, S_cc, y, t, mu)
+    ref = lab_kernel(C[J], np.full(C[J].shape, t), m._scale(X_test)).T @ a + b
+    np.testing.assert_array_equal(predict(X_test), ref)
+
 def test_learned_ridge_uses_the_learned_widths_and_the_validation_best_ridge(noisy_chirp):
     m, X, y, grid, _ = noisy_chirp
     predict, mu = lh.learned_ridge(m, X, y)

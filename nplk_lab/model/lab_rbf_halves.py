@@ -179,22 +179,35 @@ def one_bandwidth_ridge(m, X: NDArray, y: NDArray):
     """One shared bandwidth, ridge on all training points (subset of regressors on ``m``'s
     support points), bandwidth and ridge chosen on the validation points and refitted on
     all. Every pair of :data:`THETA_GRID` x :data:`MU_GRID` is scored at the cost of one
-    factor per bandwidth (:func:`nplk_core.lab_rbf_width.ridge_path_errors`). Returns
+    factor per bandwidth (:func:`nplk_core.lab_rbf_width.ridge_path_errors`; with every
+    training point a support point and none held out,
+    :func:`~nplk_core.lab_rbf_width.ridge_path_errors_on_centres`). Returns
     ``(predict, (t, μ))``."""
     from nplk_core.lab_rbf import _weighted_sq_dist
-    from nplk_core.lab_rbf_width import ridge_path_errors, ridge_path_fit
+    from nplk_core.lab_rbf_width import (
+        ridge_path_errors,
+        ridge_path_errors_on_centres,
+        ridge_path_fit,
+    )
 
     Z = m._scale(np.asarray(X, dtype=float))
     y = np.asarray(y, dtype=float)
-    C = Z[np.asarray(m.support_)]
+    sv = np.asarray(m.support_)
+    C = Z[sv]
     fit, val = _split(m, y.size)
     ones = np.ones_like(C)
     S = _weighted_sq_dist(C, ones, Z).T             # ||x_j - c_i||^2: K(t) = exp(-t^2 S)
     S_cc = _weighted_sq_dist(C, ones, C)
     thetas = _thetas(m)
-    S_fit = S[fit]
-    S_val = S_fit if np.array_equal(fit, val) else S[val]
-    errors = ridge_path_errors(S_fit, S_cc, y[fit], S_val, y[val], thetas, MU_GRID)
+    if fit.size == y.size and val.size == y.size and sv.size == y.size \
+            and np.array_equal(np.sort(sv), fit):
+        # every training point a centre and nothing held out: fit and validation points
+        # are the centres (the same model and errors, a cheaper route)
+        errors = ridge_path_errors_on_centres(S_cc, y[sv], thetas, MU_GRID)
+    else:
+        S_fit = S[fit]
+        S_val = S_fit if np.array_equal(fit, val) else S[val]
+        errors = ridge_path_errors(S_fit, S_cc, y[fit], S_val, y[val], thetas, MU_GRID)
     if np.isfinite(errors).any():  # the first best in grid order, as a loop would keep
         i, j = np.unravel_index(int(np.argmin(errors)), errors.shape)
         t, mu = float(thetas[i]), float(MU_GRID[j])
