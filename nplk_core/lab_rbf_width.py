@@ -12,20 +12,23 @@ of the subset-of-regressors ridge on fixed centres :math:`c_1..c_N`:
 (:func:`nplk_core.lab_rbf.lab_ridge_coef`), scored as ``mean((Phi_val a + ybar -
 y_val)^2)``. Solved directly that is one least-squares solve on ``N x N`` per pair (61
 widths x 12 ridges: 17 s at N = 200). Here each width costs one pivoted Cholesky
-factor of ``P`` and one small symmetric eigendecomposition, and every ridge then costs
-a product:
+factor of ``P`` and one small symmetric tridiagonalisation, and every ridge then costs
+a tridiagonal solve:
 
 with ``P ~= L L^T`` (pivots ``J``, every diagonal of the PSD residual below
 ``rtol``), the Nystrom identity ``Phi = Phi_J L_J^{-T} L^T`` holds to the same accuracy
 (``Phi_J`` the pivots' columns, ``L_J`` the pivots' rows of ``L``), so with
 ``w = L^T a`` the problem is a plain ridge on the ``k = rank`` features
-``B = Phi_J L_J^{-T}``: ``w = (B^T B + mu I)^{-1} B^T r``, and with
-``B^T B = W diag(s) W^T`` the validation predictions for all ridges are
-``B_val W diag(1 / (s + mu)) W^T B^T r``. Where ``P`` has full numerical rank this is
-the direct solve exactly (up to round-off); where it has not, the directions dropped
-are functions whose values are everywhere below ``sqrt(rtol)`` (their norm in the
-kernel's space is), the same directions a least-squares solve with LAPACK's default
-cut-off drops from the ill-conditioned system.
+``B = Phi_J L_J^{-T}``: ``w = (B^T B + mu I)^{-1} B^T r``. With the Householder
+tridiagonalisation ``B^T B = Q T Q^T`` whose ``Q e_1`` lies along ``g = B^T r`` (LAPACK
+``dsytrd`` on ``B^T B`` bordered by ``g``; ``Q`` from ``dorghr``) the validation
+predictions for all ridges are ``B_val Q (T + mu I)^{-1} |g| e_1``: one tridiagonal solve
+per ridge (``dptsv``), about a quarter of the time of the eigendecomposition
+``B^T B = W diag(s) W^T`` used before (kept as the tests' reference). Where ``P`` has
+full numerical rank this is the direct solve exactly (up to round-off); where it has
+not, the directions dropped are functions whose values are everywhere below
+``sqrt(rtol)`` (their norm in the kernel's space is), the same directions a
+least-squares solve with LAPACK's default cut-off drops from the ill-conditioned system.
 
 When every fitted point is a centre and the fitted points are the validation points
 (LAB RBF with as many support points as training points: nothing is held out),
@@ -51,6 +54,7 @@ from .spectral import pivoted_cholesky
 _dpstrf = scipy.linalg.lapack.dpstrf
 _sytrd = scipy.linalg.lapack.dsytrd
 _ptsv = scipy.linalg.lapack.dptsv
+_orghr = scipy.linalg.lapack.dorghr
 
 __all__ = ["ridge_path_errors", "ridge_path_errors_on_centres", "ridge_path_fit"]
 
@@ -77,6 +81,20 @@ def ridge_path_errors(S_fit: NDArray, S_cc: NDArray, y_fit: NDArray, S_val: NDAr
     -------
     errors : array (len(thetas), len(mus)); ``inf`` where a width's kernel is not finite.
     """
+    return _path_errors(S_fit, S_cc, y_fit, S_val, y_val, thetas, mus, rtol,
+                        _ridge_predictions)
+
+
+def _ridge_path_errors_eigh(S_fit: NDArray, S_cc: NDArray, y_fit: NDArray, S_val: NDArray,
+                            y_val: NDArray, thetas: NDArray, mus: NDArray, *,
+                            rtol: float = RIDGE_PATH_RTOL) -> NDArray[np.float64]:
+    """:func:`ridge_path_errors` by one eigendecomposition of ``B^T B`` per width (the
+    route before the tridiagonal one; the tests' reference)."""
+    return _path_errors(S_fit, S_cc, y_fit, S_val, y_val, thetas, mus, rtol,
+                        _ridge_predictions_eigh)
+
+
+def _path_errors(S_fit, S_cc, y_fit, S_val, y_val, thetas, mus, rtol, predictions):
     S_fit = np.asarray(S_fit, dtype=float)
     S_val = np.asarray(S_val, dtype=float)
     y_fit = np.asarray(y_fit, dtype=float)
@@ -97,13 +115,68 @@ def ridge_path_errors(S_fit: NDArray, S_cc: NDArray, y_fit: NDArray, S_val: NDAr
                 continue
             Bf = _features(S_fit, J, p, LJ)
             Bv = Bf if S_val is S_fit else _features(S_val, J, p, LJ)
-            s, W = np.linalg.eigh(Bf.T @ Bf)
-            s = np.maximum(s, 0.0)
-            proj = W.T @ (Bf.T @ r)
-            pred = (Bv @ W) @ (proj[:, None] / (s[:, None] + mus[None, :])) + b
-            err = np.mean((pred - y_val[:, None]) ** 2, axis=0)
+            fitted = predictions(Bf, Bv, r, mus)
+            if fitted is None:  # a shifted tridiagonal was not positive definite
+                fitted = _ridge_predictions_eigh(Bf, Bv, r, mus)
+            err = np.mean((fitted + b - y_val[:, None]) ** 2, axis=0)
             out[i] = np.where(np.isfinite(err), err, np.inf)
     return out
+
+
+def _ridge_predictions_eigh(Bf: NDArray, Bv: NDArray, r: NDArray, mus: NDArray) -> NDArray:
+    """``Bv (Bf^T Bf + mu I)^{-1} Bf^T r`` for every ``mu`` (columns), from the
+    eigendecomposition ``Bf^T Bf = W diag(s) W^T``."""
+    s, W = np.linalg.eigh(Bf.T @ Bf)
+    s = np.maximum(s, 0.0)
+    proj = W.T @ (Bf.T @ r)
+    return (Bv @ W) @ (proj[:, None] / (s[:, None] + mus[None, :]))
+
+
+def _ridge_predictions(Bf: NDArray, Bv: NDArray, r: NDArray, mus: NDArray) -> NDArray | None:
+    """:func:`_ridge_predictions_eigh` from the Householder tridiagonalisation
+    ``Bf^T Bf = Q T Q^T`` with ``Q e_1`` along ``g = Bf^T r`` (``dsytrd`` on the Gram
+    matrix bordered by ``g``, ``Q`` formed by ``dorghr``): ``(T + mu I)^{-1} |g| e_1`` is
+    one tridiagonal solve per ridge, then ``Bv Q`` times those. None if a shifted
+    tridiagonal was not positive definite."""
+    k = Bf.shape[1]
+    A = np.empty((k + 1, k + 1))
+    A[0, 0] = 0.0
+    A[1:, 0] = Bf.T @ r
+    A[1:, 1:] = Bf.T @ Bf
+    a, d, e, tau, info = _sytrd(A, lower=1)
+    if info != 0:  # pragma: no cover (LAPACK failure)
+        return None
+    Y = _shifted_solves(d[1:], e[1:], e[0], mus)
+    if Y is None:
+        return None
+    Q, info = _orghr(a, tau)
+    if info != 0:  # pragma: no cover (LAPACK failure)
+        return None
+    return Bv @ (Q[1:, 1:] @ Y)
+
+
+def _shifted_solves(diag: NDArray, off: NDArray, head: float, mus: NDArray
+                    ) -> NDArray | None:
+    """Columns ``(T + mu I)^{-1} head e_1`` for every ``mu``, ``T`` the symmetric
+    tridiagonal ``(diag, off)`` (LAPACK ``dptsv``); None if a shift is not positive
+    definite."""
+    k = diag.size
+    if not (np.all(np.isfinite(diag)) and np.all(np.isfinite(off)) and np.isfinite(head)):
+        return None
+    rhs = np.zeros(k)
+    rhs[0] = head
+    Y = np.empty((k, mus.size))
+    for j, mu in enumerate(mus):
+        if k == 1:
+            if not diag[0] + mu > 0:
+                return None
+            Y[:, j] = rhs / (diag + mu)
+            continue
+        _, _, x, info = _ptsv(diag + mu, off, rhs)
+        if info != 0:
+            return None
+        Y[:, j] = x
+    return Y
 
 
 def ridge_path_errors_on_centres(S_cc: NDArray, y_c: NDArray, thetas: NDArray, mus: NDArray,
@@ -139,14 +212,16 @@ def ridge_path_errors_on_centres(S_cc: NDArray, y_c: NDArray, thetas: NDArray, m
                 continue
             c, piv, k, info = _dpstrf(P, tol=rtol, lower=1)
             if info < 0 or k < 0:  # pragma: no cover (LAPACK failure): the general route
-                out[i] = ridge_path_errors(S_cc, S_cc, y_c, S_cc, y_c, [t], mus, rtol=rtol)[0]
+                out[i] = _ridge_path_errors_eigh(S_cc, S_cc, y_c, S_cc, y_c, [t], mus,
+                                                rtol=rtol)[0]
                 continue
             if k == 0:  # every centre's kernel vanishes: the fit is the mean
                 out[i] = np.mean(r ** 2)
                 continue
             errs = _residual_norms(P, c, piv - 1, k, r, mus)
             if errs is None:  # a shifted tridiagonal was not positive: the general route
-                errs = ridge_path_errors(S_cc, S_cc, y_c, S_cc, y_c, [t], mus, rtol=rtol)[0]
+                errs = _ridge_path_errors_eigh(S_cc, S_cc, y_c, S_cc, y_c, [t], mus,
+                                               rtol=rtol)[0]
             else:
                 errs = errs / n
             out[i] = np.where(np.isfinite(errs), errs, np.inf)
@@ -176,22 +251,11 @@ def _residual_norms(P: NDArray, c: NDArray, piv: NDArray, k: int, r: NDArray,
     A[1:, 0] = z
     A[1:, 1:] = M
     _, d, e, _, info = _sytrd(A, lower=1)
-    if info != 0 or not (np.all(np.isfinite(d)) and np.all(np.isfinite(e))):
-        return None
     # Q e_1 = z / |e[0]|: z^T f(M) z = e[0]^2 (f(T))_{11}
-    diag, off = d[1:], e[1:]
-    rhs = np.zeros(k)
-    rhs[0] = e[0]
-    out = np.empty(mus.size)
-    for j, mu in enumerate(mus):
-        if k == 1:
-            x = rhs / (diag + mu)
-        else:
-            _, _, x, info = _ptsv(diag + mu, off, rhs)
-            if info != 0:
-                return None
-        out[j] = outside + mu * mu * float(x @ x)
-    return out
+    Y = _shifted_solves(d[1:], e[1:], e[0], mus) if info == 0 else None
+    if Y is None:
+        return None
+    return outside + mus * mus * np.sum(Y * Y, axis=0)
 
 
 def ridge_path_fit(S_fit: NDArray, S_cc: NDArray, y_fit: NDArray, t: float, mu: float,

@@ -141,41 +141,111 @@ def page_training_set():
     return data.X_train, data.y_train, data.X_test
 
 
-@pytest.mark.parametrize("n_support, lam", [(140, 5e-4), (171, 0.03), (200, 7e-6)])
-def test_one_bandwidth_ridge_with_every_point_a_support_point_on_the_page_s_data(
-        page_training_set, n_support, lam, monkeypatch):
-    """At a support count the page's training set cannot fill, every training point is
-    a centre and nothing is held out: the comparison takes the tridiagonal route
-    (ridge_path_errors_on_centres) and chooses the pair the general route (the features
-    and eigendecomposition, kept as the reference) chooses, with the same errors up to
-    round-off and the same refitted predictions."""
-    import nplk_core.lab_rbf_width as lw
+def _reference_choice(m, X, y):
+    """The comparison's grid scored by the route before (one eigendecomposition per
+    width, features by triangular solves): errors, first best (t, mu), and the pieces
+    to refit."""
     from nplk_core.lab_rbf import _weighted_sq_dist
-    from nplk_core.lab_rbf_width import ridge_path_errors, ridge_path_fit
+    from nplk_core.lab_rbf_width import _ridge_path_errors_eigh
 
-    seen, on_centres = [], lw.ridge_path_errors_on_centres
-    monkeypatch.setattr(lw, "ridge_path_errors_on_centres",
-                        lambda *a, **k: seen.append(on_centres(*a, **k)) or seen[-1])
-    X, y, X_test = page_training_set
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        m = LABRBFRegressor(n_support=n_support, lam=lam, random_state=0).fit(X, y)
-    assert m.support_.size == y.size and np.size(m.validation_) == 0
-    predict, (t, mu) = lh.one_bandwidth_ridge(m, X, y)
     Z = m._scale(X)
     C = Z[m.support_]
     S = _weighted_sq_dist(C, np.ones_like(C), Z).T
     S_cc = _weighted_sq_dist(C, np.ones_like(C), C)
+    fit, val = lh._split(m, y.size)
     thetas = lh._thetas(m)
-    E_ref = ridge_path_errors(S, S_cc, y, S, y, thetas, lh.MU_GRID)
-    i, j = np.unravel_index(int(np.argmin(E_ref)), E_ref.shape)
-    assert (t, mu) == (float(thetas[i]), float(lh.MU_GRID[j]))
-    assert len(seen) == 1  # the tridiagonal route ran
-    tol = 1e-12 + 20 * np.finfo(float).eps * y.size / lh.MU_GRID[None, :]
-    assert np.all(np.abs(seen[0] - E_ref) <= tol * E_ref)
+    E = _ridge_path_errors_eigh(S[fit], S_cc, y[fit], S[val], y[val], thetas, lh.MU_GRID)
+    i, j = np.unravel_index(int(np.argmin(E)), E.shape)
+    return E, (float(thetas[i]), float(lh.MU_GRID[j])), (C, S, S_cc)
+
+
+def _route_errors(monkeypatch):
+    """Record what either route of the comparison returns."""
+    import nplk_core.lab_rbf_width as lw
+
+    seen = []
+    for name in ("ridge_path_errors", "ridge_path_errors_on_centres"):
+        f = getattr(lw, name)
+        monkeypatch.setattr(lw, name, lambda *a, _f=f, _n=name, **k:
+                            seen.append((_n, _f(*a, **k))) or seen[-1][1])
+    return seen
+
+
+def _same_as_reference(m, X, y, X_test, monkeypatch, route):
+    from nplk_core.lab_rbf_width import ridge_path_fit
+
+    seen = _route_errors(monkeypatch)
+    predict, (t, mu) = lh.one_bandwidth_ridge(m, X, y)
+    E_ref, pair, (C, S, S_cc) = _reference_choice(m, X, y)
+    assert (t, mu) == pair
+    assert [name for name, _ in seen] == [route]
+    eps = np.finfo(float).eps
+    tol = 1e-12 + 20 * eps * y.size / lh.MU_GRID[None, :]
+    assert np.all(np.abs(seen[0][1] - E_ref) <= tol * E_ref)
     J, a, b = ridge_path_fit(S, S_cc, y, t, mu)
     ref = lab_kernel(C[J], np.full(C[J].shape, t), m._scale(X_test)).T @ a + b
     np.testing.assert_array_equal(predict(X_test), ref)
+
+
+@pytest.mark.parametrize("n_support, lam", [(60, 1e-3), (120, 1e-6), (135, 0.03),
+                                            (140, 5e-4), (171, 0.03), (200, 7e-6)])
+def test_one_bandwidth_ridge_on_the_page_s_data_chooses_the_reference_pair(
+        page_training_set, n_support, lam, monkeypatch):
+    """The page's data across the support counts: with points held out, the general
+    (tridiagonal) route; at a count the training set cannot fill, every training point
+    is a centre and nothing is held out, the route on the centres. Either chooses the
+    pair the route before chooses (kept as the reference), with the same errors up to
+    round-off and the same refitted predictions."""
+    X, y, X_test = page_training_set
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = LABRBFRegressor(n_support=n_support, lam=lam, random_state=0).fit(X, y)
+    every = m.support_.size == y.size and np.size(m.validation_) == 0
+    assert every == (n_support >= y.size)
+    _same_as_reference(m, X, y, X_test, monkeypatch,
+                       "ridge_path_errors_on_centres" if every else "ridge_path_errors")
+
+
+@pytest.mark.parametrize("name", [pytest.param(k, marks=[] if k == "step" else pytest.mark.slow)
+                                  for k in lh.SETS])
+def test_one_bandwidth_ridge_on_the_measured_data_sets_chooses_the_reference_pair(
+        name, monkeypatch):
+    """The halves measurement's own fits (``measure``: 30 support points, seed 0): the
+    pair and errors of the route before."""
+    from nplk_core.lab_rbf import LABRBFRegressor as Reg
+
+    X, y, X_test, _, _ = lh.draw(name, 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = Reg(n_support=30, random_state=0).fit(X, y)
+    _same_as_reference(m, X, y, X_test, monkeypatch, "ridge_path_errors")
+
+
+
+def test_shared_bandwidth_with_every_point_a_support_point_on_the_page_s_data(
+        page_training_set):
+    """Nothing held out and every training point a support point: the validation points
+    are the support points (their kernel columns are read from the support kernel), and
+    the width is still the one whose paper's fit, solved by the paper's equation, has the
+    smallest error on them; the fit predicts as that one."""
+    X, y, X_test = page_training_set
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = LABRBFRegressor(n_support=171, lam=0.03, random_state=0).fit(X, y)
+    assert m.support_.size == y.size and np.size(m.validation_) == 0
+    predict, t = lh.shared_bandwidth(m, X, y)
+    Z = m._scale(X)
+    Xs, ys = Z[m.support_], y[m.support_]
+
+    def val_mse(tt):
+        th = np.full(Xs.shape, tt)
+        a, b = lab_fit_alpha(Xs, ys, th, lam=m.lam)
+        return np.mean((lab_kernel(Xs, th, Z).T @ a + b - y) ** 2), (th, a, b)
+    errs = [val_mse(tt)[0] for tt in lh._thetas(m)]
+    assert val_mse(t)[0] == pytest.approx(min(errs), rel=1e-9)
+    th, a, b = val_mse(t)[1]
+    np.testing.assert_allclose(predict(X_test), lab_kernel(Xs, th, m._scale(X_test)).T @ a + b,
+                               rtol=1e-9, atol=1e-9)
 
 def test_learned_ridge_uses_the_learned_widths_and_the_validation_best_ridge(noisy_chirp):
     m, X, y, grid, _ = noisy_chirp

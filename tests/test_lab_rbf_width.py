@@ -171,10 +171,11 @@ def test_one_bandwidth_ridge_chooses_the_loop_s_best_pair(maker, N):
 # ---------------------------------------------------------------------------
 
 def _agree(E_fast, E_ref, mus, N):
-    """The two routes compute the same residual by different factorisations; both are
+    """The routes compute the same residual by different factorisations; each is
     backward stable, so they differ by round-off amplified by the ridge problem's
     condition number, at most ||P|| / mu <= N / mu: relative eps * N / mu (times 20)."""
-    tol = 1e-12 + 20 * np.finfo(float).eps * N / np.asarray(mus)[None, :]
+    eps = np.finfo(float).eps
+    tol = 1e-12 + 20 * eps * N / np.asarray(mus)[None, :]
     rel = np.abs(E_fast - E_ref) / np.maximum(E_ref, 1e-300)
     assert np.all(np.isfinite(E_fast) == np.isfinite(E_ref))
     ok = np.isfinite(E_ref)
@@ -263,3 +264,31 @@ def test_on_centres_on_the_measured_data_sets(name):
     E = ridge_path_errors_on_centres(S, y, thetas, lh.MU_GRID)
     _agree(E, E_ref, lh.MU_GRID, y.size)
     assert _first_best(E) == _first_best(E_ref)
+
+
+# ---------------------------------------------------------------------------
+# the general route against the eigendecomposition route it replaced
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("seed, n, N, n_val, d", [(0, 140, 135, 1, 1), (1, 140, 120, 7, 1),
+                                                   (2, 120, 30, 24, 2), (3, 90, 60, 30, 3)])
+def test_tridiagonal_route_matches_the_eigendecomposition_route(seed, n, N, n_val, d):
+    """Centres among the fitted points (as LAB RBF's support points are), a few or many
+    validation points, every width and ridge of the comparison's grids: the same errors
+    up to round-off and the same first best pair."""
+    from nplk_core.lab_rbf_width import _ridge_path_errors_eigh
+
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, (n, d))
+    y = np.sin(4 * X[:, 0]) + 0.1 * rng.normal(size=n)
+    val = rng.choice(n, n_val, replace=False)
+    fit = np.setdiff1d(np.arange(n), val)
+    sv = rng.permutation(fit)[:N]
+    C = X[sv]
+    S = _sq(X, C)
+    args = (S[fit], _sq(C, C), y[fit], S[val], y[val], lh.THETA_GRID, lh.MU_GRID)
+    E_ref = _ridge_path_errors_eigh(*args)
+    E = ridge_path_errors(*args)
+    _agree(E, E_ref, lh.MU_GRID, n)
+    assert _first_best(E) == _first_best(E_ref)
+

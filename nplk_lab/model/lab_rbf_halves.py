@@ -126,13 +126,21 @@ def shared_bandwidth(m, X: NDArray, y: NDArray):
     _, val = _split(m, y.size)
     ones = np.ones_like(Xs)
     S_ss = _weighted_sq_dist(Xs, ones, Xs)
-    S_sv = _weighted_sq_dist(Xs, ones, Z[val])
+    # validation points that are all support points (nothing held out, every point a
+    # support point): their kernel columns are the support kernel's, in another order
+    at = None
+    if val.size == sv.size and np.array_equal(np.sort(sv), np.sort(val)):
+        where = np.empty(y.size, dtype=int)
+        where[sv] = np.arange(sv.size)
+        at = where[val]
+    S_sv = None if at is not None else _weighted_sq_dist(Xs, ones, Z[val])
     b0 = float(ys.mean())
     eye = np.eye(Xs.shape[0])
     best = (np.inf, None)
     with np.errstate(all="ignore"):
         for t in _thetas(m):
             K = _kernel_from_q(t * t * S_ss, m.kernel)
+            K_val = K[:, at] if at is not None else None
             try:
                 alpha = scipy.linalg.cho_solve(
                     scipy.linalg.cho_factor(K + m.lam * eye, check_finite=True), ys - b0)
@@ -142,7 +150,9 @@ def shared_bandwidth(m, X: NDArray, y: NDArray):
                                               kind=m.kernel)
                 except (np.linalg.LinAlgError, ValueError):
                     continue
-            err = _mse(_kernel_from_q(t * t * S_sv, m.kernel).T @ alpha + b0, y[val])
+            if K_val is None:
+                K_val = _kernel_from_q(t * t * S_sv, m.kernel)
+            err = _mse(K_val.T @ alpha + b0, y[val])
             if err < best[0]:
                 best = (err, t)
     t = best[1]
