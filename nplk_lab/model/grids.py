@@ -101,16 +101,22 @@ def drawn_rule(method: str, extension: str | None) -> str | None:
 class GridGeometry:
     """What every model on one grid over one training set shares: the squared
     distances from each grid point to each training point, and each grid point's
-    nearest training point. Lets :func:`grid_values` evaluate the plain SVM and DANK
-    (any out-of-sample rule) from kernel columns, computed only for their support.
+    nearest training point. Lets :func:`grid_values` evaluate DANK and KNPL (any of their
+    out-of-sample rules) from kernel rows computed only for their support.
     The reciprocal rule's columns depend only on the grid and the training points, so
     :meth:`columns` computes them once per geometry, for the surface, the influence
-    map and the eigenfunction maps alike."""
+    map and the eigenfunction maps alike.
+
+    On a grid of two features (``axes``: the squared differences along each axis, grid
+    values by training points) a Gaussian kernel row factorises over the two axes, so
+    :meth:`kernel_rows` takes ``|S| (n_x + n_y)`` exponentials and one product per grid
+    point instead of one exponential per grid point and support point."""
 
     X_train: np.ndarray
     sqdist: np.ndarray   # (grid points, n_train)
     nearest: np.ndarray  # (grid points,)
     points: np.ndarray | None = None  # the grid points (needed by the reciprocal rule)
+    axes: tuple[np.ndarray, np.ndarray] | None = None  # (x: (n_x, n), y: (n_y, n))
     _rule_cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     def columns(self, rule: str | None, *, sigma: float | None = None,
@@ -128,52 +134,97 @@ class GridGeometry:
             self._rule_cache[rule] = rule_columns(rule, self.points, self.X_train)
         return self._rule_cache[rule]
 
+    def kernel_rows(self, S: np.ndarray, gamma: float) -> np.ndarray:
+        """``exp(-gamma * |x_i - g|^2)`` for the training points ``S`` (rows) and every
+        grid point ``g`` (columns, in ``points`` order): factorised over the axes when
+        the geometry has them, else from ``sqdist``; the same values up to rounding."""
+        S = np.asarray(S)
+        if self.axes is None:
+            K = self.sqdist[:, S].T
+            K *= -gamma
+            return np.exp(K, out=K)
+        du, dv = self.axes
+        Eu = np.exp(-gamma * du[:, S]).T       # (|S|, n_x)
+        Ev = np.exp(-gamma * dv[:, S]).T       # (|S|, n_y)
+        # grid point j * n_x + a is (xs[a], ys[j]): the y index is the outer one
+        return (Ev[:, :, None] * Eu[:, None, :]).reshape(S.size, dv.shape[0] * du.shape[0])
+
 
 def grid_geometry(grid: Grid, X_train: np.ndarray) -> GridGeometry:
-    from nplk_core._base import single_thread_blas
-    from nplk_core.kernels import squared_distances
-
+    """The distances of every grid point to every training point. On two features each
+    is ``(u - x)^2 + (v - y)^2`` from the two axes' squared differences (one addition per
+    pair, exact to rounding: no product, no cancellation)."""
     X = np.asarray(X_train, dtype=float)
-    # a product with two inner columns: threaded BLAS only adds synchronisation (10,000
-    # grid points x 140: 63 ms threaded, 17 ms on one thread, the same values, load 12)
-    with single_thread_blas():
-        D = squared_distances(grid.points, X)
-    return GridGeometry(X, D, np.argmin(D, axis=1), grid.points)
+    if X.ndim != 2 or X.shape[1] != 2:
+        raise ValueError(f"the grid has two features; the training points have shape "
+                         f"{X.shape}")
+    du = np.subtract.outer(grid.xs, X[:, 0])
+    du *= du
+    dv = np.subtract.outer(grid.ys, X[:, 1])
+    dv *= dv
+    D = (dv[:, None, :] + du[None, :, :]).reshape(-1, X.shape[0])
+    return GridGeometry(X, D, np.argmin(D, axis=1), grid.points, (du, dv))
 
 
-def _fast_decision(estimator: Any, geom: GridGeometry, extension: str | None
-                   ) -> np.ndarray | None:
-    """The decision values on the grid from the shared geometry, for the two models the
-    classification page draws on every move (a binary RBF ``SVC``; exact binary DANK
-    with any rule); None when ``estimator`` is not one of them (or was fitted
-    on other points): the caller then asks the estimator itself."""
+def _geometry(geom: GridGeometry | Callable[[], GridGeometry]) -> GridGeometry:
+    return geom() if callable(geom) else geom
+
+
+def _fast_decision(estimator: Any, geom: GridGeometry | Callable[[], GridGeometry],
+                   extension: str | None) -> np.ndarray | None:
+    """The decision values on the grid from the shared geometry (or a function giving
+    it, called only for a model that takes this path), for the models the
+    classification page draws on every move whose out-of-sample rule needs the
+    distances to the training points: exact binary DANK (any rule), binary KNPL
+    (nearest or smooth rule), and a binary RBF ``SVC``; None when ``estimator`` is not
+    one of them (or was fitted on other points): the caller then asks the estimator
+    itself."""
     from sklearn.svm import SVC
 
     from nplk_core.dank import DANKClassifier
-    from nplk_core.extension import RULES
+    from nplk_core.extension import RULES, extended_decision
     from nplk_core.kernels import sigma_to_gamma
+    from nplk_core.knpl import KNPLClassifier
 
     if isinstance(estimator, SVC):
         if estimator.kernel != "rbf" or len(estimator.classes_) != 2 \
-                or not isinstance(estimator.gamma, (int, float)) \
-                or estimator.shape_fit_[0] != geom.X_train.shape[0] \
+                or not isinstance(estimator.gamma, (int, float)):
+            return None
+        geom = _geometry(geom)
+        if estimator.shape_fit_[0] != geom.X_train.shape[0] \
                 or not np.array_equal(estimator.support_vectors_,
                                       geom.X_train[estimator.support_]):
             return None
-        Kc = np.exp(-float(estimator.gamma) * geom.sqdist[:, estimator.support_])
-        return Kc @ estimator.dual_coef_[0] + estimator.intercept_[0]
+        Kc = geom.kernel_rows(estimator.support_, float(estimator.gamma))
+        return estimator.dual_coef_[0] @ Kc + estimator.intercept_[0]
     if isinstance(estimator, DANKClassifier):
         ext = estimator.extension if extension is None else extension
         if ext not in RULES or getattr(estimator, "ovr_", None) is not None \
-                or estimator.n_clusters > 1 \
-                or (ext == "reciprocal" and geom.points is None) \
+                or estimator.n_clusters > 1:
+            return None
+        geom = _geometry(geom)
+        if (ext == "reciprocal" and geom.points is None) \
                 or not np.array_equal(estimator.X_fit_, geom.X_train):
             return None
         S = np.flatnonzero(estimator.dual_u_)
-        gamma = sigma_to_gamma(float(estimator.sigma))
         taken = geom.columns(ext, sigma=float(estimator.sigma),
                              width=estimator.extension_width)
-        return estimator._decision_from(taken, np.exp(-gamma * geom.sqdist[:, S].T))
+        return estimator._decision_from(
+            taken, geom.kernel_rows(S, sigma_to_gamma(float(estimator.sigma))))
+    if isinstance(estimator, KNPLClassifier):
+        ext = estimator.extension if extension is None else extension
+        if ext not in ("nearest", "smooth") or len(estimator.classes_) != 2:
+            return None
+        geom = _geometry(geom)
+        if not np.array_equal(estimator.X_fit_, geom.X_train):
+            return None
+        coef = np.asarray(estimator.dual_coef_, dtype=float)
+        S = np.flatnonzero(coef)
+        taken = geom.columns(ext, sigma=float(estimator.sigma),
+                             width=estimator.extension_width)
+        return extended_decision(coef, estimator.G_, taken,
+                                 geom.kernel_rows(S, sigma_to_gamma(float(estimator.sigma))),
+                                 float(estimator.intercept_))
     return None
 
 
@@ -181,11 +232,14 @@ def _tensor_decision(estimator: Any, grid: Grid) -> np.ndarray | None:
     """The decision values on the grid from a Gaussian kernel, which factorises over the
     two features (``m (n_x + n_y)`` exponentials and one matrix product instead of
     ``m n_x n_y`` exponentials; the same values up to rounding), raveled as
-    ``grid.points``: LAB RBF's kernel and a binary RBF ``SVC`` on two features; None
-    for every other model."""
+    ``grid.points``: LAB RBF's kernel, a binary RBF ``SVC`` and the binary Optimal
+    Neighborhood Kernel's SVM (its test points see the plain Gaussian kernel) on two
+    features; None for every other model."""
     from sklearn.svm import SVC
 
+    from nplk_core.kernels import sigma_to_gamma
     from nplk_core.lab_rbf import _LABRBFBase, lab_grid_values
+    from nplk_core.onk import ONKClassifier
 
     if isinstance(estimator, _LABRBFBase):
         F = estimator._grid_decision(grid.xs, grid.ys)
@@ -197,6 +251,14 @@ def _tensor_decision(estimator: Any, grid: Grid) -> np.ndarray | None:
         width = np.full(sv.shape, np.sqrt(float(estimator.gamma)))
         F = lab_grid_values(sv, width, estimator.dual_coef_[0], grid.xs, grid.ys)
         return (F + estimator.intercept_[0]).ravel()
+    if isinstance(estimator, ONKClassifier) and len(estimator.classes_) == 2 \
+            and estimator.X_fit_.shape[1] == 2:
+        coef = np.asarray(estimator.dual_coef_, dtype=float)
+        S = np.flatnonzero(coef)
+        sv = estimator.X_fit_[S]
+        width = np.full(sv.shape, np.sqrt(sigma_to_gamma(float(estimator.sigma))))
+        F = lab_grid_values(sv, width, coef[S], grid.xs, grid.ys)
+        return (F + float(estimator.intercept_)).ravel()
     return None
 
 
@@ -218,8 +280,7 @@ def grid_values(estimator: Any, grid: Grid, *, extension: str | None = None,
             warnings.simplefilter("ignore")
             z = _tensor_decision(estimator, grid)
             if z is None and geometry is not None:
-                z = _fast_decision(estimator, geometry() if callable(geometry) else geometry,
-                                   extension)
+                z = _fast_decision(estimator, geometry, extension)
             if z is None:
                 z = decision_values(estimator, grid.points, extension=extension)
     except (ValueError, ArithmeticError, np.linalg.LinAlgError, TypeError, MemoryError) as exc:
