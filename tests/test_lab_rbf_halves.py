@@ -23,6 +23,7 @@ from nplk_core.lab_rbf import (
     lab_fit_alpha_all,
     lab_kernel,
     lab_ridge_coef,
+    lab_ridge_coefs,
 )
 from nplk_lab.model import lab_rbf_halves as lh
 
@@ -435,3 +436,42 @@ def test_the_comparison_is_drawn_at_every_support_count_without_a_press(n_suppor
     assert not [b for b in at.button if b.key == "regression_lab_halves_go"]
     at.run()
     assert "On this draw" in "\n".join(e.value for e in at.markdown)
+
+
+def _ridge_choose_by_loop(Phi, P, y, fit, val):
+    """The extension's choice as it was made: one lab_ridge_coef per ridge."""
+    best = (np.inf, None)
+    for mu in lh.MU_GRID:
+        with np.errstate(all="ignore"):
+            a, b = lab_ridge_coef(Phi[fit], P, y[fit], lam=mu)
+            err = lh._mse(Phi[val] @ a + b, y[val])
+        if err < best[0]:
+            best = (err, mu)
+    return best
+
+
+@pytest.mark.parametrize("case", ["page-60", "page-171", "step", "diabetes"])
+def test_the_extension_s_ridge_choice_is_the_loop_s_to_the_last_bit(case, page_training_set):
+    """The Gram matrix and right-hand side formed once for the twelve ridges
+    (lab_ridge_coefs): the same validation error and ridge, bit for bit, as one
+    lab_ridge_coef per ridge, on the page's data (some points held out; every point a
+    support point) and two of the measured data sets."""
+    if case.startswith("page"):
+        X, y, _ = page_training_set
+        n_support, seed = int(case.split("-")[1]), 0
+    else:
+        X, y = lh.draw(case, 0)[:2]
+        n_support, seed = 30, 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = LABRBFRegressor(n_support=n_support, random_state=seed).fit(X, y)
+    Z = m._scale(X)
+    Phi = lab_kernel(m._support_scaled, m.bandwidths_scaled_, Z).T
+    P = lab_kernel(m._support_scaled, m.bandwidths_scaled_, m._support_scaled)
+    fit, val = lh._split(m, y.size)
+    assert lh._ridge_choose(Phi, P, y, fit, val) == _ridge_choose_by_loop(Phi, P, y, fit, val)
+    coefs, b = lab_ridge_coefs(Phi[fit], P, y[fit], lh.MU_GRID)
+    for mu, a in zip(lh.MU_GRID, coefs, strict=True):
+        a_ref, b_ref = lab_ridge_coef(Phi[fit], P, y[fit], lam=mu)
+        np.testing.assert_array_equal(a, a_ref)
+        assert b == b_ref

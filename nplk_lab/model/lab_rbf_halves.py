@@ -166,17 +166,20 @@ def shared_bandwidth(m, X: NDArray, y: NDArray):
 
 def _ridge_choose(Phi: NDArray, P: NDArray, y: NDArray, fit: NDArray, val: NDArray):
     """(validation MSE, μ) of the best μ on the grid for ``(Φᵀ Φ + μ P) a = Φᵀ(y − ȳ)``
-    fitted on ``fit``, scored on ``val``."""
+    fitted on ``fit``, scored on ``val`` (Gram matrix and right-hand side formed once:
+    :func:`~nplk_core.lab_rbf.lab_ridge_coefs`)."""
+    from nplk_core.lab_rbf import lab_ridge_coefs
+
     best = (np.inf, None)
-    for mu in MU_GRID:
-        with np.errstate(all="ignore"):
-            try:
-                a, b = _ridge(Phi[fit], P, y[fit], mu)
-            except np.linalg.LinAlgError:
+    with np.errstate(all="ignore"):
+        coefs, b = lab_ridge_coefs(Phi[fit], P, y[fit], MU_GRID)
+        Phi_val, y_val = Phi[val], y[val]
+        for mu, a in zip(MU_GRID, coefs, strict=True):
+            if a is None:
                 continue
-            err = _mse(Phi[val] @ a + b, y[val])
-        if err < best[0]:
-            best = (err, mu)
+            err = _mse(Phi_val @ a + b, y_val)
+            if err < best[0]:
+                best = (err, mu)
     return best
 
 
