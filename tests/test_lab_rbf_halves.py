@@ -475,3 +475,21 @@ def test_the_extension_s_ridge_choice_is_the_loop_s_to_the_last_bit(case, page_t
         a_ref, b_ref = lab_ridge_coef(Phi[fit], P, y[fit], lam=mu)
         np.testing.assert_array_equal(a, a_ref)
         assert b == b_ref
+
+
+def test_the_shared_width_s_cholesky_is_scipy_s_bit_for_bit():
+    """The shared width's solve calls LAPACK directly: the same numbers as
+    scipy.linalg.cho_solve(cho_factor(.)), and the same errors for the fallback."""
+    import scipy.linalg
+
+    rng = np.random.default_rng(11)
+    x = rng.uniform(-1, 1, 60)
+    for t, lam in ((3.0, 1e-3), (30.0, 1e-6), (0.3, 1e-2)):
+        A = np.exp(-t * t * (x[:, None] - x[None, :]) ** 2) + lam * np.eye(60)
+        b = rng.normal(size=60)
+        ref = scipy.linalg.cho_solve(scipy.linalg.cho_factor(A, check_finite=True), b)
+        np.testing.assert_array_equal(lh._cho_solve_checked(A.copy(), b), ref)
+    with pytest.raises(np.linalg.LinAlgError):
+        lh._cho_solve_checked(-np.eye(3), np.ones(3))
+    with pytest.raises(ValueError):
+        lh._cho_solve_checked(np.eye(3) * np.nan, np.ones(3))
