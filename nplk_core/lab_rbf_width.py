@@ -55,6 +55,7 @@ _dpstrf = scipy.linalg.lapack.dpstrf
 _sytrd = scipy.linalg.lapack.dsytrd
 _ptsv = scipy.linalg.lapack.dptsv
 _orghr = scipy.linalg.lapack.dorghr
+_trtrs = scipy.linalg.lapack.dtrtrs
 
 __all__ = ["ridge_path_errors", "ridge_path_errors_on_centres", "ridge_path_fit"]
 
@@ -278,9 +279,18 @@ def ridge_path_fit(S_fit: NDArray, S_cc: NDArray, y_fit: NDArray, t: float, mu: 
 
 
 def _features(S: NDArray, J: NDArray, p: float, LJ: NDArray) -> NDArray:
-    """``B = exp(-p S[:, J]) L_J^{-T}``: the whitened features on the pivots."""
+    """``B = exp(-p S[:, J]) L_J^{-T}``: the whitened features on the pivots. LAPACK's
+    ``trtrs`` called as ``scipy.linalg.solve_triangular`` calls it (on the transpose of
+    a C-ordered ``L_J``), without the wrapper's cost (about a tenth of the search): the
+    same numbers, bit for bit."""
     K = np.exp(-p * S[:, J])
-    return scipy.linalg.solve_triangular(LJ, K.T, lower=True, check_finite=False).T
+    if LJ.flags.f_contiguous:
+        X, info = _trtrs(LJ, K.T, lower=1, trans=0)
+    else:
+        X, info = _trtrs(LJ.T, K.T, lower=0, trans=1)
+    if info != 0:  # pragma: no cover (a zero pivot: dpstrf keeps none)
+        return scipy.linalg.solve_triangular(LJ, K.T, lower=True, check_finite=False).T
+    return X.T
 
 
 def _pivoted_factor(P: NDArray, rtol: float) -> tuple[NDArray, NDArray]:

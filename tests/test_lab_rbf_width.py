@@ -292,3 +292,18 @@ def test_tridiagonal_route_matches_the_eigendecomposition_route(seed, n, N, n_va
     _agree(E, E_ref, lh.MU_GRID, n)
     assert _first_best(E) == _first_best(E_ref)
 
+
+
+def test_the_features_are_solve_triangular_s_bit_for_bit():
+    """The features call LAPACK's trtrs directly: the same numbers as
+    scipy.linalg.solve_triangular, for a C-ordered factor (as dpstrf's block is) and an
+    F-ordered one."""
+    from nplk_core.lab_rbf_width import _features, _pivoted_factor
+
+    X, _, C, _, _ = _setting(9, N=40)
+    S, S_cc = _sq(X, C), _sq(C, C)
+    for t in (0.5, 3.0, 30.0):
+        LJ, J = _pivoted_factor(np.exp(-t * t * S_cc), 1e-13)
+        ref = scipy.linalg.solve_triangular(LJ, np.exp(-t * t * S[:, J]).T, lower=True).T
+        np.testing.assert_array_equal(_features(S, J, t * t, LJ), ref)
+        np.testing.assert_array_equal(_features(S, J, t * t, np.asfortranarray(LJ)), ref)
