@@ -56,6 +56,7 @@ _sytrd = scipy.linalg.lapack.dsytrd
 _ptsv = scipy.linalg.lapack.dptsv
 _orghr = scipy.linalg.lapack.dorghr
 _trtrs = scipy.linalg.lapack.dtrtrs
+_geqrf = scipy.linalg.lapack.dgeqrf
 
 __all__ = ["ridge_path_errors", "ridge_path_errors_on_centres", "ridge_path_fit"]
 
@@ -242,8 +243,11 @@ def _residual_norms(P: NDArray, c: NDArray, piv: NDArray, k: int, r: NDArray,
     if k == n:
         M, z = P, r
     else:
-        R = scipy.linalg.qr(np.column_stack([np.tril(c[:, :k]), r[piv]]), mode="r",
-                            check_finite=False)[0]
+        # LAPACK's geqrf directly (SciPy's qr wrapper cost as much as the factor here)
+        R, _, _, info = _geqrf(np.column_stack([np.tril(c[:, :k]), r[piv]]),
+                               lwork=64 * (k + 1), overwrite_a=1)
+        if info != 0:  # pragma: no cover (LAPACK's own argument check)
+            return None
         outside = float(R[k, k]) ** 2
         R11 = np.triu(R[:k, :k])
         M, z = R11 @ R11.T, R[:k, k]
