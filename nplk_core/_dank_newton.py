@@ -1,10 +1,13 @@
-r"""DANK-SVR by Newton's method: the exact Hessian of ``h`` and a box-constrained
-quadratic step (docs/the-maths-of-every-method.md, 'DANK — Learning Data-adaptive Non-parametric
-Kernels', regression; see :mod:`nplk_core._dank_core` for ``h`` and the first-order
-solvers).
+r"""DANK by Newton's method, in SVR and in SVM: the exact Hessian of ``h`` and a
+box-constrained quadratic step (docs/the-maths-of-every-method.md, 'DANK — Learning
+Data-adaptive Non-parametric Kernels'; see :mod:`nplk_core._dank_core` for ``h`` and the
+first-order solvers).
 
 In ``u = a_hat - a_check`` DANK-SVR maximises ``h(u) = f(u) - eps ||u||_1`` over
-``{|u| <= C, 1^T u = 0}`` (:class:`nplk_core._dank_core._SvrOracle`), with the smooth
+``{|u| <= C, 1^T u = 0}`` (:class:`nplk_core._dank_core._SvrOracle`); in ``u = y o alpha``
+DANK in SVM maximises the same ``f`` (``y`` then the labels, no ``eps`` term) over
+``{0 <= y_i u_i <= C, 1^T u = 0}`` (:class:`_SvmOracle`: each variable keeps the sign of
+its label). The smooth part is
 
 .. math::
 
@@ -52,7 +55,7 @@ import scipy.linalg
 from scipy.linalg.blas import dsyrk as _syrk
 
 from ._base import IterationLog
-from ._dank_core import DankProblem, SolveResult, _shrink_start, _SvrOracle
+from ._dank_core import DankProblem, SolveResult, _shrink_start, _SvrOracle, frank_wolfe_gap
 from .spectral import eigh_full
 
 #: the solve stops when the model's largest increase of ``h`` is below this share of
@@ -88,9 +91,9 @@ BOX_QP_SLACK = 1e-12
 # the exact Hessian
 # ---------------------------------------------------------------------------
 
-def svr_hessian(u: np.ndarray, K: np.ndarray, eta: float, tau: float) -> np.ndarray:
-    r"""``H = F(u) o K + D(u)``: minus the Hessian of DANK-SVR's smooth part ``f`` in
-    ``u`` (module docstring), exactly, through the support trick of
+def dank_hessian(u: np.ndarray, K: np.ndarray, eta: float, tau: float) -> np.ndarray:
+    r"""``H = F(u) o K + D(u)``: minus the Hessian of DANK's smooth part ``f`` in ``u``
+    (module docstring; the same in SVM and in SVR), exactly, through the support trick of
     :func:`nplk_core._dank_core.inner_F` with all its eigenpairs.
 
     With ``V`` the ``n x r`` eigenvectors of ``M`` in its range (``P V_c``),
@@ -226,9 +229,12 @@ def labels_of(v: np.ndarray, C: float) -> np.ndarray:
 
 
 def box_qp(G: np.ndarray, c: np.ndarray, eps: np.ndarray, C: float, labels: np.ndarray,
-           *, max_iter: int = BOX_QP_MAX_ITER):
+           *, signs: np.ndarray | None = None, max_iter: int = BOX_QP_MAX_ITER):
     r"""``max c^T v - 1/2 v^T G v - sum_i eps_i |v_i|`` over ``{|v| <= C, 1^T v = 0}``
     (``G`` symmetric positive semidefinite, ``eps >= 0``) by primal-dual active sets.
+    With ``signs`` (+1, -1 or 0 per variable) a variable of sign +1 is kept in
+    ``[0, C]`` and one of sign -1 in ``[-C, 0]`` (the SVM form in ``u = y o alpha``):
+    0 is then its bound, the place it cannot leave for the other side.
 
     Each pass fixes every variable's place (``labels``, :func:`labels_of`): the ones at
     a bound or at 0 are fixed there and the free ones, with a multiplier ``nu`` of the
@@ -243,6 +249,7 @@ def box_qp(G: np.ndarray, c: np.ndarray, eps: np.ndarray, C: float, labels: np.n
     or None when that cycles too, a system is singular or ``max_iter`` passes pass.
     """
     n = c.size
+    signs = np.zeros(n) if signs is None else np.asarray(signs, dtype=float)
     seen = {labels.tobytes()}
     one_at_a_time = False
     # a place changes only on a violation beyond round-off (ties at a threshold would
@@ -291,12 +298,14 @@ def box_qp(G: np.ndarray, c: np.ndarray, eps: np.ndarray, C: float, labels: np.n
             continue
         else:
             r0 = c - G @ v
-            nu = _free_multiplier(r0, labels, eps)
+            nu = _free_multiplier(r0, labels, eps, signs)
             r = r0 - nu
-        new, violation = _moves(labels, v, r, eps, C, tv, tr)
+        new, violation = _moves(labels, v, r, eps, C, tv, tr, signs)
         if violation is None:
+            # within round-off of the box (and of the sign) already
             free = np.abs(labels) == 1
-            v[free] = np.clip(v[free], -C, C)  # within round-off of the box already
+            v[free] = np.clip(v[free], np.where(signs[free] > 0, 0.0, -C),
+                              np.where(signs[free] < 0, 0.0, C))
             return v, nu, labels, it
         if new.tobytes() in seen or one_at_a_time:
             # the places came back (the full update cycles, as it can on an
@@ -305,7 +314,7 @@ def box_qp(G: np.ndarray, c: np.ndarray, eps: np.ndarray, C: float, labels: np.n
             one_at_a_time = True
             worst = int(np.argmax(violation))
             new = labels.copy()
-            new[worst] = _moves(labels, v, r, eps, C, tv, tr)[0][worst]
+            new[worst] = _moves(labels, v, r, eps, C, tv, tr, signs)[0][worst]
             if new.tobytes() in seen:
                 return None
         seen.add(new.tobytes())
@@ -313,10 +322,11 @@ def box_qp(G: np.ndarray, c: np.ndarray, eps: np.ndarray, C: float, labels: np.n
     return None
 
 
-def _moves(labels, v, r, eps, C, tv, tr):
+def _moves(labels, v, r, eps, C, tv, tr, signs):
     """The places after one active-set update, and each variable's violation (in units
     of ``C`` for a free variable out of its interval, of ``eps``'s scale for a fixed one
-    whose reduced gradient points inward; None when nothing moves)."""
+    whose reduced gradient points inward; None when nothing moves). A variable at 0
+    frees itself only to the side its sign allows."""
     new = labels.copy()
     viol = np.zeros(labels.size)
     pos, neg = labels == FREE_POS, labels == FREE_NEG
@@ -329,8 +339,8 @@ def _moves(labels, v, r, eps, C, tv, tr):
     rs = max(float(np.abs(r).max()), float(eps.max()), 1e-300)
     zero, up, lo = labels == AT_ZERO, labels == AT_UPPER, labels == AT_LOWER
     for mask, cond, to, amount in (
-            (zero, r > eps + tr, FREE_POS, (r - eps) / rs),
-            (zero, r < -eps - tr, FREE_NEG, (-r - eps) / rs),
+            (zero & (signs >= 0), r > eps + tr, FREE_POS, (r - eps) / rs),
+            (zero & (signs <= 0), r < -eps - tr, FREE_NEG, (-r - eps) / rs),
             (up, r < eps - tr, FREE_POS, (eps - r) / rs),
             (lo, r > -eps + tr, FREE_NEG, (r + eps) / rs)):
         hit = mask & cond
@@ -339,14 +349,19 @@ def _moves(labels, v, r, eps, C, tv, tr):
     return new, (viol if np.any(new != labels) else None)
 
 
-def _free_multiplier(r0: np.ndarray, labels: np.ndarray, eps: np.ndarray) -> float:
+def _free_multiplier(r0: np.ndarray, labels: np.ndarray, eps: np.ndarray,
+                     signs: np.ndarray) -> float:
     """With no free variable the equality's multiplier is any ``nu`` that keeps every
     fixed variable's sign condition; the middle of that interval (or of the nearest one
-    when it is empty, so that the next pass frees what violates it)."""
-    lo = np.concatenate([r0[labels == AT_ZERO] - eps[labels == AT_ZERO],
-                         r0[labels == AT_LOWER] + eps[labels == AT_LOWER], [-np.inf]])
-    hi = np.concatenate([r0[labels == AT_ZERO] + eps[labels == AT_ZERO],
-                         r0[labels == AT_UPPER] - eps[labels == AT_UPPER], [np.inf]])
+    when it is empty, so that the next pass frees what violates it). A variable at 0
+    that may only be positive (``signs`` +1) bounds ``nu`` from below only, one that may
+    only be negative from above only."""
+    low = ((labels == AT_ZERO) & (signs >= 0)) | (labels == AT_LOWER)
+    high = ((labels == AT_ZERO) & (signs <= 0)) | (labels == AT_UPPER)
+    lo = np.concatenate([r0[low] + eps[low] * np.where(labels[low] == AT_LOWER, 1, -1),
+                         [-np.inf]])
+    hi = np.concatenate([r0[high] + eps[high] * np.where(labels[high] == AT_UPPER, -1, 1),
+                         [np.inf]])
     a, b = float(lo.max()), float(hi.min())
     if np.isfinite(a) and np.isfinite(b):
         return 0.5 * (a + b)
@@ -357,32 +372,75 @@ def _free_multiplier(r0: np.ndarray, labels: np.ndarray, eps: np.ndarray) -> flo
 # the solver
 # ---------------------------------------------------------------------------
 
+class _SvmOracle:
+    r"""DANK in SVM in ``u = y o alpha``: ``1^T alpha = y^T u`` and
+    ``alpha^T Y (F o K) Y alpha = u^T (F o K) u``, so ``h`` is the smooth ``f`` of the
+    module docstring with ``y`` the labels and no ``eps`` term, over
+    ``{u_i in [0, C] (y_i = +1), u_i in [-C, 0] (y_i = -1), 1^T u = 0}`` (``1^T u =
+    y^T alpha``): the same ``f``, the same Hessian, a box with one-sided places.
+    The interface of :class:`nplk_core._dank_core._SvrOracle` (``alpha`` for ``beta``)."""
+
+    def __init__(self, problem: DankProblem):
+        self.problem = problem
+        self.y = np.asarray(problem.labels, dtype=float)
+
+    @staticmethod
+    def applies(problem) -> bool:
+        """The SVM form with its equality (the scalable decomposition drops it)."""
+        return not getattr(problem, "svr", True) and bool(getattr(problem, "bias", False))
+
+    def l1(self, u: np.ndarray) -> float:
+        return 0.0
+
+    def start(self, alpha0: np.ndarray) -> np.ndarray:
+        return self.y * self.problem.project(alpha0)
+
+    def evaluate(self, u: np.ndarray):
+        """``(h, f, grad f, inner)`` in ``u``: ``grad f = y o grad_alpha h = y - (F o K) u``."""
+        h, g, inner = self.problem.evaluate(self.beta(u))
+        return h, h, self.y * g, inner
+
+    def beta(self, u: np.ndarray) -> np.ndarray:
+        # y o u is in [0, C] on a feasible u; the maximum clears a -0.0
+        return np.maximum(self.y * u, 0.0)
+
+    def gap(self, u: np.ndarray, grad_f: np.ndarray) -> float:
+        return frank_wolfe_gap(self.problem, self.beta(u), self.y * grad_f)
+
+
 def solve_newton(problem: DankProblem, beta0: np.ndarray, L: float, *, max_iter: int,
                  tol: float, callback=None) -> SolveResult:
-    r"""Newton's method for DANK-SVR (module docstring): at each iteration the exact
-    Hessian ``H`` of ``h``'s smooth part, the step ``argmax`` of the damped quadratic
-    model over the feasible set (:func:`box_qp`), taken when ``h`` rises by at least
-    :data:`NEWTON_ACCEPT` of the model's prediction, else damped more and solved again.
+    r"""Newton's method for DANK in SVM and in SVR (module docstring): at each iteration
+    the exact Hessian ``H`` of ``h``'s smooth part, the step ``argmax`` of the damped
+    quadratic model over the feasible set (:func:`box_qp`), taken when ``h`` rises by at
+    least :data:`NEWTON_ACCEPT` of the model's prediction, else damped more and solved
+    again.
 
-    Works in ``u = a_hat - a_check`` like :func:`nplk_core._dank_core.solve_apg`, from
-    the same start (``beta0``, shrunk towards 0 while that raises ``h``), and returns the
-    stacked ``[a_hat; a_check]``. Every iteration records ``h``, the step length, the
-    rank of ``F``, the Frank-Wolfe gap (an upper bound on ``h* - h``) and the damping
-    ``rho``; ``h`` never decreases. Stops when the Frank-Wolfe gap is below
+    Works in ``u`` like :func:`nplk_core._dank_core.solve_apg`: ``u = a_hat - a_check``
+    for the SVR (returning the stacked ``[a_hat; a_check]``), ``u = y o alpha`` for the
+    SVM (:class:`_SvmOracle`, returning ``alpha``), from the same start (``beta0``,
+    shrunk towards 0 while that raises ``h``). Every iteration records ``h``, the step
+    length, the rank of ``F``, the Frank-Wolfe gap (an upper bound on ``h* - h``) and the
+    damping ``rho``; ``h`` never decreases. Stops when the Frank-Wolfe gap is below
     :data:`NEWTON_GAP_RTOL` ``|h|``, or, with a damping of at most
     :data:`NEWTON_RHO_TRUST` of ``H``'s scale, when the step is shorter than ``tol``
     (Algorithm 1's rule) or the model can raise ``h`` by at most :data:`NEWTON_RTOL`
-    ``|h|``. A step damped to round-off that still cannot raise ``h`` ends the solve
-    unconverged (the estimator then warns). ``L`` is not used (the model's curvature is
-    exact).
+    ``|h|``. A step damped to round-off that still cannot raise ``h``
+    ends the solve unconverged (the estimator then warns). ``L`` is not used (the
+    model's curvature is exact).
     """
-    if not _SvrOracle.applies(problem):
+    if _SvrOracle.applies(problem):
+        oracle, signs = _SvrOracle(problem), None
+        eps = np.broadcast_to(np.asarray(oracle.epsilon, dtype=float), (problem.n,))
+    elif _SvmOracle.applies(problem):
+        oracle = _SvmOracle(problem)
+        signs, eps = oracle.y, np.zeros(problem.n)
+    else:
         raise ValueError(
-            "The Newton solver is written for DANK-SVR (the regression form, with a tube "
-            "width epsilon >= 0); use solver='apg' for the classifier.")
-    oracle = _SvrOracle(problem)
+            "The Newton solver needs the equality y^T alpha = 0 (the SVM form with a bias) "
+            "or the regression form with a tube width epsilon >= 0; use solver='apg' for "
+            "the scalable decomposition.")
     n, C, K = problem.n, problem.C, problem.K
-    eps = np.broadcast_to(np.asarray(oracle.epsilon, dtype=float), (n,))
     log = IterationLog(callback)
 
     def record(x, h, step, inner, gap, rho) -> bool:
@@ -402,7 +460,7 @@ def solve_newton(problem: DankProblem, beta0: np.ndarray, L: float, *, max_iter:
     k = 0
     for k in range(max_iter):  # noqa: B007 (k is the iteration count after the loop)
         if H is None:
-            H = svr_hessian(u, K, problem.eta, problem.tau)
+            H = dank_hessian(u, K, problem.eta, problem.tau)
             scale = max(float(np.trace(H)) / n, 1e-300)
         rho = max(rho, NEWTON_RHO_FLOOR * scale)
         step, stuck, final = 0.0, False, False
@@ -414,7 +472,7 @@ def solve_newton(problem: DankProblem, beta0: np.ndarray, L: float, *, max_iter:
                 break
             G = H.copy()
             G[np.diag_indices(n)] += rho
-            out = box_qp(G, g + G @ u, eps, C, labels)
+            out = box_qp(G, g + G @ u, eps, C, labels, signs=signs)
             if out is None:  # the active sets did not settle: damp and solve again
                 rho = max(10.0 * rho, NEWTON_RHO_RESCUE * scale)
                 continue
@@ -447,8 +505,11 @@ def solve_newton(problem: DankProblem, beta0: np.ndarray, L: float, *, max_iter:
             u, h, g, inner, labels, H = v, hn, gn, inn, new_labels, None
             if good:  # the model held: trust it further
                 rho /= 10.0
-        elif final and not trusted:
-            rho /= 100.0  # the damped model is too timid to judge: loosen it, same H
+        if final and not trusted:
+            # the damped model is too timid to judge: loosen it (after a step too, else
+            # each step of a model damped just beyond trust raises h by round-off and the
+            # solve crawls: 46 such steps at C = 2, sigma = 1, tau = 0.7, eta = 5e4)
+            rho /= 100.0
         gap = oracle.gap(u, g)
         stopped = record(u, h, step, inner, gap, rho)
         converged = (trusted and (final or step <= tol)) or gap <= NEWTON_GAP_RTOL * abs(h)

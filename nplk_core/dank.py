@@ -52,12 +52,13 @@ from .extension import (
 from .kernels import gaussian_kernel, sigma_to_gamma
 from .spectral import pivoted_cholesky
 
-#: the solver ``solver="auto"`` resolves to (fastest that reaches Algorithm 1's optimum;
-#: see benchmarks/bench_dank.py)
+#: the solver ``solver="auto"`` resolves to above Newton's sizes (fastest first-order
+#: solver that reaches Algorithm 1's optimum; see benchmarks/bench_dank.py)
 AUTO_SOLVER = "apg"
-#: the regression form's solvers: the shared ones and Newton's method
-#: (:mod:`nplk_core._dank_newton`), which needs the regression form's structure
-SVR_SOLVERS = {**SOLVERS, "newton": solve_newton}
+#: every solver of the exact problem: the first-order ones and Newton's method
+#: (:mod:`nplk_core._dank_newton`), which needs the equality constraint (not the
+#: scalable decomposition's box alone)
+DANK_SOLVERS = {**SOLVERS, "newton": solve_newton}
 #: ``solver="auto"`` of the regression form is Newton's method up to this many training
 #: points and the accelerated solver beyond: Newton's Hessian costs O(n^2 k r) per
 #: iteration (k the rank of F), so its fits grow faster with n. Over random slider
@@ -65,6 +66,12 @@ SVR_SOLVERS = {**SOLVERS, "newton": solve_newton}
 #: at 280, but 1.5 times it at 420 (`benchmarks/bench_sliders.py --methods dank_svr
 #: --solver apg newton --n 200 400 600 1000`, docs/slider-latency-on-every-page.md)
 AUTO_SVR_NEWTON_MAX_N = 300
+#: the same switch for the SVM form. Its Hessian costs more there (small eta gives F a
+#: high rank over a large support): over random slider points Newton's CPU p90 was 0.6
+#: to 0.8 of the accelerated solver's at 140 points (the Classification page's), but
+#: 1.1-1.3 times it at 175 and 2.3 at 280 (`benchmarks/bench_sliders.py --methods dank
+#: --solver apg newton --n 200 250 320 400 600`, docs/slider-latency-on-every-page.md)
+AUTO_SVM_NEWTON_MAX_N = 160
 
 
 #: libsvm iterations per training point of the plain SVR that only starts Newton's method
@@ -116,7 +123,7 @@ class _DANKBase(BaseEstimator):
         "sigma": rules.positive,
         "tau": rules.nonnegative,
         "eta": rules.positive_or("auto"),
-        "solver": rules.one_of("auto", *SOLVERS),
+        "solver": rules.one_of("auto", *DANK_SOLVERS),
         "max_iter": rules.positive_int,
         "tol": rules.positive,
         "n_clusters": rules.positive_int,
@@ -159,7 +166,7 @@ class _DANKBase(BaseEstimator):
         if fast and beta_svm is not None and not np.any(beta0):
             beta0 = beta_svm
         L = problem.lipschitz(_lambda_max(problem.K, exact=not fast))
-        result = SVR_SOLVERS[solver_name](problem, beta0, L, max_iter=self.max_iter,
+        result = DANK_SOLVERS[solver_name](problem, beta0, L, max_iter=self.max_iter,
                                           tol=self.tol, callback=self.callback)
         if not np.isfinite(result.objective):
             raise ValueError(
@@ -181,11 +188,12 @@ class _DANKBase(BaseEstimator):
 
     @staticmethod
     def _auto_solver(problem: DankProblem) -> str:
-        """``"auto"``: Newton's method for the regression form up to
-        :data:`AUTO_SVR_NEWTON_MAX_N` points, else the accelerated solver."""
-        if problem.svr and problem.n <= AUTO_SVR_NEWTON_MAX_N:
-            return "newton"
-        return AUTO_SOLVER
+        """``"auto"``: Newton's method up to :data:`AUTO_SVR_NEWTON_MAX_N` points for the
+        regression form and :data:`AUTO_SVM_NEWTON_MAX_N` for the SVM form (with its
+        equality), else the accelerated solver."""
+        limit = AUTO_SVR_NEWTON_MAX_N if problem.svr else (
+            AUTO_SVM_NEWTON_MAX_N if getattr(problem, "bias", True) else 0)
+        return "newton" if problem.n <= limit else AUTO_SOLVER
 
     def _snapshot_bias(self, target, labels):
         """``bias_of(beta, Qu)`` for :meth:`DankProblem.snapshot` (the SVM's or the SVR's
@@ -255,11 +263,14 @@ class DANKClassifier(ClassifierMixin, _DANKBase):
         How strongly ``F`` is pulled to ``11^T``; ``eta -> inf`` gives the plain SVM.
         ``"auto"`` uses ``||alpha_SVM||^2`` of a plain SVM with the same sigma and C
         (§6.1); the value used is ``eta_``.
-    solver : {"auto", "apg", "nesterov", "nesterov-monotone", "pg"}
+    solver : {"auto", "apg", "newton", "nesterov", "nesterov-monotone", "pg"}
         ``"nesterov"`` is Algorithm 1, ``"nesterov-monotone"`` its monotone variant
         (§3.2), ``"pg"`` projected gradient (eq. 17), ``"apg"`` accelerated projected
         gradient with backtracking and adaptive restart (ours; same optimum, 10-20x
-        fewer iterations). ``"auto"`` = ``"apg"``.
+        fewer iterations), ``"newton"`` Newton's method with the exact Hessian of h and
+        a box-constrained quadratic step (ours, :mod:`nplk_core._dank_newton`; 3-10
+        iterations). ``"auto"`` is ``"newton"`` up to :data:`AUTO_SVM_NEWTON_MAX_N`
+        training points and ``"apg"`` beyond.
     max_iter, tol : stop after ``max_iter`` iterations or when ``||a_{t+1} - a_t|| <= tol``.
     extension : {"reciprocal", "nearest", "smooth"}
         Out-of-sample rule (:mod:`nplk_core.extension`): a new point takes the row of
@@ -425,11 +436,10 @@ class DANKRegressor(RegressorMixin, _DANKBase):
     ``a_hat - a_check``; ``eta="auto"`` uses ``||a_hat - a_check||^2`` of a plain SVR.
     Out-of-sample: the nearest-training-point column of ``F`` by default
     (``extension``, ``extension_width``: the same three rules as the classifier). The
-    scalable decomposition (``n_clusters``) is defined for the SVM form only. Besides
-    the classifier's solvers, ``solver="newton"`` is Newton's method with the exact
-    Hessian of h and a box-constrained quadratic step (:mod:`nplk_core._dank_newton`);
-    ``"auto"`` is Newton's method up to :data:`AUTO_SVR_NEWTON_MAX_N` training points,
-    the accelerated solver (``"apg"``) beyond. Both work in ``u = a_hat - a_check`` with
+    scalable decomposition (``n_clusters``) is defined for the SVM form only. The
+    solvers are the classifier's; ``"auto"`` is Newton's method up to
+    :data:`AUTO_SVR_NEWTON_MAX_N` training points, the accelerated solver (``"apg"``)
+    beyond. Both work in ``u = a_hat - a_check`` with
     the exact proximal step of ``eps ||u||_1`` (see
     :class:`nplk_core._dank_core._SvrOracle`): the same optimum as Algorithm 1 on the
     stacked variable.
@@ -444,7 +454,6 @@ class DANKRegressor(RegressorMixin, _DANKBase):
 
     _param_rules = {**{k: v for k, v in _DANKBase._param_rules.items()
                        if k not in ("n_clusters", "n_jobs")},
-                    "solver": rules.one_of("auto", *SVR_SOLVERS),
                     "epsilon": rules.nonnegative,
                     "extension": rules.one_of(*RULES),
                     "extension_width": rules.positive_or(WIDTH_OF_SIGMA)}
@@ -585,4 +594,4 @@ def _power_lambda_max(K: np.ndarray, iters: int = 100, rtol: float = 1e-6) -> fl
 
 
 __all__ = ["DANKClassifier", "DANKRegressor", "nearest_index", "reciprocal_index",
-           "AUTO_SOLVER", "SVR_SOLVERS"]
+           "AUTO_SOLVER", "DANK_SOLVERS"]

@@ -7,11 +7,12 @@ import warnings
 
 import numpy as np
 import pytest
+from _dank_references import dense_F, dense_grad_f, dense_hessian
 from scipy.optimize import linprog, minimize
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVR
 
-from nplk_core import DANKClassifier, DANKRegressor
+from nplk_core import DANKRegressor
 from nplk_core._dank_core import SOLVERS, DankProblem
 from nplk_core._dank_newton import (
     AT_LOWER,
@@ -19,52 +20,22 @@ from nplk_core._dank_newton import (
     FREE_NEG,
     FREE_POS,
     box_qp,
+    dank_hessian,
     labels_of,
     solve_newton,
-    svr_hessian,
 )
-from nplk_core.dank import AUTO_SVR_NEWTON_MAX_N, _DANKBase, _plain_svm
+from nplk_core.dank import (
+    AUTO_SVM_NEWTON_MAX_N,
+    AUTO_SVR_NEWTON_MAX_N,
+    _DANKBase,
+    _plain_svm,
+)
 from nplk_core.datasets import make_step
 from nplk_core.kernels import gaussian_kernel, sigma_to_gamma
-from nplk_core.spectral import svt
 
 # ---------------------------------------------------------------------------
 # references written here
 # ---------------------------------------------------------------------------
-
-
-def _dense_F(u, K, eta, tau):
-    """F(u) by an n x n singular value thresholding (no support trick)."""
-    n = u.size
-    return svt(np.ones((n, n)) + np.outer(u, u) * K / (4 * eta), tau / 2)[0]
-
-
-def _dense_hessian(u, K, eta, tau):
-    """F o K + eta sum_ij omega_ij (v_i' E_a v_j)(v_i' E_b v_j) over ALL n eigenpairs of
-    the n x n M, every pair (i, j) and every (a, b) in a plain loop over a: the
-    Daleckii-Krein formula as written, no support trick, no split of the pairs."""
-    n = u.size
-    s = tau / 2
-    M = np.ones((n, n)) + np.outer(u, u) * K / (4 * eta)
-    lam, V = np.linalg.eigh(M)
-    dpsi = 2 * np.maximum(lam - s, 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        omega = (dpsi[:, None] - dpsi[None, :]) / (lam[:, None] - lam[None, :])
-    same = np.abs(lam[:, None] - lam[None, :]) < 1e-13 * max(1.0, abs(lam).max())
-    second = 2.0 * (lam > s)
-    omega[same] = np.broadcast_to(second[:, None], omega.shape)[same]
-    T = np.empty((n, n, n))  # T[a] = V' E_a V
-    for a in range(n):
-        w = u * K[:, a] / (4 * eta)  # E_a = dM/du_a = e_a w^T + w e_a^T
-        E = np.outer(np.eye(n)[a], w) + np.outer(w, np.eye(n)[a])
-        T[a] = V.T @ E @ V
-    D = eta * np.einsum("aij,bij,ij->ab", T, T, omega)
-    return _dense_F(u, K, eta, tau) * K + D
-
-
-def _grad_f(u, K, eta, tau):
-    """(F(u) o K) u, the derivative of the smooth part's -1/2 u'(F o K)u term (Danskin)."""
-    return (_dense_F(u, K, eta, tau) * K) @ u
 
 
 def _svr_problem(n=30, C=1.0, eta=2.0, tau=0.01, eps=0.1, sigma=0.5, seed=1):
@@ -136,8 +107,8 @@ def test_hessian_matches_the_dense_formula_and_finite_differences(sigma, eta, ta
     u = rng.uniform(-3, 3, n) * (rng.uniform(size=n) < share)
     if not np.any(u):
         u[5] = 1.3
-    H = svr_hessian(u, K, eta, tau)
-    ref = _dense_hessian(u, K, eta, tau)
+    H = dank_hessian(u, K, eta, tau)
+    ref = dense_hessian(u, K, eta, tau)
     np.testing.assert_allclose(H, ref, rtol=0, atol=1e-10 * np.abs(ref).max())
     # central differences of (F o K) u, from the dense F: the Hessian of -f
     h = 1e-6
@@ -145,7 +116,7 @@ def test_hessian_matches_the_dense_formula_and_finite_differences(sigma, eta, ta
     for a in range(n):
         e = np.zeros(n)
         e[a] = h
-        fd[:, a] = (_grad_f(u + e, K, eta, tau) - _grad_f(u - e, K, eta, tau)) / (2 * h)
+        fd[:, a] = (dense_grad_f(u + e, K, eta, tau) - dense_grad_f(u - e, K, eta, tau)) / (2 * h)
     np.testing.assert_allclose(H, 0.5 * (fd + fd.T), rtol=0, atol=1e-6 * np.abs(H).max())
     # minus the Hessian of a concave function
     assert np.linalg.eigvalsh(H).min() >= -1e-9 * np.abs(H).max()
@@ -154,7 +125,7 @@ def test_hessian_matches_the_dense_formula_and_finite_differences(sigma, eta, ta
 def test_hessian_at_zero_is_the_thresholded_kernel():
     X, _ = make_step(12, noise=0.05, random_state=0)
     K = gaussian_kernel(X, sigma=0.5)
-    np.testing.assert_allclose(svr_hessian(np.zeros(12), K, 3.0, 0.4),
+    np.testing.assert_allclose(dank_hessian(np.zeros(12), K, 3.0, 0.4),
                                (12 - 0.2) / 12 * K)
 
 
@@ -165,8 +136,8 @@ def test_hessian_curvature_of_F_fades_as_eta_grows():
     K = gaussian_kernel(X, sigma=0.5)
     u = np.linspace(-2, 2, 20)
     for eta, small in ((1e5, True), (1.0, False)):
-        H = svr_hessian(u, K, eta, 0.01)
-        FK = _dense_F(u, K, eta, 0.01) * K
+        H = dank_hessian(u, K, eta, 0.01)
+        FK = dense_F(u, K, eta, 0.01) * K
         rel = np.abs(H - FK).max() / np.abs(FK).max()
         assert (rel < 1e-4) == small, (eta, rel)
 
@@ -366,25 +337,30 @@ def test_warm_start_refit_reaches_the_cold_optimum():
     assert warm.objective_ == pytest.approx(cold.objective_, rel=1e-9)
 
 
-def test_newton_is_for_the_regression_form_only():
-    X, y = make_step(20, noise=0.1, random_state=0)
-    with pytest.raises(ValueError, match="solver"):
-        DANKClassifier(solver="newton").fit(X, np.where(y > np.median(y), 1, -1))
-    problem = DankProblem(gaussian_kernel(X), np.ones(20), np.ones(20), 1.0, 1.0, 0.0)
-    with pytest.raises(ValueError, match="DANK-SVR"):
+def test_newton_needs_the_equality_constraint():
+    """The step's program keeps 1^T u = 0: the scalable decomposition's box alone (no
+    bias) is refused with a clear error, not solved wrongly."""
+    X, _ = make_step(20, noise=0.1, random_state=0)
+    labels = np.where(np.arange(20) % 2 == 0, 1.0, -1.0)
+    problem = DankProblem(gaussian_kernel(X), labels, np.ones(20), 1.0, 1.0, 0.0, bias=False)
+    with pytest.raises(ValueError, match="apg"):
         solve_newton(problem, np.zeros(20), 1.0, max_iter=5, tol=1e-4)
 
 
 def test_auto_is_newton_up_to_its_size_and_accelerated_beyond():
     class _Stub:
-        svr = True
+        svr, bias = True, True
 
-    small, big, svm = _Stub(), _Stub(), _Stub()
-    small.n, big.n = AUTO_SVR_NEWTON_MAX_N, AUTO_SVR_NEWTON_MAX_N + 1
-    svm.svr, svm.n = False, 10
-    assert _DANKBase._auto_solver(small) == "newton"
-    assert _DANKBase._auto_solver(big) == "apg"
-    assert _DANKBase._auto_solver(svm) == "apg"
+    def stub(svr, n, bias=True):
+        s = _Stub()
+        s.svr, s.n, s.bias = svr, n, bias
+        return s
+
+    assert _DANKBase._auto_solver(stub(True, AUTO_SVR_NEWTON_MAX_N)) == "newton"
+    assert _DANKBase._auto_solver(stub(True, AUTO_SVR_NEWTON_MAX_N + 1)) == "apg"
+    assert _DANKBase._auto_solver(stub(False, AUTO_SVM_NEWTON_MAX_N)) == "newton"
+    assert _DANKBase._auto_solver(stub(False, AUTO_SVM_NEWTON_MAX_N + 1)) == "apg"
+    assert _DANKBase._auto_solver(stub(False, 10, bias=False)) == "apg"
 
 
 def test_a_capped_svr_start_reaches_the_same_optimum():

@@ -71,7 +71,10 @@ class _Model:
 
 _MODELS: dict[str, _Model] = {
     # DANK (apg) 43-55 ms at n = 200 and 0.55 s at 1000 (README table); ~9 n² doubles
-    # measured at n = 600 (K, F, F∘K, the SVT's work arrays, the SVM start).
+    # measured at n = 600 (K, F, F∘K, the SVT's work arrays, the SVM start). "auto" runs
+    # Newton's method up to nplk_core.dank.AUTO_SVM_NEWTON_MAX_N (160) points, where its
+    # CPU p90 over random slider points is 0.06-0.17 s: within the live budget as this
+    # model says, so it needs no route of its own (DANK-SVR's routes below).
     "dank": _Model(0.06, 2.0, 12, scalable="DANK's k-means decomposition (Scaling page) "
                                            "fits large samples in parts"),
     # DANK-SVR's time: by the solver that runs (_DANK_SVR_ROUTES); its memory: here

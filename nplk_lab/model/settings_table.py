@@ -203,8 +203,8 @@ _STATIC_SETTINGS: tuple[Setting, ...] = (
                            ("pg", "projected gradient"), ("apg", "accelerated PG")),
             help="How DANK finds its optimum (the best α for its dual objective h(α)); "
                  "all solvers reach the same optimum, at different speeds. auto: "
-                 "accelerated PG for DANK, Newton's method for DANK-SVR (up to 300 "
-                 "training points)."),
+                 "Newton's method up to 160 training points for DANK and 300 for DANK-SVR, "
+                 "accelerated PG beyond."),
     Setting("C", "float", 10.0, "C (box constraint)", min=0.01, max=1000.0, log=True,
             methods=("dank", "knpl", "onk", "svm", "dank_svr", "svr", "mkl_uniform"),
             pages=PAGES, continuous=True,
