@@ -199,15 +199,41 @@ def lab_ridge_coef(Phi: ArrayLike, P: ArrayLike, y: ArrayLike, *, lam: float
     a : ndarray of shape (m,)
     b : float
     """
+    G, rhs, b = _ridge_system(Phi, y)
+    return _ridge_solve(G, np.asarray(P, dtype=float), rhs, lam), b
+
+
+def lab_ridge_coefs(Phi: ArrayLike, P: ArrayLike, y: ArrayLike, lams: ArrayLike
+                    ) -> tuple[list[NDArray[np.float64] | None], float]:
+    """:func:`lab_ridge_coef` at every ridge of ``lams``, the Gram matrix and the
+    right-hand side formed once (the same numbers, bit for bit, as one call per ridge);
+    ``None`` where the least-squares solve did not converge. Returns ``(coefs, b)``."""
+    G, rhs, b = _ridge_system(Phi, y)
+    P = np.asarray(P, dtype=float)
+    coefs: list[NDArray[np.float64] | None] = []
+    for lam in np.asarray(lams, dtype=float):
+        try:
+            coefs.append(_ridge_solve(G, P, rhs, float(lam)))
+        except np.linalg.LinAlgError:
+            coefs.append(None)
+    return coefs, b
+
+
+def _ridge_system(Phi: ArrayLike, y: ArrayLike) -> tuple[NDArray, NDArray, float]:
+    """``(Phi^T Phi, Phi^T (y - b), b)``, ``b = mean(y)``."""
     Phi = np.asarray(Phi, dtype=float)
     y = np.asarray(y, dtype=float)
     b = float(y.mean())
-    A = Phi.T @ Phi + lam * np.asarray(P, dtype=float)
+    return Phi.T @ Phi, Phi.T @ (y - b), b
+
+
+def _ridge_solve(G: NDArray, P: NDArray, rhs: NDArray, lam: float) -> NDArray[np.float64]:
+    """``a`` of ``(G + lam P) a = rhs`` by least squares."""
     # least squares, not solve: a support point whose bandwidth is 0 has a constant
     # kernel, and two of them make identical columns of Phi and identical rows of K_sv
     # (measured: 9 of 30 on the noisy chirp, seed 0); the minimum-norm solution splits
     # their coefficient evenly and equals solve's wherever A is invertible
-    return np.linalg.lstsq(A, Phi.T @ (y - b), rcond=None)[0], b
+    return np.linalg.lstsq(G + lam * P, rhs, rcond=None)[0]
 
 
 def lab_fit_alpha_all(Xs: ArrayLike, theta: ArrayLike, X: ArrayLike, y: ArrayLike, *,

@@ -55,6 +55,7 @@ from ._lab_rbf_core import (  # noqa: F401 (_kernel_from_q: the lab imports it h
     lab_kernel,
     lab_loss_and_grad,
     lab_ridge_coef,
+    lab_ridge_coefs,
     lbfgs_descent,
 )
 from ._lab_rbf_docs import _ATTRS_DOC, _PARAMS_DOC, _REFERENCES, _TRAINING_NOTE
@@ -66,6 +67,7 @@ __all__ = [
     "lab_fit_alpha_all",
     "lab_kernel",
     "lab_ridge_coef",
+    "lab_ridge_coefs",
     "lab_loss_and_grad",
 ]
 

@@ -23,6 +23,7 @@ from nplk_core.lab_rbf import (
     lab_fit_alpha_all,
     lab_kernel,
     lab_ridge_coef,
+    lab_ridge_coefs,
 )
 from nplk_lab.model import lab_rbf_halves as lh
 
@@ -130,6 +131,122 @@ def test_one_bandwidth_ridge_with_every_point_a_centre_is_kernel_ridge():
     ref = KernelRidge(kernel="rbf", gamma=t * t, alpha=mu).fit(X, y - y.mean())
     np.testing.assert_allclose(predict(Z), ref.predict(Z) + y.mean(), atol=2e-3)
 
+
+
+@pytest.fixture(scope="module")
+def page_training_set():
+    """The Regression page's default data (its training split: 140 points)."""
+    from nplk_lab.model.data import REGRESSION, prepare_data
+
+    data, _ = prepare_data({}, REGRESSION)
+    return data.X_train, data.y_train, data.X_test
+
+
+def _reference_choice(m, X, y):
+    """The comparison's grid scored by the route before (one eigendecomposition per
+    width, features by triangular solves): errors, first best (t, mu), and the pieces
+    to refit."""
+    from nplk_core.lab_rbf import _weighted_sq_dist
+    from nplk_core.lab_rbf_width import _ridge_path_errors_eigh
+
+    Z = m._scale(X)
+    C = Z[m.support_]
+    S = _weighted_sq_dist(C, np.ones_like(C), Z).T
+    S_cc = _weighted_sq_dist(C, np.ones_like(C), C)
+    fit, val = lh._split(m, y.size)
+    thetas = lh._thetas(m)
+    E = _ridge_path_errors_eigh(S[fit], S_cc, y[fit], S[val], y[val], thetas, lh.MU_GRID)
+    i, j = np.unravel_index(int(np.argmin(E)), E.shape)
+    return E, (float(thetas[i]), float(lh.MU_GRID[j])), (C, S, S_cc)
+
+
+def _route_errors(monkeypatch):
+    """Record what either route of the comparison returns."""
+    import nplk_core.lab_rbf_width as lw
+
+    seen = []
+    for name in ("ridge_path_errors", "ridge_path_errors_on_centres"):
+        f = getattr(lw, name)
+        monkeypatch.setattr(lw, name, lambda *a, _f=f, _n=name, **k:
+                            seen.append((_n, _f(*a, **k))) or seen[-1][1])
+    return seen
+
+
+def _same_as_reference(m, X, y, X_test, monkeypatch, route):
+    from nplk_core.lab_rbf_width import ridge_path_fit
+
+    seen = _route_errors(monkeypatch)
+    predict, (t, mu) = lh.one_bandwidth_ridge(m, X, y)
+    E_ref, pair, (C, S, S_cc) = _reference_choice(m, X, y)
+    assert (t, mu) == pair
+    assert [name for name, _ in seen] == [route]
+    eps = np.finfo(float).eps
+    tol = 1e-12 + 20 * eps * y.size / lh.MU_GRID[None, :]
+    assert np.all(np.abs(seen[0][1] - E_ref) <= tol * E_ref)
+    J, a, b = ridge_path_fit(S, S_cc, y, t, mu)
+    ref = lab_kernel(C[J], np.full(C[J].shape, t), m._scale(X_test)).T @ a + b
+    np.testing.assert_array_equal(predict(X_test), ref)
+
+
+@pytest.mark.parametrize("n_support, lam", [(60, 1e-3), (120, 1e-6), (135, 0.03),
+                                            (140, 5e-4), (171, 0.03), (200, 7e-6)])
+def test_one_bandwidth_ridge_on_the_page_s_data_chooses_the_reference_pair(
+        page_training_set, n_support, lam, monkeypatch):
+    """The page's data across the support counts: with points held out, the general
+    (tridiagonal) route; at a count the training set cannot fill, every training point
+    is a centre and nothing is held out, the route on the centres. Either chooses the
+    pair the route before chooses (kept as the reference), with the same errors up to
+    round-off and the same refitted predictions."""
+    X, y, X_test = page_training_set
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = LABRBFRegressor(n_support=n_support, lam=lam, random_state=0).fit(X, y)
+    every = m.support_.size == y.size and np.size(m.validation_) == 0
+    assert every == (n_support >= y.size)
+    _same_as_reference(m, X, y, X_test, monkeypatch,
+                       "ridge_path_errors_on_centres" if every else "ridge_path_errors")
+
+
+@pytest.mark.parametrize("name", [pytest.param(k, marks=[] if k == "step" else pytest.mark.slow)
+                                  for k in lh.SETS])
+def test_one_bandwidth_ridge_on_the_measured_data_sets_chooses_the_reference_pair(
+        name, monkeypatch):
+    """The halves measurement's own fits (``measure``: 30 support points, seed 0): the
+    pair and errors of the route before."""
+    from nplk_core.lab_rbf import LABRBFRegressor as Reg
+
+    X, y, X_test, _, _ = lh.draw(name, 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = Reg(n_support=30, random_state=0).fit(X, y)
+    _same_as_reference(m, X, y, X_test, monkeypatch, "ridge_path_errors")
+
+
+
+def test_shared_bandwidth_with_every_point_a_support_point_on_the_page_s_data(
+        page_training_set):
+    """Nothing held out and every training point a support point: the validation points
+    are the support points (their kernel columns are read from the support kernel), and
+    the width is still the one whose paper's fit, solved by the paper's equation, has the
+    smallest error on them; the fit predicts as that one."""
+    X, y, X_test = page_training_set
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = LABRBFRegressor(n_support=171, lam=0.03, random_state=0).fit(X, y)
+    assert m.support_.size == y.size and np.size(m.validation_) == 0
+    predict, t = lh.shared_bandwidth(m, X, y)
+    Z = m._scale(X)
+    Xs, ys = Z[m.support_], y[m.support_]
+
+    def val_mse(tt):
+        th = np.full(Xs.shape, tt)
+        a, b = lab_fit_alpha(Xs, ys, th, lam=m.lam)
+        return np.mean((lab_kernel(Xs, th, Z).T @ a + b - y) ** 2), (th, a, b)
+    errs = [val_mse(tt)[0] for tt in lh._thetas(m)]
+    assert val_mse(t)[0] == pytest.approx(min(errs), rel=1e-9)
+    th, a, b = val_mse(t)[1]
+    np.testing.assert_allclose(predict(X_test), lab_kernel(Xs, th, m._scale(X_test)).T @ a + b,
+                               rtol=1e-9, atol=1e-9)
 
 def test_learned_ridge_uses_the_learned_widths_and_the_validation_best_ridge(noisy_chirp):
     m, X, y, grid, _ = noisy_chirp
@@ -319,3 +436,60 @@ def test_the_comparison_is_drawn_at_every_support_count_without_a_press(n_suppor
     assert not [b for b in at.button if b.key == "regression_lab_halves_go"]
     at.run()
     assert "On this draw" in "\n".join(e.value for e in at.markdown)
+
+
+def _ridge_choose_by_loop(Phi, P, y, fit, val):
+    """The extension's choice as it was made: one lab_ridge_coef per ridge."""
+    best = (np.inf, None)
+    for mu in lh.MU_GRID:
+        with np.errstate(all="ignore"):
+            a, b = lab_ridge_coef(Phi[fit], P, y[fit], lam=mu)
+            err = lh._mse(Phi[val] @ a + b, y[val])
+        if err < best[0]:
+            best = (err, mu)
+    return best
+
+
+@pytest.mark.parametrize("case", ["page-60", "page-171", "step", "diabetes"])
+def test_the_extension_s_ridge_choice_is_the_loop_s_to_the_last_bit(case, page_training_set):
+    """The Gram matrix and right-hand side formed once for the twelve ridges
+    (lab_ridge_coefs): the same validation error and ridge, bit for bit, as one
+    lab_ridge_coef per ridge, on the page's data (some points held out; every point a
+    support point) and two of the measured data sets."""
+    if case.startswith("page"):
+        X, y, _ = page_training_set
+        n_support, seed = int(case.split("-")[1]), 0
+    else:
+        X, y = lh.draw(case, 0)[:2]
+        n_support, seed = 30, 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = LABRBFRegressor(n_support=n_support, random_state=seed).fit(X, y)
+    Z = m._scale(X)
+    Phi = lab_kernel(m._support_scaled, m.bandwidths_scaled_, Z).T
+    P = lab_kernel(m._support_scaled, m.bandwidths_scaled_, m._support_scaled)
+    fit, val = lh._split(m, y.size)
+    assert lh._ridge_choose(Phi, P, y, fit, val) == _ridge_choose_by_loop(Phi, P, y, fit, val)
+    coefs, b = lab_ridge_coefs(Phi[fit], P, y[fit], lh.MU_GRID)
+    for mu, a in zip(lh.MU_GRID, coefs, strict=True):
+        a_ref, b_ref = lab_ridge_coef(Phi[fit], P, y[fit], lam=mu)
+        np.testing.assert_array_equal(a, a_ref)
+        assert b == b_ref
+
+
+def test_the_shared_width_s_cholesky_is_scipy_s_bit_for_bit():
+    """The shared width's solve calls LAPACK directly: the same numbers as
+    scipy.linalg.cho_solve(cho_factor(.)), and the same errors for the fallback."""
+    import scipy.linalg
+
+    rng = np.random.default_rng(11)
+    x = rng.uniform(-1, 1, 60)
+    for t, lam in ((3.0, 1e-3), (30.0, 1e-6), (0.3, 1e-2)):
+        A = np.exp(-t * t * (x[:, None] - x[None, :]) ** 2) + lam * np.eye(60)
+        b = rng.normal(size=60)
+        ref = scipy.linalg.cho_solve(scipy.linalg.cho_factor(A, check_finite=True), b)
+        np.testing.assert_array_equal(lh._cho_solve_checked(A.copy(), b), ref)
+    with pytest.raises(np.linalg.LinAlgError):
+        lh._cho_solve_checked(-np.eye(3), np.ones(3))
+    with pytest.raises(ValueError):
+        lh._cho_solve_checked(np.eye(3) * np.nan, np.ones(3))

@@ -126,23 +126,32 @@ def shared_bandwidth(m, X: NDArray, y: NDArray):
     _, val = _split(m, y.size)
     ones = np.ones_like(Xs)
     S_ss = _weighted_sq_dist(Xs, ones, Xs)
-    S_sv = _weighted_sq_dist(Xs, ones, Z[val])
+    # validation points that are all support points (nothing held out, every point a
+    # support point): their kernel columns are the support kernel's, in another order
+    at = None
+    if val.size == sv.size and np.array_equal(np.sort(sv), np.sort(val)):
+        where = np.empty(y.size, dtype=int)
+        where[sv] = np.arange(sv.size)
+        at = where[val]
+    S_sv = None if at is not None else _weighted_sq_dist(Xs, ones, Z[val])
     b0 = float(ys.mean())
     eye = np.eye(Xs.shape[0])
     best = (np.inf, None)
     with np.errstate(all="ignore"):
         for t in _thetas(m):
             K = _kernel_from_q(t * t * S_ss, m.kernel)
+            K_val = K[:, at] if at is not None else None
             try:
-                alpha = scipy.linalg.cho_solve(
-                    scipy.linalg.cho_factor(K + m.lam * eye, check_finite=True), ys - b0)
+                alpha = _cho_solve_checked(K + m.lam * eye, ys - b0)
             except (np.linalg.LinAlgError, ValueError):
                 try:
                     alpha, b0 = lab_fit_alpha(Xs, ys, np.full(Xs.shape, t), lam=m.lam,
                                               kind=m.kernel)
                 except (np.linalg.LinAlgError, ValueError):
                     continue
-            err = _mse(_kernel_from_q(t * t * S_sv, m.kernel).T @ alpha + b0, y[val])
+            if K_val is None:
+                K_val = _kernel_from_q(t * t * S_sv, m.kernel)
+            err = _mse(K_val.T @ alpha + b0, y[val])
             if err < best[0]:
                 best = (err, t)
     t = best[1]
@@ -154,19 +163,42 @@ def shared_bandwidth(m, X: NDArray, y: NDArray):
                                  m.kernel).T @ alpha + b0), float(t)
 
 
+def _cho_solve_checked(A: NDArray, b: NDArray) -> NDArray:
+    """``scipy.linalg.cho_solve(scipy.linalg.cho_factor(A), b)`` with its checks (ValueError
+    for a non-finite entry, LinAlgError where ``A`` is not positive definite), the same
+    LAPACK calls (``potrf`` on the upper triangle, ``potrs``) without the wrappers' cost,
+    which was a fifth of the shared width's search: the same numbers, bit for bit. ``A``
+    is overwritten."""
+    potrf, potrs = scipy.linalg.get_lapack_funcs(("potrf", "potrs"), (A,))
+    if not (np.all(np.isfinite(A)) and np.all(np.isfinite(b))):
+        raise ValueError("array must not contain infs or NaNs")
+    c, info = potrf(A, lower=0, overwrite_a=1, clean=0)
+    if info > 0:
+        raise np.linalg.LinAlgError(f"{info}-th leading minor is not positive definite")
+    if info < 0:  # pragma: no cover (LAPACK's own argument check)
+        raise ValueError(f"illegal value in argument {-info} of potrf")
+    x, info = potrs(c, b, lower=0)
+    if info != 0:  # pragma: no cover (LAPACK's own argument check)
+        raise ValueError(f"illegal value in argument {-info} of potrs")
+    return x
+
+
 def _ridge_choose(Phi: NDArray, P: NDArray, y: NDArray, fit: NDArray, val: NDArray):
     """(validation MSE, μ) of the best μ on the grid for ``(Φᵀ Φ + μ P) a = Φᵀ(y − ȳ)``
-    fitted on ``fit``, scored on ``val``."""
+    fitted on ``fit``, scored on ``val`` (Gram matrix and right-hand side formed once:
+    :func:`~nplk_core.lab_rbf.lab_ridge_coefs`)."""
+    from nplk_core.lab_rbf import lab_ridge_coefs
+
     best = (np.inf, None)
-    for mu in MU_GRID:
-        with np.errstate(all="ignore"):
-            try:
-                a, b = _ridge(Phi[fit], P, y[fit], mu)
-            except np.linalg.LinAlgError:
+    with np.errstate(all="ignore"):
+        coefs, b = lab_ridge_coefs(Phi[fit], P, y[fit], MU_GRID)
+        Phi_val, y_val = Phi[val], y[val]
+        for mu, a in zip(MU_GRID, coefs, strict=True):
+            if a is None:
                 continue
-            err = _mse(Phi[val] @ a + b, y[val])
-        if err < best[0]:
-            best = (err, mu)
+            err = _mse(Phi_val @ a + b, y_val)
+            if err < best[0]:
+                best = (err, mu)
     return best
 
 
@@ -179,22 +211,35 @@ def one_bandwidth_ridge(m, X: NDArray, y: NDArray):
     """One shared bandwidth, ridge on all training points (subset of regressors on ``m``'s
     support points), bandwidth and ridge chosen on the validation points and refitted on
     all. Every pair of :data:`THETA_GRID` x :data:`MU_GRID` is scored at the cost of one
-    factor per bandwidth (:func:`nplk_core.lab_rbf_width.ridge_path_errors`). Returns
+    factor per bandwidth (:func:`nplk_core.lab_rbf_width.ridge_path_errors`; with every
+    training point a support point and none held out,
+    :func:`~nplk_core.lab_rbf_width.ridge_path_errors_on_centres`). Returns
     ``(predict, (t, μ))``."""
     from nplk_core.lab_rbf import _weighted_sq_dist
-    from nplk_core.lab_rbf_width import ridge_path_errors, ridge_path_fit
+    from nplk_core.lab_rbf_width import (
+        ridge_path_errors,
+        ridge_path_errors_on_centres,
+        ridge_path_fit,
+    )
 
     Z = m._scale(np.asarray(X, dtype=float))
     y = np.asarray(y, dtype=float)
-    C = Z[np.asarray(m.support_)]
+    sv = np.asarray(m.support_)
+    C = Z[sv]
     fit, val = _split(m, y.size)
     ones = np.ones_like(C)
     S = _weighted_sq_dist(C, ones, Z).T             # ||x_j - c_i||^2: K(t) = exp(-t^2 S)
     S_cc = _weighted_sq_dist(C, ones, C)
     thetas = _thetas(m)
-    S_fit = S[fit]
-    S_val = S_fit if np.array_equal(fit, val) else S[val]
-    errors = ridge_path_errors(S_fit, S_cc, y[fit], S_val, y[val], thetas, MU_GRID)
+    if fit.size == y.size and val.size == y.size and sv.size == y.size \
+            and np.array_equal(np.sort(sv), fit):
+        # every training point a centre and nothing held out: fit and validation points
+        # are the centres (the same model and errors, a cheaper route)
+        errors = ridge_path_errors_on_centres(S_cc, y[sv], thetas, MU_GRID)
+    else:
+        S_fit = S[fit]
+        S_val = S_fit if np.array_equal(fit, val) else S[val]
+        errors = ridge_path_errors(S_fit, S_cc, y[fit], S_val, y[val], thetas, MU_GRID)
     if np.isfinite(errors).any():  # the first best in grid order, as a loop would keep
         i, j = np.unravel_index(int(np.argmin(errors)), errors.shape)
         t, mu = float(thetas[i]), float(MU_GRID[j])
