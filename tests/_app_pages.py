@@ -31,6 +31,23 @@ def open_page(page: str, **query) -> AppTest:
     return at
 
 
+def open_panel(at: AppTest, name: str, page: str) -> AppTest:
+    """Open the closed panel ``name`` ("present", "load", "researchers": each such note
+    the page drew) of ``page``, as a click on its label does: its state set, then the
+    run the opening causes (a closed panel draws its label alone)."""
+    from nplk_lab.ui.keys import OPEN
+
+    key = f"{OPEN}{name}_{page}"
+    keys = [k for k in at.session_state._state._state.filtered_state
+            if k == key or k.startswith(key + "_")]
+    assert keys, f"no panel {key} on the page"
+    for k in keys:
+        at.session_state[k] = True
+    at.run()
+    assert_clean(at)
+    return at
+
+
 def assert_clean(at: AppTest) -> None:
     """No exception element (no traceback reached the page)."""
     assert not at.exception, [e.value for e in at.exception]

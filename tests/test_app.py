@@ -24,6 +24,7 @@ from _app_pages import (
     fake_reproduce,
     metric,
     open_page,
+    open_panel,
     open_paper,
     page_links,
     results_frames,
@@ -225,6 +226,7 @@ def test_the_surface_says_which_widget_values_it_was_drawn_from():
     assert w["add_mode_forced"] == ["bool_value", True]  # "your points": always on
     assert w["w_add_class"] == ["string_value", "+1"]
     assert "w_view" not in w and "points_undo" not in w  # below the surface; a button
+    assert not [k for k in w if k.startswith("lab_open_")]  # a panel's state: not drawn from
     url = {k: (v[-1] if isinstance(v, list) else v) for k, v in at.query_params.items()}
     assert got["state"] == {"points": url["points"], "focus_point": url["focus_point"]}
     assert got["state"]["focus_point"] == "2"
@@ -303,6 +305,8 @@ def test_configuration_download_and_reload():
     at = open_page("pages/1_Classification.py", n_samples=40, method="svm", sigma="3.0")
     config = lab.params_to_json({**lab.defaults(), "n_samples": 40, "method": "svm",
                                  "sigma": 0.5, "seed": 9})
+    assert not at.file_uploader     # the panel, closed, draws its label alone
+    open_panel(at, "load", "classification")
     at.file_uploader(key="cfg_upload_classification").set_value(
         ("config.json", config.encode(), "application/json")).run()
     assert_clean(at)
@@ -579,6 +583,7 @@ def test_hostile_csv_and_config_uploads_are_plain_text():
     assert not any("No points yet" in t for t in plain_texts(at.info))
     upload(at, "w_csv_classification", "utf16_bom.csv")
     assert not at.error and metric(at, "Train accuracy") != "—"
+    open_panel(at, "load", "classification")
     upload(at, "cfg_upload_classification", "hostile_keys.json")
     assert any("Session expired" in t for t in plain_texts(at.warning))
 
@@ -737,3 +742,33 @@ def test_every_preset_page_renders(name):
     assert_clean(at)
     assert not at.error, texts(at.error)
     assert len(charts(at)) >= 1
+
+
+def test_the_closed_panels_draw_their_labels_alone_and_everything_once_opened():
+    """"Present · add to a lesson", "Load / reset" and "For researchers", closed as a
+    page opens, send their labels alone (no widget of theirs on each student's run);
+    opened (a rerun), each holds what it held before, and stays open across moves."""
+    at = open_page("pages/1_Classification.py", **SMALL)
+    labels = [e.label for e in at.expander]
+    for name in ("Present · add to a lesson", "Load / reset",
+                 "For researchers: the papers' formulas"):
+        assert name in labels
+    keys = {w.key for kind in ("button", "text_input", "selectbox", "file_uploader")
+            for w in getattr(at, kind)}
+    panel_keys = {"present_here", "collect_text_classification",
+                  "collect_ask_classification", "collect_add_classification",
+                  "cfg_upload_classification", "reset_classification"}
+    assert not keys & panel_keys
+    assert not any("Hadamard" in m.value for m in at.markdown)
+    for name in ("present", "load", "researchers"):
+        open_panel(at, name, "classification")
+    keys = {w.key for kind in ("button", "text_input", "selectbox", "file_uploader")
+            for w in getattr(at, kind)}
+    assert panel_keys <= keys
+    assert any("Hadamard" in m.value for m in at.markdown)
+    assert any(c.value.startswith("Presentation link") for c in at.caption)
+    assert any("present=1" in c.value for c in at.code)
+    wiggle(at, "sigma")                     # a move keeps them open
+    keys = {w.key for kind in ("button", "text_input", "selectbox", "file_uploader")
+            for w in getattr(at, kind)}
+    assert panel_keys <= keys

@@ -13,7 +13,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from _app_pages import LESSONS_PAGE, assert_clean, open_lessons
+from _app_pages import LESSONS_PAGE, assert_clean, open_lessons, open_panel
 from _components import figure_of
 from streamlit.testing.v1 import AppTest
 
@@ -218,6 +218,8 @@ def test_views_collected_on_a_lab_page_become_one_lesson_link():
     at.query_params["method"] = "svm"
     at.run()
     assert_clean(at)
+    assert not at.text_input        # the panel, closed, draws its label alone
+    open_panel(at, "present", "classification")
     at.text_input(key="collect_text_classification").input("See the margin.").run()
     at.button(key="collect_add_classification").click().run()
     assert_clean(at)
@@ -244,6 +246,7 @@ def test_a_question_chosen_on_a_lab_page_is_asked_in_the_teachers_lesson():
     at.query_params["method"] = "knpl"
     at.run()
     assert_clean(at)
+    open_panel(at, "present", "classification")
     ask = at.selectbox(key="collect_ask_classification")
     assert ask.options[0].startswith("No question")
     ask.set_value("vs_svm").run()

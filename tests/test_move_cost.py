@@ -183,3 +183,27 @@ def test_the_classification_page_draws_block_means_then_every_entry_on_request()
     assert {len(t["y"]) for t in heat} == {84}
     assert "block-averaged" not in f["layout"]["title"]["text"]
     assert not any("mean over a block" in c.value for c in at.caption)
+
+
+def test_a_figures_text_alternative_is_made_once_and_let_go_with_the_figure(monkeypatch):
+    fig = _figure()
+    text = figure_cache.figure_alt(fig)
+    assert text == fg.alt_text(fig) and text.startswith("Chart")
+    calls = []
+    real = fg.alt_text
+    monkeypatch.setattr(fg, "alt_text", lambda f: calls.append(f) or real(f))
+    assert figure_cache.figure_alt(fig) is text and not calls   # another run, no work
+    other = _figure()
+    assert figure_cache.figure_alt(other) == text and calls == [other]
+    assert figure_cache.figure_alt(other) == text and calls == [other]
+    k = id(fig)
+    del fig
+    gc.collect()
+    with figure_cache._LOCK:
+        assert k not in figure_cache._ALT
+    monkeypatch.setattr(figure_cache, "MAX_ALTS", 2)
+    figs = [_figure() for _ in range(3)]
+    for f in figs:
+        figure_cache.figure_alt(f)
+    with figure_cache._LOCK:
+        assert id(figs[0]) not in figure_cache._ALT and id(figs[-1]) in figure_cache._ALT

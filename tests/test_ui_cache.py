@@ -229,3 +229,32 @@ def test_a_lazy_estimator_acts_as_the_estimator_it_holds():
     np.testing.assert_array_equal(clone.predict(X), svc.predict(X))
     again = pickle.loads(pickle.dumps(lazy))
     assert type(again) is SVC and again.C == 3.0
+
+
+def test_a_store_is_read_without_asking_streamlit_cache_until_it_is_cleared(monkeypatch):
+    """``stores.cache(name)`` hands out the one store of its name from the lab's own map
+    (Streamlit's cached function hashes the name on every call, some 15 calls per page
+    run); both clears Streamlit offers still drop every store."""
+    import streamlit as st
+
+    from nplk_lab.serve import stores
+
+    stores.cache.clear()
+    figs = stores.cache("figs")
+    figs.put(("k",), 1)
+    asked = []
+    original = stores._held
+    monkeypatch.setattr(stores, "_held", lambda name: asked.append(name) or original(name))
+    for _ in range(5):
+        assert stores.cache("figs") is figs
+    assert asked == []                          # read from the lab's map each time
+    stores.cache.clear()                        # the stores' own clear
+    fresh = stores.cache("figs")
+    assert fresh is not figs and fresh.get(("k",)) is None
+    assert asked == ["figs"]
+    fresh.put(("k",), 2)
+    st.cache_resource.clear()                   # Streamlit's clear of every resource
+    again = stores.cache("figs")
+    assert again is not fresh and again.get(("k",)) is None
+    assert asked == ["figs", "figs"]
+    assert stores.cache("figs") is again and asked == ["figs", "figs"]

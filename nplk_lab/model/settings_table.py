@@ -62,6 +62,11 @@ def log_options(lo: float, hi: float, mantissas: Sequence[float] = (1, 1.5, 2, 3
     return tuple(out)
 
 
+#: the value types whose labels :meth:`Setting.format` keeps, and how many per setting
+_LABELLED = frozenset({str, int, float, bool})
+_LABELS_KEPT = 4096
+
+
 @dataclass(frozen=True)
 class Setting:
     """One user-facing setting.
@@ -110,7 +115,24 @@ class Setting:
         return ()
 
     def format(self, value: Any) -> str:
-        """Human-readable value for labels and option lists."""
+        """Human-readable value for labels and option lists. A number or a word is
+        formatted once per setting and process: Streamlit formats every stop of a
+        select slider on every page run (some 330 labels a run on Classification)."""
+        if type(value) not in _LABELLED or value != value:   # not hashable, or NaN
+            return self._format(value)
+        labels = self.__dict__.get("_labels")
+        if labels is None:
+            labels = {}
+            object.__setattr__(self, "_labels", labels)   # not a field: eq, hash, repr
+        k = (type(value), value)
+        text = labels.get(k)
+        if text is None:
+            text = self._format(value)
+            if len(labels) < _LABELS_KEPT:
+                labels[k] = text
+        return text
+
+    def _format(self, value: Any) -> str:
         for opt, lab in self.option_labels:
             if opt == value:
                 return lab

@@ -182,12 +182,40 @@ def cache_bytes(name: str) -> int:
     return int(total * 2 ** 20 * _SHARES.get(name, 1) / sum(_SHARES.values()))
 
 
-@st.cache_resource(show_spinner=False)
+#: the stores :func:`_held` holds now, by name: what :func:`cache` answers without
+#: asking Streamlit's cache, whose look-up hashes the name on every call (about 15 calls
+#: and 1 ms of a worker's interpreter per page run)
+_HELD: dict[str, LRU] = {}
+_HELD_LOCK = threading.Lock()
+
+
+def _released(store: LRU) -> None:
+    """Streamlit let ``store`` go (``cache.clear()``, ``st.cache_resource.clear()``):
+    :func:`cache` asks for a new one."""
+    with _HELD_LOCK:
+        if _HELD.get(store.name) is store:
+            del _HELD[store.name]
+
+
+@st.cache_resource(show_spinner=False, on_release=_released)
+def _held(name: str) -> LRU:
+    store = LRU({"figs": 128, "map-lines": 1024}.get(name, 64),
+               max_bytes=cache_bytes(name), name=name)
+    with _HELD_LOCK:
+        _HELD[name] = store
+    return store
+
+
 def cache(name: str) -> LRU:
     """The LRU store ``name`` ("data", "fits", "grids", "figs", "sweeps", "map-lines":
-    the maps' finished lines, a few numbers each)."""
-    return LRU({"figs": 128, "map-lines": 1024}.get(name, 64), max_bytes=cache_bytes(name),
-               name=name)
+    the maps' finished lines, a few numbers each): one per server, held by
+    ``st.cache_resource`` (``cache.clear()`` and ``st.cache_resource.clear()`` drop
+    them all) and read from :data:`_HELD` while it holds them."""
+    store = _HELD.get(name)
+    return store if store is not None else _held(name)
+
+
+cache.clear = _held.clear   # type: ignore[attr-defined]  (the stores' one public clear)
 
 
 class Waiting(Protocol):

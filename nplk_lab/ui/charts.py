@@ -12,7 +12,7 @@ import streamlit as st
 import nplk_lab.figures as fg
 import nplk_lab.model as lab
 from nplk_lab.model.ablation import rule_key, rule_name
-from nplk_lab.serve.figure_cache import figure_gz
+from nplk_lab.serve.figure_cache import figure_alt, figure_gz
 from nplk_lab.ui.components.chart import drawn_widgets, live_chart
 
 from . import influence
@@ -41,13 +41,14 @@ def chart(fig: Any, key: str, filename: str, **kw: Any) -> Any:
     """A figure with the lab's PNG export settings, updated in place on reruns
     (:func:`nplk_lab.ui.components.chart.live_chart`; ``kw``: its click reporting,
     ``on_click``, ``ack``, ``mark_color``). ``fig`` must not change afterwards: its
-    JSON is kept with it (:mod:`nplk_lab.serve.figure_cache`)."""
+    JSON and its text alternative are kept with it (:mod:`nplk_lab.serve.figure_cache`)."""
     # the raw layout's height, not ``fig.layout.height``: plotly's validator there looks
     # for pandas, which a warming-up server may be importing in another thread
     height = (getattr(fig, "_layout", None) or {}).get("height") or fig.layout.height
-    # the figure's JSON, gzipped once per cached figure (a repeat move encodes nothing)
+    # the figure's JSON, gzipped, and its text alternative, made once per cached figure
+    # (a repeat move encodes nothing)
     return live_chart(figure_gz(fig), key=key, config=fg.plot_config(filename),
-                      height=height, alt=fg.alt_text(fig), **kw)
+                      height=height, alt=figure_alt(fig), **kw)
 
 
 def metrics(res: lab.LabResult, container: Any = None, per_row: int = 5,

@@ -10,7 +10,7 @@ import streamlit as st
 
 import nplk_lab.model as lab
 
-from .keys import CONFIG_APPLIED, NOTES, POINTS_UNDO
+from .keys import CONFIG_APPLIED, NOTES, OPEN, POINTS_UNDO
 from .state import apply_params, params, show_messages
 
 
@@ -71,9 +71,15 @@ def exports(page: str, data: lab.LabData | None, res: lab.LabResult | None = Non
 
 
 def state_controls(page: str) -> None:
-    """Sidebar footer: load a configuration, reset to defaults."""
+    """Sidebar footer: load a configuration, reset to defaults. Closed, the panel sends
+    its label alone: its widgets are drawn once it is opened (which reruns the page),
+    not on every run of every student."""
     ss = st.session_state
-    with st.sidebar.expander("Load / reset", expanded=False):
+    box = st.sidebar.expander("Load / reset", expanded=False, key=f"{OPEN}load_{page}",
+                              on_change="rerun")
+    if not box.open:
+        return
+    with box:
         up = st.file_uploader("Load a configuration (JSON)", type=["json"],
                               key=f"cfg_upload_{page}",
                               help="A file saved with “Configuration (JSON)”: the page "

@@ -34,6 +34,7 @@ MAP_LIVE_COUNT = "lab_map_live_count"  # a fresh key for each in-progress redraw
 # present_mode.py
 MY_STEPS = "lab_my_steps"
 MY_STEPS_HAD = "lab_my_steps_had"  # this session has collected a step (so none = removed)
+OPEN = "lab_open_"  # + what + page: whether that closed-by-default panel is open
 PRESENT_NARROW = "lab_present_narrow"  # presentation mode was left for a narrow window
 
 # replay.py

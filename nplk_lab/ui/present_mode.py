@@ -33,7 +33,7 @@ from nplk_lab.model.lessons import teacher_lessons as teacher
 
 from .components import browser_files
 from .components.kept import keep
-from .keys import MY_STEPS, MY_STEPS_HAD, PRESENT_NARROW
+from .keys import MY_STEPS, MY_STEPS_HAD, OPEN, PRESENT_NARROW
 from .state import params, safe_text
 
 #: key prefix of containers whose widgets stay visible in presentation mode
@@ -67,7 +67,20 @@ def presentation(page: str) -> bool:
         st.info("Presentation mode is made for a projector or a large screen. On a screen "
                 "this narrow the page shows as usual; open the presentation link on the "
                 "projector's computer.")
-    with st.sidebar.expander("Present · add to a lesson", expanded=False):
+    # closed, the panel sends its label alone: its widgets are drawn once it is opened
+    # (which reruns the page), not on every run of every student
+    box = st.sidebar.expander("Present · add to a lesson", expanded=False,
+                              key=f"{OPEN}present_{page}", on_change="rerun")
+    if box.open:
+        _present_panel(page, P, box)
+    _keep_collected()
+    return False
+
+
+def _present_panel(page: str, P: dict[str, Any], box: Any) -> None:
+    """The open "Present · add to a lesson" panel: the Present button, the presentation
+    link and the collector."""
+    with box:
         st.button("Present", key="present_here", icon=":material/slideshow:",
                   on_click=set_present, args=(True,),
                   help="This page for a projector: no controls, the figure large.")
@@ -80,8 +93,6 @@ def presentation(page: str) -> bool:
             st.code(present_url(page, P), language=None, wrap_lines=True)
         if page in lessons_model.STEP_PAGES:
             _collector(page, P)
-    _keep_collected()
-    return False
 
 
 

@@ -38,6 +38,7 @@ from typing import Any
 import streamlit as st
 import streamlit.components.v1 as components_v1
 
+from ..keys import OPEN
 from . import browser_files
 
 #: the live chart's browser code (plotly_common.js, the title fit, chart.js; entry liveChart)
@@ -214,7 +215,8 @@ def drawn_widgets() -> dict[str, list] | None:
     is the wire field (``double_array_value`` for a slider's numbers,
     ``string_array_value`` for a select slider's option labels, ``bool_value`` for a
     toggle, ``string_value`` for a radio's or select box's option label, ...), so
-    ``value`` is what the widget shows once this run is on screen. These are the
+    ``value`` is what the widget shows once this run is on screen. A panel's open state
+    (``keys.OPEN``) is left out: no figure is drawn from it. These are the
     widget values a figure drawn at this point was built from (a widget's value cannot
     change later in the run that drew it). None when Streamlit's run state cannot be
     read (no script run, or a Streamlit whose internals moved: ``tests/test_app.py``
@@ -230,7 +232,8 @@ def drawn_widgets() -> dict[str, list] | None:
         for wid in sorted(drawn):
             key = user_key_from_element_id(wid)
             meta = state.get_widget_metadata(wid)
-            if key is None or meta is None or meta.value_type not in _SHOWN_KINDS:
+            if key is None or meta is None or meta.value_type not in _SHOWN_KINDS or \
+                    key.startswith(OPEN):    # a panel open or closed: nothing drawn from it
                 continue
             try:
                 value = meta.serializer(state.get_widget_value(wid))
