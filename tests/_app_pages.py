@@ -31,10 +31,11 @@ def open_page(page: str, **query) -> AppTest:
     return at
 
 
-def open_panel(at: AppTest, name: str, page: str) -> AppTest:
+def open_panel(at: AppTest, name: str, page: str, is_open: bool = True) -> AppTest:
     """Open the closed panel ``name`` ("present", "load", "researchers": each such note
     the page drew) of ``page``, as a click on its label does: its state set, then the
-    run the opening causes (a closed panel draws its label alone)."""
+    run the opening causes (a closed panel draws its label alone); ``is_open=False``
+    closes it the same way."""
     from nplk_lab.ui.keys import OPEN
 
     key = f"{OPEN}{name}_{page}"
@@ -42,7 +43,7 @@ def open_panel(at: AppTest, name: str, page: str) -> AppTest:
             if k == key or k.startswith(key + "_")]
     assert keys, f"no panel {key} on the page"
     for k in keys:
-        at.session_state[k] = True
+        at.session_state[k] = is_open
     at.run()
     assert_clean(at)
     return at

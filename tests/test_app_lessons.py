@@ -13,7 +13,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from _app_pages import LESSONS_PAGE, assert_clean, open_lessons, open_panel
+from _app_pages import LESSONS_PAGE, assert_clean, open_lessons, open_panel, wiggle
 from _components import figure_of
 from streamlit.testing.v1 import AppTest
 
@@ -209,6 +209,37 @@ def test_present_presents_and_its_link_is_plain_text_with_no_empty_parameter():
     assert query(at)["present"] == "1" and at.button(key="present_exit")
     assert any("step 2 of" in c.value for c in at.caption) and not at.selectbox
     assert "" not in query(at).values()                      # no empty parameter
+
+
+def test_a_sentence_typed_in_the_collector_outlives_closing_its_panel():
+    """The collector's panel draws its widgets only while open, and Streamlit forgets
+    a widget's value once it is not drawn: a sentence typed and a question chosen but
+    not yet added come back when the panel opens again, after moves; once added, the
+    next step starts empty."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.switch_page("pages/1_Classification.py")
+    at.query_params["n_samples"] = "60"
+    at.query_params["method"] = "svm"
+    at.run()
+    open_panel(at, "present", "classification")
+    at.text_input(key="collect_text_classification").input("Watch the margin.").run()
+    chosen = "vs_1nn"      # the question the SVM's step can ask: against 1-NN
+    at.selectbox(key="collect_ask_classification").set_value(chosen).run()
+    assert at.selectbox(key="collect_ask_classification").value == chosen
+    open_panel(at, "present", "classification", is_open=False)
+    assert not at.text_input                  # closed: its widgets are not drawn
+    wiggle(at, "C")
+    at.run()
+    assert_clean(at)
+    open_panel(at, "present", "classification")
+    assert at.text_input(key="collect_text_classification").value == "Watch the margin."
+    assert at.selectbox(key="collect_ask_classification").value == chosen
+    at.button(key="collect_add_classification").click().run()
+    assert_clean(at)
+    assert at.text_input(key="collect_text_classification").value == ""
+    open_panel(at, "present", "classification", is_open=False)
+    open_panel(at, "present", "classification")
+    assert at.text_input(key="collect_text_classification").value == ""
 
 
 def test_views_collected_on_a_lab_page_become_one_lesson_link():

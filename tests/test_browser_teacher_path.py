@@ -112,6 +112,16 @@ def test_a_teachers_question_is_asked_in_the_students_browser(app_server, browse
     option = page.locator('[role="listbox"] [role="option"]').filter(has_text=wording)
     option.first.click()
     wait_applied(page, "collect_ask_classification", wording)
+    # closed and opened again before adding: the sentence and the question are still
+    # there (the closed panel draws its label alone, the page keeps what was typed)
+    summary = page.locator('[data-testid="stSidebar"] [data-testid="stExpander"] summary',
+                           has_text="add to a lesson")
+    summary.click()
+    text.wait_for(state="detached", timeout=60_000)
+    summary.click()
+    tb.wait_still(page)
+    wait_applied(page, "collect_text_classification", SENTENCE)
+    wait_applied(page, "collect_ask_classification", wording)
     page.get_by_role("button", name="Add this view to my lesson").click()
     page.get_by_text("Your lesson has 1 step.", exact=True).wait_for(timeout=60_000)
     page.get_by_role("link", name="Make the lesson link").click()

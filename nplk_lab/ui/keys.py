@@ -33,6 +33,8 @@ MAP_LIVE_COUNT = "lab_map_live_count"  # a fresh key for each in-progress redraw
 
 # present_mode.py
 MY_STEPS = "lab_my_steps"
+MY_STEP_DRAFT = "lab_my_step_draft_"  # + what + page: the collector's typed sentence or
+#                                     chosen question, kept while its panel is closed
 MY_STEPS_HAD = "lab_my_steps_had"  # this session has collected a step (so none = removed)
 OPEN = "lab_open_"  # + what + page: whether that closed-by-default panel is open
 PRESENT_NARROW = "lab_present_narrow"  # presentation mode was left for a narrow window

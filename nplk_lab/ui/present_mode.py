@@ -33,7 +33,7 @@ from nplk_lab.model.lessons import teacher_lessons as teacher
 
 from .components import browser_files
 from .components.kept import keep
-from .keys import MY_STEPS, MY_STEPS_HAD, OPEN, PRESENT_NARROW
+from .keys import MY_STEP_DRAFT, MY_STEPS, MY_STEPS_HAD, OPEN, PRESENT_NARROW
 from .state import params, safe_text
 
 #: key prefix of containers whose widgets stay visible in presentation mode
@@ -178,19 +178,29 @@ def _collector(page: str, P: dict[str, Any]) -> None:
     st.divider()
     st.caption("Build your own lesson: add this view with a sentence for the class; "
                "order the steps and make the link on the Lessons page.")
-    text = st.text_input("Sentence for this step", key=f"collect_text_{page}",
+    asks = {q.key: q.wording(P) for q in teacher.questions_for(page, P)}
+    # the panel draws its widgets only while open, and Streamlit forgets a widget's
+    # value once it is not drawn: a sentence typed (or a question chosen) and not yet
+    # added is kept beside them and given back when the panel opens again
+    text_key, ask_key = f"collect_text_{page}", f"collect_ask_{page}"
+    drafts = {text_key: f"{MY_STEP_DRAFT}text_{page}", ask_key: f"{MY_STEP_DRAFT}ask_{page}"}
+    for key, draft in drafts.items():
+        if key not in ss and ss.get(draft) and (key == text_key or ss[draft] in asks):
+            ss[key] = ss[draft]
+    text = st.text_input("Sentence for this step", key=text_key,
                          max_chars=teacher.MAX_SENTENCE,
                          placeholder="What should the class notice here?",
                          help="One sentence the class reads with this view in your lesson.")
-    asks = {q.key: q.wording(P) for q in teacher.questions_for(page, P)}
+    ss[drafts[text_key]] = text
     ask = ""
     if asks:
         ask = st.selectbox(
-            "Question for the class", ["", *asks], key=f"collect_ask_{page}",
+            "Question for the class", ["", *asks], key=ask_key,
             format_func=lambda k: asks.get(k, "No question: the class reads and looks"),
             help="Optional: the class answers before the figure appears; the lab measures "
                  "the numbers that decide the answer when the step is revealed, so the "
                  "answer is always the one these settings give.")
+        ss[drafts[ask_key]] = ask
     full = len(steps) >= teacher.MAX_TEACHER_STEPS
     if st.button("Add this view to my lesson", key=f"collect_add_{page}", disabled=full,
                  help="Keep this page's settings and your sentence as the next step of "
@@ -200,8 +210,8 @@ def _collector(page: str, P: dict[str, Any]) -> None:
         except ValueError as exc:  # e.g. a view of an uploaded CSV
             st.error(safe_text(str(exc)))
         else:
-            ss.pop(f"collect_text_{page}", None)
-            ss.pop(f"collect_ask_{page}", None)
+            for key in (*drafts, *drafts.values()):
+                ss.pop(key, None)
             st.rerun()
     if steps:
         st.caption(safe_text(f"Your lesson has {len(steps)} step"
