@@ -106,11 +106,8 @@ def _path_errors(S_fit, S_cc, y_fit, S_val, y_val, thetas, mus, rtol, prediction
     r = y_fit - b
     out = np.full((len(thetas), mus.size), np.inf)
     with np.errstate(all="ignore"):
-        for i, t in enumerate(thetas):
-            p = float(t) * float(t)
-            P = np.exp(-p * S_cc)
-            if not np.all(np.isfinite(P)):
-                continue
+        for i, t, P in _centre_kernels(S_cc, thetas):
+            p = t * t
             LJ, J = _pivoted_factor(P, rtol)
             if J.size == 0:  # every centre's kernel vanishes: the fit is the mean
                 out[i] = np.mean((b - y_val) ** 2)
@@ -207,11 +204,7 @@ def ridge_path_errors_on_centres(S_cc: NDArray, y_c: NDArray, thetas: NDArray, m
     r = y_c - float(y_c.mean())
     out = np.full((len(thetas), mus.size), np.inf)
     with np.errstate(all="ignore"):
-        for i, t in enumerate(thetas):
-            p = float(t) * float(t)
-            P = np.exp(-p * S_cc)
-            if not np.all(np.isfinite(P)):
-                continue
+        for i, t, P in _centre_kernels(S_cc, thetas):
             c, piv, k, info = _dpstrf(P, tol=rtol, lower=1)
             if info < 0 or k < 0:  # pragma: no cover (LAPACK failure): the general route
                 out[i] = _ridge_path_errors_eigh(S_cc, S_cc, y_c, S_cc, y_c, [t], mus,
@@ -280,6 +273,16 @@ def ridge_path_fit(S_fit: NDArray, S_cc: NDArray, y_fit: NDArray, t: float, mu: 
         w = W @ ((W.T @ (Bf.T @ (y_fit - b))) / (np.maximum(s, 0.0) + mu))
         a = scipy.linalg.solve_triangular(LJ, w, lower=True, trans="T", check_finite=False)
     return J, a, b
+
+
+def _centre_kernels(S_cc: NDArray, thetas: NDArray):
+    """``(i, t_i, exp(-t_i^2 S_cc))`` for each width of the grid whose kernel among the
+    centres is finite (a width whose kernel is not keeps its ``inf`` errors)."""
+    for i, t in enumerate(thetas):
+        t = float(t)
+        P = np.exp(-(t * t) * S_cc)
+        if np.all(np.isfinite(P)):
+            yield i, t, P
 
 
 def _features(S: NDArray, J: NDArray, p: float, LJ: NDArray) -> NDArray:

@@ -41,3 +41,41 @@ def dense_hessian(u, K, eta, tau):
 def dense_grad_f(u, K, eta, tau):
     """(F(u) o K) u, the derivative of the smooth part's -1/2 u'(F o K)u term (Danskin)."""
     return (dense_F(u, K, eta, tau) * K) @ u
+
+
+def assert_callback_stops_and_max_iter_warns(cls, X, y, **kw):
+    """A DANK estimator ``cls(**kw)`` (Newton's solver) stops when its callback says so,
+    without a ConvergenceWarning, after two iterations; with ``max_iter=1`` it warns,
+    is not converged and records one iteration."""
+    import warnings
+
+    import pytest
+    from sklearn.exceptions import ConvergenceWarning
+
+    stopped = cls(callback=lambda it, s, t: it >= 1, **kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        stopped.fit(X, y)
+    assert stopped.n_iter_ == 2 and not stopped.converged_
+    capped = cls(max_iter=1, **kw)
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        capped.fit(X, y)
+    assert not capped.converged_ and capped.n_iter_ == 1
+    assert len(capped.history_["objective"]) == 1
+
+
+def slsqp_max(problem, starts, labels):
+    """The largest h SLSQP reaches from ``starts`` (the best of them): -h minimised over
+    the box [0, C] of the problem's variable with the equality ``labels @ x = 0`` (the SVM
+    form's y, the regression form's stacked signs)."""
+    from scipy.optimize import minimize
+
+    best = -np.inf
+    for s0 in starts:
+        r = minimize(lambda a: tuple(-v for v in problem.evaluate(a)[:2]), s0, jac=True,
+                     method="SLSQP", bounds=[(0, problem.C)] * s0.size,
+                     constraints=[{"type": "eq", "fun": lambda a: a @ labels,
+                                   "jac": lambda a: labels}],
+                     options={"maxiter": 1000, "ftol": 1e-15})
+        best = max(best, -r.fun)
+    return best

@@ -3,13 +3,17 @@ differences, the box-constrained step against libsvm and its KKT conditions, and
 solver against Algorithm 1, projected gradient, SLSQP and scikit-learn's SVR, with its
 history, stop rules and invariants (large eta included)."""
 
-import warnings
 
 import numpy as np
 import pytest
-from _dank_references import dense_F, dense_grad_f, dense_hessian
+from _dank_references import (
+    assert_callback_stops_and_max_iter_warns,
+    dense_F,
+    dense_grad_f,
+    dense_hessian,
+    slsqp_max,
+)
 from scipy.optimize import linprog, minimize
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVR
 
 from nplk_core import DANKRegressor
@@ -46,16 +50,7 @@ def _svr_problem(n=30, C=1.0, eta=2.0, tau=0.01, eps=0.1, sigma=0.5, seed=1):
 
 def _slsqp_max(problem, starts):
     """SLSQP on -h over the stacked variable with the box and the equality."""
-    n2 = starts[0].size
-    best = -np.inf
-    for s0 in starts:
-        r = minimize(lambda a: tuple(-v for v in problem.evaluate(a)[:2]), s0, jac=True,
-                     method="SLSQP", bounds=[(0, problem.C)] * n2,
-                     constraints=[{"type": "eq", "fun": lambda a: a @ problem.proj_labels,
-                                   "jac": lambda a: problem.proj_labels}],
-                     options={"maxiter": 1000, "ftol": 1e-15})
-        best = max(best, -r.fun)
-    return best
+    return slsqp_max(problem, starts, problem.proj_labels)
 
 
 def _assert_kkt(problem, beta, rtol=1e-6):
@@ -300,16 +295,7 @@ def test_estimator_records_every_iteration_and_never_descends():
 def test_callback_stops_and_max_iter_warns():
     X, y = make_step(50, noise=0.1, random_state=4)
     kw = dict(C=100.0, sigma=1.0, epsilon=0.15, eta=3000.0, tau=1.5, solver="newton")
-    stopped = DANKRegressor(callback=lambda it, s, t: it >= 1, **kw)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", ConvergenceWarning)
-        stopped.fit(X, y)
-    assert stopped.n_iter_ == 2 and not stopped.converged_
-    capped = DANKRegressor(max_iter=1, **kw)
-    with pytest.warns(ConvergenceWarning, match="max_iter"):
-        capped.fit(X, y)
-    assert not capped.converged_ and capped.n_iter_ == 1
-    assert len(capped.history_["objective"]) == 1
+    assert_callback_stops_and_max_iter_warns(DANKRegressor, X, y, **kw)
 
 
 def test_matches_scikit_learn_svr_as_eta_grows():

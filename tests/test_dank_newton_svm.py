@@ -3,13 +3,11 @@ and finite differences, the step's one-signed program against libsvm's SVC and i
 conditions, and the solver against Algorithm 1, projected gradient, SLSQP, a long
 accelerated solve and scikit-learn's SVC, with its history, stop rules and warm start."""
 
-import warnings
 
 import numpy as np
 import pytest
-from _dank_references import dense_hessian
+from _dank_references import assert_callback_stops_and_max_iter_warns, dense_hessian, slsqp_max
 from scipy.optimize import linprog, minimize
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
 from nplk_core import DANKClassifier
@@ -33,16 +31,7 @@ def _svm_problem(n=30, C=1.0, eta=2.0, tau=0.01, sigma=0.5, seed=0):
 
 def _slsqp_max(problem, starts):
     """SLSQP on -h over alpha with the box and y^T alpha = 0."""
-    n = problem.n
-    best = -np.inf
-    for s0 in starts:
-        r = minimize(lambda a: tuple(-v for v in problem.evaluate(a)[:2]), s0, jac=True,
-                     method="SLSQP", bounds=[(0, problem.C)] * n,
-                     constraints=[{"type": "eq", "fun": lambda a: a @ problem.labels,
-                                   "jac": lambda a: problem.labels}],
-                     options={"maxiter": 1000, "ftol": 1e-15})
-        best = max(best, -r.fun)
-    return best
+    return slsqp_max(problem, starts, problem.labels)
 
 
 def _assert_kkt(problem, alpha, rtol=1e-6):
@@ -251,16 +240,7 @@ def test_estimator_records_every_iteration_and_never_descends():
 def test_callback_stops_and_max_iter_warns():
     X, y = _clowns(50, seed=4)
     kw = dict(C=1000.0, sigma=0.2, eta=15.0, tau=0.015, solver="newton")
-    stopped = DANKClassifier(callback=lambda it, s, t: it >= 1, **kw)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", ConvergenceWarning)
-        stopped.fit(X, y)
-    assert stopped.n_iter_ == 2 and not stopped.converged_
-    capped = DANKClassifier(max_iter=1, **kw)
-    with pytest.warns(ConvergenceWarning, match="max_iter"):
-        capped.fit(X, y)
-    assert not capped.converged_ and capped.n_iter_ == 1
-    assert len(capped.history_["objective"]) == 1
+    assert_callback_stops_and_max_iter_warns(DANKClassifier, X, y, **kw)
 
 
 def test_matches_scikit_learn_svc_as_eta_grows():
