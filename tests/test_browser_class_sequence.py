@@ -164,6 +164,14 @@ def projector_fits(page, size: tuple[int, int], name: str | None) -> None:
     page.set_viewport_size({"width": size[0], "height": size[1]})
     wait_idle(page, TEXT_TIMEOUT_MS)
     page.wait_for_function("(w) => innerWidth === w", arg=size[0])
+    # each chart drawn again for its box at this window size, with this size's text (a
+    # resize redraws it; the drawing made for the old window may still be on screen)
+    page.wait_for_function(
+        "(f) => [...document.querySelectorAll('[data-testid=\"stMain\"] .nplk-live-chart')]"
+        ".filter((g) => g.getBoundingClientRect().width > 0)"
+        ".every((g) => !window.__nplkPresentBox || (Number(g.dataset.fontFloor || 0) === f"
+        " && g.dataset.drawnBox === window.__nplkPresentBox(g)))",
+        arg=MIN_FONT[size], timeout=TEXT_TIMEOUT_MS)
     m = page.evaluate(PROJECTOR_JS)
     where = f"the projector at {size[0]}×{size[1]}"
     assert m["scrolls"] == 0, (where, m)
