@@ -79,3 +79,20 @@ def slsqp_max(problem, starts, labels):
                      options={"maxiter": 1000, "ftol": 1e-15})
         best = max(best, -r.fun)
     return best
+
+
+def assert_newton_history(m, calls):
+    """A fitted DANK estimator's Newton history (``calls``: the callback's (iteration,
+    objective) pairs): every iteration recorded and reported, the objective never going
+    down, the time never back, the last objective the fitted one."""
+    import pytest
+
+    assert m.solver_ == "newton" and m.converged_
+    hist = m.history_
+    assert {"objective", "step_norm", "rank", "time", "gap", "damping"} <= set(hist)
+    assert {len(v) for v in hist.values()} == {m.n_iter_}
+    assert [c[0] for c in calls] == list(range(m.n_iter_))
+    np.testing.assert_allclose([c[1] for c in calls], hist["objective"])
+    assert np.all(np.diff(hist["objective"]) >= 0)
+    assert np.all(np.diff(hist["time"]) >= 0)
+    assert hist["objective"][-1] == pytest.approx(m.objective_)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from _dank_references import (
     assert_callback_stops_and_max_iter_warns,
+    assert_newton_history,
     dense_F,
     dense_grad_f,
     dense_hessian,
@@ -278,15 +279,7 @@ def test_estimator_records_every_iteration_and_never_descends():
     m = DANKRegressor(C=50.0, sigma=0.7, epsilon=0.02, eta=3000.0, tau=0.1,
                       callback=lambda it, state, t: calls.append((it, state["objective"])))
     m.fit(X, y)
-    assert m.solver_ == "newton" and m.converged_
-    hist = m.history_
-    assert {"objective", "step_norm", "rank", "time", "gap", "damping"} <= set(hist)
-    assert {len(v) for v in hist.values()} == {m.n_iter_}
-    assert [c[0] for c in calls] == list(range(m.n_iter_))
-    np.testing.assert_allclose([c[1] for c in calls], hist["objective"])
-    assert np.all(np.diff(hist["objective"]) >= 0)
-    assert np.all(np.diff(hist["time"]) >= 0)
-    assert hist["objective"][-1] == pytest.approx(m.objective_)
+    assert_newton_history(m, calls)
     its = [snap["iteration"] for snap in m.snapshots_]
     assert its[0] == 0 and its[-1] == m.n_iter_ - 1
     np.testing.assert_array_equal(m.snapshots_[-1]["alpha"], m.beta_)

@@ -33,75 +33,73 @@ MAX_BYTES = 64 * 2 ** 20
 #: gzip level: 6 is zlib's default; levels 1-3 save no time on these figures
 LEVEL = 6
 
+#: bound on the text alternatives kept (each at most a few hundred characters)
+MAX_ALTS = 4096
+
+
+class _PerFigure:
+    """What :func:`figure_gz` and :func:`figure_alt` keep: one value per figure object,
+    made outside the lock, dropped when the figure goes (its id may then be reused), the
+    oldest first once the kept weight passes ``limit()`` (read at each insertion; the
+    newest always stays)."""
+
+    def __init__(self, limit, weigh) -> None:
+        self.limit, self.weigh = limit, weigh
+        self.kept: OrderedDict[int, Any] = OrderedDict()   # id(figure) -> value
+        self.used = 0
+
+    def get(self, fig: Any, make) -> Any:
+        k = id(fig)
+        with _LOCK:
+            hit = self.kept.get(k)
+            if hit is not None:
+                self.kept.move_to_end(k)
+                return hit
+        value = make(fig)
+        with _LOCK:
+            if k in self.kept:          # another session made it meanwhile
+                return self.kept[k]
+            try:
+                weakref.finalize(fig, self._drop, k)
+            except TypeError:           # not weakly referenceable: not kept
+                return value
+            self.kept[k] = value
+            self.used += self.weigh(value)
+            while self.used > self.limit() and len(self.kept) > 1:
+                _, old = self.kept.popitem(last=False)
+                self.used -= self.weigh(old)
+        return value
+
+    def __contains__(self, k: int) -> bool:
+        return k in self.kept
+
+    def _drop(self, k: int) -> None:
+        with _LOCK:
+            old = self.kept.pop(k, None)
+            if old is not None:
+                self.used -= self.weigh(old)
+
+
 _LOCK = threading.Lock()
-_GZ: OrderedDict[int, bytes] = OrderedDict()   # id(figure) -> its gzipped JSON
-_USED = [0]                                     # bytes in _GZ
+_GZ = _PerFigure(lambda: MAX_BYTES, len)                # gzipped JSON, in bytes
+_ALT = _PerFigure(lambda: MAX_ALTS, lambda _text: 1)    # text alternatives, in entries
+
+
+def _gzipped(fig: Any) -> bytes:
+    return gzip.compress(fg.figure_json(fig).encode(), compresslevel=LEVEL, mtime=0)
 
 
 def figure_gz(fig: Any) -> bytes:
     """``fg.figure_json(fig)`` gzipped, encoded once per figure object."""
-    k = id(fig)
-    with _LOCK:
-        hit = _GZ.get(k)
-        if hit is not None:
-            _GZ.move_to_end(k)
-            return hit
-    gz = gzip.compress(fg.figure_json(fig).encode(), compresslevel=LEVEL, mtime=0)
-    with _LOCK:
-        if k in _GZ:            # another session encoded it meanwhile
-            return _GZ[k]
-        try:                    # the entry goes with the figure (its id may be reused)
-            weakref.finalize(fig, _drop, k)
-        except TypeError:       # not weakly referenceable: not kept
-            return gz
-        _GZ[k] = gz
-        _USED[0] += len(gz)
-        while _USED[0] > MAX_BYTES and len(_GZ) > 1:
-            _, old = _GZ.popitem(last=False)
-            _USED[0] -= len(old)
-    return gz
-
-
-#: bound on the text alternatives kept (each at most a few hundred characters)
-MAX_ALTS = 4096
-_ALT: OrderedDict[int, str] = OrderedDict()     # id(figure) -> its text alternative
+    return _GZ.get(fig, _gzipped)
 
 
 def figure_alt(fig: Any) -> str:
     """``fg.alt_text(fig)``, made once per figure object."""
-    k = id(fig)
-    with _LOCK:
-        hit = _ALT.get(k)
-        if hit is not None:
-            _ALT.move_to_end(k)
-            return hit
-    text = fg.alt_text(fig)
-    with _LOCK:
-        if k in _ALT:
-            return _ALT[k]
-        try:
-            weakref.finalize(fig, _drop_alt, k)
-        except TypeError:
-            return text
-        _ALT[k] = text
-        while len(_ALT) > MAX_ALTS:
-            _ALT.popitem(last=False)
-    return text
-
-
-def _drop_alt(k: int) -> None:
-    with _LOCK:
-        _ALT.pop(k, None)
-
-
-def _drop(k: int) -> None:
-    with _LOCK:
-        old = _GZ.pop(k, None)
-        if old is not None:
-            _USED[0] -= len(old)
+    return _ALT.get(fig, fg.alt_text)
 
 
 def size() -> tuple[int, int]:
     """(entries, bytes) kept."""
     with _LOCK:
-        return len(_GZ), _USED[0]
+        return len(_GZ.kept), _GZ.used
